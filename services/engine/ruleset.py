@@ -1,0 +1,152 @@
+"""The contract between the generic game service and one game's rules.
+
+The event store, engine, gateway and bot worker know nothing about Teotihuacan: they
+talk to a :class:`Ruleset`. A ruleset is pure (no I/O, no clock, no global randomness):
+random outcomes come in through the ``rng`` argument and are written into the events it
+returns (RULES.md D7), so folding events never draws randomness again.
+
+Actions and event payloads cross this boundary as JSON-safe mappings so that every
+service, the wire format and the event log share one representation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+JsonDict = dict[str, Any]
+
+StateT = TypeVar("StateT")
+
+
+@dataclass(frozen=True, slots=True)
+class DomainEvent:
+    """One fact produced by a ruleset.
+
+    Attributes:
+        type: past-tense event name, e.g. ``"WorkerMoved"``.
+        payload: JSON-safe data of the fact.
+        schema_version: version of this event type's payload layout (starts at 1).
+    """
+
+    type: str
+    payload: Mapping[str, Any]
+    schema_version: int = 1
+
+
+class RuleViolation(Exception):
+    """A command broke a rule; nothing was changed.
+
+    Attributes:
+        rule: short stable id of the broken rule, e.g. ``"RULES.md §3"`` or ``"not_your_turn"``.
+        message: human explanation naming the rule.
+    """
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+
+
+class InvalidOptions(RuleViolation):
+    """Game options or seat list that the ruleset cannot set up."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """Final result of a terminal game.
+
+    Attributes:
+        scores: final score per seat index.
+        ranking: seat indices from winner to last, ties already broken by the rules.
+    """
+
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...]
+
+    @property
+    def winner(self) -> int:
+        """Seat index of the winner."""
+        return self.ranking[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SetupRequest:
+    """What a ruleset needs to set up a game.
+
+    Attributes:
+        seat_count: number of seats (players).
+        options: ruleset-specific options, already JSON-decoded.
+        seat_names: display names, one per seat.
+    """
+
+    seat_count: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seat_names: tuple[str, ...] = ()
+
+
+class Ruleset(Protocol[StateT]):
+    """A game's pure rules, in the OpenSpiel vocabulary, over frozen state.
+
+    ``setup`` returns the opening events; ``evolve`` folds one event into a state
+    (``evolve(None, first_event)`` builds the initial state); ``decide`` validates one
+    action of one seat and returns the events it causes.
+    """
+
+    name: str
+
+    def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
+        """Opening events of a new game. Raises InvalidOptions."""
+        ...
+
+    def evolve(self, state: StateT | None, event: DomainEvent) -> StateT:
+        """Fold one event into the state (pure; never draws randomness)."""
+        ...
+
+    def upcast(self, event: DomainEvent) -> DomainEvent:
+        """Bring an event of an older schema version to the current one."""
+        ...
+
+    def seats_to_act(self, state: StateT) -> tuple[int, ...]:
+        """Seats with a pending decision (empty when terminal)."""
+        ...
+
+    def legal_actions(self, state: StateT, seat: int) -> Sequence[JsonDict]:
+        """Every action ``seat`` may take now, as JSON-safe mappings."""
+        ...
+
+    def decide(
+        self, state: StateT, seat: int, action: Mapping[str, Any], rng: random.Random
+    ) -> list[DomainEvent]:
+        """Events caused by ``seat`` taking ``action``. Raises RuleViolation."""
+        ...
+
+    def is_terminal(self, state: StateT) -> bool:
+        """True once the game has ended."""
+        ...
+
+    def result(self, state: StateT) -> GameResult | None:
+        """Final scores and ranking of a terminal game, else None."""
+        ...
+
+    def scores(self, state: StateT) -> tuple[int, ...]:
+        """Current score per seat."""
+        ...
+
+    def view(self, state: StateT, seat: int | None) -> JsonDict:
+        """JSON projection of the state as ``seat`` may see it (None: public view)."""
+        ...
+
+    def describe_action(self, action: Mapping[str, Any]) -> str:
+        """One line naming the action in the game's own terms."""
+        ...
+
+    def describe_event(self, event: DomainEvent) -> str:
+        """One line telling what the event means, in the game's own terms."""
+        ...
+
+    def is_milestone(self, event: DomainEvent) -> bool:
+        """True for events a summary shows (e.g. an eclipse's scoring, the game's end)."""
+        ...
