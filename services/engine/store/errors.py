@@ -1,0 +1,18 @@
+"""Errors raised by event stores."""
+
+from __future__ import annotations
+
+
+class VersionConflict(Exception):
+    """The game's log was not at the version the writer decided on; nothing was appended.
+
+    Attributes:
+        expected: version the writer expected.
+        actual: version the log is really at.
+    """
+
+    def __init__(self, game_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"game {game_id}: expected version {expected}, log is at {actual}")
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual

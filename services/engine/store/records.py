@@ -1,0 +1,80 @@
+"""Value types of the event store: stored event records, their metadata, turn requests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from services.engine.ruleset import DomainEvent
+
+SYSTEM_SEAT = -1
+"""Seat recorded for events that no player caused (game creation)."""
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: one byte string per value, stable across runs."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class EventMetadata:
+    """Who, when and why of an appended batch of events.
+
+    Attributes:
+        command_id: idempotency key of the command that produced the events ("" if none).
+        seat: seat index that issued the command; SYSTEM_SEAT for the engine itself.
+        recorded_at: ISO 8601 UTC timestamp from the engine's injected clock.
+    """
+
+    command_id: str
+    seat: int
+    recorded_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event as recorded in a game's log.
+
+    Attributes:
+        version: 1-based position in the log; contiguous.
+        type / schema_version / payload: the domain event (payload JSON-decoded).
+        metadata: command id, seat, recorded time.
+    """
+
+    version: int
+    type: str
+    schema_version: int
+    payload: Mapping[str, Any]
+    metadata: EventMetadata
+
+    def to_domain(self) -> DomainEvent:
+        """The domain event without its storage envelope."""
+        return DomainEvent(type=self.type, payload=self.payload, schema_version=self.schema_version)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """Ask the bot worker to play ``seat`` of ``game_id`` at log ``version``."""
+
+    game_id: str
+    seat: int
+    version: int
+
+    def to_fields(self) -> dict[str, str]:
+        """Flat string fields as stored in the turn-request stream."""
+        return {"game_id": self.game_id, "seat": str(self.seat), "version": str(self.version)}
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, str]) -> TurnRequest:
+        """Inverse of :meth:`to_fields`. Raises KeyError/ValueError on a malformed entry."""
+        return cls(fields["game_id"], int(fields["seat"]), int(fields["version"]))
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """Result of an already-applied command: the versions its events got."""
+
+    first_version: int
+    last_version: int

