@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from services.embedded_redis import EmbeddedRedis
+from services.engine.rulesets import RulesetRegistry
 from services.engine.store import RedisEventStore
 
 
@@ -60,3 +61,14 @@ async def redis_store(redis_url: str, key_prefix: str) -> AsyncIterator[RedisEve
     store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
     yield store
     await store.close()
+
+
+@pytest.fixture
+def registry() -> RulesetRegistry:
+    """The default registry plus the test Nim ruleset."""
+    from services.engine.rulesets import default_registry
+    from tests.nim import NimRuleset
+
+    reg = default_registry()
+    reg.register("nim", NimRuleset)
+    return reg

@@ -1,0 +1,96 @@
+"""The engine's command API as seen by the gateway and the bot, and its in-process adapter.
+
+``EngineClient`` has two adapters: :class:`InProcessEngineClient` (calls an Engine in
+this process) and ``services.engine.remote.RemoteEngineClient`` (gRPC EngineService).
+Both raise the same domain errors, so callers never care which one they hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from services.engine.game import SeatSpec
+
+if TYPE_CHECKING:
+    from services.engine.engine import Engine
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """Outcome of an accepted command.
+
+    Attributes:
+        game_id: the game written to.
+        version: version of the log after the command.
+        first_version: version of the command's first event.
+    """
+
+    game_id: str
+    version: int
+    first_version: int
+
+
+class EngineClient(Protocol):
+    """Write side of the game service."""
+
+    async def create_game(
+        self,
+        ruleset: str,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        command_id: str = "",
+    ) -> CommandResult:
+        """Create a game. Raises InvalidArgument, UnknownRuleset, InvalidOptions."""
+        ...
+
+    async def submit_action(
+        self,
+        game_id: str,
+        seat: int,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+    ) -> CommandResult:
+        """Decide and append one action.
+
+        Raises GameNotFound, InvalidArgument (unknown seat), RuleViolation (illegal),
+        VersionConflict (stale ``expected_version``).
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release resources (channels)."""
+        ...
+
+
+class InProcessEngineClient:
+    """EngineClient calling an :class:`Engine` directly (``teoti serve``, tests)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    async def create_game(
+        self,
+        ruleset: str,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        command_id: str = "",
+    ) -> CommandResult:
+        """See EngineClient.create_game."""
+        return await self._engine.create_game(ruleset, seats, options, command_id)
+
+    async def submit_action(
+        self,
+        game_id: str,
+        seat: int,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+    ) -> CommandResult:
+        """See EngineClient.submit_action."""
+        return await self._engine.submit_action(game_id, seat, action, expected_version, command_id)
+
+    async def close(self) -> None:
+        """The engine is owned by whoever built it."""

@@ -1,0 +1,193 @@
+"""The generic engine: load a game's log, fold it, decide a command, append atomically."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import structlog
+
+from services.engine.client import CommandResult
+from services.engine.clock import Clock, IdSource, SeedSource, iso, random_game_id, random_seed, system_clock
+from services.engine.errors import GameNotFound, InvalidArgument, RuleViolation, VersionConflict
+from services.engine.game import GameSnapshot, SeatKind, SeatSpec, fold, game_created, rng_for
+from services.engine.ruleset import DomainEvent, SetupRequest
+from services.engine.rulesets import RulesetRegistry
+from services.engine.store.keys import check_game_id
+from services.engine.store.protocol import EventStore
+from services.engine.store.records import SYSTEM_SEAT, EventMetadata, TurnRequest
+
+log = structlog.get_logger(__name__)
+
+_GAME_ID_NAMESPACE = uuid.UUID("6f1c5a5e-4d0e-4d84-9d7b-5b1f3b7f2a10")
+
+
+class Engine:
+    """Command side of every game, whatever its ruleset.
+
+    Args:
+        store: where logs live.
+        registry: rulesets by name.
+        clock: time stamped on events (``recorded_at``).
+        seed_source: seed of each new game; decisions at version v use
+            ``random.Random(f"{seed}:{v}")`` so replays are deterministic.
+        id_source: id of a new game created without a command id.
+        max_attempts: reload-and-redecide attempts when a concurrent writer wins and the
+            client gave no expected version.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        registry: RulesetRegistry,
+        clock: Clock = system_clock,
+        seed_source: SeedSource = random_seed,
+        id_source: IdSource = random_game_id,
+        max_attempts: int = 5,
+    ) -> None:
+        self.store = store
+        self.registry = registry
+        self._clock = clock
+        self._seed_source = seed_source
+        self._id_source = id_source
+        self._max_attempts = max_attempts
+
+    async def load(self, game_id: str) -> GameSnapshot:
+        """The game folded from its whole log. Raises GameNotFound, CorruptLog."""
+        try:
+            check_game_id(game_id)
+        except ValueError as exc:
+            raise GameNotFound(game_id) from exc
+        return fold(game_id, await self.store.read(game_id), self.registry)
+
+    def _metadata(self, command_id: str, seat: int) -> EventMetadata:
+        return EventMetadata(command_id=command_id, seat=seat, recorded_at=iso(self._clock()))
+
+    async def create_game(
+        self,
+        ruleset_name: str,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        command_id: str = "",
+    ) -> CommandResult:
+        """Create a game: GameCreated + the ruleset's setup events, in one append.
+
+        With a command id the game id is derived from it, so a retried create returns
+        the same game. Raises InvalidArgument (no seats, blank name), UnknownRuleset,
+        InvalidOptions (from ``ruleset.setup``).
+        """
+        ruleset = self.registry.get(ruleset_name)
+        if not seats:
+            raise InvalidArgument("a game needs at least one seat")
+        if any(not seat.name.strip() for seat in seats):
+            raise InvalidArgument("every seat needs a name")
+        game_id = uuid.uuid5(_GAME_ID_NAMESPACE, command_id).hex if command_id else self._id_source()
+        if command_id and (done := await self.store.command_result(game_id, command_id)):
+            return CommandResult(game_id, done.last_version, done.first_version)
+        seed = self._seed_source()
+        setup = ruleset.setup(
+            SetupRequest(len(seats), dict(options), tuple(seat.name for seat in seats)),
+            rng_for(seed, 0),
+        )
+        if not setup:
+            raise RuntimeError(f"ruleset {ruleset_name} returned no setup events")
+        events = [game_created(ruleset_name, seats, options, seed), *setup]
+        snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options)
+        requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
+        version = await self.store.append(
+            game_id, 0, events, self._metadata(command_id, SYSTEM_SEAT), requests
+        )
+        log.info("game_created", game_id=game_id, ruleset=ruleset_name, seats=len(seats), version=version)
+        return CommandResult(game_id, version, 1)
+
+    async def submit_action(
+        self,
+        game_id: str,
+        seat: int,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+    ) -> CommandResult:
+        """Decide ``action`` of ``seat`` and append its events.
+
+        A command id seen before returns the original result and decides nothing. Turn
+        requests for every bot seat to act afterwards go out in the same append.
+
+        Raises GameNotFound; InvalidArgument (unknown seat); RuleViolation (``game_over``,
+        ``not_your_turn``, or the ruleset's own rule); VersionConflict if
+        ``expected_version`` is stale, or if concurrent writers kept winning.
+        """
+        bound = log.bind(game_id=game_id, seat=seat, command_id=command_id)
+        if command_id and (done := await self.store.command_result(game_id, command_id)):
+            bound.info("duplicate_command", version=done.last_version)
+            return CommandResult(game_id, done.last_version, done.first_version)
+        conflict: VersionConflict | None = None
+        for _attempt in range(self._max_attempts):
+            snapshot = await self.load(game_id)
+            if expected_version is not None and expected_version != snapshot.version:
+                raise VersionConflict(game_id, expected_version, snapshot.version)
+            events, after = self._decide(snapshot, seat, action)
+            requests = [TurnRequest(game_id, s, after.version) for s in snapshot.bot_seats_to_act(after.state)]
+            try:
+                version = await self.store.append(
+                    game_id, snapshot.version, events, self._metadata(command_id, seat), requests
+                )
+            except VersionConflict as exc:
+                if expected_version is not None:
+                    raise
+                conflict = exc
+                bound.info("append_conflict_retrying", expected=exc.expected, actual=exc.actual)
+                continue
+            bound.info("action_applied", version=version, events=len(events))
+            return CommandResult(game_id, version, snapshot.version + 1)
+        assert conflict is not None
+        raise conflict
+
+    def _decide(
+        self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any]
+    ) -> tuple[list[DomainEvent], GameSnapshot]:
+        if not 0 <= seat < len(snapshot.seats):
+            raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")
+        if snapshot.is_terminal():
+            raise RuleViolation("game_over", "the game has ended")
+        if seat not in snapshot.seats_to_act():
+            raise RuleViolation(
+                "not_your_turn", f"seat {seat} is not to act (waiting for {list(snapshot.seats_to_act())})"
+            )
+        events = snapshot.ruleset.decide(
+            snapshot.state, seat, action, rng_for(snapshot.seed, snapshot.version)
+        )
+        if not events:
+            raise RuleViolation("no_effect", "the action produced no events")
+        return events, _preview(snapshot, events)
+
+
+def _preview(snapshot: GameSnapshot, events: Sequence[DomainEvent]) -> GameSnapshot:
+    """The snapshot after ``events`` (not yet stored), to find who acts next."""
+    state = snapshot.state
+    for event in events:
+        state = snapshot.ruleset.evolve(state, event)
+    return GameSnapshot(
+        snapshot.game_id, snapshot.ruleset_name, snapshot.ruleset, snapshot.seats,
+        snapshot.options, snapshot.seed, snapshot.version + len(events), state,
+    )
+
+
+def _fold_new(
+    game_id: str,
+    engine: Engine,
+    events: Sequence[DomainEvent],
+    seed: str,
+    ruleset_name: str,
+    seats: Sequence[SeatSpec],
+    options: Mapping[str, Any],
+) -> GameSnapshot:
+    """The snapshot of a game about to be created (GameCreated + setup events)."""
+    ruleset = engine.registry.get(ruleset_name)
+    state = ruleset.evolve(None, events[1])
+    start = GameSnapshot(game_id, ruleset_name, ruleset, tuple(seats), dict(options), seed, 2, state)
+    return _preview(start, events[2:])
+
+
+__all__ = ["Engine", "SeatKind", "SeatSpec"]

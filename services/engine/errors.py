@@ -1,0 +1,36 @@
+"""Domain errors of the engine (mapped to gRPC statuses in services.rpc.errors)."""
+
+from __future__ import annotations
+
+from services.engine.ruleset import InvalidOptions, RuleViolation
+from services.engine.store.errors import VersionConflict
+
+__all__ = [
+    "CorruptLog",
+    "GameNotFound",
+    "InvalidArgument",
+    "InvalidOptions",
+    "RuleViolation",
+    "UnknownRuleset",
+    "VersionConflict",
+]
+
+
+class GameNotFound(LookupError):
+    """No game has this id."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"unknown game {game_id!r}")
+        self.game_id = game_id
+
+
+class InvalidArgument(ValueError):
+    """A request was malformed: bad JSON, unknown seat, bad seat list, bad game id."""
+
+
+class UnknownRuleset(InvalidArgument):
+    """No ruleset is registered under this name (or its module failed to import)."""
+
+
+class CorruptLog(RuntimeError):
+    """A stored log cannot be folded: no GameCreated first, version gaps, unknown types."""

@@ -1,0 +1,135 @@
+"""Engine behaviour over the in-memory store with the Nim test ruleset."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from services.engine.clock import fixed_seed
+from services.engine.engine import Engine
+from services.engine.errors import (
+    GameNotFound,
+    InvalidArgument,
+    InvalidOptions,
+    RuleViolation,
+    UnknownRuleset,
+    VersionConflict,
+)
+from services.engine.game import SeatKind, SeatSpec, fold
+from services.engine.rulesets import RulesetRegistry
+from services.engine.store import InMemoryEventStore, TurnRequest
+
+HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]
+
+
+def make_engine(registry: RulesetRegistry, store: InMemoryEventStore | None = None) -> Engine:
+    return Engine(
+        store or InMemoryEventStore(),
+        registry,
+        clock=lambda: datetime(2024, 5, 1, tzinfo=UTC),
+        seed_source=fixed_seed("s1"),
+    )
+
+
+async def test_create_records_game_created_then_setup(registry: RulesetRegistry) -> None:
+    engine = make_engine(registry)
+    result = await engine.create_game("nim", HUMANS, {"max_take": 2})
+    events = await engine.store.read(result.game_id)
+    assert [e.type for e in events] == ["GameCreated", "PileSet"]
+    assert events[0].payload == {
+        "ruleset": "nim",
+        "seats": [{"kind": "human", "name": "ann"}, {"kind": "human", "name": "bob"}],
+        "options": {"max_take": 2},
+        "seed": "s1",
+    }
+    assert events[0].metadata.recorded_at == "2024-05-01T00:00:00+00:00"
+    snapshot = await engine.load(result.game_id)
+    assert snapshot.version == 2 and snapshot.seats_to_act() == (0,)
+
+
+async def test_setup_is_deterministic_for_a_seed(registry: RulesetRegistry) -> None:
+    a = make_engine(registry)
+    b = make_engine(registry)
+    ga = await a.create_game("nim", HUMANS, {})
+    gb = await b.create_game("nim", HUMANS, {})
+    pa = (await a.store.read(ga.game_id))[1].payload
+    pb = (await b.store.read(gb.game_id))[1].payload
+    assert pa == pb
+
+
+async def test_submit_applies_and_refuses_wrong_seat(registry: RulesetRegistry) -> None:
+    engine = make_engine(registry)
+    game = (await engine.create_game("nim", HUMANS, {})).game_id
+    result = await engine.submit_action(game, 0, {"take": 1})
+    assert (result.version, result.first_version) == (3, 3)
+    with pytest.raises(RuleViolation) as info:
+        await engine.submit_action(game, 0, {"take": 1})
+    assert info.value.rule == "not_your_turn"
+    with pytest.raises(RuleViolation) as info:
+        await engine.submit_action(game, 1, {"take": 99})
+    assert info.value.rule == "nim.take_range"
+    with pytest.raises(InvalidArgument):
+        await engine.submit_action(game, 7, {"take": 1})
+    assert await engine.store.version(game) == 3
+
+
+async def test_stale_expected_version_is_a_conflict(registry: RulesetRegistry) -> None:
+    engine = make_engine(registry)
+    game = (await engine.create_game("nim", HUMANS, {})).game_id
+    await engine.submit_action(game, 0, {"take": 1}, expected_version=2)
+    with pytest.raises(VersionConflict) as info:
+        await engine.submit_action(game, 1, {"take": 1}, expected_version=2)
+    assert (info.value.expected, info.value.actual) == (2, 3)
+
+
+async def test_command_id_makes_commands_idempotent(registry: RulesetRegistry) -> None:
+    engine = make_engine(registry)
+    created = await engine.create_game("nim", HUMANS, {}, command_id="create-1")
+    again = await engine.create_game("nim", HUMANS, {}, command_id="create-1")
+    assert again == created
+    first = await engine.submit_action(created.game_id, 0, {"take": 1}, command_id="a")
+    retry = await engine.submit_action(created.game_id, 0, {"take": 1}, command_id="a")
+    assert retry == first
+    assert await engine.store.version(created.game_id) == 3
+
+
+async def test_bot_seats_get_turn_requests(registry: RulesetRegistry) -> None:
+    store = InMemoryEventStore()
+    engine = make_engine(registry, store)
+    seats = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.BOT, "bot")]
+    game = (await engine.create_game("nim", seats, {})).game_id
+    assert store.turn_requests == []
+    await engine.submit_action(game, 0, {"take": 1})
+    assert store.turn_requests == [TurnRequest(game, 1, 3)]
+
+
+async def test_errors_for_unknown_things(registry: RulesetRegistry) -> None:
+    engine = make_engine(registry)
+    with pytest.raises(UnknownRuleset):
+        await engine.create_game("chess", HUMANS, {})
+    with pytest.raises(InvalidOptions):
+        await engine.create_game("nim", HUMANS, {"max_take": 0})
+    with pytest.raises(InvalidArgument):
+        await engine.create_game("nim", [], {})
+    with pytest.raises(GameNotFound):
+        await engine.submit_action("nope", 0, {"take": 1})
+    with pytest.raises(GameNotFound):
+        await engine.load("bad id with spaces")
+
+
+async def test_game_over_refuses_actions_and_fold_matches(registry: RulesetRegistry) -> None:
+    engine = make_engine(registry)
+    game = (await engine.create_game("nim", HUMANS, {"max_take": 30})).game_id
+    snapshot = await engine.load(game)
+    await engine.submit_action(game, 0, {"take": snapshot.state.pile})
+    with pytest.raises(RuleViolation) as info:
+        await engine.submit_action(game, 1, {"take": 1})
+    assert info.value.rule == "game_over"
+    final = await engine.load(game)
+    assert final.is_terminal()
+    assert fold(game, await engine.store.read(game), registry).state == final.state
+
+
+def test_teotihuacan_is_registered_lazily(registry: RulesetRegistry) -> None:
+    assert "teotihuacan" in registry.names()
