@@ -1,0 +1,123 @@
+"""Composition roots: wire store, engine, gateway and bot for each way of running them.
+
+Nothing here runs at import time; each function builds and owns what it starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import grpc
+import structlog
+
+from services.bot.queue import TurnRequestQueue
+from services.bot.worker import BotWorker
+from services.engine.client import EngineClient, InProcessEngineClient
+from services.engine.clock import SeedSource, random_seed
+from services.engine.engine import Engine
+from services.engine.reader import GameReader
+from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
+from services.engine.servicer import start_engine_server
+from services.engine.store.redis_store import RedisEventStore
+from services.gateway.server import create_server
+
+log = structlog.get_logger(__name__)
+SHUTDOWN_GRACE_S = 3.0
+
+
+def consumer_name() -> str:
+    """A bot consumer name unique per process on this host."""
+    return f"bot-{socket.gethostname()}-{os.getpid()}"
+
+
+@dataclass
+class Stack:
+    """Everything ``teoti serve`` runs in one process."""
+
+    port: int
+    store: RedisEventStore
+    engine: Engine
+    reader: GameReader
+    server: grpc.aio.Server
+
+
+def _bot(store: RedisEventStore, reader: GameReader, client: EngineClient, concurrency: int) -> BotWorker:
+    queue = TurnRequestQueue(store.client, store.keys, consumer=consumer_name())
+    return BotWorker(queue, reader, client, concurrency=concurrency)
+
+
+@asynccontextmanager
+async def all_in_one(
+    redis_url: str,
+    address: str = "127.0.0.1:0",
+    registry: RulesetRegistry | None = None,
+    key_prefix: str = "teoti",
+    seed_source: SeedSource = random_seed,
+    bot_concurrency: int = 4,
+    default_ruleset: str = DEFAULT_RULESET,
+) -> AsyncIterator[Stack]:
+    """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``.
+
+    Yields once the gateway is serving; on exit stops the gateway (graceful), then the
+    bot worker (finishing in-flight requests), then closes Redis.
+    """
+    registry = registry or default_registry()
+    store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    engine = Engine(store, registry, seed_source=seed_source)
+    client = InProcessEngineClient(engine)
+    reader = GameReader(store, registry)
+    server, port = await create_server(address, reader, client, default_ruleset)
+    stop = asyncio.Event()
+    worker = asyncio.create_task(_bot(store, reader, client, bot_concurrency).run(stop))
+    log.info("serving", port=port, redis_url=redis_url, key_prefix=key_prefix)
+    try:
+        yield Stack(port, store, engine, reader, server)
+    finally:
+        await server.stop(SHUTDOWN_GRACE_S)
+        stop.set()
+        await worker
+        await store.close()
+
+
+async def run_engine(redis_url: str, address: str, registry: RulesetRegistry, stop: asyncio.Event) -> None:
+    """``teoti engine``: EngineService alone until ``stop``."""
+    store = RedisEventStore.from_url(redis_url)
+    server, port = await start_engine_server(Engine(store, registry), address)
+    log.info("engine_serving", port=port, redis_url=redis_url)
+    await stop.wait()
+    await server.stop(SHUTDOWN_GRACE_S)
+    await store.close()
+
+
+async def run_gateway(
+    redis_url: str, address: str, engine_target: str, registry: RulesetRegistry, stop: asyncio.Event
+) -> None:
+    """``teoti gateway``: GameService alone, writing through a remote engine."""
+    from services.engine.remote import RemoteEngineClient
+
+    store = RedisEventStore.from_url(redis_url)
+    client = RemoteEngineClient(engine_target)
+    server, port = await create_server(address, GameReader(store, registry), client)
+    log.info("gateway_serving", port=port, engine=engine_target, redis_url=redis_url)
+    await stop.wait()
+    await server.stop(SHUTDOWN_GRACE_S)
+    await client.close()
+    await store.close()
+
+
+async def run_bot(
+    redis_url: str, engine_target: str, registry: RulesetRegistry, stop: asyncio.Event, concurrency: int = 4
+) -> None:
+    """``teoti bot``: the bot worker alone, submitting through a remote engine."""
+    from services.engine.remote import RemoteEngineClient
+
+    store = RedisEventStore.from_url(redis_url)
+    client = RemoteEngineClient(engine_target)
+    await _bot(store, GameReader(store, registry), client, concurrency).run(stop)
+    await client.close()
+    await store.close()

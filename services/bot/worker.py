@@ -1,0 +1,152 @@
+"""The bot worker: play bot seats when the engine publishes turn requests for them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from enum import StrEnum
+
+import grpc
+import structlog
+from redis.exceptions import RedisError
+
+from services.bot.policy import Policy, RandomPolicy
+from services.bot.queue import Delivery, TurnRequestQueue
+from services.engine.client import EngineClient
+from services.engine.errors import GameNotFound, RuleViolation, VersionConflict
+from services.engine.reader import GameReader
+from services.engine.store.records import TurnRequest
+
+log = structlog.get_logger(__name__)
+
+
+class Outcome(StrEnum):
+    """What handling one turn request did (every outcome but RETRY is acked)."""
+
+    PLAYED = "played"
+    STALE = "stale"
+    NOT_TO_ACT = "not_to_act"
+    UNKNOWN_GAME = "unknown_game"
+    NO_LEGAL_ACTION = "no_legal_action"
+    REFUSED = "refused"
+    MALFORMED = "malformed"
+    RETRY = "retry"
+
+
+def bot_command_id(request: TurnRequest) -> str:
+    """Deterministic command id: a redelivered request is idempotent in the store."""
+    return f"bot:{request.game_id}:{request.version}:{request.seat}"
+
+
+class BotWorker:
+    """Consumes turn requests and submits policy actions through an EngineClient.
+
+    Args:
+        queue: the consumer-group reader.
+        reader: loads games from the store.
+        client: submits actions (in-process or remote engine).
+        policy: chooses the action.
+        concurrency: at most this many requests handled at once.
+        block_ms: how long one XREADGROUP waits.
+        claim_idle_ms: pending entries idle this long are reclaimed (crashed workers).
+        bot_seed: mixed into each request's rng so choices are reproducible.
+    """
+
+    def __init__(
+        self,
+        queue: TurnRequestQueue,
+        reader: GameReader,
+        client: EngineClient,
+        policy: Policy | None = None,
+        concurrency: int = 4,
+        block_ms: int = 500,
+        claim_idle_ms: int = 30_000,
+        bot_seed: str = "bot",
+    ) -> None:
+        self._queue = queue
+        self._reader = reader
+        self._client = client
+        self._policy = policy or RandomPolicy()
+        self._slots = asyncio.Semaphore(concurrency)
+        self._concurrency = concurrency
+        self._block_ms = block_ms
+        self._claim_idle_ms = claim_idle_ms
+        self._bot_seed = bot_seed
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def handle(self, request: TurnRequest) -> Outcome:
+        """Play one request if it is still current; never raises for domain outcomes."""
+        bound = log.bind(game_id=request.game_id, seat=request.seat, version=request.version)
+        try:
+            snapshot = await self._reader.load(request.game_id)
+        except GameNotFound:
+            bound.warning("turn_request_for_unknown_game")
+            return Outcome.UNKNOWN_GAME
+        if snapshot.version != request.version:
+            return Outcome.STALE
+        if snapshot.is_terminal() or request.seat not in snapshot.seats_to_act():
+            return Outcome.NOT_TO_ACT
+        legal = snapshot.ruleset.legal_actions(snapshot.state, request.seat)
+        if not legal:
+            bound.error("no_legal_action")
+            return Outcome.NO_LEGAL_ACTION
+        rng = random.Random(f"{self._bot_seed}:{request.game_id}:{request.version}:{request.seat}")
+        action = self._policy.choose(snapshot.ruleset, snapshot.state, request.seat, legal, rng)
+        try:
+            result = await self._client.submit_action(
+                request.game_id, request.seat, action, request.version, bot_command_id(request)
+            )
+        except VersionConflict:
+            return Outcome.STALE
+        except RuleViolation as exc:
+            bound.error("bot_action_refused", rule=exc.rule, message=exc.message, action=action)
+            return Outcome.REFUSED
+        bound.info("bot_played", policy=self._policy.name, new_version=result.version)
+        return Outcome.PLAYED
+
+    async def _process(self, delivery: Delivery) -> None:
+        try:
+            if delivery.request is None:
+                outcome = Outcome.MALFORMED
+            else:
+                try:
+                    outcome = await self.handle(delivery.request)
+                except (grpc.aio.AioRpcError, RedisError, OSError) as exc:
+                    # Transient: leave it pending; XAUTOCLAIM hands it out again later.
+                    log.warning("turn_request_retry_later", entry_id=delivery.entry_id, error=repr(exc))
+                    outcome = Outcome.RETRY
+                except Exception:
+                    log.exception("turn_request_failed", entry_id=delivery.entry_id)
+                    outcome = Outcome.REFUSED
+            if outcome is not Outcome.RETRY:
+                await self._queue.ack(delivery.entry_id)
+        finally:
+            self._slots.release()
+
+    async def _dispatch(self, deliveries: list[Delivery]) -> None:
+        for delivery in deliveries:
+            await self._slots.acquire()
+            task = asyncio.create_task(self._process(delivery))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Consume until ``stop`` is set, then finish in-flight requests and return."""
+        await self._queue.ensure_group()
+        log.info("bot_worker_started", group=self._queue.group, consumer=self._queue.consumer)
+        loop = asyncio.get_running_loop()
+        next_claim = 0.0
+        while not stop.is_set():
+            try:
+                if loop.time() >= next_claim:
+                    next_claim = loop.time() + self._claim_idle_ms / 2000
+                    await self._dispatch(await self._queue.claim_stale(self._claim_idle_ms, self._concurrency))
+                await self._dispatch(await self._queue.read(self._concurrency, self._block_ms))
+            except (RedisError, OSError) as exc:
+                log.warning("bot_worker_redis_error", error=repr(exc))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        log.info("bot_worker_stopped")

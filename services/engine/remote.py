@@ -1,0 +1,77 @@
+"""EngineClient over gRPC (EngineService), raising the same domain errors as the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import grpc
+
+from services.engine.client import CommandResult
+from services.engine.game import SeatSpec
+from services.engine.store.records import canonical_json
+from services.rpc.convert import seats_to_proto
+from services.rpc.errors import from_rpc_error
+from services.rpc.stubs import load_stubs
+
+
+class RemoteEngineClient:
+    """EngineClient talking to ``teoti engine`` at ``target`` (``host:port``).
+
+    The channel is created lazily by grpc (nothing connects in the constructor).
+    ``timeout_s`` bounds each call; transport failures surface as grpc.aio.AioRpcError.
+    """
+
+    def __init__(self, target: str, timeout_s: float = 10.0) -> None:
+        stubs = load_stubs()
+        self._pb = stubs.game_pb2
+        self._channel = grpc.aio.insecure_channel(target)
+        self._stub = stubs.engine_pb2_grpc.EngineServiceStub(self._channel)
+        self._timeout = timeout_s
+
+    async def _call(self, method: Any, request: Any) -> Any:
+        try:
+            return await method(request, timeout=self._timeout)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from error
+
+    async def create_game(
+        self,
+        ruleset: str,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        command_id: str = "",
+    ) -> CommandResult:
+        """See EngineClient.create_game."""
+        request = self._pb.CreateGameRequest(
+            ruleset=ruleset,
+            seats=seats_to_proto(seats),
+            options_json=canonical_json(dict(options)),
+            command_id=command_id,
+        )
+        reply = await self._call(self._stub.CreateGame, request)
+        return CommandResult(reply.game_id, reply.version, 1)
+
+    async def submit_action(
+        self,
+        game_id: str,
+        seat: int,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+    ) -> CommandResult:
+        """See EngineClient.submit_action."""
+        request = self._pb.SubmitActionRequest(
+            game_id=game_id,
+            seat=seat,
+            action_json=canonical_json(dict(action)),
+            command_id=command_id,
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        reply = await self._call(self._stub.SubmitAction, request)
+        return CommandResult(game_id, reply.version, reply.first_version)
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self._channel.close()

@@ -1,0 +1,61 @@
+"""gRPC EngineService: the engine's command side for separately running gateways/bots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from services.engine.engine import Engine
+from services.engine.rulesets import DEFAULT_RULESET
+from services.rpc.convert import parse_object, seats_from_proto
+from services.rpc.errors import unary_errors
+from services.rpc.server import build_server, mark_serving
+from services.rpc.stubs import load_stubs
+
+ENGINE_SERVICE = "teotihuacan.v1.EngineService"
+
+
+class EngineServicer:
+    """Adapts EngineService requests to :class:`Engine` calls (errors via services.rpc.errors)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._pb = load_stubs().game_pb2
+
+    @unary_errors
+    async def CreateGame(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        """See proto GameService.CreateGame."""
+        result = await self._engine.create_game(
+            request.ruleset or DEFAULT_RULESET,
+            seats_from_proto(request.seats),
+            parse_object(request.options_json, "options_json"),
+            request.command_id,
+        )
+        return self._pb.CreateGameResponse(game_id=result.game_id, version=result.version)
+
+    @unary_errors
+    async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        """See proto GameService.SubmitAction."""
+        result = await self._engine.submit_action(
+            request.game_id,
+            request.seat,
+            parse_object(request.action_json, "action_json"),
+            request.expected_version if request.HasField("expected_version") else None,
+            request.command_id,
+        )
+        return self._pb.SubmitActionResponse(version=result.version, first_version=result.first_version)
+
+
+async def start_engine_server(engine: Engine, address: str) -> tuple[grpc.aio.Server, int]:
+    """Start an EngineService server on ``address`` (port 0: any). Returns (server, port)."""
+    stubs = load_stubs()
+    servicer = EngineServicer(engine)
+    server, port, health = build_server(
+        address,
+        [lambda s: stubs.engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, s)],
+        [ENGINE_SERVICE],
+    )
+    await server.start()
+    await mark_serving(health, [ENGINE_SERVICE])
+    return server, port

@@ -1,0 +1,158 @@
+"""THE one place mapping domain errors to gRPC statuses, and back for remote clients.
+
+Every refusal carries a ``google.rpc.Status`` with a ``google.rpc.ErrorInfo`` detail:
+``domain = "teotihuacan.v1"``, ``reason`` = the broken rule for RuleViolation (else a
+fixed error kind), and ``metadata`` with ``kind``, ``message`` and, for conflicts,
+``expected``/``actual``. RemoteEngineClient turns that back into the same exception.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, NoReturn, ParamSpec, TypeVar
+
+import grpc
+import structlog
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from services.engine.errors import (
+    CorruptLog,
+    GameNotFound,
+    InvalidArgument,
+    InvalidOptions,
+    RuleViolation,
+    UnknownRuleset,
+    VersionConflict,
+)
+
+DOMAIN = "teotihuacan.v1"
+_DETAILS_KEY = "grpc-status-details-bin"
+log = structlog.get_logger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | None:
+    """(code, reason, metadata) for a domain error; None if ``exc`` is not one."""
+    if isinstance(exc, InvalidOptions):
+        return grpc.StatusCode.INVALID_ARGUMENT, exc.rule, {"kind": "invalid_options", "message": exc.message}
+    if isinstance(exc, RuleViolation):
+        return grpc.StatusCode.FAILED_PRECONDITION, exc.rule, {"kind": "rule_violation", "message": exc.message}
+    if isinstance(exc, VersionConflict):
+        meta = {"kind": "version_conflict", "game_id": exc.game_id,
+                "expected": str(exc.expected), "actual": str(exc.actual)}
+        return grpc.StatusCode.ABORTED, "version_conflict", meta
+    if isinstance(exc, GameNotFound):
+        return grpc.StatusCode.NOT_FOUND, "game_not_found", {"kind": "game_not_found", "game_id": exc.game_id}
+    if isinstance(exc, UnknownRuleset):
+        return grpc.StatusCode.INVALID_ARGUMENT, "unknown_ruleset", {"kind": "unknown_ruleset"}
+    if isinstance(exc, InvalidArgument):
+        return grpc.StatusCode.INVALID_ARGUMENT, "invalid_argument", {"kind": "invalid_argument"}
+    if isinstance(exc, CorruptLog):
+        return grpc.StatusCode.INTERNAL, "corrupt_log", {"kind": "corrupt_log"}
+    return None
+
+
+def to_rpc_status(exc: Exception) -> grpc.Status | None:
+    """A rich gRPC status for a domain error, or None for anything else."""
+    mapped = status_for(exc)
+    if mapped is None:
+        return None
+    code, reason, metadata = mapped
+    message = metadata.get("message") or str(exc)
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=code.value[0], message=f"{reason}: {message}", details=[detail])
+    result: grpc.Status = rpc_status.to_status(status)
+    return result
+
+
+async def abort_for(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> NoReturn:
+    """Abort the RPC with the status mapped from ``exc`` (INTERNAL if unmapped)."""
+    status = to_rpc_status(exc)
+    if status is None:
+        log.exception("unexpected_error", error=repr(exc))
+        await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+    else:
+        await context.abort_with_status(status)
+    raise AssertionError("abort returned")  # pragma: no cover
+
+
+def unary_errors(
+    method: Callable[P, Awaitable[R]],
+) -> Callable[P, Awaitable[R]]:
+    """Decorate an async unary servicer method ``(self, request, context)`` to map errors."""
+
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except Exception as exc:
+            if isinstance(exc, grpc.aio.AbortError):
+                raise
+            await abort_for(args[2], exc)  # type: ignore[arg-type]
+
+    return wrapper
+
+
+def stream_errors(
+    method: Callable[P, AsyncIterator[R]],
+) -> Callable[P, AsyncIterator[R]]:
+    """Decorate an async-generator servicer method ``(self, request, context)``."""
+
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> AsyncIterator[R]:
+        try:
+            async for item in method(*args, **kwargs):
+                yield item
+        except Exception as exc:
+            if isinstance(exc, grpc.aio.AbortError):
+                raise
+            await abort_for(args[2], exc)  # type: ignore[arg-type]
+
+    return wrapper
+
+
+def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ErrorInfo detail of a failed call, if the server sent one."""
+    for key, value in error.trailing_metadata() or ():
+        if key == _DETAILS_KEY and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return info
+    return None
+
+
+def from_rpc_error(error: grpc.aio.AioRpcError) -> Exception:
+    """The domain error a failed call stands for (the inverse of :func:`to_rpc_status`).
+
+    Calls without our ErrorInfo (e.g. UNAVAILABLE) come back unchanged.
+    """
+    info = error_info(error)
+    if info is None or info.domain != DOMAIN:
+        return error
+    meta = dict(info.metadata)
+    kind = meta.get("kind", "")
+    message = meta.get("message", error.details() or "")
+    if kind == "invalid_options":
+        return InvalidOptions(info.reason, message)
+    if kind == "rule_violation":
+        return RuleViolation(info.reason, message)
+    if kind == "version_conflict":
+        return VersionConflict(meta.get("game_id", ""), int(meta["expected"]), int(meta["actual"]))
+    if kind == "game_not_found":
+        return GameNotFound(meta.get("game_id", ""))
+    if kind == "unknown_ruleset":
+        return UnknownRuleset(error.details() or "")
+    if kind == "invalid_argument":
+        return InvalidArgument(error.details() or "")
+    if kind == "corrupt_log":
+        return CorruptLog(error.details() or "")
+    return error

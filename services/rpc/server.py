@@ -1,0 +1,48 @@
+"""Building a grpc.aio server with health checking and reflection."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+
+def build_server(
+    address: str,
+    register: Sequence[Callable[[grpc.aio.Server], None]],
+    service_names: Sequence[str],
+) -> tuple[grpc.aio.Server, int, Any]:
+    """A not-yet-started server with our services, health and reflection.
+
+    Args:
+        address: ``host:port``; port 0 picks a free port.
+        register: callables adding servicers to the server.
+        service_names: full names of those services (for health and reflection).
+
+    Returns ``(server, bound_port, health_servicer)``; every service is marked SERVING.
+    Raises RuntimeError if the address cannot be bound.
+    """
+    server = grpc.aio.server()
+    for add in register:
+        add(server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (*service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise RuntimeError(f"cannot bind {address}")
+    return server, port, health_servicer
+
+
+async def mark_serving(health_servicer: Any, service_names: Sequence[str], serving: bool = True) -> None:
+    """Set the health status of the overall server ("") and each named service."""
+    status = (
+        health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
+    for name in ("", *service_names):
+        await health_servicer.set(name, status)
