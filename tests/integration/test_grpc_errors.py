@@ -1,0 +1,138 @@
+"""Refusals come back with the right gRPC status and leave the stream unchanged.
+
+Runs both wirings: gateway -> in-process engine, and gateway -> remote EngineService.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+
+from services.engine.client import EngineClient, InProcessEngineClient
+from services.engine.engine import Engine
+from services.engine.reader import GameReader
+from services.engine.remote import RemoteEngineClient
+from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import start_engine_server
+from services.engine.store import RedisEventStore
+from services.gateway.server import create_server
+from services.rpc.errors import error_info
+from services.rpc.stubs import load_stubs
+
+
+@pytest.fixture(params=["in_process", "remote_engine"])
+async def stub(
+    request: pytest.FixtureRequest, redis_store: RedisEventStore, registry: RulesetRegistry
+) -> AsyncIterator[Any]:
+    engine = Engine(redis_store, registry)
+    engine_server = None
+    client: EngineClient
+    if request.param == "remote_engine":
+        engine_server, engine_port = await start_engine_server(engine, "127.0.0.1:0")
+        client = RemoteEngineClient(f"127.0.0.1:{engine_port}")
+    else:
+        client = InProcessEngineClient(engine)
+    server, port = await create_server("127.0.0.1:0", GameReader(redis_store, registry), client, "nim")
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+    await server.stop(None)
+    await client.close()
+    if engine_server is not None:
+        await engine_server.stop(None)
+
+
+async def new_game(stub: Any) -> str:
+    pb = load_stubs().game_pb2
+    seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n) for n in ("ann", "bob")]
+    reply = await stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=seats))
+    return str(reply.game_id)
+
+
+async def expect(call: Any, code: grpc.StatusCode) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call
+    assert info.value.code() == code, info.value.details()
+    return info.value
+
+
+async def test_illegal_action_is_failed_precondition_naming_the_rule(
+    stub: Any, redis_store: RedisEventStore
+) -> None:
+    pb = load_stubs().game_pb2
+    game = await new_game(stub)
+    before = await redis_store.read(game)
+    error = await expect(
+        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json='{"take": 9}')),
+        grpc.StatusCode.FAILED_PRECONDITION,
+    )
+    info = error_info(error)
+    assert info is not None and info.reason == "nim.take_range"
+    assert "nim.take_range" in (error.details() or "")
+    error = await expect(
+        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=1, action_json='{"take": 1}')),
+        grpc.StatusCode.FAILED_PRECONDITION,
+    )
+    assert error_info(error).reason == "not_your_turn"  # type: ignore[union-attr]
+    assert await redis_store.read(game) == before
+
+
+async def test_stale_expected_version_is_aborted(stub: Any, redis_store: RedisEventStore) -> None:
+    pb = load_stubs().game_pb2
+    game = await new_game(stub)
+    ok = await stub.SubmitAction(
+        pb.SubmitActionRequest(game_id=game, seat=0, action_json='{"take": 1}', expected_version=2)
+    )
+    assert ok.version == 3
+    before = await redis_store.read(game)
+    error = await expect(
+        stub.SubmitAction(
+            pb.SubmitActionRequest(game_id=game, seat=1, action_json='{"take": 1}', expected_version=2)
+        ),
+        grpc.StatusCode.ABORTED,
+    )
+    info = error_info(error)
+    assert info is not None and dict(info.metadata)["actual"] == "3"
+    assert await redis_store.read(game) == before
+
+
+async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None:
+    pb = load_stubs().game_pb2
+    game = await new_game(stub)
+    bad = grpc.StatusCode.INVALID_ARGUMENT
+    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="{")), bad)
+    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="[1]")), bad)
+    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=5, action_json="{}")), bad)
+    await expect(stub.GetGame(pb.GetGameRequest(game_id=game, seat=5)), bad)
+    seat = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="x")
+    await expect(stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json="{")), bad)
+    await expect(
+        stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json='{"max_take": 0}')),
+        bad,
+    )
+    await expect(stub.CreateGame(pb.CreateGameRequest(ruleset="chess", seats=[seat])), bad)
+    await expect(stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[pb.Seat(name="x")])), bad)
+    missing = grpc.StatusCode.NOT_FOUND
+    await expect(stub.GetGame(pb.GetGameRequest(game_id="nope")), missing)
+    await expect(stub.ListEvents(pb.ListEventsRequest(game_id="nope")), missing)
+    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id="nope", seat=0, action_json="{}")), missing)
+
+    async def watch() -> None:
+        async for _ in stub.WatchGame(pb.WatchGameRequest(game_id="nope")):
+            pass
+
+    await expect(watch(), missing)
+
+
+async def test_reads_and_legal_actions(stub: Any) -> None:
+    pb = load_stubs().game_pb2
+    game = await new_game(stub)
+    legal = await stub.ListLegalActions(pb.ListLegalActionsRequest(game_id=game, seat=0))
+    assert [a.action_json for a in legal.actions] == ['{"take":1}', '{"take":2}', '{"take":3}']
+    assert legal.actions[0].description == "take 1"
+    assert list((await stub.ListLegalActions(pb.ListLegalActionsRequest(game_id=game, seat=1))).actions) == []
+    got = await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0))
+    assert got.ruleset == "nim" and got.version == 2 and list(got.seats_to_act) == [0]
+    assert not got.finished and [s.name for s in got.seats] == ["ann", "bob"]
