@@ -46,7 +46,9 @@ class Stack:
     server: grpc.aio.Server
 
 
-def _bot(store: RedisEventStore, reader: GameReader, client: EngineClient, concurrency: int) -> BotWorker:
+def _bot(
+    store: RedisEventStore, reader: GameReader, client: EngineClient, concurrency: int
+) -> BotWorker:
     queue = TurnRequestQueue(store.client, store.keys, consumer=consumer_name())
     return BotWorker(queue, reader, client, concurrency=concurrency)
 
@@ -84,7 +86,9 @@ async def all_in_one(
         await store.close()
 
 
-async def run_engine(redis_url: str, address: str, registry: RulesetRegistry, stop: asyncio.Event) -> None:
+async def run_engine(
+    redis_url: str, address: str, registry: RulesetRegistry, stop: asyncio.Event
+) -> None:
     """``teoti engine``: EngineService alone until ``stop``."""
     store = RedisEventStore.from_url(redis_url)
     server, port = await start_engine_server(Engine(store, registry), address)
@@ -111,7 +115,11 @@ async def run_gateway(
 
 
 async def run_bot(
-    redis_url: str, engine_target: str, registry: RulesetRegistry, stop: asyncio.Event, concurrency: int = 4
+    redis_url: str,
+    engine_target: str,
+    registry: RulesetRegistry,
+    stop: asyncio.Event,
+    concurrency: int = 4,
 ) -> None:
     """``teoti bot``: the bot worker alone, submitting through a remote engine."""
     from services.engine.remote import RemoteEngineClient

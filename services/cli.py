@@ -24,7 +24,12 @@ from services.engine.clock import fixed_seed, random_seed
 from services.engine.errors import CorruptLog, UnknownRuleset
 from services.engine.game import GAME_CREATED, fold
 from services.engine.ruleset import DomainEvent
-from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry, lazy_factory
+from services.engine.rulesets import (
+    DEFAULT_RULESET,
+    RulesetRegistry,
+    default_registry,
+    lazy_factory,
+)
 from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
 from services.logging_setup import configure_logging
 
@@ -73,7 +78,9 @@ def _redis(url: str | None, data_dir: Path | None, persist: bool) -> Any:
 
 def _need_redis(args: argparse.Namespace) -> str:
     if not args.redis_url:
-        raise SystemExit(f"teoti {args.command}: give --redis-url or REDIS_URL (shared with the other services)")
+        raise SystemExit(
+            f"teoti {args.command}: give --redis-url or REDIS_URL (shared with the other services)"
+        )
     return str(args.redis_url)
 
 
@@ -83,7 +90,9 @@ async def _serve(args: argparse.Namespace) -> int:
     registry = _registry(args.extra_ruleset)
     data_dir = Path(args.data_dir) if args.data_dir else None
     with _redis(args.redis_url, data_dir, persist=True) as url:
-        async with all_in_one(url, f"{args.host}:{args.port}", registry, default_ruleset=args.ruleset) as stack:
+        async with all_in_one(
+            url, f"{args.host}:{args.port}", registry, default_ruleset=args.ruleset
+        ) as stack:
             log.info("teoti_serve_ready", port=stack.port)
             await _stop_event().wait()
     return 0
@@ -92,7 +101,9 @@ async def _serve(args: argparse.Namespace) -> int:
 async def _engine(args: argparse.Namespace) -> int:
     from services.app import run_engine
 
-    await run_engine(_need_redis(args), f"{args.host}:{args.port}", _registry(args.extra_ruleset), _stop_event())
+    await run_engine(
+        _need_redis(args), f"{args.host}:{args.port}", _registry(args.extra_ruleset), _stop_event()
+    )
     return 0
 
 
@@ -100,7 +111,11 @@ async def _gateway(args: argparse.Namespace) -> int:
     from services.app import run_gateway
 
     await run_gateway(
-        _need_redis(args), f"{args.host}:{args.port}", args.engine, _registry(args.extra_ruleset), _stop_event()
+        _need_redis(args),
+        f"{args.host}:{args.port}",
+        args.engine,
+        _registry(args.extra_ruleset),
+        _stop_event(),
     )
     return 0
 
@@ -108,7 +123,13 @@ async def _gateway(args: argparse.Namespace) -> int:
 async def _bot(args: argparse.Namespace) -> int:
     from services.app import run_bot
 
-    await run_bot(_need_redis(args), args.engine, _registry(args.extra_ruleset), _stop_event(), args.concurrency)
+    await run_bot(
+        _need_redis(args),
+        args.engine,
+        _registry(args.extra_ruleset),
+        _stop_event(),
+        args.concurrency,
+    )
     return 0
 
 
@@ -153,8 +174,12 @@ async def _demo(args: argparse.Namespace) -> int:
         stub = stubs.game_pb2_grpc.GameServiceStub(channel)
         seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"Bot {i + 1}") for i in range(args.players)]
         created = await stub.CreateGame(
-            pb.CreateGameRequest(ruleset=args.ruleset, seats=seats, options_json=args.options,
-                                 command_id=f"demo:{uuid.uuid4().hex}")
+            pb.CreateGameRequest(
+                ruleset=args.ruleset,
+                seats=seats,
+                options_json=args.options,
+                command_id=f"demo:{uuid.uuid4().hex}",
+            )
         )
         print(f"game {created.game_id} ({args.ruleset}, {args.players} bots) via {target}")
         count = 0
@@ -173,7 +198,9 @@ async def _demo(args: argparse.Namespace) -> int:
         final = await stub.GetGame(pb.GetGameRequest(game_id=created.game_id))
     print(f"finished after {final.version} events")
     for place, seat in enumerate(final.result.ranking, start=1):
-        print(f"  {place}. {final.seats[seat].name} (seat {seat}): {final.result.scores[seat]} points")
+        print(
+            f"  {place}. {final.seats[seat].name} (seat {seat}): {final.result.scores[seat]} points"
+        )
     print(f"game id: {created.game_id}")
     return 0 if final.finished else 1
 
@@ -199,8 +226,13 @@ async def _replay(args: argparse.Namespace) -> int:
         listed = await stub.ListEvents(pb.ListEventsRequest(game_id=args.game_id))
         stored = await stub.GetGame(pb.GetGameRequest(game_id=args.game_id))
     events = [
-        StoredEvent(e.version, e.type, e.schema_version, json.loads(e.payload_json),
-                    EventMetadata(e.metadata.command_id, e.metadata.seat, e.metadata.recorded_at))
+        StoredEvent(
+            e.version,
+            e.type,
+            e.schema_version,
+            json.loads(e.payload_json),
+            EventMetadata(e.metadata.command_id, e.metadata.seat, e.metadata.recorded_at),
+        )
         for e in listed.events
     ]
     problems = _check_log(events)
@@ -238,18 +270,29 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--extra-ruleset", action="append", default=[], metavar="NAME=module:Class",
-                       help="register another ruleset (importable from the current directory)")
+        p.add_argument(
+            "--extra-ruleset",
+            action="append",
+            default=[],
+            metavar="NAME=module:Class",
+            help="register another ruleset (importable from the current directory)",
+        )
 
     def redis_opt(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
-                       help="Redis URL (default: $REDIS_URL)")
+        p.add_argument(
+            "--redis-url",
+            default=os.environ.get("REDIS_URL"),
+            help="Redis URL (default: $REDIS_URL)",
+        )
 
     serve = sub.add_parser("serve", help="gateway + engine + bot worker in one process")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=50051)
-    serve.add_argument("--data-dir", default=".teoti/redis",
-                       help="embedded Redis data folder (used when no Redis URL is given)")
+    serve.add_argument(
+        "--data-dir",
+        default=".teoti/redis",
+        help="embedded Redis data folder (used when no Redis URL is given)",
+    )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
     redis_opt(serve)
     common(serve)
@@ -290,8 +333,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="rebuild a game from its log and summarise it")
     replay.add_argument("game_id")
     replay.add_argument("--target", metavar="HOST:PORT", help="gateway (default 127.0.0.1:50051)")
-    replay.add_argument("--verify", action="store_true",
-                        help="exit 1 if the log is inconsistent or the rebuilt state differs")
+    replay.add_argument(
+        "--verify",
+        action="store_true",
+        help="exit 1 if the log is inconsistent or the rebuilt state differs",
+    )
     common(replay)
     replay.set_defaults(run=_replay)
     return parser

@@ -68,12 +68,18 @@ class EmbeddedRedis:
         self.port = free_port()
         args = [
             str(redis_server_binary()),
-            "--port", str(self.port),
-            "--bind", "127.0.0.1",
-            "--dir", str(self.data_dir),
-            "--save", "",
-            "--appendonly", "yes" if self.persist else "no",
-            "--daemonize", "no",
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.data_dir),
+            "--save",
+            "",
+            "--appendonly",
+            "yes" if self.persist else "no",
+            "--daemonize",
+            "no",
         ]
         log = (self.data_dir / "redis.log").open("ab")
         self._process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)

@@ -41,7 +41,11 @@ class NimRuleset:
         if not isinstance(max_take, int) or max_take < 1:
             raise InvalidOptions("max_take", "max_take must be a positive integer")
         pile = rng.randint(10, 20)
-        return [DomainEvent("PileSet", {"seats": request.seat_count, "pile": pile, "max_take": max_take})]
+        return [
+            DomainEvent(
+                "PileSet", {"seats": request.seat_count, "pile": pile, "max_take": max_take}
+            )
+        ]
 
     def evolve(self, state: NimState | None, event: DomainEvent) -> NimState:
         p = event.payload
@@ -51,8 +55,12 @@ class NimRuleset:
         if event.type == "StonesTaken":
             taken = list(state.taken)
             taken[p["seat"]] += p["count"]
-            return replace(state, pile=state.pile - p["count"], taken=tuple(taken),
-                           turn=(p["seat"] + 1) % state.seats)
+            return replace(
+                state,
+                pile=state.pile - p["count"],
+                taken=tuple(taken),
+                turn=(p["seat"] + 1) % state.seats,
+            )
         if event.type == "GameWon":
             return replace(state, winner=p["seat"])
         raise ValueError(f"unknown event {event.type}")
@@ -73,7 +81,9 @@ class NimRuleset:
     ) -> list[DomainEvent]:
         count = action.get("take")
         if not isinstance(count, int) or not 1 <= count <= min(state.max_take, state.pile):
-            raise RuleViolation("nim.take_range", f"take 1..{min(state.max_take, state.pile)} stones")
+            raise RuleViolation(
+                "nim.take_range", f"take 1..{min(state.max_take, state.pile)} stones"
+            )
         events = [DomainEvent("StonesTaken", {"seat": seat, "count": count})]
         if count == state.pile:
             events.append(DomainEvent("GameWon", {"seat": seat}))
@@ -92,8 +102,13 @@ class NimRuleset:
         return GameResult(self.scores(state), (state.winner, *others))
 
     def view(self, state: NimState, seat: int | None) -> JsonDict:
-        return {"pile": state.pile, "turn": state.turn, "taken": list(state.taken),
-                "winner": state.winner, "max_take": state.max_take}
+        return {
+            "pile": state.pile,
+            "turn": state.turn,
+            "taken": list(state.taken),
+            "winner": state.winner,
+            "max_take": state.max_take,
+        }
 
     def describe_action(self, action: Mapping[str, Any]) -> str:
         return f"take {action.get('take')}"

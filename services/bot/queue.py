@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
@@ -32,7 +33,9 @@ class TurnRequestQueue:
         consumer: this worker's name within the group.
     """
 
-    def __init__(self, client: aioredis.Redis, keys: RedisKeys, group: str = "bots", consumer: str = "bot-1") -> None:
+    def __init__(
+        self, client: aioredis.Redis, keys: RedisKeys, group: str = "bots", consumer: str = "bot-1"
+    ) -> None:
         self._redis = client
         self._stream = keys.turn_requests
         self.group = group
@@ -59,7 +62,7 @@ class TurnRequestQueue:
 
     async def read(self, count: int, block_ms: int) -> list[Delivery]:
         """New entries for this consumer, waiting up to ``block_ms`` for some."""
-        reply = await self._redis.xreadgroup(
+        reply: Any = await self._redis.xreadgroup(
             self.group, self.consumer, {self._stream: ">"}, count=count, block=block_ms
         )
         deliveries: list[Delivery] = []
@@ -69,8 +72,13 @@ class TurnRequestQueue:
 
     async def claim_stale(self, min_idle_ms: int, count: int) -> list[Delivery]:
         """Take over entries another consumer read but did not ack for ``min_idle_ms``."""
-        reply = await self._redis.xautoclaim(
-            self._stream, self.group, self.consumer, min_idle_time=min_idle_ms, start_id="0-0", count=count
+        reply: Any = await self._redis.xautoclaim(
+            self._stream,
+            self.group,
+            self.consumer,
+            min_idle_time=min_idle_ms,
+            start_id="0-0",
+            count=count,
         )
         return self._deliveries([e for e in reply[1] if e and e[1] is not None])
 

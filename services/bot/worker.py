@@ -114,7 +114,9 @@ class BotWorker:
                     outcome = await self.handle(delivery.request)
                 except (grpc.aio.AioRpcError, RedisError, OSError) as exc:
                     # Transient: leave it pending; XAUTOCLAIM hands it out again later.
-                    log.warning("turn_request_retry_later", entry_id=delivery.entry_id, error=repr(exc))
+                    log.warning(
+                        "turn_request_retry_later", entry_id=delivery.entry_id, error=repr(exc)
+                    )
                     outcome = Outcome.RETRY
                 except Exception:
                     log.exception("turn_request_failed", entry_id=delivery.entry_id)
@@ -141,7 +143,9 @@ class BotWorker:
             try:
                 if loop.time() >= next_claim:
                     next_claim = loop.time() + self._claim_idle_ms / 2000
-                    await self._dispatch(await self._queue.claim_stale(self._claim_idle_ms, self._concurrency))
+                    await self._dispatch(
+                        await self._queue.claim_stale(self._claim_idle_ms, self._concurrency)
+                    )
                 await self._dispatch(await self._queue.read(self._concurrency, self._block_ms))
             except (RedisError, OSError) as exc:
                 log.warning("bot_worker_redis_error", error=repr(exc))

@@ -9,7 +9,15 @@ from typing import Any
 import structlog
 
 from services.engine.client import CommandResult
-from services.engine.clock import Clock, IdSource, SeedSource, iso, random_game_id, random_seed, system_clock
+from services.engine.clock import (
+    Clock,
+    IdSource,
+    SeedSource,
+    iso,
+    random_game_id,
+    random_seed,
+    system_clock,
+)
 from services.engine.errors import GameNotFound, InvalidArgument, RuleViolation, VersionConflict
 from services.engine.game import GameSnapshot, SeatKind, SeatSpec, fold, game_created, rng_for
 from services.engine.ruleset import DomainEvent, SetupRequest
@@ -82,7 +90,9 @@ class Engine:
             raise InvalidArgument("a game needs at least one seat")
         if any(not seat.name.strip() for seat in seats):
             raise InvalidArgument("every seat needs a name")
-        game_id = uuid.uuid5(_GAME_ID_NAMESPACE, command_id).hex if command_id else self._id_source()
+        game_id = (
+            uuid.uuid5(_GAME_ID_NAMESPACE, command_id).hex if command_id else self._id_source()
+        )
         if command_id and (done := await self.store.command_result(game_id, command_id)):
             return CommandResult(game_id, done.last_version, done.first_version)
         seed = self._seed_source()
@@ -98,7 +108,9 @@ class Engine:
         version = await self.store.append(
             game_id, 0, events, self._metadata(command_id, SYSTEM_SEAT), requests
         )
-        log.info("game_created", game_id=game_id, ruleset=ruleset_name, seats=len(seats), version=version)
+        log.info(
+            "game_created", game_id=game_id, ruleset=ruleset_name, seats=len(seats), version=version
+        )
         return CommandResult(game_id, version, 1)
 
     async def submit_action(
@@ -128,7 +140,10 @@ class Engine:
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
             events, after = self._decide(snapshot, seat, action)
-            requests = [TurnRequest(game_id, s, after.version) for s in snapshot.bot_seats_to_act(after.state)]
+            requests = [
+                TurnRequest(game_id, s, after.version)
+                for s in snapshot.bot_seats_to_act(after.state)
+            ]
             try:
                 version = await self.store.append(
                     game_id, snapshot.version, events, self._metadata(command_id, seat), requests
@@ -153,7 +168,8 @@ class Engine:
             raise RuleViolation("game_over", "the game has ended")
         if seat not in snapshot.seats_to_act():
             raise RuleViolation(
-                "not_your_turn", f"seat {seat} is not to act (waiting for {list(snapshot.seats_to_act())})"
+                "not_your_turn",
+                f"seat {seat} is not to act (waiting for {list(snapshot.seats_to_act())})",
             )
         events = snapshot.ruleset.decide(
             snapshot.state, seat, action, rng_for(snapshot.seed, snapshot.version)
@@ -169,8 +185,14 @@ def _preview(snapshot: GameSnapshot, events: Sequence[DomainEvent]) -> GameSnaps
     for event in events:
         state = snapshot.ruleset.evolve(state, event)
     return GameSnapshot(
-        snapshot.game_id, snapshot.ruleset_name, snapshot.ruleset, snapshot.seats,
-        snapshot.options, snapshot.seed, snapshot.version + len(events), state,
+        snapshot.game_id,
+        snapshot.ruleset_name,
+        snapshot.ruleset,
+        snapshot.seats,
+        snapshot.options,
+        snapshot.seed,
+        snapshot.version + len(events),
+        state,
     )
 
 
@@ -186,7 +208,9 @@ def _fold_new(
     """The snapshot of a game about to be created (GameCreated + setup events)."""
     ruleset = engine.registry.get(ruleset_name)
     state = ruleset.evolve(None, events[1])
-    start = GameSnapshot(game_id, ruleset_name, ruleset, tuple(seats), dict(options), seed, 2, state)
+    start = GameSnapshot(
+        game_id, ruleset_name, ruleset, tuple(seats), dict(options), seed, 2, state
+    )
     return _preview(start, events[2:])
 
 

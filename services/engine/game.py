@@ -53,7 +53,9 @@ def rng_for(seed: str, version: int) -> random.Random:
     return random.Random(f"{seed}:{version}")
 
 
-def game_created(ruleset: str, seats: Sequence[SeatSpec], options: Mapping[str, Any], seed: str) -> DomainEvent:
+def game_created(
+    ruleset: str, seats: Sequence[SeatSpec], options: Mapping[str, Any], seed: str
+) -> DomainEvent:
     """The engine's first event of a game."""
     return DomainEvent(
         GAME_CREATED,
@@ -113,8 +115,15 @@ class GameSnapshot:
             state = self.ruleset.evolve(state, self.ruleset.upcast(event.to_domain()))
             version = event.version
         return GameSnapshot(
-            self.game_id, self.ruleset_name, self.ruleset, self.seats, self.options,
-            self.seed, version, state, self.events + tuple(events),
+            self.game_id,
+            self.ruleset_name,
+            self.ruleset,
+            self.seats,
+            self.options,
+            self.seed,
+            version,
+            state,
+            self.events + tuple(events),
         )
 
 
@@ -140,8 +149,14 @@ def fold(game_id: str, events: Sequence[StoredEvent], registry: RulesetRegistry)
     if setup.version != 2:
         raise CorruptLog(f"game {game_id}: version {setup.version} after 1")
     start = GameSnapshot(
-        game_id, ruleset_name, ruleset, seats, dict(payload.get("options", {})),
-        str(payload["seed"]), 2, ruleset.evolve(None, ruleset.upcast(setup.to_domain())),
+        game_id,
+        ruleset_name,
+        ruleset,
+        seats,
+        dict(payload.get("options", {})),
+        str(payload["seed"]),
+        2,
+        ruleset.evolve(None, ruleset.upcast(setup.to_domain())),
         (first, setup),
     )
     return start.evolve(events[2:])

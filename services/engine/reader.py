@@ -31,7 +31,9 @@ class GameReader:
         self._check(game_id)
         return fold(game_id, await self.store.read(game_id), self.registry)
 
-    async def events(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
+    async def events(
+        self, game_id: str, from_version: int = 0, limit: int = 0
+    ) -> list[StoredEvent]:
         """Events after ``from_version``. Raises GameNotFound for an unknown game."""
         self._check(game_id)
         if await self.store.version(game_id) == 0:

@@ -44,7 +44,9 @@ class EngineServicer:
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
         )
-        return self._pb.SubmitActionResponse(version=result.version, first_version=result.first_version)
+        return self._pb.SubmitActionResponse(
+            version=result.version, first_version=result.first_version
+        )
 
 
 async def start_engine_server(engine: Engine, address: str) -> tuple[grpc.aio.Server, int]:

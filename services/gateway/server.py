@@ -25,7 +25,9 @@ async def create_server(
     """
     stubs = load_stubs()
     servicer = (
-        GameServicer(reader, client, default_ruleset) if default_ruleset else GameServicer(reader, client)
+        GameServicer(reader, client, default_ruleset)
+        if default_ruleset
+        else GameServicer(reader, client)
     )
     server, port, health = build_server(
         address,

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-import grpc
-
 from services.engine.client import EngineClient
 from services.engine.errors import InvalidArgument
 from services.engine.game import GameSnapshot
@@ -17,7 +15,7 @@ from services.rpc.convert import event_to_proto, parse_object, seats_from_proto,
 from services.rpc.errors import stream_errors, unary_errors
 from services.rpc.stubs import load_stubs
 
-Context = grpc.aio.ServicerContext[Any, Any]
+Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
 
 
 def _check_seat(snapshot: GameSnapshot, seat: int) -> int:
@@ -109,12 +107,16 @@ class GameServicer:
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
         )
-        return self._pb.SubmitActionResponse(version=result.version, first_version=result.first_version)
+        return self._pb.SubmitActionResponse(
+            version=result.version, first_version=result.first_version
+        )
 
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
         """Stream events after from_version until the game ends."""
-        async for event in self._reader.watch(request.game_id, request.from_version, self._block_ms):
+        async for event in self._reader.watch(
+            request.game_id, request.from_version, self._block_ms
+        ):
             yield event_to_proto(event)
 
     @unary_errors

@@ -39,15 +39,31 @@ R = TypeVar("R")
 def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | None:
     """(code, reason, metadata) for a domain error; None if ``exc`` is not one."""
     if isinstance(exc, InvalidOptions):
-        return grpc.StatusCode.INVALID_ARGUMENT, exc.rule, {"kind": "invalid_options", "message": exc.message}
+        return (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            exc.rule,
+            {"kind": "invalid_options", "message": exc.message},
+        )
     if isinstance(exc, RuleViolation):
-        return grpc.StatusCode.FAILED_PRECONDITION, exc.rule, {"kind": "rule_violation", "message": exc.message}
+        return (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            exc.rule,
+            {"kind": "rule_violation", "message": exc.message},
+        )
     if isinstance(exc, VersionConflict):
-        meta = {"kind": "version_conflict", "game_id": exc.game_id,
-                "expected": str(exc.expected), "actual": str(exc.actual)}
+        meta = {
+            "kind": "version_conflict",
+            "game_id": exc.game_id,
+            "expected": str(exc.expected),
+            "actual": str(exc.actual),
+        }
         return grpc.StatusCode.ABORTED, "version_conflict", meta
     if isinstance(exc, GameNotFound):
-        return grpc.StatusCode.NOT_FOUND, "game_not_found", {"kind": "game_not_found", "game_id": exc.game_id}
+        return (
+            grpc.StatusCode.NOT_FOUND,
+            "game_not_found",
+            {"kind": "game_not_found", "game_id": exc.game_id},
+        )
     if isinstance(exc, UnknownRuleset):
         return grpc.StatusCode.INVALID_ARGUMENT, "unknown_ruleset", {"kind": "unknown_ruleset"}
     if isinstance(exc, InvalidArgument):
@@ -95,7 +111,7 @@ def unary_errors(
         except Exception as exc:
             if isinstance(exc, grpc.aio.AbortError):
                 raise
-            await abort_for(args[2], exc)  # type: ignore[arg-type]
+            await abort_for(args[2], exc)
 
     return wrapper
 
@@ -113,12 +129,12 @@ def stream_errors(
         except Exception as exc:
             if isinstance(exc, grpc.aio.AbortError):
                 raise
-            await abort_for(args[2], exc)  # type: ignore[arg-type]
+            await abort_for(args[2], exc)
 
     return wrapper
 
 
-def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+def error_info(error: Any) -> Any:
     """The ErrorInfo detail of a failed call, if the server sent one."""
     for key, value in error.trailing_metadata() or ():
         if key == _DETAILS_KEY and isinstance(value, bytes):
@@ -130,14 +146,17 @@ def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | Non
     return None
 
 
-def from_rpc_error(error: grpc.aio.AioRpcError) -> Exception:
+def from_rpc_error(error: Exception) -> Exception:
     """The domain error a failed call stands for (the inverse of :func:`to_rpc_status`).
 
     Calls without our ErrorInfo (e.g. UNAVAILABLE) come back unchanged.
     """
+    original = error
+    if not isinstance(error, grpc.aio.AioRpcError):
+        return original
     info = error_info(error)
     if info is None or info.domain != DOMAIN:
-        return error
+        return original
     meta = dict(info.metadata)
     kind = meta.get("kind", "")
     message = meta.get("message", error.details() or "")
@@ -155,4 +174,4 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> Exception:
         return InvalidArgument(error.details() or "")
     if kind == "corrupt_log":
         return CorruptLog(error.details() or "")
-    return error
+    return original  # a newer server's kind: keep the gRPC error

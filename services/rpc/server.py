@@ -39,10 +39,14 @@ def build_server(
     return server, port, health_servicer
 
 
-async def mark_serving(health_servicer: Any, service_names: Sequence[str], serving: bool = True) -> None:
+async def mark_serving(
+    health_servicer: Any, service_names: Sequence[str], serving: bool = True
+) -> None:
     """Set the health status of the overall server ("") and each named service."""
     status = (
-        health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        health_pb2.HealthCheckResponse.SERVING
+        if serving
+        else health_pb2.HealthCheckResponse.NOT_SERVING
     )
     for name in ("", *service_names):
         await health_servicer.set(name, status)

@@ -29,7 +29,12 @@ PROTO_ROOT = _REPO_ROOT / "proto"
 PROTO_FILES = ("teotihuacan/v1/game_service.proto", "teotihuacan/v1/engine_service.proto")
 _PACKAGE_DIR = _REPO_ROOT / "services" / "gateway" / "generated"
 _PACKAGE_NAME = "services.gateway.generated"
-_MODULES = ("game_service_pb2", "game_service_pb2_grpc", "engine_service_pb2", "engine_service_pb2_grpc")
+_MODULES = (
+    "game_service_pb2",
+    "game_service_pb2_grpc",
+    "engine_service_pb2",
+    "engine_service_pb2_grpc",
+)
 _IMPORT_RE = re.compile(r"^from teotihuacan\.v1 import (\w+)", re.MULTILINE)
 
 _lock = threading.Lock()

@@ -18,7 +18,9 @@ from services.rpc.stubs import load_stubs
 
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
-    async with all_in_one(redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim") as s:
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim"
+    ) as s:
         yield s
 
 
@@ -28,10 +30,14 @@ async def stub(stack: Stack) -> AsyncIterator[Any]:
         yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
 
 
-async def test_all_bot_game_runs_to_completion(stack: Stack, stub: Any, registry: RulesetRegistry) -> None:
+async def test_all_bot_game_runs_to_completion(
+    stack: Stack, stub: Any, registry: RulesetRegistry
+) -> None:
     pb = load_stubs().game_pb2
     seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"bot{i}") for i in range(3)]
-    created = await stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=seats, options_json='{"max_take": 3}'))
+    created = await stub.CreateGame(
+        pb.CreateGameRequest(ruleset="nim", seats=seats, options_json='{"max_take": 3}')
+    )
     versions = []
 
     async def follow() -> None:

@@ -17,7 +17,9 @@ from services.engine.store import EventMetadata, RedisEventStore
 META = "2024-01-01T00:00:00+00:00"
 
 
-def test_threads_on_separate_connections_race_for_each_version(redis_url: str, key_prefix: str) -> None:
+def test_threads_on_separate_connections_race_for_each_version(
+    redis_url: str, key_prefix: str
+) -> None:
     game = uuid.uuid4().hex
     rounds = 30
     wins: dict[str, list[int]] = {"a": [], "b": []}
@@ -63,7 +65,11 @@ async def test_engines_retry_without_expected_version(
 ) -> None:
     """Two engines on separate connections submitting for the same seat: exactly one applies."""
     engines = [
-        Engine(RedisEventStore.from_url(redis_url, prefix=key_prefix), registry, seed_source=fixed_seed("x"))
+        Engine(
+            RedisEventStore.from_url(redis_url, prefix=key_prefix),
+            registry,
+            seed_source=fixed_seed("x"),
+        )
         for _ in range(2)
     ]
     seats = [SeatSpec(SeatKind.HUMAN, "a"), SeatSpec(SeatKind.HUMAN, "b")]

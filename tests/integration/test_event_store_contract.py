@@ -30,7 +30,9 @@ def ev(n: int) -> DomainEvent:
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest, redis_url: str, key_prefix: str) -> AsyncIterator[EventStore]:
+async def store(
+    request: pytest.FixtureRequest, redis_url: str, key_prefix: str
+) -> AsyncIterator[EventStore]:
     if request.param == "memory":
         yield InMemoryEventStore()
         return

@@ -35,7 +35,9 @@ async def stub(
         client = RemoteEngineClient(f"127.0.0.1:{engine_port}")
     else:
         client = InProcessEngineClient(engine)
-    server, port = await create_server("127.0.0.1:0", GameReader(redis_store, registry), client, "nim")
+    server, port = await create_server(
+        "127.0.0.1:0", GameReader(redis_store, registry), client, "nim"
+    )
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
     await server.stop(None)
@@ -89,7 +91,9 @@ async def test_stale_expected_version_is_aborted(stub: Any, redis_store: RedisEv
     before = await redis_store.read(game)
     error = await expect(
         stub.SubmitAction(
-            pb.SubmitActionRequest(game_id=game, seat=1, action_json='{"take": 1}', expected_version=2)
+            pb.SubmitActionRequest(
+                game_id=game, seat=1, action_json='{"take": 1}', expected_version=2
+            )
         ),
         grpc.StatusCode.ABORTED,
     )
@@ -102,22 +106,37 @@ async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None
     pb = load_stubs().game_pb2
     game = await new_game(stub)
     bad = grpc.StatusCode.INVALID_ARGUMENT
-    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="{")), bad)
-    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="[1]")), bad)
-    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=5, action_json="{}")), bad)
+    await expect(
+        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="{")), bad
+    )
+    await expect(
+        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="[1]")), bad
+    )
+    await expect(
+        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=5, action_json="{}")), bad
+    )
     await expect(stub.GetGame(pb.GetGameRequest(game_id=game, seat=5)), bad)
     seat = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="x")
-    await expect(stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json="{")), bad)
     await expect(
-        stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json='{"max_take": 0}')),
+        stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json="{")),
+        bad,
+    )
+    await expect(
+        stub.CreateGame(
+            pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json='{"max_take": 0}')
+        ),
         bad,
     )
     await expect(stub.CreateGame(pb.CreateGameRequest(ruleset="chess", seats=[seat])), bad)
-    await expect(stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[pb.Seat(name="x")])), bad)
+    await expect(
+        stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[pb.Seat(name="x")])), bad
+    )
     missing = grpc.StatusCode.NOT_FOUND
     await expect(stub.GetGame(pb.GetGameRequest(game_id="nope")), missing)
     await expect(stub.ListEvents(pb.ListEventsRequest(game_id="nope")), missing)
-    await expect(stub.SubmitAction(pb.SubmitActionRequest(game_id="nope", seat=0, action_json="{}")), missing)
+    await expect(
+        stub.SubmitAction(pb.SubmitActionRequest(game_id="nope", seat=0, action_json="{}")), missing
+    )
 
     async def watch() -> None:
         async for _ in stub.WatchGame(pb.WatchGameRequest(game_id="nope")):
@@ -132,7 +151,12 @@ async def test_reads_and_legal_actions(stub: Any) -> None:
     legal = await stub.ListLegalActions(pb.ListLegalActionsRequest(game_id=game, seat=0))
     assert [a.action_json for a in legal.actions] == ['{"take":1}', '{"take":2}', '{"take":3}']
     assert legal.actions[0].description == "take 1"
-    assert list((await stub.ListLegalActions(pb.ListLegalActionsRequest(game_id=game, seat=1))).actions) == []
+    assert (
+        list(
+            (await stub.ListLegalActions(pb.ListLegalActionsRequest(game_id=game, seat=1))).actions
+        )
+        == []
+    )
     got = await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0))
     assert got.ruleset == "nim" and got.version == 2 and list(got.seats_to_act) == [0]
     assert not got.finished and [s.name for s in got.seats] == ["ann", "bob"]

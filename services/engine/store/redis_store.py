@@ -113,10 +113,10 @@ class RedisEventStore:
 
     async def _run_script(self, keys: list[str], args: list[str]) -> Any:
         try:
-            return await self._redis.evalsha(APPEND_SHA, len(keys), *keys, *args)  # type: ignore[no-untyped-call]
+            return await self._redis.evalsha(APPEND_SHA, len(keys), *keys, *args)
         except NoScriptError:
             # First use on this server (or after SCRIPT FLUSH): EVAL also caches it.
-            return await self._redis.eval(APPEND_SCRIPT, len(keys), *keys, *args)  # type: ignore[no-untyped-call]
+            return await self._redis.eval(APPEND_SCRIPT, len(keys), *keys, *args)
 
     async def append(
         self,
@@ -158,7 +158,7 @@ class RedisEventStore:
 
     async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """See EventStore.read."""
-        entries = await self._redis.xrange(
+        entries: Any = await self._redis.xrange(
             self.keys.events(game_id),
             min=f"{from_version + 1}-0",
             max="+",
@@ -171,7 +171,7 @@ class RedisEventStore:
         if block_ms <= 0:
             return await self.read(game_id, version)
         key = self.keys.events(game_id)
-        reply = await self._redis.xread({key: f"{version}-1"}, block=block_ms)
+        reply: Any = await self._redis.xread({key: f"{version}-1"}, block=block_ms)
         events: list[StoredEvent] = []
         for _stream, entries in reply or []:
             events += [_decode(entry_id, fields) for entry_id, fields in entries]
@@ -179,19 +179,20 @@ class RedisEventStore:
 
     async def version(self, game_id: str) -> int:
         """See EventStore.version."""
-        last = await self._redis.xrevrange(self.keys.events(game_id), count=1)
+        last: Any = await self._redis.xrevrange(self.keys.events(game_id), count=1)
         return _version_of(last[0][0]) if last else 0
 
     async def command_result(self, game_id: str, command_id: str) -> CommandRecord | None:
         """See EventStore.command_result."""
         if not command_id:
             return None
-        value = await self._redis.hget(self.keys.commands(game_id), command_id)
+        value: Any = await self._redis.hget(self.keys.commands(game_id), command_id)
         return _parse_range(value) if value else None
 
     async def list_games(self) -> list[str]:
         """See EventStore.list_games."""
-        return list(await self._redis.zrange(self.keys.games, 0, -1))
+        games: Any = await self._redis.zrange(self.keys.games, 0, -1)
+        return [str(game) for game in games]
 
     async def close(self) -> None:
         """Close the connection pool."""
