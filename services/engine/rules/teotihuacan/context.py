@@ -1,0 +1,52 @@
+"""The working context of one decision: emit events, schedule tasks, draw randomness.
+
+Every change goes through :meth:`Context.emit`, which records the event *and* folds it
+with :func:`evolve`, so the events a decision returns rebuild exactly the state the
+rules saw while deciding. Random outcomes come only from the ``rng`` passed in by the
+caller and end up inside event payloads (RULES.md D7).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from services.engine.ruleset import DomainEvent
+
+from .evolve import evolve
+from .state import GameState
+from .tasks import Task
+
+
+class Context:
+    """Mutable scratchpad over an immutable state.
+
+    Attributes:
+        state: the state after every event emitted so far.
+        agenda: pending tasks, last = next to resolve (the state's agenda is written back
+            with one ``AgendaUpdated`` event when the decision is complete).
+        events: events emitted so far, in order.
+        rng: the only source of randomness.
+    """
+
+    def __init__(self, state: GameState, rng: random.Random) -> None:
+        self.state = state
+        self.agenda: list[Task] = list(state.agenda)
+        self.events: list[DomainEvent] = []
+        self.rng = rng
+
+    def emit(self, event_type: str, **payload: Any) -> None:
+        """Record one event and fold it into :attr:`state`."""
+        event = DomainEvent(event_type, payload)
+        self.state = evolve(self.state, event)
+        self.events.append(event)
+
+    def push(self, *tasks: Task) -> None:
+        """Schedule tasks on top of the agenda; the first one given resolves first."""
+        self.agenda.extend(reversed(tasks))
+
+    def change_goods(self, seat: int, reason: str, **delta: int) -> None:
+        """Emit ``GoodsChanged`` for the non-zero entries of ``delta`` (cocoa, wood, ..., vp)."""
+        changes = {good: amount for good, amount in delta.items() if amount}
+        if changes:
+            self.emit("GoodsChanged", seat=seat, delta=changes, reason=reason)

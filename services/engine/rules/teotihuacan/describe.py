@@ -1,0 +1,104 @@
+"""Plain words for actions and events, and the JSON projection clients see."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from services.engine.ruleset import DomainEvent
+
+from .components import components
+from .flow import legal_actions, pending_task, rules_of
+from .state import GameState, state_to_dict
+
+MILESTONES = frozenset({"EclipseScored", "GameEnded", "EclipseTriggered"})
+
+
+def _board(number: Any) -> str:
+    return components().board(int(number)).name
+
+
+def describe_action(action: Mapping[str, Any]) -> str:
+    """One line naming ``action`` in the game's terms, e.g. ``"move worker 1 by 2"``."""
+    kind = action.get("type")
+    if kind == "move":
+        return f"move worker {action.get('worker')} by {action.get('steps')}"
+    if kind == "worship":
+        return f"worship on space {action.get('space')} ({action.get('mode')})"
+    if kind == "advance_temple":
+        return f"advance on the {action.get('temple')} temple"
+    if kind == "take_resource":
+        return f"take 1 {action.get('resource')}"
+    if kind == "power_up":
+        return f"power up worker {action.get('worker')}"
+    if kind == "ascension_reward":
+        return f"ascension reward: {action.get('reward')}"
+    if kind == "pay_salary":
+        return f"pay {action.get('cocoa')} cocoa of salary"
+    return str(kind).replace("_", " ")
+
+
+def describe_event(event: DomainEvent) -> str:
+    """One line telling what ``event`` means."""
+    p = event.payload
+    seat = f"seat {p['seat']}" if "seat" in p else ""
+    match event.type:
+        case "GameSetUp":
+            return "the game is set up"
+        case "TurnStarted":
+            return f"{seat} starts its turn"
+        case "WorkerMoved":
+            return (
+                f"{seat} moves worker {p['worker']} from {_board(p['from_board'])}"
+                f" to {_board(p['to_board'])}"
+            )
+        case "GoodsChanged":
+            parts = ", ".join(f"{v:+d} {k}" for k, v in p["delta"].items())
+            return f"{seat} {parts} ({p['reason'].replace('_', ' ')})"
+        case "WorkersUnlocked":
+            return f"{seat} unlocks its workers (paid {p['cocoa_paid']} cocoa)"
+        case "WorkerLocked":
+            return f"{seat} locks worker {p['worker']} on {_board(p['board'])}'s worship space"
+        case "WorkerDisplaced":
+            return f"{seat}'s worker {p['worker']} is displaced on {_board(p['board'])}"
+        case "TempleAdvanced":
+            return f"{seat} reaches step {p['step']} of the {p['temple']} temple"
+        case "WorkerPoweredUp":
+            return f"{seat} powers worker {p['worker']} up to {p['power']}"
+        case "WorkerAscended":
+            return f"{seat}'s worker {p['worker']} ascends"
+        case "CalendarAdvanced":
+            return f"the light calendar marker moves to {p['light']}"
+        case "EclipseTriggered":
+            return "an eclipse is coming" + (" (the final one)" if p["final"] else "")
+        case "EclipseScored":
+            lines = "; ".join(f"seat {s['seat']} +{s['total']}" for s in p["scores"])
+            return f"eclipse {p['eclipse']} scored: {lines}"
+        case "SalaryPaid":
+            return f"{seat} pays {p['paid']}/{p['owed']} cocoa salary, loses {p['vp_lost']} VP"
+        case "GameEnded":
+            scores = ", ".join(f"seat {i}: {vp}" for i, vp in enumerate(p["final_scores"]))
+            return f"the game ends ({scores}); seat {p['ranking'][0]} wins"
+        case _:
+            return f"{event.type} {seat}".strip()
+
+
+def is_milestone(event: DomainEvent) -> bool:
+    """Events a summary shows: eclipse triggers and scoring, the game's end."""
+    return event.type in MILESTONES
+
+
+def view(state: GameState, seat: int | None) -> dict[str, Any]:
+    """JSON projection for ``seat`` (None: a watcher). Nothing hidden exists yet in play."""
+    data = state_to_dict(state)
+    task = pending_task(state)
+    data["scores"] = [p.vp for p in state.players]
+    data["avenue_value"] = components().avenue_value(state.buildings_taken)
+    data["waiting_for"] = (
+        None
+        if task is None
+        else {"seat": task.seat, "decision": rules_of(task).decision, "kind": task.KIND}
+    )
+    if seat is not None:
+        data["your_legal_actions"] = legal_actions(state, seat)
+    return data

@@ -1,0 +1,248 @@
+"""``evolve(state, event)``: the one way a Teotihuacan state changes.
+
+Each event type has one small pure handler. Handlers trust the event (the rules checked
+it when deciding); they never draw randomness (RULES.md D7) and never raise for a
+well-formed event. Unknown event types raise KeyError so a corrupt log is never skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from services.engine.ruleset import DomainEvent
+
+from .components import PALACE, TEMPLES
+from .state import GameState, Player, Worker, state_from_dict
+from .tasks import task_from_dict
+
+Payload = Mapping[str, Any]
+Handler = Callable[[GameState, Payload], GameState]
+
+_HANDLERS: dict[str, Handler] = {}
+
+
+def handles(event_type: str) -> Callable[[Handler], Handler]:
+    """Register the handler of ``event_type``."""
+
+    def register(fn: Handler) -> Handler:
+        _HANDLERS[event_type] = fn
+        return fn
+
+    return register
+
+
+def evolve(state: GameState | None, event: DomainEvent) -> GameState:
+    """Fold ``event`` into ``state``; ``state`` is None only for ``GameSetUp``.
+
+    Raises:
+        KeyError: unknown event type.
+        ValueError: an event other than GameSetUp on an empty state.
+    """
+    if state is None:
+        if event.type != "GameSetUp":
+            raise ValueError(f"the first event must be GameSetUp, not {event.type}")
+        return state_from_dict(dict(event.payload["state"]))
+    return _HANDLERS[event.type](state, event.payload)
+
+
+def known_event_types() -> frozenset[str]:
+    """Every event type evolve understands."""
+    return frozenset(_HANDLERS) | {"GameSetUp"}
+
+
+def _player(state: GameState, payload: Payload) -> Player:
+    return state.players[payload["seat"]]
+
+
+def _with_worker(player: Player, worker_id: int, worker: Worker) -> Player:
+    workers = list(player.workers)
+    workers[worker_id] = worker
+    return replace(player, workers=tuple(workers))
+
+
+@handles("GameSetUp")
+def _game_set_up(state: GameState, payload: Payload) -> GameState:
+    return state_from_dict(dict(payload["state"]))
+
+
+@handles("TurnStarted")
+def _turn_started(state: GameState, payload: Payload) -> GameState:
+    seat = payload["seat"]
+    state = state.with_player(seat, replace(state.players[seat], ascended_this_turn=False))
+    return replace(state, current=seat)
+
+
+@handles("WorkersUnlocked")
+def _workers_unlocked(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    workers = tuple(replace(w, locked=False, space=-1) for w in player.workers)
+    return state.with_player(payload["seat"], replace(player, workers=workers))
+
+
+@handles("WorkerMoved")
+def _worker_moved(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    worker_id = payload["worker"]
+    moved = replace(player.workers[worker_id], board=payload["to_board"])
+    return state.with_player(payload["seat"], _with_worker(player, worker_id, moved))
+
+
+@handles("GoodsChanged")
+def _goods_changed(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    changes = {good: player.amount(good) + delta for good, delta in payload["delta"].items()}
+    if "vp" in changes:
+        changes["vp"] = max(0, changes["vp"])
+    return state.with_player(payload["seat"], replace(player, **changes))
+
+
+@handles("WorkerLocked")
+def _worker_locked(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    worker_id = payload["worker"]
+    locked = replace(
+        player.workers[worker_id], board=payload["board"], locked=True, space=payload["space"]
+    )
+    return state.with_player(payload["seat"], _with_worker(player, worker_id, locked))
+
+
+@handles("WorkerDisplaced")
+def _worker_displaced(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    worker_id = payload["worker"]
+    freed = replace(player.workers[worker_id], locked=False, space=-1)
+    return state.with_player(payload["seat"], _with_worker(player, worker_id, freed))
+
+
+@handles("TempleAdvanced")
+def _temple_advanced(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    steps = list(player.temples)
+    steps[TEMPLES.index(payload["temple"])] = payload["step"]
+    temples = (steps[0], steps[1], steps[2])
+    return state.with_player(payload["seat"], replace(player, temples=temples))
+
+
+@handles("WorkerPoweredUp")
+def _worker_powered_up(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    worker_id = payload["worker"]
+    powered = replace(player.workers[worker_id], power=payload["power"])
+    return state.with_player(payload["seat"], _with_worker(player, worker_id, powered))
+
+
+@handles("WorkerAscended")
+def _worker_ascended(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    worker_id = payload["worker"]
+    returned = Worker(board=PALACE, power=1)
+    player = replace(_with_worker(player, worker_id, returned), ascended_this_turn=True)
+    return state.with_player(payload["seat"], player)
+
+
+@handles("FourthWorkerJoined")
+def _fourth_worker_joined(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    joined = Worker(board=PALACE, power=payload["power"])
+    return state.with_player(payload["seat"], _with_worker(player, payload["worker"], joined))
+
+
+@handles("TechnologyAcquired")
+def _technology_acquired(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    player = replace(
+        player,
+        technologies=(*player.technologies, payload["slot"]),
+        gold=player.gold - payload["gold_paid"],
+    )
+    return state.with_player(payload["seat"], player)
+
+
+@handles("AvenueAdvanced")
+def _avenue_advanced(state: GameState, payload: Payload) -> GameState:
+    player = replace(_player(state, payload), avenue=payload["step"])
+    return state.with_player(payload["seat"], player)
+
+
+@handles("PyramidTrackAdvanced")
+def _pyramid_track_advanced(state: GameState, payload: Payload) -> GameState:
+    player = replace(_player(state, payload), pyramid=payload["step"])
+    return state.with_player(payload["seat"], player)
+
+
+@handles("CalendarAdvanced")
+def _calendar_advanced(state: GameState, payload: Payload) -> GameState:
+    return replace(state, light=payload["light"])
+
+
+@handles("EclipseTriggered")
+def _eclipse_triggered(state: GameState, payload: Payload) -> GameState:
+    return replace(
+        state,
+        eclipse_countdown=payload["countdown"],
+        final_eclipse=state.final_eclipse or payload["final"],
+    )
+
+
+@handles("RoundEnded")
+def _round_ended(state: GameState, payload: Payload) -> GameState:
+    return replace(state, round=payload["round"], eclipse_countdown=payload["eclipse_countdown"])
+
+
+@handles("EclipseScored")
+def _eclipse_scored(state: GameState, payload: Payload) -> GameState:
+    players = list(state.players)
+    for line in payload["scores"]:
+        seat = line["seat"]
+        players[seat] = replace(players[seat], vp=players[seat].vp + line["total"], pyramid=0)
+    return replace(
+        state, players=tuple(players), eclipses=payload["eclipse"], phase="eclipse"
+    )
+
+
+@handles("SalaryPaid")
+def _salary_paid(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    player = replace(
+        player,
+        cocoa=player.cocoa - payload["paid"],
+        vp=max(0, player.vp - payload["vp_lost"]),
+    )
+    return state.with_player(payload["seat"], player)
+
+
+@handles("EclipseEnded")
+def _eclipse_ended(state: GameState, payload: Payload) -> GameState:
+    return replace(
+        state, light=payload["light"], dark=payload["dark"], phase="turn", eclipse_countdown=0
+    )
+
+
+@handles("NeutralWorkersPlaced")
+def _neutral_workers_placed(state: GameState, payload: Payload) -> GameState:
+    placed = tuple((colour, board) for colour, board in payload["workers"])
+    return replace(state, neutral_workers=placed)
+
+
+@handles("TempleBonusScored")
+def _temple_bonus_scored(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    return state.with_player(payload["seat"], replace(player, vp=player.vp + payload["vp"]))
+
+
+@handles("GameEnded")
+def _game_ended(state: GameState, payload: Payload) -> GameState:
+    return replace(
+        state,
+        phase="ended",
+        final_scores=tuple(payload["final_scores"]),
+        ranking=tuple(payload["ranking"]),
+        agenda=(),
+    )
+
+
+@handles("AgendaUpdated")
+def _agenda_updated(state: GameState, payload: Payload) -> GameState:
+    return replace(state, agenda=tuple(task_from_dict(dict(t)) for t in payload["agenda"]))

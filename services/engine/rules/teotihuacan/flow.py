@@ -1,0 +1,180 @@
+"""The decision loop: legal actions of the top task, applying one, and running the rest.
+
+Each task kind has *rules*: ``options(state, task)`` lists the actions the seat may take
+(None for a step that needs no choice) and ``resolve(ctx, task, action)`` carries it out.
+After an action, every following step that needs no choice (or has exactly one legal
+option) resolves at once, so the agenda always stops at a real decision.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from services.engine.ruleset import DomainEvent, RuleViolation
+
+from .context import Context
+from .state import GameState
+from .tasks import Task, task_to_dict
+
+Action = dict[str, Any]
+OptionsFn = Callable[[GameState, Any], list[Action] | None]
+ResolveFn = Callable[[Context, Any, Action | None], None]
+ExplainFn = Callable[[GameState, Any, Action], RuleViolation | None]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRules:
+    """How one task kind lists its options and resolves."""
+
+    options: OptionsFn
+    resolve: ResolveFn
+    decision: str
+    rule: str
+    explain: ExplainFn | None = None
+
+
+_RULES: dict[type[Task], TaskRules] = {}
+_FREE_ACTIONS: dict[str, tuple[Callable[[GameState, int], bool], Callable[[Context, int], None]]] = {}
+
+
+def task_rules(
+    task_type: type[Task],
+    *,
+    options: OptionsFn,
+    decision: str,
+    rule: str,
+    explain: ExplainFn | None = None,
+) -> Callable[[ResolveFn], ResolveFn]:
+    """Register the rules of ``task_type``; decorates its resolve function.
+
+    ``decision`` names the decision in game terms; ``rule`` is the RULES.md section cited
+    when an action is refused there; ``explain`` may name a more precise broken rule.
+    """
+
+    def register(resolve: ResolveFn) -> ResolveFn:
+        _RULES[task_type] = TaskRules(options, resolve, decision, rule, explain)
+        return resolve
+
+    return register
+
+
+def free_action(
+    action_type: str, allowed: Callable[[GameState, int], bool]
+) -> Callable[[Callable[[Context, int], None]], Callable[[Context, int], None]]:
+    """Register a free action (RULES.md §2) that can be taken at a seat's own decisions."""
+
+    def register(apply: Callable[[Context, int], None]) -> Callable[[Context, int], None]:
+        _FREE_ACTIONS[action_type] = (allowed, apply)
+        return apply
+
+    return register
+
+
+def rules_of(task: Task) -> TaskRules:
+    """The rules of ``task``'s kind. Raises KeyError for an unregistered kind."""
+    return _RULES[type(task)]
+
+
+def pending_task(state: GameState) -> Task | None:
+    """The task the game waits on, or None once the game has ended."""
+    if state.phase == "ended" or not state.agenda:
+        return None
+    return state.agenda[-1]
+
+
+def legal_actions(state: GameState, seat: int) -> list[Action]:
+    """Every action ``seat`` may take now (empty if it is not that seat's decision)."""
+    task = pending_task(state)
+    if task is None or task.seat != seat:
+        return []
+    actions = list(rules_of(task).options(state, task) or [])
+    for action_type, (allowed, _) in _FREE_ACTIONS.items():
+        if allowed(state, seat):
+            actions.append({"type": action_type})
+    return actions
+
+
+def decide(
+    state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
+) -> list[DomainEvent]:
+    """Events caused by ``seat`` taking ``action`` (RULES.md §9: refuse, or change).
+
+    Raises:
+        RuleViolation: the game has ended, it is not ``seat``'s decision, or the action is
+            not among the legal actions (the message names the rule and the choices).
+    """
+    task = pending_task(state)
+    if task is None:
+        raise RuleViolation("game_ended", "RULES.md §6.3: the game is over; no more actions")
+    if task.seat != seat:
+        raise RuleViolation(
+            "not_your_turn",
+            f"RULES.md §2: the game waits for seat {task.seat} "
+            f"({rules_of(task).decision}), not seat {seat}",
+        )
+    wanted = dict(action)
+    legal = legal_actions(state, seat)
+    if wanted not in legal:
+        raise explain_refusal(state, task, wanted, legal)
+    ctx = Context(state, rng)
+    free = _FREE_ACTIONS.get(str(wanted.get("type")))
+    if free is not None:
+        free[1](ctx, seat)
+    else:
+        ctx.agenda.pop()
+        rules_of(task).resolve(ctx, task, wanted)
+    run_until_decision(ctx)
+    ctx.emit("AgendaUpdated", agenda=[task_to_dict(t) for t in ctx.agenda])
+    return ctx.events
+
+
+def run_until_decision(ctx: Context) -> None:
+    """Resolve agenda steps until one needs a real choice or the agenda is empty."""
+    while ctx.agenda and ctx.state.phase != "ended":
+        task = ctx.agenda[-1]
+        rules = rules_of(task)
+        options = rules.options(ctx.state, task)
+        if options is None:
+            ctx.agenda.pop()
+            rules.resolve(ctx, task, None)
+        elif not options:
+            ctx.agenda.pop()  # nothing can be done: the step is lost (e.g. no temple can advance)
+        elif len(options) == 1:
+            ctx.agenda.pop()
+            rules.resolve(ctx, task, options[0])
+        else:
+            return
+
+
+def explain_refusal(
+    state: GameState, task: Task, wanted: Action, legal: list[Action]
+) -> RuleViolation:
+    """A RuleViolation naming why ``wanted`` is refused at ``task``'s decision."""
+    rules = rules_of(task)
+    types = sorted({str(a["type"]) for a in legal})
+    kind = wanted.get("type")
+    if kind in _FREE_ACTIONS:
+        return RuleViolation(
+            "free_action_not_allowed",
+            f"RULES.md §2: '{kind}' is not possible now (it needs a locked worker, "
+            "3 cocoa and your own normal turn)",
+        )
+    if kind not in types:
+        return RuleViolation(
+            "wrong_decision",
+            f"{rules.rule}: the game waits for {rules.decision}; "
+            f"'{kind}' is not one of {types}",
+        )
+    if rules.explain is not None:
+        precise = rules.explain(state, task, wanted)
+        if precise is not None:
+            return precise
+    same_kind = [a for a in legal if a["type"] == kind]
+    return RuleViolation(
+        "illegal_choice",
+        f"{rules.rule}: {wanted} is not allowed in {rules.decision}; "
+        f"legal choices of that kind: {same_kind[:12]}",
+    )

@@ -1,0 +1,93 @@
+"""``TeotihuacanRuleset``: the base game behind the generic :class:`Ruleset` contract."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from services.engine.ruleset import (
+    DomainEvent,
+    GameResult,
+    InvalidOptions,
+    JsonDict,
+    RuleViolation,
+    SetupRequest,
+)
+
+from . import describe, flow
+from .evolve import evolve
+from .options import GameOptions
+from .setup import set_up
+from .state import GameState
+
+
+class TeotihuacanRuleset:
+    """Teotihuacan: City of Gods, base game (RULES.md), for 2-4 seats."""
+
+    name = "teotihuacan"
+
+    def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
+        """Opening events (RULES.md §1). Raises InvalidOptions for bad options or seat count."""
+        try:
+            options = GameOptions.model_validate(dict(request.options))
+        except ValidationError as error:
+            raise InvalidOptions("game_options", f"RULES.md §7: {error}") from error
+        return set_up(request.seat_count, options, rng)
+
+    def evolve(self, state: GameState | None, event: DomainEvent) -> GameState:
+        """Fold one event (see :mod:`.evolve`)."""
+        return evolve(state, event)
+
+    def upcast(self, event: DomainEvent) -> DomainEvent:
+        """Every event type is at schema version 1 so far: nothing to convert."""
+        return event
+
+    def seats_to_act(self, state: GameState) -> tuple[int, ...]:
+        """The seat of the pending decision (one at a time in the base game)."""
+        task = flow.pending_task(state)
+        return () if task is None else (task.seat,)
+
+    def legal_actions(self, state: GameState, seat: int) -> Sequence[JsonDict]:
+        """Every action ``seat`` may take now (RULES.md §2-6)."""
+        return flow.legal_actions(state, seat)
+
+    def decide(
+        self, state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
+    ) -> list[DomainEvent]:
+        """Events caused by the action. Raises RuleViolation naming the rule broken (§9)."""
+        if not isinstance(action, Mapping) or "type" not in action:
+            raise RuleViolation("malformed_action", "an action is a JSON object with a 'type'")
+        return flow.decide(state, seat, action, rng)
+
+    def is_terminal(self, state: GameState) -> bool:
+        """True after the final eclipse (RULES.md §6.3)."""
+        return state.phase == "ended"
+
+    def result(self, state: GameState) -> GameResult | None:
+        """Final VP and ranking (ties: cocoa, then turn order; RULES.md §6.3)."""
+        if state.phase != "ended":
+            return None
+        return GameResult(scores=state.final_scores, ranking=state.ranking)
+
+    def scores(self, state: GameState) -> tuple[int, ...]:
+        """Current VP per seat."""
+        return tuple(p.vp for p in state.players)
+
+    def view(self, state: GameState, seat: int | None) -> JsonDict:
+        """JSON projection for a seat or a watcher."""
+        return describe.view(state, seat)
+
+    def describe_action(self, action: Mapping[str, Any]) -> str:
+        """One line naming the action."""
+        return describe.describe_action(action)
+
+    def describe_event(self, event: DomainEvent) -> str:
+        """One line telling what the event means."""
+        return describe.describe_event(event)
+
+    def is_milestone(self, event: DomainEvent) -> bool:
+        """Eclipse triggers and scoring, and the game's end."""
+        return describe.is_milestone(event)

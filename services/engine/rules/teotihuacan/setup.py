@@ -1,0 +1,144 @@
+"""Game setup (RULES.md §1): the first-game layout for 2-4 seats, neutral workers included."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from services.engine.ruleset import DomainEvent, InvalidOptions
+
+from .components import components
+from .context import Context
+from .flow import run_until_decision
+from .neutral import draw_neutral_placement, neutral_colour_count
+from .options import GameOptions
+from .state import NOT_IN_PLAY, GameState, Player, Worker, state_to_dict
+from .tasks import StartTurn, task_to_dict
+from .technologies import column_temple
+from .temples import advance_temple
+
+MIN_SEATS, MAX_SEATS = 2, 4
+FOURTH_WORKER_WAITING_POWER = 3
+
+
+@dataclass(frozen=True, slots=True)
+class FirstGameSeat:
+    """The predetermined start of one seat in the first game (RULES.md §1.2.3).
+
+    Attributes:
+        goods: cocoa (on top of the starting cocoa), wood, stone, gold.
+        temples: temple steps taken in order (each gives its reward).
+        avenue: Avenue of the Dead steps.
+        technology_slot: technology slot marked for free (its column's temple step follows).
+        workers: (board, power) of the three starting workers.
+    """
+
+    goods: dict[str, int]
+    temples: tuple[str, ...]
+    workers: tuple[tuple[int, int], ...]
+    avenue: int = 0
+    technology_slot: int | None = None
+
+
+FIRST_GAME_SEATS: tuple[FirstGameSeat, ...] = (
+    FirstGameSeat({"cocoa": 5, "wood": 1, "stone": 2, "gold": 4}, ("green",), ((6, 2), (2, 1), (8, 1))),
+    FirstGameSeat({"cocoa": 5, "wood": 4, "stone": 1}, ("red", "blue"), ((7, 2), (2, 1), (3, 1))),
+    FirstGameSeat(
+        {"cocoa": 4, "wood": 3, "stone": 4}, ("blue",), ((1, 1), (2, 1), (7, 1)), avenue=1
+    ),
+    FirstGameSeat(
+        {"wood": 2, "gold": 5}, ("green",), ((3, 1), (4, 1), (5, 1)), technology_slot=2
+    ),
+)
+"""Seats 1-4 in turn order. Seat 2's blue step takes stone, seat 3's takes gold (§1.2.3)."""
+
+FIRST_GAME_BLUE_RESOURCE = {1: "stone", 2: "gold"}
+"""Turn position → the resource the first-game seat takes on its blue temple step."""
+
+
+def starting_cocoa(position: int, seat_count: int) -> int:
+    """RULES.md §1.2.1, D1: first seat 1, last seat 3, the others 2."""
+    table = components().raw["starting_cocoa"]
+    if position == 0:
+        return int(table["first"])
+    if position == seat_count - 1:
+        return int(table["last"])
+    return int(table["middle"])
+
+
+def set_up(seat_count: int, options: GameOptions, rng: random.Random) -> list[DomainEvent]:
+    """Opening events: ``GameSetUp`` with the whole first state, then the first turn.
+
+    Raises:
+        InvalidOptions: seat count outside 2-4, or options not supported.
+    """
+    if not MIN_SEATS <= seat_count <= MAX_SEATS:
+        raise InvalidOptions(
+            "seat_count", f"RULES.md §1: Teotihuacan seats 2 to 4 players, not {seat_count}"
+        )
+    if not options.first_game:
+        raise InvalidOptions(
+            "setup_mode",
+            "RULES.md §1.1: only the first-game setup is playable in this version "
+            "(standard setup with starting tiles is not implemented yet)",
+        )
+    state = _first_game_board(seat_count, options, rng)
+    ctx = Context(state, rng)
+    ctx.emit("GameSetUp", state=state_to_dict(state))
+    _grant_first_game_seats(ctx)
+    ctx.agenda = [StartTurn(seat=state.turn_order[0])]
+    run_until_decision(ctx)
+    ctx.emit("AgendaUpdated", agenda=[task_to_dict(t) for t in ctx.agenda])
+    return ctx.events
+
+
+def _first_game_board(seat_count: int, options: GameOptions, rng: random.Random) -> GameState:
+    tables = components().raw
+    first = rng.randrange(seat_count)
+    turn_order = tuple((first + k) % seat_count for k in range(seat_count))
+    players = [Player() for _ in range(seat_count)]
+    for position, seat in enumerate(turn_order):
+        layout = FIRST_GAME_SEATS[position]
+        workers = tuple(Worker(board=b, power=p) for b, p in layout.workers)
+        players[seat] = Player(
+            cocoa=starting_cocoa(position, seat_count),
+            workers=(*workers, Worker(board=NOT_IN_PLAY, power=FOURTH_WORKER_WAITING_POWER)),
+        )
+    colours = neutral_colour_count(seat_count)
+    neutral, _ = draw_neutral_placement(rng, seat_count, colours) if colours else ([], [])
+    return GameState(
+        options=options,
+        players=tuple(players),
+        turn_order=turn_order,
+        current=turn_order[0],
+        rondel=tuple(tables["rondel_first_game"]),
+        neutral_workers=tuple((c, b) for c, b in neutral),
+        light=0,
+        dark=components().dark_start(seat_count),
+        technologies=tuple(tables["technology_first_game"]),
+        royal_tiles=tuple(tables["royal_first_game"]),
+        temple_bonus=tuple(tables["temple_bonus_first_game"][t] for t in ("blue", "red", "green")),
+    )
+
+
+def _grant_first_game_seats(ctx: Context) -> None:
+    """The predetermined goods, steps and technology of each seat, as ordinary events."""
+    for position, seat in enumerate(ctx.state.turn_order):
+        layout = FIRST_GAME_SEATS[position]
+        ctx.change_goods(seat, "setup", **layout.goods)
+        for _ in range(layout.avenue):
+            ctx.emit("AvenueAdvanced", seat=seat, step=ctx.state.players[seat].avenue + 1)
+        for temple in layout.temples:
+            _setup_temple_step(ctx, seat, position, temple)
+        if layout.technology_slot is not None:
+            slot = layout.technology_slot
+            ctx.emit("TechnologyAcquired", seat=seat, slot=slot, gold_paid=0)
+            _setup_temple_step(ctx, seat, position, column_temple(slot))
+
+
+def _setup_temple_step(ctx: Context, seat: int, position: int, temple: str) -> None:
+    # The first-game layout fixes which resource the blue step gives (§1.2.3).
+    for follow_up in advance_temple(ctx, seat, temple):
+        resource = FIRST_GAME_BLUE_RESOURCE.get(position, "gold")
+        for _ in range(getattr(follow_up, "count", 1)):
+            ctx.change_goods(seat, "temple_blue", **{resource: 1})

@@ -1,0 +1,269 @@
+"""Frozen game state of Teotihuacan and its JSON form.
+
+The state is only ever changed by :func:`evolve` folding an event; every field is an
+immutable value so a state can be shared, cached and compared freely.
+Seat indices are the order seats were created in; ``turn_order`` says who plays when.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .components import RESOURCES, TEMPLES
+from .options import GameOptions
+from .tasks import Task, task_from_dict, task_to_dict
+
+NOT_IN_PLAY = 0
+"""``Worker.board`` of the waiting 4th die (RULES.md §1.2.2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Worker:
+    """One die of a seat (RULES.md vocabulary: worker, power, locked).
+
+    Attributes:
+        board: printed number of the board it stands on (1..8); 0 while not in play.
+        power: 1..5.
+        locked: True while on a worship space.
+        space: worship space index on its board while locked, else -1.
+    """
+
+    board: int
+    power: int
+    locked: bool = False
+    space: int = -1
+
+    @property
+    def in_play(self) -> bool:
+        """False for the waiting 4th die."""
+        return self.board != NOT_IN_PLAY
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Everything one seat owns and where its markers stand.
+
+    Attributes:
+        cocoa, wood, stone, gold: amounts in hand (never negative).
+        vp: score (never below 0, RULES.md §6.2.4).
+        avenue: Avenue of the Dead step 0..9.
+        pyramid: Pyramid track step 0..10.
+        temples: steps on the blue, red and green temples (0..11).
+        workers: the seat's 4 dice; index is the worker id.
+        technologies: technology slots (0..5 of the technology board) with this seat's marker.
+        discoveries: unused discovery tile ids; used_discoveries: flipped ones.
+        masks: mask discovery tiles kept for every eclipse (tile ids).
+        ascended_this_turn: whether the calendar already advanced for an ascension this turn.
+    """
+
+    cocoa: int = 0
+    wood: int = 0
+    stone: int = 0
+    gold: int = 0
+    vp: int = 0
+    avenue: int = 0
+    pyramid: int = 0
+    temples: tuple[int, int, int] = (0, 0, 0)
+    workers: tuple[Worker, ...] = ()
+    technologies: tuple[int, ...] = ()
+    discoveries: tuple[int, ...] = ()
+    used_discoveries: tuple[int, ...] = ()
+    masks: tuple[int, ...] = ()
+    ascended_this_turn: bool = False
+
+    def amount(self, good: str) -> int:
+        """Amount of ``good`` (cocoa, wood, stone, gold or vp)."""
+        value: int = getattr(self, good)
+        return value
+
+    def temple(self, temple: str) -> int:
+        """Step on ``temple`` (blue, red, green)."""
+        return self.temples[TEMPLES.index(temple)]
+
+    def workers_in_play(self) -> tuple[Worker, ...]:
+        """Workers on the rondel (not the waiting 4th die)."""
+        return tuple(w for w in self.workers if w.in_play)
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """The whole game (public and hidden parts) at one version.
+
+    Attributes:
+        options: the game options.
+        players: one :class:`Player` per seat index.
+        turn_order: seat indices in turn order (first seat first).
+        current: seat whose turn it is.
+        rondel: board numbers at rondel positions 1..8 (index 0 is position 1).
+        neutral_workers: (colour, board) of each neutral worker; colours start after the seats.
+        light, dark: calendar markers.
+        eclipses: eclipses scored so far.
+        eclipse_countdown: round ends still to play before a triggered eclipse (0: none pending).
+        final_eclipse: the pending or next eclipse ends the game (pyramid completed).
+        round: rounds completed.
+        buildings_taken: buildings that left the row (sets the Avenue value).
+        technologies: technology ids on the board, slots 0-2 top row, 3-5 bottom row.
+        royal_tiles: royal tile ids at the Palace worship spaces 0-2.
+        temple_bonus: temple bonus tile ids of the blue, red, green temples.
+        agenda: pending tasks, last = next to resolve (empty: the current seat starts its turn).
+        phase: ``"turn"`` while seats play, ``"eclipse"`` during salaries, ``"ended"``.
+        final_scores: final VP per seat once ended; ranking: seats winner first.
+    """
+
+    options: GameOptions
+    players: tuple[Player, ...]
+    turn_order: tuple[int, ...]
+    current: int
+    rondel: tuple[int, ...]
+    neutral_workers: tuple[tuple[int, int], ...] = ()
+    light: int = 0
+    dark: int = 10
+    eclipses: int = 0
+    eclipse_countdown: int = 0
+    final_eclipse: bool = False
+    round: int = 0
+    buildings_taken: int = 0
+    technologies: tuple[int, ...] = ()
+    royal_tiles: tuple[int, ...] = ()
+    temple_bonus: tuple[int, ...] = ()
+    agenda: tuple[Task, ...] = ()
+    phase: str = "turn"
+    final_scores: tuple[int, ...] = ()
+    ranking: tuple[int, ...] = ()
+
+    @property
+    def seat_count(self) -> int:
+        """Number of seats."""
+        return len(self.players)
+
+    @property
+    def last_seat(self) -> int:
+        """The seat that plays last in each round."""
+        return self.turn_order[-1]
+
+    def position(self, board: int) -> int:
+        """Rondel position (1..8) of the board with printed number ``board``."""
+        return self.rondel.index(board) + 1
+
+    def board_at(self, position: int) -> int:
+        """Printed board number at rondel position ``position`` (wraps, 1 follows 8)."""
+        return self.rondel[(position - 1) % len(self.rondel)]
+
+    def with_player(self, seat: int, player: Player) -> GameState:
+        """Copy with seat ``seat`` replaced."""
+        players = list(self.players)
+        players[seat] = player
+        return replace(self, players=tuple(players))
+
+    def worship_occupant(self, board: int, space: int) -> tuple[int, int] | None:
+        """(seat, worker id) locked on a worship space, or None if it is empty."""
+        for seat, player in enumerate(self.players):
+            for worker_id, worker in enumerate(player.workers):
+                if worker.locked and worker.board == board and worker.space == space:
+                    return seat, worker_id
+        return None
+
+    def unlocked_colours_on(self, board: int) -> set[int]:
+        """Colours (seats, then neutral colours) with an unlocked worker on ``board``."""
+        colours = {
+            seat
+            for seat, player in enumerate(self.players)
+            for worker in player.workers
+            if worker.board == board and not worker.locked
+        }
+        colours.update(colour for colour, at in self.neutral_workers if at == board)
+        return colours
+
+
+# --- JSON form ---------------------------------------------------------------------------
+
+
+def _player_to_dict(player: Player) -> dict[str, Any]:
+    return {
+        **{good: player.amount(good) for good in ("cocoa", *RESOURCES, "vp")},
+        "avenue": player.avenue,
+        "pyramid": player.pyramid,
+        "temples": list(player.temples),
+        "workers": [
+            {"board": w.board, "power": w.power, "locked": w.locked, "space": w.space}
+            for w in player.workers
+        ],
+        "technologies": list(player.technologies),
+        "discoveries": list(player.discoveries),
+        "used_discoveries": list(player.used_discoveries),
+        "masks": list(player.masks),
+        "ascended_this_turn": player.ascended_this_turn,
+    }
+
+
+def _player_from_dict(data: dict[str, Any]) -> Player:
+    temples = tuple(data.get("temples", (0, 0, 0)))
+    return Player(
+        cocoa=data.get("cocoa", 0),
+        wood=data.get("wood", 0),
+        stone=data.get("stone", 0),
+        gold=data.get("gold", 0),
+        vp=data.get("vp", 0),
+        avenue=data.get("avenue", 0),
+        pyramid=data.get("pyramid", 0),
+        temples=(temples[0], temples[1], temples[2]),
+        workers=tuple(Worker(**w) for w in data.get("workers", ())),
+        technologies=tuple(data.get("technologies", ())),
+        discoveries=tuple(data.get("discoveries", ())),
+        used_discoveries=tuple(data.get("used_discoveries", ())),
+        masks=tuple(data.get("masks", ())),
+        ascended_this_turn=data.get("ascended_this_turn", False),
+    )
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    """JSON-safe dict of the whole state (hidden parts included)."""
+    return {
+        "options": state.options.model_dump(),
+        "players": [_player_to_dict(p) for p in state.players],
+        "turn_order": list(state.turn_order),
+        "current": state.current,
+        "rondel": list(state.rondel),
+        "neutral_workers": [list(n) for n in state.neutral_workers],
+        "light": state.light,
+        "dark": state.dark,
+        "eclipses": state.eclipses,
+        "eclipse_countdown": state.eclipse_countdown,
+        "final_eclipse": state.final_eclipse,
+        "round": state.round,
+        "buildings_taken": state.buildings_taken,
+        "technologies": list(state.technologies),
+        "royal_tiles": list(state.royal_tiles),
+        "temple_bonus": list(state.temple_bonus),
+        "agenda": [task_to_dict(t) for t in state.agenda],
+        "phase": state.phase,
+        "final_scores": list(state.final_scores),
+        "ranking": list(state.ranking),
+    }
+
+
+def state_from_dict(data: dict[str, Any]) -> GameState:
+    """Inverse of :func:`state_to_dict`; missing newer fields take their defaults."""
+    return GameState(
+        options=GameOptions.model_validate(data.get("options", {})),
+        players=tuple(_player_from_dict(p) for p in data["players"]),
+        turn_order=tuple(data["turn_order"]),
+        current=data["current"],
+        rondel=tuple(data["rondel"]),
+        neutral_workers=tuple((c, b) for c, b in data.get("neutral_workers", ())),
+        light=data.get("light", 0),
+        dark=data.get("dark", 10),
+        eclipses=data.get("eclipses", 0),
+        eclipse_countdown=data.get("eclipse_countdown", 0),
+        final_eclipse=data.get("final_eclipse", False),
+        round=data.get("round", 0),
+        buildings_taken=data.get("buildings_taken", 0),
+        technologies=tuple(data.get("technologies", ())),
+        royal_tiles=tuple(data.get("royal_tiles", ())),
+        temple_bonus=tuple(data.get("temple_bonus", ())),
+        agenda=tuple(task_from_dict(t) for t in data.get("agenda", ())),
+        phase=data.get("phase", "turn"),
+        final_scores=tuple(data.get("final_scores", ())),
+        ranking=tuple(data.get("ranking", ())),
+    )

@@ -1,0 +1,153 @@
+"""Pending tasks: what the game still has to resolve, in order.
+
+A turn is a chain of steps (move, board action, power-ups, temple rewards, ascension...).
+Steps that need a seat's choice wait on the state's *agenda* as one of these tasks; the
+top task is the decision the game is waiting for. Tasks are plain data so the agenda
+travels in events and folds like everything else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """Base of every pending task. ``seat`` is the seat that resolves it (-1: nobody)."""
+
+    KIND: ClassVar[str] = "task"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakeTurn(Task):
+    """Start a normal turn (move a worker) or take the free unlock (RULES.md §2)."""
+
+    KIND: ClassVar[str] = "take_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class BoardAction(Task):
+    """Choose collect cocoa, the main action or worship on ``board`` (RULES.md §3).
+
+    ``workers`` are the worker ids that just moved there (more than one with a double move).
+    """
+
+    KIND: ClassVar[str] = "board_action"
+    board: int
+    workers: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PowerUps(Task):
+    """Power up ``count`` times, only workers on ``board`` (RULES.md §5); board 0: any board."""
+
+    KIND: ClassVar[str] = "power_ups"
+    board: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TempleSteps(Task):
+    """Advance ``count`` times on ``temple`` ("" = a temple of the seat's choice each time)."""
+
+    KIND: ClassVar[str] = "temple_steps"
+    temple: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceChoice(Task):
+    """Take ``count`` resources, one at a time, each of the seat's choice (blue temple)."""
+
+    KIND: ClassVar[str] = "resource_choice"
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class AscensionReward(Task):
+    """Choose one ascension reward (RULES.md §5.3)."""
+
+    KIND: ClassVar[str] = "ascension_reward"
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarAdvance(Task):
+    """Advance the light calendar marker once (first ascension of a turn, RULES.md §5.4)."""
+
+    KIND: ClassVar[str] = "calendar_advance"
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestTechnologies(Task):
+    """Apply the seat's harvest technologies (#5, #7) after the main action on ``board``."""
+
+    KIND: ClassVar[str] = "harvest_technologies"
+    board: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn(Task):
+    """Close ``seat``'s turn: round end, calendar, eclipse countdown (RULES.md §2, §6.1)."""
+
+    KIND: ClassVar[str] = "end_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class StartTurn(Task):
+    """Give the turn to ``seat``."""
+
+    KIND: ClassVar[str] = "start_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Salary(Task):
+    """Pay the eclipse salary of ``seat`` (RULES.md §6.2.4): choose how much cocoa to pay."""
+
+    KIND: ClassVar[str] = "salary"
+
+
+@dataclass(frozen=True, slots=True)
+class EclipseEnd(Task):
+    """After every salary: reset the calendar and neutral workers, or end the game."""
+
+    KIND: ClassVar[str] = "eclipse_end"
+
+
+TASK_TYPES: dict[str, type[Task]] = {
+    cls.KIND: cls
+    for cls in (
+        TakeTurn,
+        BoardAction,
+        PowerUps,
+        TempleSteps,
+        ResourceChoice,
+        AscensionReward,
+        CalendarAdvance,
+        HarvestTechnologies,
+        EndTurn,
+        StartTurn,
+        Salary,
+        EclipseEnd,
+    )
+}
+
+
+def task_to_dict(task: Task) -> dict[str, Any]:
+    """JSON form: ``{"kind": ..., <fields>}``."""
+    data = asdict(task)
+    for key, value in data.items():
+        if isinstance(value, tuple):
+            data[key] = list(value)
+    return {"kind": task.KIND, **data}
+
+
+def task_from_dict(data: dict[str, Any]) -> Task:
+    """Inverse of :func:`task_to_dict`. Raises KeyError for an unknown kind."""
+    cls = TASK_TYPES[data["kind"]]
+    kwargs = {}
+    for f in fields(cls):
+        value = data[f.name]
+        kwargs[f.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**kwargs)

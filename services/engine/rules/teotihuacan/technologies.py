@@ -1,0 +1,27 @@
+"""Technologies: which seat owns which, and the column temple (RULES.md §1.1.3, §3.2)."""
+
+from __future__ import annotations
+
+from .components import TEMPLES, components
+from .state import GameState
+
+ROW_LENGTH = 3
+
+
+def technology_effect(technology_id: int) -> str:
+    """Effect key of a technology (components ``technologies``)."""
+    effect: str = components().raw["technologies"][technology_id]["effect"]
+    return effect
+
+
+def owns_technology(state: GameState, seat: int, effect: str) -> bool:
+    """True if ``seat`` has a marker on the technology with ``effect``."""
+    return any(
+        technology_effect(state.technologies[slot]) == effect
+        for slot in state.players[seat].technologies
+    )
+
+
+def column_temple(slot: int) -> str:
+    """Temple advanced by the technology in board slot ``slot`` (columns blue, red, green)."""
+    return TEMPLES[slot % ROW_LENGTH]

@@ -1,0 +1,216 @@
+"""A seat's turn: unlock or move a worker, then one action on the destination board.
+
+RULES.md §2 (turn structure, free unlock, paying 3 cocoa to unlock) and §3 (movement,
+collect cocoa, main action, worship).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from services.engine.ruleset import RuleViolation
+
+from .components import PALACE, components
+from .context import Context
+from .flow import Action, free_action, task_rules
+from .state import GameState
+from .tasks import BoardAction, EndTurn, Salary, TakeTurn
+from .technologies import owns_technology
+
+MAX_STEPS = 3
+UNLOCK_COST = 3
+
+
+# --- main actions are registered per board by their own modules ---------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MainAction:
+    """How one board's main action checks it can be carried out, and resolves.
+
+    ``possible(state, seat, board, cost)`` is True when the seat can pay ``cost`` cocoa and
+    everything the action needs (RULES.md §3: a main action that cannot be carried out
+    can't be chosen). ``resolve(ctx, task, cost)`` pays and resolves it.
+    """
+
+    possible: Callable[[GameState, int, int, int], bool]
+    resolve: Callable[[Context, BoardAction, int], None]
+
+
+MAIN_ACTIONS: dict[int, MainAction] = {}
+
+
+def main_action(board: int) -> Callable[[MainAction], MainAction]:
+    """Register the main action of printed board ``board``."""
+
+    def register(action: MainAction) -> MainAction:
+        MAIN_ACTIONS[board] = action
+        return action
+
+    return register
+
+
+# --- worship is registered by its module too ------------------------------------------
+
+WorshipOptions = Callable[[GameState, BoardAction], list[Action]]
+WorshipResolve = Callable[[Context, BoardAction, Action], None]
+_WORSHIP: list[tuple[WorshipOptions, WorshipResolve]] = []
+
+
+def register_worship(options: WorshipOptions, resolve: WorshipResolve) -> None:
+    """Install the worship rules (RULES.md §3, Worship)."""
+    _WORSHIP[:] = [(options, resolve)]
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def action_cost(state: GameState, board: int, seat: int, moved: tuple[int, ...]) -> int:
+    """X of RULES.md §3: distinct colours of unlocked workers on ``board``, moved ones excluded."""
+    colours = {
+        other_seat
+        for other_seat, player in enumerate(state.players)
+        for worker_id, worker in enumerate(player.workers)
+        if worker.board == board
+        and not worker.locked
+        and not (other_seat == seat and worker_id in moved)
+    }
+    colours.update(colour for colour, at in state.neutral_workers if at == board)
+    return len(colours)
+
+
+def own_workers_on(state: GameState, seat: int, board: int) -> list[int]:
+    """Ids of ``seat``'s unlocked workers on ``board`` (the moved ones included)."""
+    return [
+        worker_id
+        for worker_id, worker in enumerate(state.players[seat].workers)
+        if worker.board == board and not worker.locked and worker.in_play
+    ]
+
+
+def destination(state: GameState, board: int, steps: int) -> int:
+    """Board reached by moving ``steps`` positions clockwise from ``board``."""
+    return state.board_at(state.position(board) + steps)
+
+
+def passes_palace(state: GameState, board: int, steps: int) -> bool:
+    """True if a move of ``steps`` from ``board`` goes onto or past the Palace (position 1)."""
+    start = state.position(board)
+    return any(state.board_at(start + k) == PALACE for k in range(1, steps + 1))
+
+
+# --- take a turn ----------------------------------------------------------------------
+
+
+def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
+    player = state.players[task.seat]
+    moves: list[Action] = [
+        {"type": "move", "worker": worker_id, "steps": steps}
+        for worker_id, worker in enumerate(player.workers)
+        if worker.in_play and not worker.locked
+        for steps in range(1, MAX_STEPS + 1)
+    ]
+    return [*moves, {"type": "unlock"}]
+
+
+def _explain_turn(state: GameState, task: TakeTurn, action: Action) -> RuleViolation | None:
+    if action.get("type") != "move":
+        return None
+    workers = state.players[task.seat].workers
+    worker_id, steps = action.get("worker"), action.get("steps")
+    if not isinstance(worker_id, int) or not 0 <= worker_id < len(workers):
+        return RuleViolation("unknown_worker", f"RULES.md §3: seat has no worker {worker_id!r}")
+    if not workers[worker_id].in_play:
+        return RuleViolation("worker_not_in_play", "RULES.md §1.2.2: that worker is not in play")
+    if workers[worker_id].locked:
+        return RuleViolation(
+            "worker_locked", "RULES.md §3: a locked worker can't move; unlock it first"
+        )
+    if not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+        return RuleViolation(
+            "distance_out_of_range", f"RULES.md §3: move 1, 2 or 3 positions, not {steps!r}"
+        )
+    return None
+
+
+@task_rules(
+    TakeTurn,
+    options=_turn_options,
+    decision="a worker to move (or the free unlock)",
+    rule="RULES.md §2-3",
+    explain=_explain_turn,
+)
+def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> None:
+    """Free unlock (ends the turn) or move a worker and choose its board action next."""
+    assert action is not None
+    seat = task.seat
+    if action["type"] == "unlock":
+        ctx.emit("WorkersUnlocked", seat=seat, cocoa_paid=0)
+        ctx.push(EndTurn(seat=seat))
+        return
+    worker_id, steps = int(action["worker"]), int(action["steps"])
+    start = ctx.state.players[seat].workers[worker_id].board
+    target = destination(ctx.state, start, steps)
+    ctx.emit("WorkerMoved", seat=seat, worker=worker_id, from_board=start, to_board=target)
+    if owns_technology(ctx.state, seat, "palace_pass_cocoa") and passes_palace(
+        ctx.state, start, steps
+    ):
+        ctx.change_goods(seat, "technology_palace_pass", cocoa=1)
+    ctx.push(BoardAction(seat=seat, board=target, workers=(worker_id,)), EndTurn(seat=seat))
+
+
+# --- the action on the destination board ----------------------------------------------
+
+
+def _board_action_options(state: GameState, task: BoardAction) -> list[Action]:
+    options: list[Action] = [{"type": "collect_cocoa"}]
+    cost = action_cost(state, task.board, task.seat, task.workers)
+    main = MAIN_ACTIONS.get(task.board)
+    if main is not None and main.possible(state, task.seat, task.board, cost):
+        options.append({"type": "main_action"})
+    for worship_options, _ in _WORSHIP:
+        options.extend(worship_options(state, task))
+    return options
+
+
+@task_rules(
+    BoardAction,
+    options=_board_action_options,
+    decision="the action on the destination board (collect cocoa, main action or worship)",
+    rule="RULES.md §3",
+)
+def resolve_board_action(ctx: Context, task: BoardAction, action: Action | None) -> None:
+    """Collect cocoa, the board's main action, or worship."""
+    assert action is not None
+    cost = action_cost(ctx.state, task.board, task.seat, task.workers)
+    if action["type"] == "collect_cocoa":
+        ctx.change_goods(task.seat, "collect_cocoa", cocoa=cost + 1)
+    elif action["type"] == "main_action":
+        MAIN_ACTIONS[task.board].resolve(ctx, task, cost)
+    else:
+        for _, resolve_worship in _WORSHIP:
+            resolve_worship(ctx, task, action)
+
+
+# --- free action: pay 3 cocoa to unlock ----------------------------------------------
+
+def _may_pay_to_unlock(state: GameState, seat: int) -> bool:
+    if state.phase != "turn" or state.current != seat or not state.agenda:
+        return False
+    if isinstance(state.agenda[-1], Salary):
+        return False
+    player = state.players[seat]
+    return player.cocoa >= UNLOCK_COST and any(w.locked for w in player.workers)
+
+
+@free_action("pay_unlock", _may_pay_to_unlock)
+def pay_to_unlock(ctx: Context, seat: int) -> None:
+    """RULES.md §2: during its own turn a seat may pay 3 cocoa to unlock all its workers."""
+    ctx.emit("WorkersUnlocked", seat=seat, cocoa_paid=UNLOCK_COST)
+    ctx.change_goods(seat, "unlock", cocoa=-UNLOCK_COST)
+
+
+def board_name(board: int) -> str:
+    """Display name of printed board ``board``."""
+    return components().board(board).name
