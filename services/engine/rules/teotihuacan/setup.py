@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from services.engine.ruleset import DomainEvent, InvalidOptions
 
@@ -106,7 +106,7 @@ def _first_game_board(seat_count: int, options: GameOptions, rng: random.Random)
         )
     colours = neutral_colour_count(seat_count)
     neutral, _ = draw_neutral_placement(rng, seat_count, colours) if colours else ([], [])
-    return GameState(
+    state = GameState(
         options=options,
         players=tuple(players),
         turn_order=turn_order,
@@ -118,6 +118,64 @@ def _first_game_board(seat_count: int, options: GameOptions, rng: random.Random)
         technologies=tuple(tables["technology_first_game"]),
         royal_tiles=tuple(tables["royal_first_game"]),
         temple_bonus=tuple(tables["temple_bonus_first_game"][t] for t in ("blue", "red", "green")),
+    )
+    return lay_out_supplies(state, rng)
+
+
+def _draw(rng: random.Random, supply: list[int], count: int) -> list[int]:
+    """Draw ``count`` tiles at random from ``supply`` (removed from it)."""
+    drawn = []
+    for _ in range(count):
+        drawn.append(supply.pop(rng.randrange(len(supply))))
+    return drawn
+
+
+def _major_step_count(formula: str, players: int) -> int:
+    return {"players": players, "players+1": players + 1, "players-1": players - 1}[formula]
+
+
+def lay_out_supplies(state: GameState, rng: random.Random) -> GameState:
+    """RULES.md §1.1.7-8: pre-placed pyramid tiles, the offers, and the discovery tiles.
+
+    Pre-placed pyramid tiles are drawn and rotated at random and score for nobody.
+    """
+    tables = components().raw
+    players = state.seat_count
+    pyramid_supply = list(range(len(tables["pyramid"]["tiles"])))
+    placed: list[tuple[int, int, int, int, int]] = []
+    for level, slots in sorted(tables["pyramid"]["setup_slots"][str(players)].items()):
+        for row, column in slots:
+            (tile,) = _draw(rng, pyramid_supply, 1)
+            placed.append((int(level), row, column, tile, rng.randrange(4)))
+    pyramid_offer = _draw(rng, pyramid_supply, tables["pyramid"]["offer_size"])
+    decoration_supply = list(range(len(tables["decorations"]["tiles"])))
+    decoration_offer = _draw(rng, decoration_supply, tables["decorations"]["offer_size"])
+    discovery_supply = list(range(len(tables["discovery_tiles"])))
+    worship = [-1] * 9
+    for board in tables["discovery_setup"]["worship_spaces"]:
+        (worship[board],) = _draw(rng, discovery_supply, tables["discovery_setup"]["per_worship_space"])
+    avenue: list[tuple[int, ...]] = [()] * 10
+    for step, count in tables["discovery_setup"]["avenue"].items():
+        avenue[int(step)] = tuple(_draw(rng, discovery_supply, count))
+    temples: list[tuple[tuple[int, ...], ...]] = []
+    for temple in ("blue", "red", "green"):
+        steps: list[tuple[int, ...]] = [()] * 12
+        for step, formula in components().temple_major_steps(temple).items():
+            steps[step] = tuple(
+                _draw(rng, discovery_supply, _major_step_count(formula, max(players, 2)))
+            )
+        temples.append(tuple(steps))
+    return replace(
+        state,
+        pyramid_tiles=tuple(placed),
+        pyramid_offer=tuple(pyramid_offer),
+        pyramid_supply=tuple(sorted(pyramid_supply)),
+        decoration_offer=tuple(decoration_offer),
+        decoration_supply=tuple(sorted(decoration_supply)),
+        discovery_supply=tuple(sorted(discovery_supply)),
+        worship_discoveries=tuple(worship),
+        avenue_discoveries=tuple(avenue),
+        temple_discoveries=tuple(temples),
     )
 
 

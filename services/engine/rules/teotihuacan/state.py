@@ -7,10 +7,10 @@ Seat indices are the order seats were created in; ``turn_order`` says who plays 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .components import RESOURCES, TEMPLES
+from .components import TEMPLES
 from .options import GameOptions
 from .tasks import Task, task_from_dict, task_to_dict
 
@@ -55,6 +55,9 @@ class Player:
         discoveries: unused discovery tile ids; used_discoveries: flipped ones.
         masks: mask discovery tiles kept for every eclipse (tile ids).
         ascended_this_turn: whether the calendar already advanced for an ascension this turn.
+        active_effects: effects of discovery tiles flipped this turn, not yet used up.
+        starting_tiles: starting tiles dealt (standard setup; hidden from other seats).
+        chosen_starting_tiles: the secret choice, until revealed.
     """
 
     cocoa: int = 0
@@ -71,6 +74,9 @@ class Player:
     used_discoveries: tuple[int, ...] = ()
     masks: tuple[int, ...] = ()
     ascended_this_turn: bool = False
+    active_effects: tuple[str, ...] = ()
+    starting_tiles: tuple[int, ...] = ()
+    chosen_starting_tiles: tuple[int, ...] = ()
 
     def amount(self, good: str) -> int:
         """Amount of ``good`` (cocoa, wood, stone, gold or vp)."""
@@ -106,6 +112,17 @@ class GameState:
         technologies: technology ids on the board, slots 0-2 top row, 3-5 bottom row.
         royal_tiles: royal tile ids at the Palace worship spaces 0-2.
         temple_bonus: temple bonus tile ids of the blue, red, green temples.
+        pyramid_tiles: placed pyramid tiles as (level 1-4, row, column, tile id, rotation 0-3).
+        pyramid_offer: pyramid tile ids face up; pyramid_supply: tile ids still in the bag.
+        decorations: placed decorations as (side, step 1-4, tile id).
+        decoration_offer, decoration_supply: face-up decoration tiles and the bag.
+        nobles_rows: buildings placed on the top, middle and bottom rows of Nobles (6).
+        discovery_supply: discovery tile ids still in the bag.
+        worship_discoveries: discovery tile at each board's worship area, indexed by
+            printed board number (index 0 unused; -1: none).
+        avenue_discoveries: discovery tiles on each Avenue step (index = step).
+        temple_discoveries: per temple (blue, red, green), per step, the discovery tiles there.
+        starting_tile_offer: face-up starting tiles of the draft variant.
         agenda: pending tasks, last = next to resolve (empty: the current seat starts its turn).
         phase: ``"turn"`` while seats play, ``"eclipse"`` during salaries, ``"ended"``.
         final_scores: final VP per seat once ended; ranking: seats winner first.
@@ -127,6 +144,18 @@ class GameState:
     technologies: tuple[int, ...] = ()
     royal_tiles: tuple[int, ...] = ()
     temple_bonus: tuple[int, ...] = ()
+    pyramid_tiles: tuple[tuple[int, int, int, int, int], ...] = ()
+    pyramid_offer: tuple[int, ...] = ()
+    pyramid_supply: tuple[int, ...] = ()
+    decorations: tuple[tuple[str, int, int], ...] = ()
+    decoration_offer: tuple[int, ...] = ()
+    decoration_supply: tuple[int, ...] = ()
+    nobles_rows: tuple[int, int, int] = (0, 0, 0)
+    discovery_supply: tuple[int, ...] = ()
+    worship_discoveries: tuple[int, ...] = ()
+    avenue_discoveries: tuple[tuple[int, ...], ...] = ()
+    temple_discoveries: tuple[tuple[tuple[int, ...], ...], ...] = ()
+    starting_tile_offer: tuple[int, ...] = ()
     agenda: tuple[Task, ...] = ()
     phase: str = "turn"
     final_scores: tuple[int, ...] = ()
@@ -180,90 +209,61 @@ class GameState:
 
 
 def _player_to_dict(player: Player) -> dict[str, Any]:
-    return {
-        **{good: player.amount(good) for good in ("cocoa", *RESOURCES, "vp")},
-        "avenue": player.avenue,
-        "pyramid": player.pyramid,
-        "temples": list(player.temples),
-        "workers": [
-            {"board": w.board, "power": w.power, "locked": w.locked, "space": w.space}
-            for w in player.workers
-        ],
-        "technologies": list(player.technologies),
-        "discoveries": list(player.discoveries),
-        "used_discoveries": list(player.used_discoveries),
-        "masks": list(player.masks),
-        "ascended_this_turn": player.ascended_this_turn,
-    }
+    data = {f.name: _json(getattr(player, f.name)) for f in fields(Player) if f.name != "workers"}
+    data["workers"] = [
+        {"board": w.board, "power": w.power, "locked": w.locked, "space": w.space}
+        for w in player.workers
+    ]
+    return data
 
 
 def _player_from_dict(data: dict[str, Any]) -> Player:
-    temples = tuple(data.get("temples", (0, 0, 0)))
-    return Player(
-        cocoa=data.get("cocoa", 0),
-        wood=data.get("wood", 0),
-        stone=data.get("stone", 0),
-        gold=data.get("gold", 0),
-        vp=data.get("vp", 0),
-        avenue=data.get("avenue", 0),
-        pyramid=data.get("pyramid", 0),
-        temples=(temples[0], temples[1], temples[2]),
-        workers=tuple(Worker(**w) for w in data.get("workers", ())),
-        technologies=tuple(data.get("technologies", ())),
-        discoveries=tuple(data.get("discoveries", ())),
-        used_discoveries=tuple(data.get("used_discoveries", ())),
-        masks=tuple(data.get("masks", ())),
-        ascended_this_turn=data.get("ascended_this_turn", False),
-    )
+    values = {
+        f.name: _frozen(data[f.name])
+        for f in fields(Player)
+        if f.name != "workers" and f.name in data
+    }
+    return Player(workers=tuple(Worker(**w) for w in data.get("workers", ())), **values)
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_json(v) for v in value]
+    return value
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+_SPECIAL_FIELDS = frozenset({"options", "players", "agenda"})
 
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
     """JSON-safe dict of the whole state (hidden parts included)."""
-    return {
+    data: dict[str, Any] = {
         "options": state.options.model_dump(),
         "players": [_player_to_dict(p) for p in state.players],
-        "turn_order": list(state.turn_order),
-        "current": state.current,
-        "rondel": list(state.rondel),
-        "neutral_workers": [list(n) for n in state.neutral_workers],
-        "light": state.light,
-        "dark": state.dark,
-        "eclipses": state.eclipses,
-        "eclipse_countdown": state.eclipse_countdown,
-        "final_eclipse": state.final_eclipse,
-        "round": state.round,
-        "buildings_taken": state.buildings_taken,
-        "technologies": list(state.technologies),
-        "royal_tiles": list(state.royal_tiles),
-        "temple_bonus": list(state.temple_bonus),
         "agenda": [task_to_dict(t) for t in state.agenda],
-        "phase": state.phase,
-        "final_scores": list(state.final_scores),
-        "ranking": list(state.ranking),
     }
+    for f in fields(GameState):
+        if f.name not in _SPECIAL_FIELDS:
+            data[f.name] = _json(getattr(state, f.name))
+    return data
 
 
 def state_from_dict(data: dict[str, Any]) -> GameState:
     """Inverse of :func:`state_to_dict`; missing newer fields take their defaults."""
+    values: dict[str, Any] = {
+        f.name: _frozen(data[f.name])
+        for f in fields(GameState)
+        if f.name not in _SPECIAL_FIELDS and f.name in data
+    }
     return GameState(
         options=GameOptions.model_validate(data.get("options", {})),
         players=tuple(_player_from_dict(p) for p in data["players"]),
-        turn_order=tuple(data["turn_order"]),
-        current=data["current"],
-        rondel=tuple(data["rondel"]),
-        neutral_workers=tuple((c, b) for c, b in data.get("neutral_workers", ())),
-        light=data.get("light", 0),
-        dark=data.get("dark", 10),
-        eclipses=data.get("eclipses", 0),
-        eclipse_countdown=data.get("eclipse_countdown", 0),
-        final_eclipse=data.get("final_eclipse", False),
-        round=data.get("round", 0),
-        buildings_taken=data.get("buildings_taken", 0),
-        technologies=tuple(data.get("technologies", ())),
-        royal_tiles=tuple(data.get("royal_tiles", ())),
-        temple_bonus=tuple(data.get("temple_bonus", ())),
         agenda=tuple(task_from_dict(t) for t in data.get("agenda", ())),
-        phase=data.get("phase", "turn"),
-        final_scores=tuple(data.get("final_scores", ())),
-        ranking=tuple(data.get("ranking", ())),
+        **values,
     )

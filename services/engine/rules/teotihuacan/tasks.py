@@ -9,7 +9,7 @@ travels in events and folds like everything else.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,23 +115,32 @@ class EclipseEnd(Task):
     KIND: ClassVar[str] = "eclipse_end"
 
 
-TASK_TYPES: dict[str, type[Task]] = {
-    cls.KIND: cls
-    for cls in (
-        TakeTurn,
-        BoardAction,
-        PowerUps,
-        TempleSteps,
-        ResourceChoice,
-        AscensionReward,
-        CalendarAdvance,
-        HarvestTechnologies,
-        EndTurn,
-        StartTurn,
-        Salary,
-        EclipseEnd,
-    )
-}
+TASK_TYPES: dict[str, type[Task]] = {}
+
+TaskT = TypeVar("TaskT", bound=type[Task])
+
+
+def register_task(cls: TaskT) -> TaskT:
+    """Make a task kind known to :func:`task_from_dict` (modules may define their own)."""
+    TASK_TYPES[cls.KIND] = cls
+    return cls
+
+
+for _cls in (
+    TakeTurn,
+    BoardAction,
+    PowerUps,
+    TempleSteps,
+    ResourceChoice,
+    AscensionReward,
+    CalendarAdvance,
+    HarvestTechnologies,
+    EndTurn,
+    StartTurn,
+    Salary,
+    EclipseEnd,
+):
+    register_task(_cls)
 
 
 def task_to_dict(task: Task) -> dict[str, Any]:
