@@ -29,7 +29,9 @@ def check_invariants(state: GameState) -> None:
     assert state.light <= state.dark
 
 
-def random_game(seats: int, seed: int, options: dict[str, bool]) -> tuple[GameState, list[DomainEvent]]:
+def random_game(
+    seats: int, seed: int, options: dict[str, bool]
+) -> tuple[GameState, list[DomainEvent]]:
     rng = random.Random(seed)
     log = RULES.setup(SetupRequest(seat_count=seats, options=options), rng)
     state = fold(log)
@@ -72,7 +74,10 @@ def test_refused_actions_leave_the_state_unchanged(seed: int, data: st.DataObjec
     state = fold(RULES.setup(SetupRequest(seat_count=3), rng))
     for _ in range(data.draw(st.integers(min_value=0, max_value=60))):
         (seat,) = RULES.seats_to_act(state)
-        state = fold(RULES.decide(state, seat, rng.choice(list(RULES.legal_actions(state, seat))), rng), state)
+        state = fold(
+            RULES.decide(state, seat, rng.choice(list(RULES.legal_actions(state, seat))), rng),
+            state,
+        )
         if RULES.is_terminal(state):
             return
     (seat,) = RULES.seats_to_act(state)
@@ -81,7 +86,15 @@ def test_refused_actions_leave_the_state_unchanged(seed: int, data: st.DataObjec
         st.fixed_dictionaries(
             {
                 "type": st.sampled_from(
-                    ["move", "collect_cocoa", "main_action", "worship", "power_up", "pay_salary", "x"]
+                    [
+                        "move",
+                        "collect_cocoa",
+                        "main_action",
+                        "worship",
+                        "power_up",
+                        "pay_salary",
+                        "x",
+                    ]
                 ),
                 "worker": st.integers(min_value=-2, max_value=5),
                 "steps": st.integers(min_value=-1, max_value=5),

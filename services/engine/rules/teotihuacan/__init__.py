@@ -4,7 +4,15 @@ Importing the package registers every task's rules (turn, harvest, worship, temp
 power, calendar) with the decision loop.
 """
 
-from . import calendar, harvest, power, temples, turn, worship  # noqa: F401  (registration)
+from . import (  # noqa: F401  (importing registers each module's rules)
+    calendar,
+    harvest,
+    main_action,
+    power,
+    temples,
+    turn,
+    worship,
+)
 from .ruleset import TeotihuacanRuleset
 
 __all__ = ["TeotihuacanRuleset"]

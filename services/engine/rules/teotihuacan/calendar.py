@@ -116,8 +116,7 @@ def salary_owed(player: Player) -> int:
     """RULES.md §6.2.4: 1 cocoa per worker at power 1-3, 2 per power 4-5 (in play)."""
     table = components().raw["salary"]
     return sum(
-        table["power_4_5"] if w.power >= 4 else table["power_1_3"]
-        for w in player.workers_in_play()
+        table["power_4_5"] if w.power >= 4 else table["power_1_3"] for w in player.workers_in_play()
     )
 
 

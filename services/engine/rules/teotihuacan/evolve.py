@@ -70,8 +70,10 @@ def _game_set_up(state: GameState, payload: Payload) -> GameState:
 @handles("TurnStarted")
 def _turn_started(state: GameState, payload: Payload) -> GameState:
     seat = payload["seat"]
-    state = state.with_player(seat, replace(state.players[seat], ascended_this_turn=False))
-    return replace(state, current=seat)
+    player = replace(
+        state.players[seat], ascended_this_turn=False, active_effects=(), new_technologies=()
+    )
+    return replace(state.with_player(seat, player), current=seat)
 
 
 @handles("WorkersUnlocked")
@@ -155,9 +157,18 @@ def _technology_acquired(state: GameState, payload: Payload) -> GameState:
     player = replace(
         player,
         technologies=(*player.technologies, payload["slot"]),
+        new_technologies=(*player.new_technologies, payload["slot"]),
         gold=player.gold - payload["gold_paid"],
     )
     return state.with_player(payload["seat"], player)
+
+
+@handles("DiscoveryEffectUsed")
+def _discovery_effect_used(state: GameState, payload: Payload) -> GameState:
+    player = _player(state, payload)
+    effects = list(player.active_effects)
+    effects.remove(payload["effect"])
+    return state.with_player(payload["seat"], replace(player, active_effects=tuple(effects)))
 
 
 @handles("AvenueAdvanced")
@@ -197,9 +208,7 @@ def _eclipse_scored(state: GameState, payload: Payload) -> GameState:
     for line in payload["scores"]:
         seat = line["seat"]
         players[seat] = replace(players[seat], vp=players[seat].vp + line["total"], pyramid=0)
-    return replace(
-        state, players=tuple(players), eclipses=payload["eclipse"], phase="eclipse"
-    )
+    return replace(state, players=tuple(players), eclipses=payload["eclipse"], phase="eclipse")
 
 
 @handles("SalaryPaid")

@@ -37,7 +37,9 @@ class TaskRules:
 
 
 _RULES: dict[type[Task], TaskRules] = {}
-_FREE_ACTIONS: dict[str, tuple[Callable[[GameState, int], bool], Callable[[Context, int], None]]] = {}
+_FREE_ACTIONS: dict[
+    str, tuple[Callable[[GameState, int], bool], Callable[[Context, int], None]]
+] = {}
 
 
 def task_rules(
@@ -165,8 +167,7 @@ def explain_refusal(
     if kind not in types:
         return RuleViolation(
             "wrong_decision",
-            f"{rules.rule}: the game waits for {rules.decision}; "
-            f"'{kind}' is not one of {types}",
+            f"{rules.rule}: the game waits for {rules.decision}; '{kind}' is not one of {types}",
         )
     if rules.explain is not None:
         precise = rules.explain(state, task, wanted)

@@ -15,7 +15,10 @@ def neutral_colour_count(seat_count: int) -> int:
 
 
 def draw_neutral_placement(
-    rng: random.Random, first_colour: int, colours: int, excluded_tiles: frozenset[int] = frozenset()
+    rng: random.Random,
+    first_colour: int,
+    colours: int,
+    excluded_tiles: frozenset[int] = frozenset(),
 ) -> tuple[list[list[int]], list[int]]:
     """Draw starting tiles and place each neutral colour's 3 workers.
 

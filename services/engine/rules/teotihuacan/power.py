@@ -100,9 +100,7 @@ def resolve_ascension_reward(ctx: Context, task: AscensionReward, action: Action
         ctx.change_goods(seat, "ascension", cocoa=-3)
         ctx.push(TempleSteps(seat=seat, temple="", count=2))
     elif reward == "fourth_worker_and_2_cocoa":
-        worker_id = next(
-            i for i, w in enumerate(ctx.state.players[seat].workers) if not w.in_play
-        )
+        worker_id = next(i for i, w in enumerate(ctx.state.players[seat].workers) if not w.in_play)
         ctx.emit("FourthWorkerJoined", seat=seat, worker=worker_id, power=FOURTH_WORKER_POWER)
         ctx.change_goods(seat, "ascension", cocoa=FOURTH_WORKER_COCOA)
 

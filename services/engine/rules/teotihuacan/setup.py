@@ -41,14 +41,14 @@ class FirstGameSeat:
 
 
 FIRST_GAME_SEATS: tuple[FirstGameSeat, ...] = (
-    FirstGameSeat({"cocoa": 5, "wood": 1, "stone": 2, "gold": 4}, ("green",), ((6, 2), (2, 1), (8, 1))),
+    FirstGameSeat(
+        {"cocoa": 5, "wood": 1, "stone": 2, "gold": 4}, ("green",), ((6, 2), (2, 1), (8, 1))
+    ),
     FirstGameSeat({"cocoa": 5, "wood": 4, "stone": 1}, ("red", "blue"), ((7, 2), (2, 1), (3, 1))),
     FirstGameSeat(
         {"cocoa": 4, "wood": 3, "stone": 4}, ("blue",), ((1, 1), (2, 1), (7, 1)), avenue=1
     ),
-    FirstGameSeat(
-        {"wood": 2, "gold": 5}, ("green",), ((3, 1), (4, 1), (5, 1)), technology_slot=2
-    ),
+    FirstGameSeat({"wood": 2, "gold": 5}, ("green",), ((3, 1), (4, 1), (5, 1)), technology_slot=2),
 )
 """Seats 1-4 in turn order. Seat 2's blue step takes stone, seat 3's takes gold (§1.2.3)."""
 
@@ -153,7 +153,9 @@ def lay_out_supplies(state: GameState, rng: random.Random) -> GameState:
     discovery_supply = list(range(len(tables["discovery_tiles"])))
     worship = [-1] * 9
     for board in tables["discovery_setup"]["worship_spaces"]:
-        (worship[board],) = _draw(rng, discovery_supply, tables["discovery_setup"]["per_worship_space"])
+        (worship[board],) = _draw(
+            rng, discovery_supply, tables["discovery_setup"]["per_worship_space"]
+        )
     avenue: list[tuple[int, ...]] = [()] * 10
     for step, count in tables["discovery_setup"]["avenue"].items():
         avenue[int(step)] = tuple(_draw(rng, discovery_supply, count))

@@ -56,6 +56,7 @@ class Player:
         masks: mask discovery tiles kept for every eclipse (tile ids).
         ascended_this_turn: whether the calendar already advanced for an ascension this turn.
         active_effects: effects of discovery tiles flipped this turn, not yet used up.
+        new_technologies: technology slots acquired this turn (no effect yet, D10).
         starting_tiles: starting tiles dealt (standard setup; hidden from other seats).
         chosen_starting_tiles: the secret choice, until revealed.
     """
@@ -75,6 +76,7 @@ class Player:
     masks: tuple[int, ...] = ()
     ascended_this_turn: bool = False
     active_effects: tuple[str, ...] = ()
+    new_technologies: tuple[int, ...] = ()
     starting_tiles: tuple[int, ...] = ()
     chosen_starting_tiles: tuple[int, ...] = ()
 

@@ -80,14 +80,6 @@ class CalendarAdvance(Task):
 
 
 @dataclass(frozen=True, slots=True)
-class HarvestTechnologies(Task):
-    """Apply the seat's harvest technologies (#5, #7) after the main action on ``board``."""
-
-    KIND: ClassVar[str] = "harvest_technologies"
-    board: int
-
-
-@dataclass(frozen=True, slots=True)
 class EndTurn(Task):
     """Close ``seat``'s turn: round end, calendar, eclipse countdown (RULES.md §2, §6.1)."""
 
@@ -134,7 +126,6 @@ for _cls in (
     ResourceChoice,
     AscensionReward,
     CalendarAdvance,
-    HarvestTechnologies,
     EndTurn,
     StartTurn,
     Salary,
@@ -155,7 +146,7 @@ def task_to_dict(task: Task) -> dict[str, Any]:
 def task_from_dict(data: dict[str, Any]) -> Task:
     """Inverse of :func:`task_to_dict`. Raises KeyError for an unknown kind."""
     cls = TASK_TYPES[data["kind"]]
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for f in fields(cls):
         value = data[f.name]
         kwargs[f.name] = tuple(value) if isinstance(value, list) else value

@@ -15,10 +15,13 @@ def technology_effect(technology_id: int) -> str:
 
 
 def owns_technology(state: GameState, seat: int, effect: str) -> bool:
-    """True if ``seat`` has a marker on the technology with ``effect``."""
+    """True if ``seat`` has a marker on the technology with ``effect`` acquired before this
+    turn (RULES.md D10: a technology takes effect from its owner's next turn)."""
+    player = state.players[seat]
     return any(
         technology_effect(state.technologies[slot]) == effect
-        for slot in state.players[seat].technologies
+        for slot in player.technologies
+        if slot not in player.new_technologies
     )
 
 

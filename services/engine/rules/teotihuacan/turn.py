@@ -195,6 +195,7 @@ def resolve_board_action(ctx: Context, task: BoardAction, action: Action | None)
 
 # --- free action: pay 3 cocoa to unlock ----------------------------------------------
 
+
 def _may_pay_to_unlock(state: GameState, seat: int) -> bool:
     if state.phase != "turn" or state.current != seat or not state.agenda:
         return False
