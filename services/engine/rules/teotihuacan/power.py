@@ -9,9 +9,7 @@ from .flow import Action, task_rules
 from .state import GameState
 from .tasks import AscensionReward, CalendarAdvance, PowerUps, Task, TempleSteps
 from .temples import advanceable_temples
-
-AVENUE_MAX = 9
-"""RULES.md D4."""
+from .tracks import advance_avenue
 
 FOURTH_WORKER_POWER = 3
 FOURTH_WORKER_COCOA = 2
@@ -57,12 +55,10 @@ def power_up(ctx: Context, seat: int, worker_id: int) -> list[Task]:
 
 def ascend(ctx: Context, seat: int, worker_id: int) -> list[Task]:
     """RULES.md §5.1-5.4: Avenue +1, back to the Palace at power 1, a reward, the calendar."""
-    player = ctx.state.players[seat]
-    first_this_turn = not player.ascended_this_turn
-    if player.avenue < AVENUE_MAX:
-        ctx.emit("AvenueAdvanced", seat=seat, step=player.avenue + 1)
+    first_this_turn = not ctx.state.players[seat].ascended_this_turn
+    follow_ups: list[Task] = advance_avenue(ctx, seat)
     ctx.emit("WorkerAscended", seat=seat, worker=worker_id, board=PALACE)
-    follow_ups: list[Task] = [AscensionReward(seat=seat)]
+    follow_ups.append(AscensionReward(seat=seat))
     if first_this_turn:
         follow_ups.append(CalendarAdvance(seat=seat))
     return follow_ups

@@ -16,6 +16,7 @@ from .state import NOT_IN_PLAY, GameState, Player, Worker, state_to_dict
 from .tasks import StartTurn, task_to_dict
 from .technologies import column_temple
 from .temples import advance_temple
+from .tracks import advance_avenue
 
 MIN_SEATS, MAX_SEATS = 2, 4
 FOURTH_WORKER_WAITING_POWER = 3
@@ -187,7 +188,7 @@ def _grant_first_game_seats(ctx: Context) -> None:
         layout = FIRST_GAME_SEATS[position]
         ctx.change_goods(seat, "setup", **layout.goods)
         for _ in range(layout.avenue):
-            ctx.emit("AvenueAdvanced", seat=seat, step=ctx.state.players[seat].avenue + 1)
+            advance_avenue(ctx, seat)
         for temple in layout.temples:
             _setup_temple_step(ctx, seat, position, temple)
         if layout.technology_slot is not None:
