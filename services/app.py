@@ -23,6 +23,7 @@ from services.engine.engine import Engine
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.engine.servicer import start_engine_server
+from services.engine.snapshots import SnapshotCache
 from services.engine.store.redis_store import RedisEventStore
 from services.gateway.server import create_server
 
@@ -70,9 +71,10 @@ async def all_in_one(
     """
     registry = registry or default_registry()
     store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-    engine = Engine(store, registry, seed_source=seed_source)
+    snapshots = SnapshotCache(store, registry)
+    engine = Engine(store, registry, seed_source=seed_source, snapshots=snapshots)
     client = InProcessEngineClient(engine)
-    reader = GameReader(store, registry)
+    reader = GameReader(store, registry, snapshots)
     server, port = await create_server(address, reader, client, default_ruleset)
     stop = asyncio.Event()
     worker = asyncio.create_task(_bot(store, reader, client, bot_concurrency).run(stop))

@@ -19,9 +19,10 @@ from services.engine.clock import (
     system_clock,
 )
 from services.engine.errors import GameNotFound, InvalidArgument, RuleViolation, VersionConflict
-from services.engine.game import GameSnapshot, SeatKind, SeatSpec, fold, game_created, rng_for
+from services.engine.game import GameSnapshot, SeatKind, SeatSpec, game_created, rng_for
 from services.engine.ruleset import DomainEvent, SetupRequest
 from services.engine.rulesets import RulesetRegistry
+from services.engine.snapshots import SnapshotCache
 from services.engine.store.keys import check_game_id
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import SYSTEM_SEAT, EventMetadata, TurnRequest
@@ -43,6 +44,7 @@ class Engine:
         id_source: id of a new game created without a command id.
         max_attempts: reload-and-redecide attempts when a concurrent writer wins and the
             client gave no expected version.
+        snapshots: cache of folded games (shared with the read side in one process).
     """
 
     def __init__(
@@ -53,8 +55,10 @@ class Engine:
         seed_source: SeedSource = random_seed,
         id_source: IdSource = random_game_id,
         max_attempts: int = 5,
+        snapshots: SnapshotCache | None = None,
     ) -> None:
         self.store = store
+        self._snapshots = snapshots or SnapshotCache(store, registry)
         self.registry = registry
         self._clock = clock
         self._seed_source = seed_source
@@ -62,12 +66,12 @@ class Engine:
         self._max_attempts = max_attempts
 
     async def load(self, game_id: str) -> GameSnapshot:
-        """The game folded from its whole log. Raises GameNotFound, CorruptLog."""
+        """The game folded from its log (cached). Raises GameNotFound, CorruptLog."""
         try:
             check_game_id(game_id)
         except ValueError as exc:
             raise GameNotFound(game_id) from exc
-        return fold(game_id, await self.store.read(game_id), self.registry)
+        return await self._snapshots.load(game_id)
 
     def _metadata(self, command_id: str, seat: int) -> EventMetadata:
         return EventMetadata(command_id=command_id, seat=seat, recorded_at=iso(self._clock()))

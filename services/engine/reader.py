@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from services.engine.errors import GameNotFound
-from services.engine.game import GameSnapshot, fold
+from services.engine.game import GameSnapshot
 from services.engine.rulesets import RulesetRegistry
+from services.engine.snapshots import SnapshotCache
 from services.engine.store.keys import check_game_id
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import StoredEvent
@@ -15,9 +16,15 @@ from services.engine.store.records import StoredEvent
 class GameReader:
     """Loads, lists and follows games from an event store."""
 
-    def __init__(self, store: EventStore, registry: RulesetRegistry) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        registry: RulesetRegistry,
+        snapshots: SnapshotCache | None = None,
+    ) -> None:
         self.store = store
         self.registry = registry
+        self._snapshots = snapshots or SnapshotCache(store, registry)
 
     @staticmethod
     def _check(game_id: str) -> None:
@@ -29,7 +36,7 @@ class GameReader:
     async def load(self, game_id: str) -> GameSnapshot:
         """The current snapshot. Raises GameNotFound, CorruptLog, UnknownRuleset."""
         self._check(game_id)
-        return fold(game_id, await self.store.read(game_id), self.registry)
+        return await self._snapshots.load(game_id)
 
     async def events(
         self, game_id: str, from_version: int = 0, limit: int = 0
