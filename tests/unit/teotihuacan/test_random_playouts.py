@@ -38,7 +38,7 @@ def random_game(
     for _ in range(MAX_STEPS):
         if RULES.is_terminal(state):
             break
-        (seat,) = RULES.seats_to_act(state)
+        seat = rng.choice(RULES.seats_to_act(state))
         legal = list(RULES.legal_actions(state, seat))
         assert legal, "a seat to act always has a legal action"
         events = RULES.decide(state, seat, rng.choice(legal), rng)
@@ -52,13 +52,19 @@ def random_game(
 @given(
     seats=st.integers(min_value=2, max_value=4),
     seed=st.integers(min_value=0, max_value=2**32),
+    setup=st.sampled_from(["first_game", "standard", "draft"]),
     dark_eclipse=st.booleans(),
     advanced_worship=st.booleans(),
 )
 def test_random_games_end_with_a_winner_and_refold(
-    seats: int, seed: int, dark_eclipse: bool, advanced_worship: bool
+    seats: int, seed: int, setup: str, dark_eclipse: bool, advanced_worship: bool
 ) -> None:
-    options = {"dark_eclipse": dark_eclipse, "advanced_worship": advanced_worship}
+    options = {
+        "first_game": setup == "first_game",
+        "draft_starting_tiles": setup == "draft",
+        "dark_eclipse": dark_eclipse,
+        "advanced_worship": advanced_worship,
+    }
     state, log = random_game(seats, seed, options)
     assert RULES.is_terminal(state)
     result = RULES.result(state)

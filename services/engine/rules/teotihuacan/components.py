@@ -21,6 +21,8 @@ BOARD_COUNT = 8
 MAX_POWER = 5
 TEMPLE_TOP_STEP = 11
 TEMPLE_BONUS_STEP = 10
+NOT_A_TILE = -1
+"""Marks an empty tile place in index-by-position tuples of the state."""
 
 
 @dataclass(frozen=True, slots=True)

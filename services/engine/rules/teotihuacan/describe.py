@@ -7,7 +7,7 @@ from typing import Any
 
 from services.engine.ruleset import DomainEvent
 
-from .components import components
+from .components import NOT_A_TILE, components
 from .flow import legal_actions, pending_task, rules_of
 from .state import GameState, state_to_dict
 
@@ -83,14 +83,45 @@ def describe_event(event: DomainEvent) -> str:
             return f"{event.type} {seat}".strip()
 
 
+def _visible_starting_tiles(state: GameState, seat: int | None) -> set[int]:
+    """Starting tiles ``seat`` may see: its own hand, the draft offer, revealed choices."""
+    visible = set(state.starting_tile_offer)
+    if seat is not None and 0 <= seat < state.seat_count:
+        visible.update(state.players[seat].starting_tiles)
+    if state.phase != "setup" or state.options.draft_starting_tiles:
+        visible.update(t for p in state.players for t in p.chosen_starting_tiles)
+    return visible
+
+
 def is_milestone(event: DomainEvent) -> bool:
     """Events a summary shows: eclipse triggers and scoring, the game's end."""
     return event.type in MILESTONES
 
 
+SUPPLIES = ("pyramid_supply", "decoration_supply", "discovery_supply")
+
+
 def view(state: GameState, seat: int | None) -> dict[str, Any]:
-    """JSON projection for ``seat`` (None: a watcher). Nothing hidden exists yet in play."""
+    """JSON projection for ``seat`` (None: a watcher), hiding what that seat can't see.
+
+    Hidden: other seats' dealt starting tiles, their secret choice until revealed, the
+    discovery tiles dealt with tiles the viewer can't see, and what is in the bags (only
+    their sizes are shown).
+    """
     data = state_to_dict(state)
+    visible = _visible_starting_tiles(state, seat)
+    for index, player in enumerate(data["players"]):
+        if index != seat:
+            player["starting_tiles"] = [t for t in player["starting_tiles"] if t in visible]
+            player["chosen_starting_tiles"] = [
+                t for t in player["chosen_starting_tiles"] if t in visible
+            ]
+    data["starting_tile_discoveries"] = [
+        d if tile in visible else NOT_A_TILE
+        for tile, d in enumerate(state.starting_tile_discoveries)
+    ]
+    for supply in SUPPLIES:
+        data[f"{supply}_size"] = len(data.pop(supply))
     task = pending_task(state)
     data["scores"] = [p.vp for p in state.players]
     data["avenue_value"] = components().avenue_value(state.buildings_taken)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from services.engine.ruleset import DomainEvent, RuleViolation
@@ -23,6 +23,7 @@ Action = dict[str, Any]
 OptionsFn = Callable[[GameState, Any], list[Action] | None]
 ResolveFn = Callable[[Context, Any, Action | None], None]
 ExplainFn = Callable[[GameState, Any, Action], RuleViolation | None]
+SeatsFn = Callable[[GameState, Any], tuple[int, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class TaskRules:
     decision: str
     rule: str
     explain: ExplainFn | None = None
+    seats: SeatsFn | None = None
 
 
 _RULES: dict[type[Task], TaskRules] = {}
@@ -49,15 +51,20 @@ def task_rules(
     decision: str,
     rule: str,
     explain: ExplainFn | None = None,
+    seats: SeatsFn | None = None,
 ) -> Callable[[ResolveFn], ResolveFn]:
     """Register the rules of ``task_type``; decorates its resolve function.
 
     ``decision`` names the decision in game terms; ``rule`` is the RULES.md section cited
     when an action is refused there; ``explain`` may name a more precise broken rule.
+    ``seats`` makes it a simultaneous decision (e.g. secret starting-tile choices): it
+    lists the seats still to decide; ``options`` and ``resolve`` then receive the task with
+    ``seat`` set to the deciding seat, and resolve is called once more with ``action``
+    None (and ``seat`` -1) when no seat is left.
     """
 
     def register(resolve: ResolveFn) -> ResolveFn:
-        _RULES[task_type] = TaskRules(options, resolve, decision, rule, explain)
+        _RULES[task_type] = TaskRules(options, resolve, decision, rule, explain, seats)
         return resolve
 
     return register
@@ -87,12 +94,25 @@ def pending_task(state: GameState) -> Task | None:
     return state.agenda[-1]
 
 
+def seats_to_act(state: GameState) -> tuple[int, ...]:
+    """Seats whose decision the game waits for (several for a simultaneous decision)."""
+    task = pending_task(state)
+    if task is None:
+        return ()
+    seats = rules_of(task).seats
+    return seats(state, task) if seats is not None else (task.seat,)
+
+
+def _as_seat(task: Task, seat: int) -> Task:
+    return replace(task, seat=seat) if rules_of(task).seats is not None else task
+
+
 def legal_actions(state: GameState, seat: int) -> list[Action]:
     """Every action ``seat`` may take now (empty if it is not that seat's decision)."""
     task = pending_task(state)
-    if task is None or task.seat != seat:
+    if task is None or seat not in seats_to_act(state):
         return []
-    actions = list(rules_of(task).options(state, task) or [])
+    actions = list(rules_of(task).options(state, _as_seat(task, seat)) or [])
     for action_type, (allowed, _) in _FREE_ACTIONS.items():
         if allowed(state, seat):
             actions.append({"type": action_type})
@@ -111,23 +131,23 @@ def decide(
     task = pending_task(state)
     if task is None:
         raise RuleViolation("game_ended", "RULES.md §6.3: the game is over; no more actions")
-    if task.seat != seat:
+    if seat not in seats_to_act(state):
         raise RuleViolation(
             "not_your_turn",
-            f"RULES.md §2: the game waits for seat {task.seat} "
+            f"RULES.md §2: the game waits for seat(s) {list(seats_to_act(state))} "
             f"({rules_of(task).decision}), not seat {seat}",
         )
     wanted = dict(action)
     legal = legal_actions(state, seat)
     if wanted not in legal:
-        raise explain_refusal(state, task, wanted, legal)
+        raise explain_refusal(state, _as_seat(task, seat), wanted, legal)
     ctx = Context(state, rng)
     free = _FREE_ACTIONS.get(str(wanted.get("type")))
     if free is not None:
         free[1](ctx, seat)
     else:
         ctx.agenda.pop()
-        rules_of(task).resolve(ctx, task, wanted)
+        rules_of(task).resolve(ctx, _as_seat(task, seat), wanted)
     run_until_decision(ctx)
     ctx.emit("AgendaUpdated", agenda=[task_to_dict(t) for t in ctx.agenda])
     return ctx.events
@@ -138,6 +158,12 @@ def run_until_decision(ctx: Context) -> None:
     while ctx.agenda and ctx.state.phase != "ended":
         task = ctx.agenda[-1]
         rules = rules_of(task)
+        if rules.seats is not None:
+            if rules.seats(ctx.state, task):
+                return
+            ctx.agenda.pop()
+            rules.resolve(ctx, task, None)
+            continue
         options = rules.options(ctx.state, task)
         if options is None:
             ctx.agenda.pop()

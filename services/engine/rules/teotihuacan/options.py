@@ -9,7 +9,9 @@ class GameOptions(BaseModel):
     """Options chosen at game creation.
 
     Attributes:
-        first_game: printed boards and predetermined seats (RULES.md §1.2.3).
+        first_game: printed boards and predetermined seats (RULES.md §1.2.3); when False,
+            the standard setup with starting tiles (§1.1, §1.2.4).
+        draft_starting_tiles: standard setup, starting tiles drafted in snake order (§1.2.5).
         dark_eclipse: scoring as soon as the light marker reaches the dark one (§7).
         advanced_worship: displacing gains 1 cocoa; own workers may be displaced (§7).
     Raises pydantic.ValidationError on unknown keys or wrong types.
@@ -18,5 +20,6 @@ class GameOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     first_game: bool = True
+    draft_starting_tiles: bool = False
     dark_eclipse: bool = False
     advanced_worship: bool = False

@@ -46,9 +46,8 @@ class TeotihuacanRuleset:
         return event
 
     def seats_to_act(self, state: GameState) -> tuple[int, ...]:
-        """The seat of the pending decision (one at a time in the base game)."""
-        task = flow.pending_task(state)
-        return () if task is None else (task.seat,)
+        """Seats of the pending decision (several while choosing starting tiles secretly)."""
+        return flow.seats_to_act(state)
 
     def legal_actions(self, state: GameState, seat: int) -> Sequence[JsonDict]:
         """Every action ``seat`` may take now (RULES.md §2-6)."""

@@ -12,6 +12,7 @@ from .context import Context
 from .flow import run_until_decision
 from .neutral import draw_neutral_placement, neutral_colour_count
 from .options import GameOptions
+from .starting_tiles import deal_starting_tiles, opening_tasks, standard_board
 from .state import NOT_IN_PLAY, GameState, Player, Worker, state_to_dict
 from .tasks import StartTurn, task_to_dict
 from .technologies import column_temple
@@ -68,7 +69,8 @@ def starting_cocoa(position: int, seat_count: int) -> int:
 
 
 def set_up(seat_count: int, options: GameOptions, rng: random.Random) -> list[DomainEvent]:
-    """Opening events: ``GameSetUp`` with the whole first state, then the first turn.
+    """Opening events: ``GameSetUp`` with the whole first state, then the first decisions
+    (the first turn, or choosing starting tiles in the standard setup).
 
     Raises:
         InvalidOptions: seat count outside 2-4, or options not supported.
@@ -77,50 +79,65 @@ def set_up(seat_count: int, options: GameOptions, rng: random.Random) -> list[Do
         raise InvalidOptions(
             "seat_count", f"RULES.md §1: Teotihuacan seats 2 to 4 players, not {seat_count}"
         )
-    if not options.first_game:
+    if options.first_game and options.draft_starting_tiles:
         raise InvalidOptions(
             "setup_mode",
-            "RULES.md §1.1: only the first-game setup is playable in this version "
-            "(standard setup with starting tiles is not implemented yet)",
+            "RULES.md §1.2.5: the starting-tile draft needs the standard setup "
+            "(first_game false); the first game has predetermined seats",
         )
-    state = _first_game_board(seat_count, options, rng)
+    state = _board(seat_count, options, rng)
     ctx = Context(state, rng)
     ctx.emit("GameSetUp", state=state_to_dict(state))
-    _grant_first_game_seats(ctx)
-    ctx.agenda = [StartTurn(seat=state.turn_order[0])]
+    ctx.agenda = []
+    if options.first_game:
+        _grant_first_game_seats(ctx)
+        ctx.push(StartTurn(seat=state.turn_order[0]))
+    else:
+        ctx.push(*opening_tasks(state))
     run_until_decision(ctx)
     ctx.emit("AgendaUpdated", agenda=[task_to_dict(t) for t in ctx.agenda])
     return ctx.events
 
 
-def _first_game_board(seat_count: int, options: GameOptions, rng: random.Random) -> GameState:
+def _board(seat_count: int, options: GameOptions, rng: random.Random) -> GameState:
+    """The board and seats before any seat-specific start (§1.1, §1.2.1-2, §1.2.6)."""
     tables = components().raw
     first = rng.randrange(seat_count)
     turn_order = tuple((first + k) % seat_count for k in range(seat_count))
     players = [Player() for _ in range(seat_count)]
     for position, seat in enumerate(turn_order):
-        layout = FIRST_GAME_SEATS[position]
-        workers = tuple(Worker(board=b, power=p) for b, p in layout.workers)
+        if options.first_game:
+            layout = FIRST_GAME_SEATS[position]
+            workers = tuple(Worker(board=b, power=p) for b, p in layout.workers)
+        else:  # placed after the starting tiles are chosen
+            workers = tuple(Worker(board=NOT_IN_PLAY, power=1) for _ in range(3))
         players[seat] = Player(
             cocoa=starting_cocoa(position, seat_count),
             workers=(*workers, Worker(board=NOT_IN_PLAY, power=FOURTH_WORKER_WAITING_POWER)),
         )
-    colours = neutral_colour_count(seat_count)
-    neutral, _ = draw_neutral_placement(rng, seat_count, colours) if colours else ([], [])
     state = GameState(
         options=options,
         players=tuple(players),
         turn_order=turn_order,
         current=turn_order[0],
         rondel=tuple(tables["rondel_first_game"]),
-        neutral_workers=tuple((c, b) for c, b in neutral),
         light=0,
         dark=components().dark_start(seat_count),
         technologies=tuple(tables["technology_first_game"]),
         royal_tiles=tuple(tables["royal_first_game"]),
         temple_bonus=tuple(tables["temple_bonus_first_game"][t] for t in ("blue", "red", "green")),
     )
-    return lay_out_supplies(state, rng)
+    if not options.first_game:
+        state = standard_board(state, rng)
+    state = lay_out_supplies(state, rng)
+    if not options.first_game:
+        state = deal_starting_tiles(state, rng)
+    dealt = frozenset(
+        [*state.starting_tile_offer, *(t for p in state.players for t in p.starting_tiles)]
+    )
+    colours = neutral_colour_count(seat_count)
+    neutral, _ = draw_neutral_placement(rng, seat_count, colours, dealt) if colours else ([], [])
+    return replace(state, neutral_workers=tuple((c, b) for c, b in neutral))
 
 
 def _draw(rng: random.Random, supply: list[int], count: int) -> list[int]:

@@ -125,6 +125,8 @@ class GameState:
         avenue_discoveries: discovery tiles on each Avenue step (index = step).
         temple_discoveries: per temple (blue, red, green), per step, the discovery tiles there.
         starting_tile_offer: face-up starting tiles of the draft variant.
+        starting_tile_discoveries: discovery tile dealt with each starting tile, indexed by
+            starting tile id (-1: none); hidden from other seats until the tile is revealed.
         agenda: pending tasks, last = next to resolve (empty: the current seat starts its turn).
         phase: ``"turn"`` while seats play, ``"eclipse"`` during salaries, ``"ended"``.
         final_scores: final VP per seat once ended; ranking: seats winner first.
@@ -158,6 +160,7 @@ class GameState:
     avenue_discoveries: tuple[tuple[int, ...], ...] = ()
     temple_discoveries: tuple[tuple[tuple[int, ...], ...], ...] = ()
     starting_tile_offer: tuple[int, ...] = ()
+    starting_tile_discoveries: tuple[int, ...] = ()
     agenda: tuple[Task, ...] = ()
     phase: str = "turn"
     final_scores: tuple[int, ...] = ()

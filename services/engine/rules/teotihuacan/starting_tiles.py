@@ -1,0 +1,342 @@
+"""Standard setup: random board, starting tiles chosen secretly or drafted (RULES.md §1).
+
+Flow: the opening events lay out a random board and deal starting tiles; every seat then
+chooses 2 of its 4 tiles at once and in secret (or the seats draft from a face-up offer,
+snake order); the choices are revealed together; then, in turn order, each seat places
+its 3 workers and gains everything printed on its two tiles; then the first turn starts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from .components import NOT_A_TILE, TEMPLES, components
+from .context import Context
+from .evolve import handles
+from .flow import Action, task_rules
+from .state import GameState, Worker
+from .tasks import PowerUps, ResourceChoice, StartTurn, Task, register_task
+from .technologies import column_temple
+from .temples import advance_temple
+from .tracks import advance_avenue
+
+TILES_DEALT = 4
+TILES_KEPT = 2
+WORKERS_PLACED = 3
+CATEGORIES = ("A", "B", "C")
+
+
+def starting_tile(tile: int) -> dict[str, Any]:
+    """The starting tile ``tile`` of components ``starting_tiles``."""
+    data: dict[str, Any] = components().raw["starting_tiles"][tile]
+    return data
+
+
+def standard_board(state: GameState, rng: random.Random) -> GameState:
+    """RULES.md §1.1 standard: boards 2-7 shuffled onto positions 2-7, one royal tile per
+    category, 6 random technologies sorted by number, a random temple bonus per temple."""
+    tables = components().raw
+    middle = list(range(2, 8))
+    rng.shuffle(middle)
+    royal = tuple(
+        rng.choice([t["id"] for t in tables["royal_tiles"] if t["category"] == category])
+        for category in CATEGORIES
+    )
+    technologies = sorted(
+        rng.sample(range(len(tables["technologies"])), 6),
+        key=lambda t: tables["technologies"][t]["number"],
+    )
+    bonus = rng.sample(range(len(tables["temple_bonus_tiles"])), len(TEMPLES))
+    return replace(
+        state,
+        rondel=(1, *middle, 8),
+        royal_tiles=royal,
+        technologies=tuple(technologies),
+        temple_bonus=tuple(bonus),
+    )
+
+
+def deal_starting_tiles(state: GameState, rng: random.Random) -> GameState:
+    """Deal 4 starting tiles to each seat (draft: lay out 2 x seats + 2 face up), each
+    tile with a discovery icon coming with a random discovery tile from the bag."""
+    count = len(components().raw["starting_tiles"])
+    deck = list(range(count))
+    rng.shuffle(deck)
+    supply = list(state.discovery_supply)
+    discoveries = [NOT_A_TILE] * count
+    players = list(state.players)
+    offer: tuple[int, ...] = ()
+    if state.options.draft_starting_tiles:
+        offer = tuple(deck[: 2 * state.seat_count + 2])
+        dealt = list(offer)
+    else:
+        dealt = []
+        for seat in range(state.seat_count):
+            hand = tuple(deck[seat * TILES_DEALT : (seat + 1) * TILES_DEALT])
+            players[seat] = replace(players[seat], starting_tiles=hand)
+            dealt.extend(hand)
+    for tile in dealt:
+        if starting_tile(tile)["gain"].get("discovery") and supply:
+            discoveries[tile] = supply.pop(rng.randrange(len(supply)))
+    return replace(
+        state,
+        players=tuple(players),
+        starting_tile_offer=offer,
+        starting_tile_discoveries=tuple(discoveries),
+        discovery_supply=tuple(sorted(supply)),
+        phase="setup",
+    )
+
+
+def opening_tasks(state: GameState) -> list[Task]:
+    """The setup decisions, in order, before the first turn."""
+    if state.options.draft_starting_tiles:
+        order = list(state.turn_order)
+        picks: list[Task] = [DraftStartingTile(seat=s) for s in [*order, *reversed(order)]]
+        return [*picks, SetUpSeats(seat=-1)]
+    return [ChooseStartingTiles(seat=-1), SetUpSeats(seat=-1)]
+
+
+# --- secret choice --------------------------------------------------------------------
+
+
+@register_task
+@dataclass(frozen=True, slots=True)
+class ChooseStartingTiles(Task):
+    """Every seat chooses 2 of its 4 starting tiles, simultaneously and secretly (§1.2.4)."""
+
+    KIND: ClassVar[str] = "choose_starting_tiles"
+
+
+def _still_choosing(state: GameState, task: ChooseStartingTiles) -> tuple[int, ...]:
+    return tuple(s for s in state.turn_order if not state.players[s].chosen_starting_tiles)
+
+
+def _choice_options(state: GameState, task: ChooseStartingTiles) -> list[Action]:
+    hand = state.players[task.seat].starting_tiles
+    return [
+        {"type": "choose_starting_tiles", "tiles": list(pair)}
+        for pair in itertools.combinations(hand, TILES_KEPT)
+    ]
+
+
+@task_rules(
+    ChooseStartingTiles,
+    options=_choice_options,
+    decision="2 of your 4 starting tiles (secret until all have chosen)",
+    rule="RULES.md §1.2.4",
+    seats=_still_choosing,
+)
+def resolve_choose_starting_tiles(
+    ctx: Context, task: ChooseStartingTiles, action: Action | None
+) -> None:
+    """Record one seat's secret choice; once every seat chose, reveal them together."""
+    if action is None:
+        choices = {
+            s: list(ctx.state.players[s].chosen_starting_tiles) for s in ctx.state.turn_order
+        }
+        ctx.emit("StartingTilesRevealed", choices={str(s): c for s, c in choices.items()})
+        return
+    ctx.emit("StartingTilesChosen", seat=task.seat, tiles=list(action["tiles"]))
+    ctx.push(ChooseStartingTiles(seat=-1))
+
+
+@handles("StartingTilesChosen")
+def _starting_tiles_chosen(state: GameState, payload: Any) -> GameState:
+    player = replace(state.players[payload["seat"]], chosen_starting_tiles=tuple(payload["tiles"]))
+    return state.with_player(payload["seat"], player)
+
+
+@handles("StartingTilesRevealed")
+def _starting_tiles_revealed(state: GameState, payload: Any) -> GameState:
+    return state  # the choices are already recorded; this marks the moment they go public
+
+
+# --- draft variant --------------------------------------------------------------------
+
+
+@register_task
+@dataclass(frozen=True, slots=True)
+class DraftStartingTile(Task):
+    """Pick one face-up starting tile (draft variant, §1.2.5)."""
+
+    KIND: ClassVar[str] = "draft_starting_tile"
+
+
+def _draft_options(state: GameState, task: DraftStartingTile) -> list[Action]:
+    return [{"type": "draft_starting_tile", "tile": t} for t in state.starting_tile_offer]
+
+
+@task_rules(
+    DraftStartingTile,
+    options=_draft_options,
+    decision="a starting tile from the draft",
+    rule="RULES.md §1.2.5",
+)
+def resolve_draft(ctx: Context, task: DraftStartingTile, action: Action | None) -> None:
+    """Take the picked tile from the offer."""
+    assert action is not None
+    ctx.emit("StartingTileDrafted", seat=task.seat, tile=int(action["tile"]))
+
+
+@handles("StartingTileDrafted")
+def _starting_tile_drafted(state: GameState, payload: Any) -> GameState:
+    seat, tile = payload["seat"], payload["tile"]
+    player = state.players[seat]
+    player = replace(
+        player,
+        starting_tiles=(*player.starting_tiles, tile),
+        chosen_starting_tiles=(*player.chosen_starting_tiles, tile),
+    )
+    offer = tuple(t for t in state.starting_tile_offer if t != tile)
+    return replace(state.with_player(seat, player), starting_tile_offer=offer)
+
+
+# --- each seat's start ----------------------------------------------------------------
+
+
+@register_task
+@dataclass(frozen=True, slots=True)
+class SetUpSeats(Task):
+    """Return unchosen tiles' discovery tiles to the bag, then set up each seat in turn."""
+
+    KIND: ClassVar[str] = "set_up_seats"
+
+
+def _no_choice(state: GameState, task: Task) -> None:
+    return None
+
+
+@task_rules(SetUpSeats, options=_no_choice, decision="seat setup", rule="RULES.md §1.2.4")
+def resolve_set_up_seats(ctx: Context, task: SetUpSeats, action: Action | None) -> None:
+    """Unclaimed discovery tiles go back into the bag; each seat places and gains."""
+    state = ctx.state
+    chosen = {t for p in state.players for t in p.chosen_starting_tiles}
+    returned = [
+        d
+        for tile, d in enumerate(state.starting_tile_discoveries)
+        if d != NOT_A_TILE and tile not in chosen
+    ]
+    ctx.emit("StartingTilesReturned", discoveries=returned)
+    per_seat: list[Task] = []
+    for seat in state.turn_order:
+        per_seat += [PlaceStartingWorkers(seat=seat), StartingTileGains(seat=seat)]
+    ctx.push(*per_seat, StartTurn(seat=state.turn_order[0]))
+
+
+@handles("StartingTilesReturned")
+def _starting_tiles_returned(state: GameState, payload: Any) -> GameState:
+    supply = tuple(sorted((*state.discovery_supply, *payload["discoveries"])))
+    returned = set(payload["discoveries"])
+    discoveries = tuple(NOT_A_TILE if d in returned else d for d in state.starting_tile_discoveries)
+    return replace(
+        state,
+        discovery_supply=supply,
+        starting_tile_discoveries=discoveries,
+        starting_tile_offer=(),
+        phase="turn",
+    )
+
+
+@register_task
+@dataclass(frozen=True, slots=True)
+class PlaceStartingWorkers(Task):
+    """Place 3 workers at power 1 on 3 different boards printed on the two tiles (§1.2.4)."""
+
+    KIND: ClassVar[str] = "place_starting_workers"
+
+
+def _placement_options(state: GameState, task: PlaceStartingWorkers) -> list[Action]:
+    boards: list[int] = []
+    for tile in state.players[task.seat].chosen_starting_tiles:
+        boards += [b for b in starting_tile(tile)["boards"] if b not in boards]
+    return [
+        {"type": "place_starting_workers", "boards": sorted(trio)}
+        for trio in itertools.combinations(sorted(boards), WORKERS_PLACED)
+    ]
+
+
+@task_rules(
+    PlaceStartingWorkers,
+    options=_placement_options,
+    decision="the boards for your 3 starting workers",
+    rule="RULES.md §1.2.4",
+)
+def resolve_place_starting_workers(
+    ctx: Context, task: PlaceStartingWorkers, action: Action | None
+) -> None:
+    """Put the seat's three workers on the chosen boards at power 1."""
+    assert action is not None
+    ctx.emit("StartingWorkersPlaced", seat=task.seat, boards=list(action["boards"]))
+
+
+@handles("StartingWorkersPlaced")
+def _starting_workers_placed(state: GameState, payload: Any) -> GameState:
+    workers = [Worker(board=b, power=1) for b in payload["boards"]]
+    waiting = state.players[payload["seat"]].workers[WORKERS_PLACED:]
+    player = replace(state.players[payload["seat"]], workers=(*workers, *waiting))
+    return state.with_player(payload["seat"], player)
+
+
+@register_task
+@dataclass(frozen=True, slots=True)
+class StartingTileGains(Task):
+    """Gain everything printed on the seat's two starting tiles (§1.2.4)."""
+
+    KIND: ClassVar[str] = "starting_tile_gains"
+
+
+@task_rules(
+    StartingTileGains, options=_no_choice, decision="starting tile gains", rule="RULES.md §1.2.4"
+)
+def resolve_starting_tile_gains(
+    ctx: Context, task: StartingTileGains, action: Action | None
+) -> None:
+    """Goods at once; temple steps with their rewards; the lowest-numbered technology for
+    free with its temple step; power-ups and resource choices as decisions; a discovery
+    tile may be claimed by paying its cost."""
+    seat = task.seat
+    follow_ups: list[Task] = []
+    for tile in ctx.state.players[seat].chosen_starting_tiles:
+        gain = starting_tile(tile)["gain"]
+        ctx.change_goods(
+            seat,
+            "starting_tile",
+            **{g: gain.get(g, 0) for g in ("cocoa", "wood", "stone", "gold")},
+        )
+        for _ in range(gain.get("avenue", 0)):
+            follow_ups += advance_avenue(ctx, seat)
+        for temple in TEMPLES:
+            for _ in range(gain.get(f"temple_{temple}", 0)):
+                follow_ups += advance_temple(ctx, seat, temple)
+        for _ in range(gain.get("technology", 0)):
+            follow_ups += _free_technology(ctx, seat)
+        if gain.get("resources_any"):
+            follow_ups.append(ResourceChoice(seat=seat, count=gain["resources_any"]))
+        if gain.get("power_up"):
+            follow_ups.append(PowerUps(seat=seat, board=0, count=gain["power_up"]))
+        discovery = ctx.state.starting_tile_discoveries[tile]
+        if gain.get("discovery") and discovery != NOT_A_TILE:
+            follow_ups += STARTING_DISCOVERY_CLAIM(seat, discovery)
+    ctx.push(*follow_ups)
+
+
+def _free_technology(ctx: Context, seat: int) -> list[Task]:
+    """A marker on the lowest-numbered technology the seat lacks, then its temple step."""
+    owned = set(ctx.state.players[seat].technologies)
+    free = [slot for slot in range(len(ctx.state.technologies)) if slot not in owned]
+    if not free:
+        return []
+    slot = min(free, key=lambda s: ctx.state.technologies[s])
+    ctx.emit("TechnologyAcquired", seat=seat, slot=slot, gold_paid=0)
+    return advance_temple(ctx, seat, column_temple(slot))
+
+
+def _no_claim(seat: int, tile: int) -> list[Task]:
+    return []
+
+
+STARTING_DISCOVERY_CLAIM = _no_claim
