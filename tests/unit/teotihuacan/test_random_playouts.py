@@ -27,6 +27,7 @@ def check_invariants(state: GameState) -> None:
     for index, _ in enumerate(TEMPLES):
         assert sum(p.temples[index] == TEMPLE_TOP_STEP for p in state.players) <= 1
     assert state.light <= state.dark
+    assert state.buildings_taken == sum(state.nobles_rows) <= 11
 
 
 def random_game(

@@ -5,9 +5,11 @@ power, calendar) with the decision loop.
 """
 
 from . import (  # noqa: F401  (importing registers each module's rules)
+    alchemy,
     calendar,
     harvest,
     main_action,
+    nobles,
     power,
     temples,
     turn,

@@ -191,6 +191,10 @@ def explain_refusal(
             "3 cocoa and your own normal turn)",
         )
     if kind not in types:
+        # A precise reason first (e.g. why a board's main action can't be chosen).
+        precise = rules.explain(state, task, wanted) if rules.explain is not None else None
+        if precise is not None:
+            return precise
         return RuleViolation(
             "wrong_decision",
             f"{rules.rule}: the game waits for {rules.decision}; '{kind}' is not one of {types}",

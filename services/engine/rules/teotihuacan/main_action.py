@@ -151,3 +151,13 @@ def resolve_after_main_action(ctx: Context, task: AfterMainAction, action: Actio
             ctx.change_goods(seat, "technology_11", vp=3)
         if owns("construction_temple"):
             ctx.push(TempleSteps(seat=seat, temple="", count=1))
+
+
+def use_extra_worker(ctx: Context, seat: int, board: int) -> None:
+    """Spend one active extra-worker discovery effect counted for this main action (§4).
+
+    Call once a main action on Alchemy, Nobles or Construction has counted its workers with
+    :func:`workers_for_action`, so the single-use tile is not counted again.
+    """
+    if board in EXTRA_WORKER_BOARDS and has_effect(ctx.state, seat, EXTRA_WORKER):
+        use_effect(ctx, seat, EXTRA_WORKER)

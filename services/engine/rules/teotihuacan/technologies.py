@@ -28,3 +28,17 @@ def owns_technology(state: GameState, seat: int, effect: str) -> bool:
 def column_temple(slot: int) -> str:
     """Temple advanced by the technology in board slot ``slot`` (columns blue, red, green)."""
     return TEMPLES[slot % ROW_LENGTH]
+
+
+CONSTRUCTION_DISCOUNT = 1
+
+
+def construction_discount(state: GameState, seat: int) -> int:
+    """Resources (stone or wood) saved per pyramid tile placed on Construction (8).
+
+    RULES.md §3.5: technology #15 ("construction_extra_worker") makes each tile 1 resource
+    cheaper; its extra worker is counted by ``main_action.workers_for_action``. Follows D10
+    (no effect on the turn it is acquired). Returns 0 or 1.
+    """
+    owned = owns_technology(state, seat, "construction_extra_worker")
+    return CONSTRUCTION_DISCOUNT if owned else 0

@@ -31,11 +31,13 @@ class MainAction:
 
     ``possible(state, seat, board, cost)`` is True when the seat can pay ``cost`` cocoa and
     everything the action needs (RULES.md §3: a main action that cannot be carried out
-    can't be chosen). ``resolve(ctx, task, cost)`` pays and resolves it.
+    can't be chosen). ``resolve(ctx, task, cost)`` pays and resolves it. ``refusal`` (same
+    arguments as ``possible``) may name the rule that makes the action impossible (§9).
     """
 
     possible: Callable[[GameState, int, int, int], bool]
     resolve: Callable[[Context, BoardAction, int], None]
+    refusal: Callable[[GameState, int, int, int], RuleViolation | None] | None = None
 
 
 MAIN_ACTIONS: dict[int, MainAction] = {}
@@ -174,11 +176,24 @@ def _board_action_options(state: GameState, task: BoardAction) -> list[Action]:
     return options
 
 
+def _explain_board_action(
+    state: GameState, task: BoardAction, action: Action
+) -> RuleViolation | None:
+    if action.get("type") != "main_action":
+        return None
+    main = MAIN_ACTIONS.get(task.board)
+    if main is None or main.refusal is None:
+        return None
+    cost = action_cost(state, task.board, task.seat, task.workers)
+    return main.refusal(state, task.seat, task.board, cost)
+
+
 @task_rules(
     BoardAction,
     options=_board_action_options,
     decision="the action on the destination board (collect cocoa, main action or worship)",
     rule="RULES.md §3",
+    explain=_explain_board_action,
 )
 def resolve_board_action(ctx: Context, task: BoardAction, action: Action | None) -> None:
     """Collect cocoa, the board's main action, or worship."""
