@@ -52,9 +52,7 @@ async def test_all_bot_teotihuacan_game_reaches_the_final_score(
     assert types.count("EclipseScored") == 3 and types[-2:] == ["GameEnded", "AgendaUpdated"]
     assert sorted(final.result.ranking) == list(range(players))
     moves = [e for e in listed.events if e.type == "WorkerMoved"]
-    assert moves and all(
-        e.metadata.command_id.startswith(f"bot:{created.game_id}:") for e in moves
-    )
+    assert moves and all(e.metadata.command_id.startswith(f"bot:{created.game_id}:") for e in moves)
 
     rebuilt = fold(created.game_id, await stack.store.read(created.game_id), registry)
     assert rebuilt.ruleset.is_terminal(rebuilt.state)
