@@ -8,12 +8,12 @@ well-formed event. Unknown event types raise KeyError so a corrupt log is never 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from services.engine.ruleset import DomainEvent
 
 from .components import PALACE, TEMPLES
+from .frozen import replace
 from .state import GameState, Player, Worker, state_from_dict
 from .tasks import task_from_dict
 

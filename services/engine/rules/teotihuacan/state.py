@@ -7,10 +7,11 @@ Seat indices are the order seats were created in; ``turn_order`` says who plays 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .components import TEMPLES
+from .frozen import replace
 from .options import GameOptions
 from .tasks import Task, task_from_dict, task_to_dict
 
