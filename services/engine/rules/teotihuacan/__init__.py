@@ -6,6 +6,8 @@ power, calendar) with the decision loop.
 
 from . import (  # noqa: F401  (importing registers each module's rules)
     calendar,
+    construction,
+    decorations,
     harvest,
     main_action,
     power,

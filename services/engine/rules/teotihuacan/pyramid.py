@@ -170,7 +170,8 @@ def visible_grid(placed: Iterable[PlacedTile]) -> list[list[str]]:
     """The icon seen on every square: printed icons covered by placed tiles, higher on top."""
     grid = [list(row) for row in printed_grid()]
     for level, row, col, tile, rotation in sorted(placed):
-        for (r, c), icon in zip(covered_squares(level, row, col), tile_icons(tile, rotation)):
+        icons = tile_icons(tile, rotation)
+        for (r, c), icon in zip(covered_squares(level, row, col), icons, strict=True):
             grid[r][c] = icon
     return grid
 
