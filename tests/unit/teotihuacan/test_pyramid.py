@@ -215,7 +215,7 @@ def test_each_extra_worker_places_one_more_tile_or_stops(two: GameState) -> None
 def test_technology_15_discounts_one_resource_of_the_seats_choice(two: GameState) -> None:
     # The first-game technology board holds #15 in slot 4 (bottom row, centre).
     slot = two.technologies.index(7)
-    state = goods(two, 0, stone=1, wood=1, technologies=(slot,))
+    state = two.with_player(0, replace(two.players[0], stone=1, wood=1, technologies=(slot,)))
     state = _board(state, _level_1(range(2), range(2)), offer=(BLANK_TILE,))
     state = _to_main_action(state, CONSTRUCTION)
     # #15 counts as a second worker: up to two tiles.
