@@ -423,3 +423,11 @@ def test_a_decoration_needs_the_pyramid_tiles_under_it(two: GameState) -> None:
     state = _to_main_action(state, DECORATIONS)
     refused = _refusal(state, {"type": "place_decoration", "tile": 0, "side": "left", "step": 2})
     assert refused.rule == "pyramid_tiles_missing"
+
+
+def test_a_flipped_extra_worker_tile_adds_a_tile_and_is_spent(two: GameState) -> None:
+    player = replace(two.players[0], stone=4, active_effects=("extra_worker",))
+    state = _board(two.with_player(0, player), ())
+    state = _to_main_action(state, CONSTRUCTION)
+    assert state.agenda[-1] == PyramidConstruction(seat=0, tiles_left=2, placed=0)
+    assert state.players[0].active_effects == ()

@@ -36,10 +36,13 @@ from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
 from .main_action import (
+    EXTRA_WORKER,
     MAX_COUNTED_WORKERS,
     effective_cost,
+    has_effect,
     pay_cocoa_cost,
     power_ups_then_technologies,
+    use_effect,
     workers_for_action,
 )
 from .matched_icons import PyramidTrackStep, matched_icon_steps
@@ -142,6 +145,8 @@ def _resolve(ctx: Context, task: BoardAction, cost: int) -> None:
     seat = task.seat
     pay_cocoa_cost(ctx, seat, cost, "main_action_cost")
     counted = workers_for_action(ctx.state, seat, CONSTRUCTION)
+    if has_effect(ctx.state, seat, EXTRA_WORKER):
+        use_effect(ctx, seat, EXTRA_WORKER)  # a flipped extra-worker tile is spent here (§4)
     power_ups = 2 if counted >= MAX_COUNTED_WORKERS else 1
     ctx.push(
         PyramidConstruction(seat=seat, tiles_left=counted, placed=0),
