@@ -70,7 +70,7 @@ def test_random_games_end_with_a_winner_and_refold(
     assert RULES.is_terminal(state)
     result = RULES.result(state)
     assert result is not None and sorted(result.ranking) == list(range(seats))
-    assert state.eclipses == 3
+    assert state.eclipses == 3 or state.final_eclipse  # a completed pyramid ends it sooner
     assert fold(log) == state
 
 

@@ -7,6 +7,8 @@ power, calendar) with the decision loop.
 from . import (  # noqa: F401  (importing registers each module's rules)
     alchemy,
     calendar,
+    construction,
+    decorations,
     harvest,
     main_action,
     nobles,
