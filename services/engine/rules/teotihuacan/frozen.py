@@ -27,7 +27,7 @@ def replace(obj: T, /, **changes: Any) -> T:
     Raises:
         TypeError: a name in ``changes`` is not a field of ``obj``'s class.
     """
-    cls = type(obj)
+    cls: type = type(obj)
     names, known, has_dict = _field_names(cls)
     if not known.issuperset(changes):
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes.keys() - known)}")
