@@ -27,11 +27,11 @@ def replace(obj: T, /, **changes: Any) -> T:
     Raises:
         TypeError: a name in ``changes`` is not a field of ``obj``'s class.
     """
-    cls: type = type(obj)
-    names, known, has_dict = _field_names(cls)
+    cls = type(obj)
+    names, known, has_dict = _field_names(cls)  # type: ignore[arg-type]  # classes hash
     if not known.issuperset(changes):
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes.keys() - known)}")
-    new = object.__new__(cls)
+    new: T = object.__new__(cls)
     if has_dict:
         attributes = new.__dict__
         attributes.update(obj.__dict__)
