@@ -35,6 +35,31 @@ def describe_action(action: Mapping[str, Any]) -> str:
         return f"ascension reward: {action.get('reward')}"
     if kind == "pay_salary":
         return f"pay {action.get('cocoa')} cocoa of salary"
+    if kind == "choose_technology":
+        return f"take the technology in slot {action.get('slot')}"
+    if kind == "build":
+        return f"build on the {action.get('row')} row of Nobles"
+    if kind == "place_pyramid_tile":
+        discount = f", {action['discount']} discount" if "discount" in action else ""
+        return (
+            f"place pyramid tile {action.get('tile')} on level {action.get('level')} "
+            f"(row {action.get('row')}, column {action.get('col')}), "
+            f"rotated {action.get('rotation')}{discount}"
+        )
+    if kind == "place_decoration":
+        return (
+            f"place decoration {action.get('tile')} on the {action.get('side')} side, "
+            f"step {action.get('step')}"
+        )
+    if kind == "extra_power_up":
+        return "pay 1 cocoa for technology #13's power-up" if action.get("pay") else "no extra"
+    if kind == "choose_starting_tiles":
+        return f"keep starting tiles {action.get('tiles')}"
+    if kind == "draft_starting_tile":
+        return f"draft starting tile {action.get('tile')}"
+    if kind == "place_starting_workers":
+        boards = ", ".join(_board(b) for b in action.get("boards", []))
+        return f"start with workers on {boards}"
     return str(kind).replace("_", " ")
 
 
@@ -76,6 +101,25 @@ def describe_event(event: DomainEvent) -> str:
             return f"eclipse {p['eclipse']} scored: {lines}"
         case "SalaryPaid":
             return f"{seat} pays {p['paid']}/{p['owed']} cocoa salary, loses {p['vp_lost']} VP"
+        case "TechnologyAcquired":
+            return f"{seat} takes technology slot {p['slot']} (paid {p['gold_paid']} gold)"
+        case "BuildingBuilt":
+            return f"{seat} builds on the {p['row']} row of Nobles for {p['vp']} VP"
+        case "PyramidTilePlaced":
+            return (
+                f"{seat} places a pyramid tile on level {p['level']} "
+                f"({p['matches']} matching icons)"
+            )
+        case "DecorationPlaced":
+            return f"{seat} places a decoration on the {p['side']} side, step {p['step']}"
+        case "PyramidCompleted":
+            return f"{seat} completes the pyramid: the next eclipse is the final one"
+        case "AvenueAdvanced":
+            return f"{seat} reaches step {p['step']} of the Avenue of the Dead"
+        case "PyramidTrackAdvanced":
+            return f"{seat} reaches step {p['step']} of the Pyramid track"
+        case "StartingTilesRevealed":
+            return "the starting tiles are revealed"
         case "GameEnded":
             scores = ", ".join(f"seat {i}: {vp}" for i, vp in enumerate(p["final_scores"]))
             return f"the game ends ({scores}); seat {p['ranking'][0]} wins"
