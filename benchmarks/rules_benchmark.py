@@ -1,6 +1,7 @@
 """Rules engine benchmark: random legal 4-seat games on one core (issue: complete base game).
 
-Measures (1) legal-actions + decide + fold steps per second and (2) the median wall time
+Measures (1) legal-actions + apply steps per second (apply = decide, returning the
+events and the new state) and (2) the median wall time
 of one full random 4-seat game. Run: ``python -m benchmarks.rules_benchmark [--games N]``.
 Targets: >= 50,000 steps/s and a median full game < 100 ms.
 """
@@ -27,8 +28,7 @@ def play_one(rules: TeotihuacanRuleset, seed: int, options: dict[str, Any]) -> i
     while not rules.is_terminal(state):
         seat = rng.choice(rules.seats_to_act(state))
         action = rng.choice(list(rules.legal_actions(state, seat)))
-        for event in rules.decide(state, seat, action, rng):
-            state = rules.evolve(state, event)
+        _events, state = rules.apply(state, seat, action, rng)
         steps += 1
     return steps
 

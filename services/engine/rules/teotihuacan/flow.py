@@ -125,6 +125,20 @@ def decide(
     """Events caused by ``seat`` taking ``action`` (RULES.md §9: refuse, or change).
 
     Raises:
+        RuleViolation: see :func:`apply`.
+    """
+    return apply(state, seat, action, rng)[0]
+
+
+def apply(
+    state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
+) -> tuple[list[DomainEvent], GameState]:
+    """The events of ``seat`` taking ``action`` and the state they fold into.
+
+    The state is the one the rules built while deciding, so callers need not fold the
+    events again (folding them gives an equal state; the property tests check that).
+
+    Raises:
         RuleViolation: the game has ended, it is not ``seat``'s decision, or the action is
             not among the legal actions (the message names the rule and the choices).
     """
@@ -150,7 +164,7 @@ def decide(
         rules_of(task).resolve(ctx, _as_seat(task, seat), wanted)
     run_until_decision(ctx)
     ctx.emit("AgendaUpdated", agenda=[task_to_dict(t) for t in ctx.agenda])
-    return ctx.events
+    return ctx.events, ctx.state
 
 
 def run_until_decision(ctx: Context) -> None:

@@ -57,9 +57,15 @@ class TeotihuacanRuleset:
         self, state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
     ) -> list[DomainEvent]:
         """Events caused by the action. Raises RuleViolation naming the rule broken (§9)."""
+        return self.apply(state, seat, action, rng)[0]
+
+    def apply(
+        self, state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
+    ) -> tuple[list[DomainEvent], GameState]:
+        """``decide`` plus the state its events fold into, without folding them again."""
         if not isinstance(action, Mapping) or "type" not in action:
             raise RuleViolation("malformed_action", "an action is a JSON object with a 'type'")
-        return flow.decide(state, seat, action, rng)
+        return flow.apply(state, seat, action, rng)
 
     def is_terminal(self, state: GameState) -> bool:
         """True after the final eclipse (RULES.md §6.3)."""
