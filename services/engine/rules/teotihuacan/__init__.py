@@ -1,14 +1,17 @@
 """Teotihuacan: City of Gods rules (pure; no I/O). See RULES.md.
 
 Importing the package registers every task's rules (turn, harvest, worship, temples,
-power, calendar) with the decision loop.
+power, calendar, discovery tiles, royal tiles) with the decision loop.
 """
 
 from . import (  # noqa: F401  (importing registers each module's rules)
     calendar,
+    discovery,
+    flips,
     harvest,
     main_action,
     power,
+    royal,
     temples,
     turn,
     worship,

@@ -50,6 +50,16 @@ def workers_for_action(state: GameState, seat: int, board: int) -> int:
     return min(count, MAX_COUNTED_WORKERS)
 
 
+def consume_extra_worker(ctx: Context, seat: int, board: int) -> None:
+    """Spend the active extra-worker discovery tile used by a main action on ``board``.
+
+    Call it from the main action of Alchemy (5), Nobles (6) and Construction (8) right
+    after :func:`workers_for_action` counted it (RULES.md §4); elsewhere it does nothing.
+    """
+    if board in EXTRA_WORKER_BOARDS and has_effect(ctx.state, seat, EXTRA_WORKER):
+        use_effect(ctx, seat, EXTRA_WORKER)
+
+
 def effective_cost(state: GameState, seat: int, cost: int) -> int:
     """Cocoa the seat really pays for a main action or worship costing ``cost`` (§4)."""
     return 0 if cost and has_effect(state, seat, FREE_COCOA_PAYMENT) else cost
