@@ -391,3 +391,27 @@ def test_salary_step_allows_flipping_cocoa_only_among_effects(four: GameState) -
     state = _flip(state, COCOA_4)
     state = play(state, 0, {"type": "pay_salary", "cocoa": 3})
     assert (state.players[0].cocoa, state.players[0].vp) == (1, 10)
+
+
+def test_stacked_double_moves_and_teleport_combine(four: GameState) -> None:
+    state = place(four, 0, (FOREST, 1), (FOREST, 2), (FOREST, 3))
+    tiles = (DOUBLE_MOVE, DOUBLE_MOVE + 1, TELEPORT)
+    state = turn_of(goods(state, 0, discoveries=tiles), 0)
+    for tile in tiles:
+        state = _flip(state, tile)
+    action = {"type": "teleport", "worker": 0, "board": GOLD, "with_workers": [1, 2]}
+    assert action in RULES.legal_actions(state, 0)
+    state = play(state, 0, action)
+    assert state.agenda[-1] == BoardAction(seat=0, board=GOLD, workers=(0, 1, 2))
+    assert state.players[0].active_effects == ()
+
+
+def test_a_single_forced_option_waits_while_the_seat_may_flip(four: GameState) -> None:
+    state = place(four, 0, (1, 2), (NOBLES, 1))
+    state = turn_of(goods(state, 0, discoveries=(VP_4,)), 0)
+    state = play(state, 0, {"type": "move", "worker": 0, "steps": 1})
+    state = play(state, 0, {"type": "main_action"})
+    # One eligible worker on the Forest: without a flippable tile this would resolve itself.
+    assert state.agenda[-1] == PowerUps(seat=0, board=FOREST, count=1)
+    state = _flip(state, VP_4)
+    assert state.players[0].vp == 4 and state.current == 1
