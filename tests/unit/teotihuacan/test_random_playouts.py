@@ -28,6 +28,21 @@ def check_invariants(state: GameState) -> None:
         assert sum(p.temples[index] == TEMPLE_TOP_STEP for p in state.players) <= 1
     assert state.light <= state.dark
     assert state.buildings_taken == sum(state.nobles_rows) <= 11
+    assert sorted(_discovery_tiles(state)) == list(range(DISCOVERY_TILES))
+
+
+DISCOVERY_TILES = 54
+
+
+def _discovery_tiles(state: GameState) -> list[int]:
+    """Every discovery tile wherever it is: bag, worship areas, Avenue, temples, seats."""
+    tiles = [*state.discovery_supply, *(t for t in state.worship_discoveries if t >= 0)]
+    tiles += [t for t in state.starting_tile_discoveries if t >= 0]
+    tiles += [t for step in state.avenue_discoveries for t in step]
+    tiles += [t for temple in state.temple_discoveries for step in temple for t in step]
+    for player in state.players:
+        tiles += [*player.discoveries, *player.used_discoveries, *player.masks]
+    return tiles
 
 
 def random_game(

@@ -1,7 +1,7 @@
 """Teotihuacan: City of Gods rules (pure; no I/O). See RULES.md.
 
 Importing the package registers every task's rules (turn, harvest, worship, temples,
-power, calendar) with the decision loop.
+power, calendar, discovery tiles, royal tiles) with the decision loop.
 """
 
 from . import (  # noqa: F401  (importing registers each module's rules)
@@ -9,10 +9,13 @@ from . import (  # noqa: F401  (importing registers each module's rules)
     calendar,
     construction,
     decorations,
+    discovery,
+    flips,
     harvest,
     main_action,
     nobles,
     power,
+    royal,
     temples,
     turn,
     worship,

@@ -57,6 +57,9 @@ def resolve_start_turn(ctx: Context, task: StartTurn, action: Action | None) -> 
 @task_rules(EndTurn, options=_no_choice, decision="the end of a turn", rule="RULES.md §2")
 def resolve_end_turn(ctx: Context, task: EndTurn, action: Action | None) -> None:
     """Round end (calendar, eclipse countdown), then an eclipse or the next seat's turn."""
+    effects = ctx.state.players[task.seat].active_effects
+    if effects:  # flipped tile effects last for the owner's turn only (RULES.md §4)
+        ctx.emit("DiscoveryEffectsExpired", seat=task.seat, effects=list(effects))
     eclipse_now = False
     if task.seat == ctx.state.last_seat:
         advance_calendar(ctx)
@@ -120,8 +123,14 @@ def salary_owed(player: Player) -> int:
     )
 
 
+FREE_COCOA_PAYMENT = "free_cocoa_payment"
+
+
 def _salary_options(state: GameState, task: Salary) -> list[Action]:
     player = state.players[task.seat]
+    if salary_owed(player) and FREE_COCOA_PAYMENT in player.active_effects:
+        # D11, D12: a free cocoa payment tile flipped now pays the whole salary.
+        return [{"type": "pay_salary", "cocoa": 0, "free_cocoa_payment": True}]
     payable = min(salary_owed(player), player.cocoa)
     return [{"type": "pay_salary", "cocoa": paid} for paid in range(payable, -1, -1)]
 
@@ -135,6 +144,10 @@ def resolve_salary(ctx: Context, task: Salary, action: Action | None) -> None:
     player = ctx.state.players[task.seat]
     owed = salary_owed(player)
     paid = int(action["cocoa"])
+    if action.get("free_cocoa_payment"):
+        ctx.emit("DiscoveryEffectUsed", seat=task.seat, effect=FREE_COCOA_PAYMENT)
+        ctx.emit("SalaryPaid", seat=task.seat, owed=owed, paid=0, vp_lost=0, covered=True)
+        return
     per_cocoa = components().raw["salary"]["vp_per_unpaid_cocoa"]
     vp_lost = min(player.vp, per_cocoa * (owed - paid))
     ctx.emit("SalaryPaid", seat=task.seat, owed=owed, paid=paid, vp_lost=vp_lost)

@@ -36,19 +36,17 @@ from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
 from .main_action import (
-    EXTRA_WORKER,
     MAX_COUNTED_WORKERS,
     effective_cost,
-    has_effect,
     pay_cocoa_cost,
     power_ups_then_technologies,
-    use_effect,
+    use_extra_worker,
     workers_for_action,
 )
 from .matched_icons import PyramidTrackStep, matched_icon_steps
 from .state import GameState
 from .tasks import BoardAction, PowerUps, Task, register_task
-from .technologies import owns_technology
+from .technologies import construction_discount
 from .turn import MainAction, main_action
 
 RULE = "RULES.md §3.5"
@@ -69,10 +67,11 @@ def tile_payments(
     resource (stone, wood) in the cost, that resource 1 cheaper. Affordability is not checked.
     """
     cost = pyramid.level_cost(level)
-    if not owns_technology(state, seat, DISCOUNT_TECHNOLOGY):
+    discount = construction_discount(state, seat)
+    if not discount:
         return [(None, cost)]
     return [
-        (resource, {**cost, resource: cost[resource] - 1})
+        (resource, {**cost, resource: cost[resource] - discount})
         for resource in DISCOUNT_RESOURCES
         if cost.get(resource, 0) > 0
     ]
@@ -145,8 +144,7 @@ def _resolve(ctx: Context, task: BoardAction, cost: int) -> None:
     seat = task.seat
     pay_cocoa_cost(ctx, seat, cost, "main_action_cost")
     counted = workers_for_action(ctx.state, seat, CONSTRUCTION)
-    if has_effect(ctx.state, seat, EXTRA_WORKER):
-        use_effect(ctx, seat, EXTRA_WORKER)  # a flipped extra-worker tile is spent here (§4)
+    use_extra_worker(ctx, seat, CONSTRUCTION)
     power_ups = 2 if counted >= MAX_COUNTED_WORKERS else 1
     ctx.push(
         PyramidConstruction(seat=seat, tiles_left=counted, placed=0),

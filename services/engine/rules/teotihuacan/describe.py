@@ -132,7 +132,8 @@ def _visible_starting_tiles(state: GameState, seat: int | None) -> set[int]:
     visible = set(state.starting_tile_offer)
     if seat is not None and 0 <= seat < state.seat_count:
         visible.update(state.players[seat].starting_tiles)
-    if state.phase != "setup" or state.options.draft_starting_tiles:
+    everyone_chose = all(len(p.chosen_starting_tiles) == 2 for p in state.players)
+    if everyone_chose or state.options.draft_starting_tiles:
         visible.update(t for p in state.players for t in p.chosen_starting_tiles)
     return visible
 

@@ -73,7 +73,7 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
     player = replace(
         state.players[seat], ascended_this_turn=False, active_effects=(), new_technologies=()
     )
-    return replace(state.with_player(seat, player), current=seat)
+    return replace(state.with_player(seat, player), current=seat, phase="turn")
 
 
 @handles("WorkersUnlocked")

@@ -42,6 +42,9 @@ _RULES: dict[type[Task], TaskRules] = {}
 _FREE_ACTIONS: dict[
     str, tuple[Callable[[GameState, int], bool], Callable[[Context, int], None]]
 ] = {}
+FreeOptionsFn = Callable[[GameState, int, Task], list[Action]]
+FreeApplyFn = Callable[[Context, int, Action], None]
+_FREE_CHOICES: dict[str, tuple[FreeOptionsFn, FreeApplyFn, str]] = {}
 
 
 def task_rules(
@@ -82,6 +85,34 @@ def free_action(
     return register
 
 
+def free_choice(
+    action_type: str, options: FreeOptionsFn, rule: str
+) -> Callable[[FreeApplyFn], FreeApplyFn]:
+    """Register a free action with parameters (e.g. flipping one discovery tile, §4).
+
+    ``options(state, seat, task)`` lists the legal actions of that type while ``task`` waits
+    for ``seat``; ``apply(ctx, seat, action)`` carries one out (it may push tasks, which
+    resolve before the waiting task). ``rule`` is cited when one is refused. While a seat
+    has such an action available, a single legal option of its waiting task is not applied
+    automatically, so the seat can still act first (e.g. flip before a forced power-up).
+    """
+
+    def register(apply: FreeApplyFn) -> FreeApplyFn:
+        _FREE_CHOICES[action_type] = (options, apply, rule)
+        return apply
+
+    return register
+
+
+def free_choices(state: GameState, seat: int, task: Task) -> list[Action]:
+    """The parameterised free actions ``seat`` may take while ``task`` waits for it."""
+    if task.seat != seat:
+        return []
+    return [
+        action for options, _, _ in _FREE_CHOICES.values() for action in options(state, seat, task)
+    ]
+
+
 def rules_of(task: Task) -> TaskRules:
     """The rules of ``task``'s kind. Raises KeyError for an unregistered kind."""
     return _RULES[type(task)]
@@ -116,6 +147,7 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     for action_type, (allowed, _) in _FREE_ACTIONS.items():
         if allowed(state, seat):
             actions.append({"type": action_type})
+    actions.extend(free_choices(state, seat, task))
     return actions
 
 
@@ -157,8 +189,11 @@ def apply(
         raise explain_refusal(state, _as_seat(task, seat), wanted, legal)
     ctx = Context(state, rng)
     free = _FREE_ACTIONS.get(str(wanted.get("type")))
+    choice = _FREE_CHOICES.get(str(wanted.get("type")))
     if free is not None:
         free[1](ctx, seat)
+    elif choice is not None:
+        choice[1](ctx, seat, wanted)
     else:
         ctx.agenda.pop()
         rules_of(task).resolve(ctx, _as_seat(task, seat), wanted)
@@ -184,7 +219,7 @@ def run_until_decision(ctx: Context) -> None:
             rules.resolve(ctx, task, None)
         elif not options:
             ctx.agenda.pop()  # nothing can be done: the step is lost (e.g. no temple can advance)
-        elif len(options) == 1:
+        elif len(options) == 1 and not free_choices(ctx.state, task.seat, task):
             ctx.agenda.pop()
             rules.resolve(ctx, task, options[0])
         else:
@@ -203,6 +238,12 @@ def explain_refusal(
             "free_action_not_allowed",
             f"RULES.md §2: '{kind}' is not possible now (it needs a locked worker, "
             "3 cocoa and your own normal turn)",
+        )
+    if kind in _FREE_CHOICES:
+        return RuleViolation(
+            "free_action_not_allowed",
+            f"{_FREE_CHOICES[kind][2]}: {wanted} is not possible now; possible: "
+            f"{[a for a in legal if a['type'] == kind][:12]}",
         )
     if kind not in types:
         # A precise reason first (e.g. why a board's main action can't be chosen).

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from .components import NOT_A_TILE, TEMPLES, components
 from .context import Context
+from .discovery import ClaimDiscovery
 from .evolve import handles
 from .flow import Action, task_rules
 from .state import GameState, Worker
@@ -318,9 +319,8 @@ def resolve_starting_tile_gains(
             follow_ups.append(ResourceChoice(seat=seat, count=gain["resources_any"]))
         if gain.get("power_up"):
             follow_ups.append(PowerUps(seat=seat, board=0, count=gain["power_up"]))
-        discovery = ctx.state.starting_tile_discoveries[tile]
-        if gain.get("discovery") and discovery != NOT_A_TILE:
-            follow_ups += STARTING_DISCOVERY_CLAIM(seat, discovery)
+        if gain.get("discovery") and ctx.state.starting_tile_discoveries[tile] != NOT_A_TILE:
+            follow_ups.append(ClaimDiscovery(seat=seat, where="starting_tile", starting_tile=tile))
     ctx.push(*follow_ups)
 
 
@@ -333,10 +333,3 @@ def _free_technology(ctx: Context, seat: int) -> list[Task]:
     slot = min(free, key=lambda s: ctx.state.technologies[s])
     ctx.emit("TechnologyAcquired", seat=seat, slot=slot, gold_paid=0)
     return advance_temple(ctx, seat, column_temple(slot))
-
-
-def _no_claim(seat: int, tile: int) -> list[Task]:
-    return []
-
-
-STARTING_DISCOVERY_CLAIM = _no_claim

@@ -1,12 +1,23 @@
-"""Temple steps and their rewards (RULES.md §4, components ``temples``)."""
+"""Temple steps and their rewards (RULES.md §4, components ``temples``).
+
+On a major step (``temples.*.major_steps``: blue 4, red 5, green 3 and 6) that still holds
+discovery tiles, the seat chooses one of those tiles (paying its cost) or the printed
+reward: the :class:`MajorStepChoice` task, with actions
+``{"type": "claim_discovery", "tile": id}`` (only affordable tiles) and
+``{"type": "take_reward"}``.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from .components import RESOURCES, TEMPLE_BONUS_STEP, TEMPLE_TOP_STEP, TEMPLES, components
 from .context import Context
+from .discovery import can_pay, claim
 from .flow import Action, task_rules
 from .state import GameState
-from .tasks import ResourceChoice, Task, TempleSteps
+from .tasks import ResourceChoice, Task, TempleSteps, register_task
 
 
 def can_advance(state: GameState, seat: int, temple: str) -> bool:
@@ -39,6 +50,21 @@ def advance_temple(ctx: Context, seat: int, temple: str) -> list[Task]:
         return []
     step = ctx.state.players[seat].temple(temple) + 1
     ctx.emit("TempleAdvanced", seat=seat, temple=temple, step=step)
+    if major_step_tiles(ctx.state, temple, step):
+        return [MajorStepChoice(seat=seat, temple=temple, step=step)]
+    return grant_step_reward(ctx, seat, temple, step)
+
+
+def major_step_tiles(state: GameState, temple: str, step: int) -> tuple[int, ...]:
+    """Discovery tiles still on ``step`` of ``temple`` (empty unless a major step)."""
+    if not state.temple_discoveries:
+        return ()
+    steps = state.temple_discoveries[TEMPLES.index(temple)]
+    return steps[step] if step < len(steps) else ()
+
+
+def grant_step_reward(ctx: Context, seat: int, temple: str, step: int) -> list[Task]:
+    """The printed reward of ``step`` on ``temple``; returns follow-up tasks (resource choice)."""
     reward = components().temple_step_reward(temple, step)
     if not reward:
         return []
@@ -87,3 +113,38 @@ def resolve_resource_choice(ctx: Context, task: ResourceChoice, action: Action |
     ctx.change_goods(task.seat, "temple_blue", **{str(action["resource"]): 1})
     if task.count > 1:
         ctx.push(ResourceChoice(seat=task.seat, count=task.count - 1))
+
+
+@register_task
+@dataclass(frozen=True, slots=True)
+class MajorStepChoice(Task):
+    """On major ``step`` of ``temple``: one of its discovery tiles or the printed reward (§4)."""
+
+    KIND: ClassVar[str] = "major_step_choice"
+    temple: str
+    step: int
+
+
+def _major_step_options(state: GameState, task: MajorStepChoice) -> list[Action]:
+    player = state.players[task.seat]
+    tiles = sorted(set(major_step_tiles(state, task.temple, task.step)))
+    claims: list[Action] = [
+        {"type": "claim_discovery", "tile": t} for t in tiles if can_pay(player, t)
+    ]
+    return [*claims, {"type": "take_reward"}]
+
+
+@task_rules(
+    MajorStepChoice,
+    options=_major_step_options,
+    decision="a discovery tile of the major temple step (paying its cost) or its printed reward",
+    rule="RULES.md §4",
+)
+def resolve_major_step(ctx: Context, task: MajorStepChoice, action: Action | None) -> None:
+    """Claim the chosen tile, or take the printed reward of the step."""
+    assert action is not None
+    if action["type"] == "take_reward":
+        ctx.push(*grant_step_reward(ctx, task.seat, task.temple, task.step))
+        return
+    source = {"kind": "temple", "temple": task.temple, "step": task.step}
+    claim(ctx, task.seat, int(action["tile"]), source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .context import Context
+from .discovery import ClaimDiscovery
 from .tasks import Task
 
 AVENUE_MAX = 9
@@ -19,6 +20,9 @@ def advance_avenue(ctx: Context, seat: int) -> list[Task]:
     if step >= AVENUE_MAX:
         return []
     ctx.emit("AvenueAdvanced", seat=seat, step=step + 1)
+    tiles = ctx.state.avenue_discoveries
+    if step + 1 < len(tiles) and tiles[step + 1]:
+        return [ClaimDiscovery(seat=seat, where="avenue", step=step + 1)]
     return []
 
 

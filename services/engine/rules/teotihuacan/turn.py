@@ -1,13 +1,26 @@
 """A seat's turn: unlock or move a worker, then one action on the destination board.
 
 RULES.md §2 (turn structure, free unlock, paying 3 cocoa to unlock) and §3 (movement,
-collect cocoa, main action, worship).
+collect cocoa, main action, worship), with the movement discovery tiles of §4:
+
+- ``{"type": "move", "worker": w, "steps": s}``: the ordinary move.
+- ``double_move`` active: ``{"type": "move", "worker": w, "steps": s, "with_workers": [w2]}``
+  also moves the listed unlocked workers of the same board to the same destination; each
+  extra worker spends one active double-move (stacked tiles move more workers). To keep the
+  list finite and free of duplicates, ``with_workers`` is sorted and every id in it is
+  greater than ``worker``.
+- ``teleport`` active: ``{"type": "teleport", "worker": w, "board": b}`` to any other
+  board (with ``"with_workers"`` too when a double-move is active as well: the effects
+  combine, RULES.md §4).
+
+Every moved worker is one of "the moved worker(s)" of the board action (cost X).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import combinations
 
 from services.engine.ruleset import RuleViolation
 
@@ -20,6 +33,8 @@ from .technologies import owns_technology
 
 MAX_STEPS = 3
 UNLOCK_COST = 3
+DOUBLE_MOVE = "double_move"
+TELEPORT = "teleport"
 
 
 # --- main actions are registered per board by their own modules ---------------------
@@ -105,18 +120,50 @@ def passes_palace(state: GameState, board: int, steps: int) -> bool:
 # --- take a turn ----------------------------------------------------------------------
 
 
+def _companions(state: GameState, seat: int, worker_id: int) -> list[list[int]]:
+    """Sorted lists of extra workers a double move may take along with ``worker_id``."""
+    player = state.players[seat]
+    extra = player.active_effects.count(DOUBLE_MOVE)
+    board = player.workers[worker_id].board
+    others = [
+        other
+        for other, worker in enumerate(player.workers)
+        if other > worker_id and worker.in_play and not worker.locked and worker.board == board
+    ]
+    return [list(group) for k in range(1, extra + 1) for group in combinations(others, k)]
+
+
 def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
     player = state.players[task.seat]
-    moves: list[Action] = [
-        {"type": "move", "worker": worker_id, "steps": steps}
-        for worker_id, worker in enumerate(player.workers)
-        if worker.in_play and not worker.locked
-        for steps in range(1, MAX_STEPS + 1)
-    ]
+    movable = [w for w, worker in enumerate(player.workers) if worker.in_play and not worker.locked]
+    moves: list[Action] = []
+    for worker_id in movable:
+        groups = _companions(state, task.seat, worker_id)
+        for steps in range(1, MAX_STEPS + 1):
+            moves.append({"type": "move", "worker": worker_id, "steps": steps})
+            moves.extend(
+                {"type": "move", "worker": worker_id, "steps": steps, "with_workers": group}
+                for group in groups
+            )
+        if TELEPORT in player.active_effects:
+            here = player.workers[worker_id].board
+            for board in state.rondel:
+                if board == here:
+                    continue
+                moves.append({"type": "teleport", "worker": worker_id, "board": board})
+                moves.extend(
+                    {"type": "teleport", "worker": worker_id, "board": board, "with_workers": g}
+                    for g in groups
+                )
     return [*moves, {"type": "unlock"}]
 
 
 def _explain_turn(state: GameState, task: TakeTurn, action: Action) -> RuleViolation | None:
+    if "with_workers" in action and DOUBLE_MOVE not in state.players[task.seat].active_effects:
+        return RuleViolation(
+            "no_double_move",
+            "RULES.md §4: moving several workers needs a flipped double-move discovery tile",
+        )
     if action.get("type") != "move":
         return None
     workers = state.players[task.seat].workers
@@ -151,15 +198,26 @@ def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> No
         ctx.emit("WorkersUnlocked", seat=seat, cocoa_paid=0)
         ctx.push(EndTurn(seat=seat))
         return
-    worker_id, steps = int(action["worker"]), int(action["steps"])
+    worker_id = int(action["worker"])
     start = ctx.state.players[seat].workers[worker_id].board
-    target = destination(ctx.state, start, steps)
-    ctx.emit("WorkerMoved", seat=seat, worker=worker_id, from_board=start, to_board=target)
+    if action["type"] == "teleport":
+        target = int(action["board"])
+        steps = (ctx.state.position(target) - ctx.state.position(start)) % len(ctx.state.rondel)
+        ctx.emit("DiscoveryEffectUsed", seat=seat, effect=TELEPORT)
+    else:
+        steps = int(action["steps"])
+        target = destination(ctx.state, start, steps)
+    moved = (worker_id, *(int(w) for w in action.get("with_workers", ())))
+    for worker in moved:
+        if worker != worker_id:
+            ctx.emit("DiscoveryEffectUsed", seat=seat, effect=DOUBLE_MOVE)
+        ctx.emit("WorkerMoved", seat=seat, worker=worker, from_board=start, to_board=target)
+    # Technology #1 pays once per move, however many workers travel together.
     if owns_technology(ctx.state, seat, "palace_pass_cocoa") and passes_palace(
         ctx.state, start, steps
     ):
         ctx.change_goods(seat, "technology_palace_pass", cocoa=1)
-    ctx.push(BoardAction(seat=seat, board=target, workers=(worker_id,)), EndTurn(seat=seat))
+    ctx.push(BoardAction(seat=seat, board=target, workers=moved), EndTurn(seat=seat))
 
 
 # --- the action on the destination board ----------------------------------------------

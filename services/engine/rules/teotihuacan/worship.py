@@ -1,22 +1,45 @@
-"""Worship on boards 2, 3, 4 and 7 (RULES.md §3, Worship; §7 advanced_worship).
+"""Worship on boards 1, 2, 3, 4 and 7 (RULES.md §3, Worship; §7 advanced_worship; D11).
 
 The worker is locked on the worship space; another colour's worker there is displaced
 to that board's general area (paying 1 cocoa, or gaining 1 with advanced worship).
-The space's ability is a temple step: Forest red, Stone Quarry green, Gold Deposits blue,
-Decorations a temple of the seat's choice.
+Then the seat uses the space's ability, claims the discovery tile at that board's worship
+area (paying its cost), or pays 1 cocoa more for both in either order. The Palace's
+ability (its royal tile, :mod:`.royal`) is mandatory there: no discovery-only mode.
+
+Action: ``{"type": "worship", "space": k, "mode": m}`` with ``m`` one of ``"ability"``,
+``"discovery"``, ``"ability_then_discovery"``, ``"discovery_then_ability"``.
+
+- All cocoa for displacing and for "both" is paid first; an active free-cocoa-payment
+  tile covers all of it (D11; the tile's own cost is not a worship payment and is paid).
+- ``"discovery"`` and ``"discovery_then_ability"`` are listed only when the tile's cost is
+  in hand after those cocoa payments.
+- ``"ability_then_discovery"`` is listed whenever a tile is there and the cocoa for both can
+  be paid: what the ability gains may pay for the tile (rulebook Common Questions,
+  EXAMPLE 1), and so may tiles flipped meanwhile, so the engine can't know beforehand. The
+  claim afterwards is its own decision (``ClaimDiscovery``): claim if affordable, or
+  decline (§4: unable or unwilling → not claimed).
 """
 
 from __future__ import annotations
 
-from .components import components
+from dataclasses import replace
+
+from .components import PALACE, components
 from .context import Context
+from .discovery import NO_TILE, ClaimDiscovery, can_pay, claim, worship_tile
 from .flow import Action
+from .main_action import FREE_COCOA_PAYMENT, has_effect, use_effect
+from .royal import RoyalAbility
 from .state import GameState
-from .tasks import BoardAction, TempleSteps
+from .tasks import BoardAction, Task, TempleSteps
 from .turn import register_worship
 
 DISPLACE_COCOA = 1
-WORSHIP_ABILITY_BOARDS = frozenset({2, 3, 4, 7})
+BOTH_COCOA = 1
+WORSHIP_ABILITY_BOARDS = frozenset({PALACE, 2, 3, 4, 7})
+ABILITY, DISCOVERY = "ability", "discovery"
+ABILITY_FIRST, DISCOVERY_FIRST = "ability_then_discovery", "discovery_then_ability"
+BOTH_MODES = frozenset({ABILITY_FIRST, DISCOVERY_FIRST})
 
 
 def displacement_cost(state: GameState, task: BoardAction, space: int) -> int | None:
@@ -33,31 +56,78 @@ def displacement_cost(state: GameState, task: BoardAction, space: int) -> int | 
     return DISPLACE_COCOA if state.options.advanced_worship else -DISPLACE_COCOA
 
 
+def worship_payments(state: GameState, seat: int, change: int, mode: str) -> tuple[int, int]:
+    """(cocoa paid, cocoa gained) before the worship resolves (D11: a free cocoa payment
+    tile covers every payment of the worship)."""
+    paid = max(0, -change) + (BOTH_COCOA if mode in BOTH_MODES else 0)
+    if paid and has_effect(state, seat, FREE_COCOA_PAYMENT):
+        paid = 0
+    return paid, max(0, change)
+
+
+def _modes(state: GameState, task: BoardAction) -> list[str]:
+    modes = [ABILITY]
+    if worship_tile(state, task.board) == NO_TILE:
+        return modes
+    if task.board != PALACE:
+        modes.append(DISCOVERY)
+    return [*modes, ABILITY_FIRST, DISCOVERY_FIRST]
+
+
 def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
-    board = components().board(task.board)
     if task.board not in WORSHIP_ABILITY_BOARDS:
         return []
-    cocoa = state.players[task.seat].cocoa
+    player = state.players[task.seat]
+    tile = worship_tile(state, task.board)
     options: list[Action] = []
-    for space in range(board.worship_spaces):
+    for space in range(components().board(task.board).worship_spaces):
         change = displacement_cost(state, task, space)
-        if change is None or cocoa + change < 0:
+        if change is None:
             continue
-        options.append({"type": "worship", "space": space, "mode": "ability"})
+        for mode in _modes(state, task):
+            paid, gained = worship_payments(state, task.seat, change, mode)
+            left = player.cocoa + gained - paid
+            if left < 0:
+                continue
+            if mode in (DISCOVERY, DISCOVERY_FIRST) and not can_pay(
+                replace(player, cocoa=left), tile
+            ):
+                continue
+            options.append({"type": "worship", "space": space, "mode": mode})
     return options
 
 
+def _ability(state: GameState, task: BoardAction, space: int) -> Task:
+    if task.board == PALACE:
+        power = state.players[task.seat].workers[task.workers[0]].power
+        return RoyalAbility(seat=task.seat, tile=state.royal_tiles[space], power=power)
+    temple = components().board(task.board).worship_temple or ""
+    return TempleSteps(seat=task.seat, temple=temple, count=1)
+
+
 def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
-    seat, space = task.seat, int(action["space"])
+    seat, space, mode = task.seat, int(action["space"]), str(action["mode"])
     change = displacement_cost(ctx.state, task, space)
     assert change is not None
+    displace_paid = max(0, -change)
+    both_paid = BOTH_COCOA if mode in BOTH_MODES else 0
+    if (displace_paid or both_paid) and has_effect(ctx.state, seat, FREE_COCOA_PAYMENT):
+        use_effect(ctx, seat, FREE_COCOA_PAYMENT)  # D11: covers the whole worship
+        displace_paid = both_paid = 0
+    ctx.change_goods(seat, "worship_displace", cocoa=max(0, change) - displace_paid)
+    ctx.change_goods(seat, "worship_both", cocoa=-both_paid)
     occupant = ctx.state.worship_occupant(task.board, space)
-    ctx.change_goods(seat, "worship_displace", cocoa=change)
     if occupant is not None:
         ctx.emit("WorkerDisplaced", seat=occupant[0], worker=occupant[1], board=task.board)
     ctx.emit("WorkerLocked", seat=seat, worker=task.workers[0], board=task.board, space=space)
-    temple = components().board(task.board).worship_temple or ""
-    ctx.push(TempleSteps(seat=seat, temple=temple, count=1))
+    ability = _ability(ctx.state, task, space)
+    source = {"kind": "worship", "board": task.board}
+    if mode in (DISCOVERY, DISCOVERY_FIRST):
+        claim(ctx, seat, worship_tile(ctx.state, task.board), source)
+    if mode == ABILITY_FIRST:
+        ctx.push(ability, ClaimDiscovery(seat=seat, where="worship", board=task.board))
+    elif mode != DISCOVERY:
+        ctx.push(ability)
 
 
 register_worship(_worship_options, _resolve_worship)
