@@ -22,7 +22,32 @@ def describe_action(action: Mapping[str, Any]) -> str:
     """One line naming ``action`` in the game's terms, e.g. ``"move worker 1 by 2"``."""
     kind = action.get("type")
     if kind == "move":
-        return f"move worker {action.get('worker')} by {action.get('steps')}"
+        along = f" with workers {action['with_workers']}" if action.get("with_workers") else ""
+        return f"move worker {action.get('worker')} by {action.get('steps')}{along}"
+    if kind == "teleport":
+        return f"teleport worker {action.get('worker')} to {_board(action.get('board', 1))}"
+    if kind == "flip_discovery":
+        return f"flip discovery tile {action.get('tile')}"
+    if kind == "claim_discovery":
+        return f"claim discovery tile {action.get('tile')}"
+    if kind == "decline_discovery":
+        return "claim no discovery tile"
+    if kind == "take_reward":
+        return "take the printed temple reward"
+    if kind == "royal_trade":
+        if "times" in action:
+            return f"trade {action['times']} time(s) with the royal tile"
+        return f"trade for {action.get('resource')} with the royal tile"
+    if kind == "royal_temple":
+        return f"royal tile: advance on the {action.get('temple')} temple"
+    if kind == "royal_trade_done":
+        return "stop trading with the royal tile"
+    if kind == "stop_construction":
+        return "place no more pyramid tiles"
+    if kind == "pay_unlock":
+        return "pay 3 cocoa to unlock all workers"
+    if kind == "unlock":
+        return "unlock all workers (the whole turn)"
     if kind == "worship":
         return f"worship on space {action.get('space')} ({action.get('mode')})"
     if kind == "advance_temple":
@@ -118,6 +143,12 @@ def describe_event(event: DomainEvent) -> str:
             return f"{seat} reaches step {p['step']} of the Avenue of the Dead"
         case "PyramidTrackAdvanced":
             return f"{seat} reaches step {p['step']} of the Pyramid track"
+        case "DiscoveryClaimed":
+            return f"{seat} claims discovery tile {p['tile']}"
+        case "DiscoveryFlipped":
+            return f"{seat} flips discovery tile {p['tile']} ({p['effect'].replace('_', ' ')})"
+        case "DiscoveryDrawn":
+            return f"discovery tile {p['tile']} is drawn for {_board(p['board'])}"
         case "StartingTilesRevealed":
             return "the starting tiles are revealed"
         case "GameEnded":
