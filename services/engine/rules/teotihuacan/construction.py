@@ -24,7 +24,7 @@ offer refill (random draws recorded in ``PyramidOfferRefilled``), technology eff
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 from services.engine.ruleset import RuleViolation
@@ -35,6 +35,7 @@ from .components import CONSTRUCTION, components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
+from .frozen import replace
 from .main_action import (
     MAX_COUNTED_WORKERS,
     effective_cost,

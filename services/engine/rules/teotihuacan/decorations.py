@@ -26,7 +26,7 @@ the board; refill the offer (random draw recorded in ``DecorationOfferRefilled``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from services.engine.ruleset import RuleViolation
@@ -36,6 +36,7 @@ from .components import components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
+from .frozen import replace
 from .main_action import (
     effective_cost,
     pay_cocoa_cost,

@@ -15,13 +15,14 @@ Events:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .components import TEMPLES, components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
+from .frozen import replace
 from .state import GameState, Player
 from .tasks import Task, register_task
 

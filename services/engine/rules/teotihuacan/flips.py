@@ -18,12 +18,11 @@ payments cover two payments).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .context import Context
 from .discovery import MASK, tile_data, tile_kind
 from .evolve import Payload, handles
 from .flow import Action, free_choice
+from .frozen import replace
 from .state import GameState
 from .tasks import PowerUps, ResourceChoice, Salary, Task, TempleSteps
 from .tracks import advance_avenue

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from services.engine.ruleset import DomainEvent, RuleViolation
 
 from .context import Context
+from .frozen import replace
 from .state import GameState
 from .tasks import Task, task_to_dict
 

@@ -18,7 +18,7 @@ the allowed rows, all 11 buildings gone) → the main action can't be chosen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 from services.engine.ruleset import RuleViolation
@@ -27,6 +27,7 @@ from .components import components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
+from .frozen import replace
 from .main_action import (
     MAX_COUNTED_WORKERS,
     effective_cost,

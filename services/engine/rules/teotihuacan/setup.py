@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from services.engine.ruleset import DomainEvent, InvalidOptions
 
 from .components import components
 from .context import Context
 from .flow import run_until_decision
+from .frozen import replace
 from .neutral import draw_neutral_placement, neutral_colour_count
 from .options import GameOptions
 from .starting_tiles import deal_starting_tiles, opening_tasks, standard_board

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .components import NOT_A_TILE, TEMPLES, components
@@ -18,6 +18,7 @@ from .context import Context
 from .discovery import ClaimDiscovery
 from .evolve import handles
 from .flow import Action, task_rules
+from .frozen import replace
 from .state import GameState, Worker
 from .tasks import PowerUps, ResourceChoice, StartTurn, Task, register_task
 from .technologies import column_temple

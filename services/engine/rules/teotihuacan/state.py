@@ -41,7 +41,7 @@ class Worker:
         return self.board != NOT_IN_PLAY
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Player:
     """Everything one seat owns and where its markers stand.
 

@@ -8,7 +8,7 @@ travels in events and folds like everything else.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
 
@@ -135,19 +135,29 @@ for _cls in (
 
 
 def task_to_dict(task: Task) -> dict[str, Any]:
-    """JSON form: ``{"kind": ..., <fields>}``."""
-    data = asdict(task)
-    for key, value in data.items():
-        if isinstance(value, tuple):
-            data[key] = list(value)
-    return {"kind": task.KIND, **data}
+    """JSON form: ``{"kind": ..., <fields>}`` (tuples become lists)."""
+    data: dict[str, Any] = {"kind": task.KIND}
+    for name in _field_names(type(task)):
+        value = getattr(task, name)
+        data[name] = list(value) if isinstance(value, tuple) else value
+    return data
+
+
+_FIELD_NAMES: dict[type[Task], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Task]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def task_from_dict(data: dict[str, Any]) -> Task:
     """Inverse of :func:`task_to_dict`. Raises KeyError for an unknown kind."""
     cls = TASK_TYPES[data["kind"]]
     kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        value = data[f.name]
-        kwargs[f.name] = tuple(value) if isinstance(value, list) else value
+    for name in _field_names(cls):
+        value = data[name]
+        kwargs[name] = tuple(value) if isinstance(value, list) else value
     return cls(**kwargs)

@@ -22,12 +22,11 @@ Action: ``{"type": "worship", "space": k, "mode": m}`` with ``m`` one of ``"abil
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .components import PALACE, components
 from .context import Context
 from .discovery import NO_TILE, ClaimDiscovery, can_pay, claim, worship_tile
 from .flow import Action
+from .frozen import replace
 from .main_action import FREE_COCOA_PAYMENT, has_effect, use_effect
 from .royal import RoyalAbility
 from .state import GameState
