@@ -223,7 +223,22 @@ def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> No
 # --- the action on the destination board ----------------------------------------------
 
 
+def workers_still_there(state: GameState, task: BoardAction) -> tuple[int, ...]:
+    """The moved workers still unlocked on the destination board.
+
+    A worker can leave before its action: a flipped power-up tile may make it ascend to
+    the Palace. With none left the board action is lost (our reading; the rules are
+    silent), so the agenda moves on.
+    """
+    workers = state.players[task.seat].workers
+    return tuple(
+        w for w in task.workers if workers[w].board == task.board and not workers[w].locked
+    )
+
+
 def _board_action_options(state: GameState, task: BoardAction) -> list[Action]:
+    if not workers_still_there(state, task):
+        return []
     options: list[Action] = [{"type": "collect_cocoa"}]
     cost = action_cost(state, task.board, task.seat, task.workers)
     main = MAIN_ACTIONS.get(task.board)

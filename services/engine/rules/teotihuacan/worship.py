@@ -31,7 +31,7 @@ from .main_action import FREE_COCOA_PAYMENT, has_effect, use_effect
 from .royal import RoyalAbility
 from .state import GameState
 from .tasks import BoardAction, Task, TempleSteps
-from .turn import register_worship
+from .turn import register_worship, workers_still_there
 
 DISPLACE_COCOA = 1
 BOTH_COCOA = 1
@@ -96,9 +96,9 @@ def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
     return options
 
 
-def _ability(state: GameState, task: BoardAction, space: int) -> Task:
-    if task.board == PALACE:
-        power = state.players[task.seat].workers[task.workers[0]].power
+def _ability(state: GameState, task: BoardAction, space: int, worker: int) -> Task:
+    if task.board == PALACE:  # N = the locked worker's power
+        power = state.players[task.seat].workers[worker].power
         return RoyalAbility(seat=task.seat, tile=state.royal_tiles[space], power=power)
     temple = components().board(task.board).worship_temple or ""
     return TempleSteps(seat=task.seat, temple=temple, count=1)
@@ -118,8 +118,9 @@ def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
     occupant = ctx.state.worship_occupant(task.board, space)
     if occupant is not None:
         ctx.emit("WorkerDisplaced", seat=occupant[0], worker=occupant[1], board=task.board)
-    ctx.emit("WorkerLocked", seat=seat, worker=task.workers[0], board=task.board, space=space)
-    ability = _ability(ctx.state, task, space)
+    worker = workers_still_there(ctx.state, task)[0]
+    ctx.emit("WorkerLocked", seat=seat, worker=worker, board=task.board, space=space)
+    ability = _ability(ctx.state, task, space, worker)
     source = {"kind": "worship", "board": task.board}
     if mode in (DISCOVERY, DISCOVERY_FIRST):
         claim(ctx, seat, worship_tile(ctx.state, task.board), source)
