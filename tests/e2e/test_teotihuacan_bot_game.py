@@ -49,7 +49,8 @@ async def test_all_bot_teotihuacan_game_reaches_the_final_score(
         listed = await stub.ListEvents(pb.ListEventsRequest(game_id=created.game_id))
 
     assert final.finished
-    assert types.count("EclipseScored") == 3 and types[-2:] == ["GameEnded", "AgendaUpdated"]
+    assert types.count("EclipseScored") == 3
+    assert types[-3:] == ["GameEnded", "AgendaUpdated", "SeedRevealed"]
     assert sorted(final.result.ranking) == list(range(players))
     moves = [e for e in listed.events if e.type == "WorkerMoved"]
     assert moves and all(e.metadata.command_id.startswith(f"bot:{created.game_id}:") for e in moves)
