@@ -42,7 +42,7 @@ async def test_all_bot_teotihuacan_game_reaches_the_final_score(
         async def follow() -> None:
             request = pb.WatchGameRequest(game_id=created.game_id)
             async for event in stub.WatchGame(request):
-                types.append(event.type)
+                types.append(event.event.type)
 
         await asyncio.wait_for(follow(), timeout=120)
         final = await stub.GetGame(pb.GetGameRequest(game_id=created.game_id))
