@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -39,6 +40,7 @@ from services.engine.store.records import SYSTEM_SEAT, EventMetadata, NewGame, T
 
 log = structlog.get_logger(__name__)
 
+_SEED_CACHE = 4096
 _GAME_ID_NAMESPACE = uuid.UUID("6f1c5a5e-4d0e-4d84-9d7b-5b1f3b7f2a10")
 
 
@@ -74,6 +76,7 @@ class Engine:
         self._seed_source = seed_source
         self._id_source = id_source
         self._max_attempts = max_attempts
+        self._seeds: OrderedDict[str, str] = OrderedDict()
 
     async def load(self, game_id: str) -> GameSnapshot:
         """The game folded from its log (cached). Raises GameNotFound, CorruptLog."""
@@ -225,9 +228,16 @@ class Engine:
 
     async def _seed(self, snapshot: GameSnapshot) -> str:
         """The game's secret seed (engine-only key), checked against its commitment."""
-        seed = snapshot.revealed_seed or await self.store.secret_seed(snapshot.game_id)
+        seed = snapshot.revealed_seed or self._seeds.get(snapshot.game_id)
+        if seed is None:
+            seed = await self.store.secret_seed(snapshot.game_id)
         if seed is None or commit(seed) != snapshot.seed_commitment:
             raise CorruptLog(f"game {snapshot.game_id}: secret seed missing or not committed")
+        # Seeds never change: keep the recent ones to save a round trip per command.
+        self._seeds[snapshot.game_id] = seed
+        self._seeds.move_to_end(snapshot.game_id)
+        while len(self._seeds) > _SEED_CACHE:
+            self._seeds.popitem(last=False)
         return seed
 
     def _decide(
