@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import grpc
 import structlog
 
-from services.bot.queue import TurnRequestQueue
+from services.bot.queue import DEFAULT_MAX_DELIVERIES, TurnRequestQueue
 from services.bot.worker import BotWorker
 from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.clock import SeedSource, random_seed
@@ -23,9 +23,11 @@ from services.engine.engine import Engine
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.engine.servicer import start_engine_server
-from services.engine.snapshots import SnapshotCache
+from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
+from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.redis_store import RedisEventStore
 from services.gateway.server import create_server
+from services.rpc.limits import PeerRateLimiter
 
 log = structlog.get_logger(__name__)
 SHUTDOWN_GRACE_S = 3.0
@@ -34,6 +36,28 @@ SHUTDOWN_GRACE_S = 3.0
 def consumer_name() -> str:
     """A bot consumer name unique per process on this host."""
     return f"bot-{socket.gethostname()}-{os.getpid()}"
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """How every process of a deployment addresses Redis (must agree across processes)."""
+
+    key_prefix: str = "teoti"
+    shards: int = DEFAULT_SHARDS
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
+
+    def store(self, redis_url: str) -> RedisEventStore:
+        """A store on ``redis_url`` with these keys."""
+        return RedisEventStore.from_url(redis_url, prefix=self.key_prefix, shards=self.shards)
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    """Bot worker tuning."""
+
+    concurrency: int = 4
+    claim_idle_ms: int = 30_000
+    max_deliveries: int = DEFAULT_MAX_DELIVERIES
 
 
 @dataclass
@@ -48,10 +72,14 @@ class Stack:
 
 
 def _bot(
-    store: RedisEventStore, reader: GameReader, client: EngineClient, concurrency: int
+    store: RedisEventStore, reader: GameReader, client: EngineClient, bot: BotSettings
 ) -> BotWorker:
-    queue = TurnRequestQueue(store.client, store.keys, consumer=consumer_name())
-    return BotWorker(queue, reader, client, concurrency=concurrency)
+    queue = TurnRequestQueue(
+        store.client, store.keys, consumer=consumer_name(), max_deliveries=bot.max_deliveries
+    )
+    return BotWorker(
+        queue, reader, client, concurrency=bot.concurrency, claim_idle_ms=bot.claim_idle_ms
+    )
 
 
 @asynccontextmanager
@@ -63,6 +91,9 @@ async def all_in_one(
     seed_source: SeedSource = random_seed,
     bot_concurrency: int = 4,
     default_ruleset: str = DEFAULT_RULESET,
+    shards: int = DEFAULT_SHARDS,
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+    limiter: PeerRateLimiter | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``.
 
@@ -70,14 +101,17 @@ async def all_in_one(
     bot worker (finishing in-flight requests), then closes Redis.
     """
     registry = registry or default_registry()
-    store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-    snapshots = SnapshotCache(store, registry)
+    settings = StoreSettings(key_prefix, shards, snapshot_every)
+    store = settings.store(redis_url)
+    snapshots = SnapshotCache(store, registry, snapshot_every=snapshot_every)
     engine = Engine(store, registry, seed_source=seed_source, snapshots=snapshots)
     client = InProcessEngineClient(engine)
     reader = GameReader(store, registry, snapshots)
-    server, port = await create_server(address, reader, client, default_ruleset)
+    server, port = await create_server(address, reader, client, default_ruleset, limiter)
     stop = asyncio.Event()
-    worker = asyncio.create_task(_bot(store, reader, client, bot_concurrency).run(stop))
+    worker = asyncio.create_task(
+        _bot(store, reader, client, BotSettings(concurrency=bot_concurrency)).run(stop)
+    )
     log.info("serving", port=port, redis_url=redis_url, key_prefix=key_prefix)
     try:
         yield Stack(port, store, engine, reader, server)
@@ -89,11 +123,17 @@ async def all_in_one(
 
 
 async def run_engine(
-    redis_url: str, address: str, registry: RulesetRegistry, stop: asyncio.Event
+    redis_url: str,
+    address: str,
+    registry: RulesetRegistry,
+    stop: asyncio.Event,
+    settings: StoreSettings | None = None,
 ) -> None:
     """``teoti engine``: EngineService alone until ``stop``."""
-    store = RedisEventStore.from_url(redis_url)
-    server, port = await start_engine_server(Engine(store, registry), address)
+    settings = settings or StoreSettings()
+    store = settings.store(redis_url)
+    snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
+    server, port = await start_engine_server(Engine(store, registry, snapshots=snapshots), address)
     log.info("engine_serving", port=port, redis_url=redis_url)
     await stop.wait()
     await server.stop(SHUTDOWN_GRACE_S)
@@ -101,12 +141,17 @@ async def run_engine(
 
 
 async def run_gateway(
-    redis_url: str, address: str, engine_target: str, registry: RulesetRegistry, stop: asyncio.Event
+    redis_url: str,
+    address: str,
+    engine_target: str,
+    registry: RulesetRegistry,
+    stop: asyncio.Event,
+    settings: StoreSettings | None = None,
 ) -> None:
     """``teoti gateway``: GameService alone, writing through a remote engine."""
     from services.engine.remote import RemoteEngineClient
 
-    store = RedisEventStore.from_url(redis_url)
+    store = (settings or StoreSettings()).store(redis_url)
     client = RemoteEngineClient(engine_target)
     server, port = await create_server(address, GameReader(store, registry), client)
     log.info("gateway_serving", port=port, engine=engine_target, redis_url=redis_url)
@@ -121,13 +166,14 @@ async def run_bot(
     engine_target: str,
     registry: RulesetRegistry,
     stop: asyncio.Event,
-    concurrency: int = 4,
+    settings: StoreSettings | None = None,
+    bot: BotSettings | None = None,
 ) -> None:
     """``teoti bot``: the bot worker alone, submitting through a remote engine."""
     from services.engine.remote import RemoteEngineClient
 
-    store = RedisEventStore.from_url(redis_url)
+    store = (settings or StoreSettings()).store(redis_url)
     client = RemoteEngineClient(engine_target)
-    await _bot(store, GameReader(store, registry), client, concurrency).run(stop)
+    await _bot(store, GameReader(store, registry), client, bot or BotSettings()).run(stop)
     await client.close()
     await store.close()

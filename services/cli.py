@@ -20,9 +20,11 @@ from typing import Any
 import grpc
 import structlog
 
+from services.engine.audit import audit_log
 from services.engine.clock import fixed_seed, random_seed
+from services.engine.engine_events import ENGINE_EVENTS, GAME_CREATED, SEED_REVEALED
 from services.engine.errors import CorruptLog, UnknownRuleset
-from services.engine.game import GAME_CREATED, fold
+from services.engine.game import fold
 from services.engine.ruleset import DomainEvent
 from services.engine.rulesets import (
     DEFAULT_RULESET,
@@ -30,7 +32,9 @@ from services.engine.rulesets import (
     default_registry,
     lazy_factory,
 )
-from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
+from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
+from services.engine.store.keys import DEFAULT_SHARDS
+from services.engine.store.records import canonical_json
 from services.logging_setup import configure_logging
 
 log = structlog.get_logger("teoti")
@@ -76,6 +80,12 @@ def _redis(url: str | None, data_dir: Path | None, persist: bool) -> Any:
         log.info("embedded_redis_stopped")
 
 
+def _store_settings(args: argparse.Namespace) -> Any:
+    from services.app import StoreSettings
+
+    return StoreSettings(args.key_prefix, args.shards, args.snapshot_every)
+
+
 def _need_redis(args: argparse.Namespace) -> str:
     if not args.redis_url:
         raise SystemExit(
@@ -91,7 +101,13 @@ async def _serve(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir) if args.data_dir else None
     with _redis(args.redis_url, data_dir, persist=True) as url:
         async with all_in_one(
-            url, f"{args.host}:{args.port}", registry, default_ruleset=args.ruleset
+            url,
+            f"{args.host}:{args.port}",
+            registry,
+            key_prefix=args.key_prefix,
+            default_ruleset=args.ruleset,
+            shards=args.shards,
+            snapshot_every=args.snapshot_every,
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port)
             await _stop_event().wait()
@@ -102,7 +118,11 @@ async def _engine(args: argparse.Namespace) -> int:
     from services.app import run_engine
 
     await run_engine(
-        _need_redis(args), f"{args.host}:{args.port}", _registry(args.extra_ruleset), _stop_event()
+        _need_redis(args),
+        f"{args.host}:{args.port}",
+        _registry(args.extra_ruleset),
+        _stop_event(),
+        _store_settings(args),
     )
     return 0
 
@@ -116,19 +136,21 @@ async def _gateway(args: argparse.Namespace) -> int:
         args.engine,
         _registry(args.extra_ruleset),
         _stop_event(),
+        _store_settings(args),
     )
     return 0
 
 
 async def _bot(args: argparse.Namespace) -> int:
-    from services.app import run_bot
+    from services.app import BotSettings, run_bot
 
     await run_bot(
         _need_redis(args),
         args.engine,
         _registry(args.extra_ruleset),
         _stop_event(),
-        args.concurrency,
+        _store_settings(args),
+        BotSettings(args.concurrency, args.claim_idle_ms, args.max_deliveries),
     )
     return 0
 
@@ -147,14 +169,14 @@ async def _target(args: argparse.Namespace, registry: RulesetRegistry) -> AsyncI
             yield f"127.0.0.1:{stack.port}"
 
 
-def _domain(event: Any) -> DomainEvent:
-    return DomainEvent(event.type, json.loads(event.payload_json), event.schema_version)
-
-
 def _describe(registry: RulesetRegistry, ruleset_name: str, event: DomainEvent) -> tuple[bool, str]:
     """(is milestone, description) using the local ruleset if available."""
     if event.type == GAME_CREATED:
         return True, f"game created ({ruleset_name}, {len(event.payload.get('seats', []))} seats)"
+    if event.type == SEED_REVEALED:
+        return True, f"seed revealed: {event.payload.get('seed')}"
+    if event.type in ENGINE_EVENTS:
+        return False, event.type
     try:
         ruleset = registry.get(ruleset_name)
     except UnknownRuleset:
@@ -163,103 +185,84 @@ def _describe(registry: RulesetRegistry, ruleset_name: str, event: DomainEvent) 
 
 
 async def _demo(args: argparse.Namespace) -> int:
-    from services.rpc.stubs import load_stubs
+    from services.client import SeatInfo, TeotiClient
 
-    stubs = load_stubs()
-    pb = stubs.game_pb2
     registry = _registry(args.extra_ruleset)
     if args.target and args.seed is not None:
         log.warning("seed_ignored_with_target", reason="the remote server chooses game seeds")
-    async with _target(args, registry) as target, grpc.aio.insecure_channel(target) as channel:
-        stub = stubs.game_pb2_grpc.GameServiceStub(channel)
-        seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"Bot {i + 1}") for i in range(args.players)]
-        created = await stub.CreateGame(
-            pb.CreateGameRequest(
-                ruleset=args.ruleset,
-                seats=seats,
-                options_json=args.options,
-                command_id=f"demo:{uuid.uuid4().hex}",
-            )
+    async with _target(args, registry) as target, TeotiClient(target) as client:
+        created = await client.create_game(
+            [SeatInfo("bot", f"Bot {i + 1}") for i in range(args.players)],
+            ruleset=args.ruleset,
+            options=json.loads(args.options) if args.options else {},
+            command_id=f"demo:{uuid.uuid4().hex}",
         )
         print(f"game {created.game_id} ({args.ruleset}, {args.players} bots) via {target}")
         count = 0
 
         async def follow() -> None:
             nonlocal count
-            async for event in stub.WatchGame(pb.WatchGameRequest(game_id=created.game_id)):
+            async for event in client.watch(created.game_id):
                 count += 1
-                milestone, text = _describe(registry, args.ruleset, _domain(event))
+                milestone, text = _describe(registry, args.ruleset, event.to_domain())
                 if milestone:
                     print(f"  v{event.version:>5}  {text}", flush=True)
                 elif count % 100 == 0:
                     print(f"  ... {count} events", flush=True)
 
         await asyncio.wait_for(follow(), args.timeout)
-        final = await stub.GetGame(pb.GetGameRequest(game_id=created.game_id))
+        final = await client.get_game(created.game_id)
     print(f"finished after {final.version} events")
-    for place, seat in enumerate(final.result.ranking, start=1):
-        print(
-            f"  {place}. {final.seats[seat].name} (seat {seat}): {final.result.scores[seat]} points"
-        )
+    for place, seat in enumerate(final.ranking, start=1):
+        print(f"  {place}. {final.seats[seat].name} (seat {seat}): {final.scores[seat]} points")
     print(f"game id: {created.game_id}")
     return 0 if final.finished else 1
 
 
-def _check_log(events: Sequence[StoredEvent]) -> list[str]:
-    problems = []
-    if [e.version for e in events] != list(range(1, len(events) + 1)):
-        problems.append("versions are not 1..N contiguous")
-    if not events or events[0].type != GAME_CREATED:
-        problems.append("log does not start with GameCreated")
-    return problems
-
-
 async def _replay(args: argparse.Namespace) -> int:
-    from services.rpc.stubs import load_stubs
+    from services.client import TeotiClient
 
-    stubs = load_stubs()
-    pb = stubs.game_pb2
     registry = _registry(args.extra_ruleset)
     target = args.target or "127.0.0.1:50051"
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = stubs.game_pb2_grpc.GameServiceStub(channel)
-        listed = await stub.ListEvents(pb.ListEventsRequest(game_id=args.game_id))
-        stored = await stub.GetGame(pb.GetGameRequest(game_id=args.game_id))
-    events = [
-        StoredEvent(
-            e.version,
-            e.type,
-            e.schema_version,
-            json.loads(e.payload_json),
-            EventMetadata(e.metadata.command_id, e.metadata.seat, e.metadata.recorded_at),
-        )
-        for e in listed.events
-    ]
-    problems = _check_log(events)
+    async with TeotiClient(target) as client:
+        events = await client.events(args.game_id)
+        stored = await client.get_game(args.game_id)
+        server_report = await client.verify(args.game_id) if args.verify else None
     ruleset_name = str(events[0].payload.get("ruleset", "")) if events else ""
     print(f"game {args.game_id}: {len(events)} events, ruleset {ruleset_name}")
     for event in events:
         milestone, text = _describe(registry, ruleset_name, event.to_domain())
         if milestone:
             print(f"  v{event.version:>5}  {text}")
+    # The client re-checks everything itself: it trusts neither the server's verdict nor
+    # its projection. The head is GetGame's, so events missing at the end are caught.
+    report = audit_log(args.game_id, events, registry, (stored.version, stored.head_hash))
+    problems = list(report.problems)
     try:
         snapshot = fold(args.game_id, events, registry)
-    except (CorruptLog, UnknownRuleset, KeyError, ValueError, TypeError, AssertionError) as exc:
-        problems.append(f"cannot fold the log: {exc!r}")
+    except (CorruptLog, UnknownRuleset, KeyError, ValueError, TypeError, AssertionError):
+        pass  # already reported by the audit
     else:
         rebuilt = canonical_json(snapshot.ruleset.view(snapshot.state, None))
-        if snapshot.version != stored.version:
-            problems.append(f"rebuilt version {snapshot.version} != stored {stored.version}")
-        if rebuilt != canonical_json(json.loads(stored.state_json)):
+        if rebuilt != canonical_json(stored.state):
             problems.append("rebuilt state differs from the stored projection")
         result = snapshot.ruleset.result(snapshot.state)
         if result is not None:
             print(f"final scores {list(result.scores)}, ranking {list(result.ranking)}")
+    if report.seed_revealed:
+        print(f"seed: revealed, {'verified' if report.seed_verified else 'NOT verified'}")
+    if server_report is not None and not server_report.ok:
+        problems += [f"server VerifyGame: {p}" for p in server_report.problems]
     for problem in problems:
         print(f"PROBLEM: {problem}")
     if args.verify:
-        print("verify: OK" if not problems else "verify: FAILED")
-        return 1 if problems else 0
+        if problems:
+            bad = report.first_bad_version or (
+                server_report.first_bad_version if server_report else 0
+            )
+            print(f"verify: FAILED (first bad version: {bad})")
+            return 1
+        print(f"verify: OK (chain head {report.head_hash})")
     return 0
 
 
@@ -283,6 +286,16 @@ def build_parser() -> argparse.ArgumentParser:
             "--redis-url",
             default=os.environ.get("REDIS_URL"),
             help="Redis URL (default: $REDIS_URL)",
+        )
+        p.add_argument("--key-prefix", default="teoti", help="Redis key prefix (same everywhere)")
+        p.add_argument(
+            "--shards", type=int, default=DEFAULT_SHARDS, help="shard count (same everywhere)"
+        )
+        p.add_argument(
+            "--snapshot-every",
+            type=int,
+            default=DEFAULT_SNAPSHOT_EVERY,
+            help="store a snapshot every N events (0: never)",
         )
 
     serve = sub.add_parser("serve", help="gateway + engine + bot worker in one process")
@@ -316,6 +329,18 @@ def build_parser() -> argparse.ArgumentParser:
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
     bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT")
     bot.add_argument("--concurrency", type=int, default=4)
+    bot.add_argument(
+        "--claim-idle-ms",
+        type=int,
+        default=30_000,
+        help="reclaim turn requests pending this long (crashed workers)",
+    )
+    bot.add_argument(
+        "--max-deliveries",
+        type=int,
+        default=5,
+        help="dead-letter a turn request after this many deliveries",
+    )
     redis_opt(bot)
     common(bot)
     bot.set_defaults(run=_bot)
@@ -336,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--verify",
         action="store_true",
-        help="exit 1 if the log is inconsistent or the rebuilt state differs",
+        help="exit 1 if the hash chain, fold, seed or rebuilt state do not check out",
     )
     common(replay)
     replay.set_defaults(run=_replay)

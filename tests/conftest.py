@@ -63,8 +63,7 @@ async def redis_store(redis_url: str, key_prefix: str) -> AsyncIterator[RedisEve
     await store.close()
 
 
-@pytest.fixture
-def registry() -> RulesetRegistry:
+def registry_with_nim() -> RulesetRegistry:
     """The default registry plus the test Nim ruleset."""
     from services.engine.rulesets import default_registry
     from tests.nim import NimRuleset
@@ -72,3 +71,9 @@ def registry() -> RulesetRegistry:
     reg = default_registry()
     reg.register("nim", NimRuleset)
     return reg
+
+
+@pytest.fixture
+def registry() -> RulesetRegistry:
+    """The default registry plus the test Nim ruleset."""
+    return registry_with_nim()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from services.engine.ruleset import (
@@ -122,3 +122,10 @@ class NimRuleset:
 
     def is_milestone(self, event: DomainEvent) -> bool:
         return event.type in {"PileSet", "GameWon"}
+
+    # Optional snapshot methods (services.engine.ruleset.SnapshottingRuleset).
+    def snapshot(self, state: NimState) -> JsonDict:
+        return {**asdict(state), "taken": list(state.taken)}
+
+    def restore(self, data: JsonDict) -> NimState:
+        return NimState(**{**data, "taken": tuple(data["taken"])})

@@ -1,8 +1,8 @@
-"""The turn-request stream read through a Redis consumer group."""
+"""The per-shard turn-request streams, read through one Redis consumer group."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -14,74 +14,139 @@ from services.engine.store.records import TurnRequest
 
 log = structlog.get_logger(__name__)
 
+DEFAULT_MAX_DELIVERIES = 5
+"""A request handed out more often than this is moved to its shard's dead-letter stream."""
+
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
     """One stream entry handed to this consumer; ``request`` is None if malformed."""
 
+    stream: str
     entry_id: str
     request: TurnRequest | None
+    fields: dict[str, str] = field(default_factory=dict)
+    deliveries: int = 1
 
 
 class TurnRequestQueue:
-    """XREADGROUP/XACK/XAUTOCLAIM over ``<prefix>:turn-requests``.
+    """XREADGROUP / XACK+XDEL / XAUTOCLAIM over every shard's ``turns`` stream.
+
+    Acked entries are deleted, so the streams stay short without trimming (trimming
+    could drop a request still pending for a crashed worker).
 
     Args:
         client: redis.asyncio client with ``decode_responses=True``.
-        keys: key layout (prefix).
+        keys: key layout (prefix and shard count).
         group: consumer group shared by every bot worker.
         consumer: this worker's name within the group.
+        max_deliveries: deliveries after which a reclaimed request is dead-lettered.
     """
 
     def __init__(
-        self, client: aioredis.Redis, keys: RedisKeys, group: str = "bots", consumer: str = "bot-1"
+        self,
+        client: aioredis.Redis,
+        keys: RedisKeys,
+        group: str = "bots",
+        consumer: str = "bot-1",
+        max_deliveries: int = DEFAULT_MAX_DELIVERIES,
     ) -> None:
         self._redis = client
-        self._stream = keys.turn_requests
+        self._keys = keys
+        self._streams = keys.all_turns()
         self.group = group
         self.consumer = consumer
+        self.max_deliveries = max_deliveries
 
     async def ensure_group(self) -> None:
-        """Create the group (and stream) from the beginning if it does not exist."""
-        try:
-            await self._redis.xgroup_create(self._stream, self.group, id="0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+        """Create the group (and streams) from the beginning where it does not exist."""
+        for stream in self._streams:
+            try:
+                await self._redis.xgroup_create(stream, self.group, id="0", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
 
     @staticmethod
-    def _deliveries(entries: list[tuple[str, dict[str, str]]]) -> list[Delivery]:
-        result = []
-        for entry_id, fields in entries:
-            try:
-                result.append(Delivery(entry_id, TurnRequest.from_fields(fields)))
-            except (KeyError, ValueError):
-                log.warning("malformed_turn_request", entry_id=entry_id, fields=fields)
-                result.append(Delivery(entry_id, None))
-        return result
+    def _delivery(stream: str, entry_id: str, fields: dict[str, str], count: int) -> Delivery:
+        try:
+            request: TurnRequest | None = TurnRequest.from_fields(fields)
+        except (KeyError, ValueError):
+            log.warning("malformed_turn_request", entry_id=entry_id, fields=fields)
+            request = None
+        return Delivery(stream, entry_id, request, dict(fields), count)
 
     async def read(self, count: int, block_ms: int) -> list[Delivery]:
-        """New entries for this consumer, waiting up to ``block_ms`` for some."""
+        """New entries of any shard for this consumer, waiting up to ``block_ms``."""
         reply: Any = await self._redis.xreadgroup(
-            self.group, self.consumer, {self._stream: ">"}, count=count, block=block_ms
-        )
-        deliveries: list[Delivery] = []
-        for _stream, entries in reply or []:
-            deliveries += self._deliveries(entries)
-        return deliveries
-
-    async def claim_stale(self, min_idle_ms: int, count: int) -> list[Delivery]:
-        """Take over entries another consumer read but did not ack for ``min_idle_ms``."""
-        reply: Any = await self._redis.xautoclaim(
-            self._stream,
             self.group,
             self.consumer,
-            min_idle_time=min_idle_ms,
-            start_id="0-0",
+            dict.fromkeys(self._streams, ">"),
             count=count,
+            block=block_ms,
         )
-        return self._deliveries([e for e in reply[1] if e and e[1] is not None])
+        return [
+            self._delivery(stream, entry_id, fields, 1)
+            for stream, entries in reply or []
+            for entry_id, fields in entries
+        ]
 
-    async def ack(self, entry_id: str) -> None:
-        """Mark the entry done for the group."""
-        await self._redis.xack(self._stream, self.group, entry_id)
+    async def claim_stale(self, min_idle_ms: int, count: int) -> list[Delivery]:
+        """Take over entries a consumer read but did not ack for ``min_idle_ms``.
+
+        Entries delivered more than ``max_deliveries`` times are dead-lettered here and
+        not returned.
+        """
+        claimed: list[Delivery] = []
+        for stream in self._streams:
+            reply: Any = await self._redis.xautoclaim(
+                stream,
+                self.group,
+                self.consumer,
+                min_idle_time=min_idle_ms,
+                start_id="0-0",
+                count=count,
+            )
+            for entry_id, fields in reply[1]:
+                if fields is None:  # deleted while pending: nothing left to do
+                    await self._redis.xack(stream, self.group, entry_id)
+                    continue
+                pending: Any = await self._redis.xpending_range(
+                    stream, self.group, min=entry_id, max=entry_id, count=1
+                )
+                times = int(pending[0]["times_delivered"]) if pending else 1
+                delivery = self._delivery(stream, entry_id, fields, times)
+                if times > self.max_deliveries:
+                    await self.dead_letter(delivery, f"delivered {times} times")
+                else:
+                    claimed.append(delivery)
+        return claimed
+
+    async def ack(self, delivery: Delivery) -> None:
+        """Mark the entry done for the group and delete it."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.xack(delivery.stream, self.group, delivery.entry_id)
+            pipe.xdel(delivery.stream, delivery.entry_id)
+            await pipe.execute()
+
+    async def dead_letter(self, delivery: Delivery, reason: str) -> None:
+        """Move the entry to its shard's dead-letter stream with ``reason``, then ack it."""
+        dead = delivery.stream.removesuffix(":turns") + ":dead"
+        log.error(
+            "turn_request_dead_lettered",
+            entry_id=delivery.entry_id,
+            reason=reason,
+            deliveries=delivery.deliveries,
+            **delivery.fields,
+        )
+        async with self._redis.pipeline(transaction=True) as pipe:
+            record: dict[Any, Any] = {
+                **delivery.fields,
+                "entry_id": delivery.entry_id,
+                "reason": reason,
+                "deliveries": str(delivery.deliveries),
+            }
+            pipe.xadd(dead, record)
+            pipe.xack(delivery.stream, self.group, delivery.entry_id)
+            pipe.xdel(delivery.stream, delivery.entry_id)
+            await pipe.execute()

@@ -108,21 +108,25 @@ class BotWorker:
     async def _process(self, delivery: Delivery) -> None:
         try:
             if delivery.request is None:
-                outcome = Outcome.MALFORMED
+                await self._queue.dead_letter(delivery, "malformed turn request")
+                return
+            try:
+                outcome = await self.handle(delivery.request)
+            except (grpc.aio.AioRpcError, RedisError, OSError) as exc:
+                # Transient: leave it pending; XAUTOCLAIM hands it out again later, and
+                # dead-letters it after too many deliveries.
+                log.warning("turn_request_retry_later", entry_id=delivery.entry_id, error=repr(exc))
+                return
+            except Exception as exc:
+                log.exception("turn_request_failed", entry_id=delivery.entry_id)
+                await self._queue.dead_letter(delivery, f"failed: {exc!r}")
+                return
+            if outcome is Outcome.REFUSED:
+                await self._queue.dead_letter(delivery, "the engine refused the bot's action")
             else:
-                try:
-                    outcome = await self.handle(delivery.request)
-                except (grpc.aio.AioRpcError, RedisError, OSError) as exc:
-                    # Transient: leave it pending; XAUTOCLAIM hands it out again later.
-                    log.warning(
-                        "turn_request_retry_later", entry_id=delivery.entry_id, error=repr(exc)
-                    )
-                    outcome = Outcome.RETRY
-                except Exception:
-                    log.exception("turn_request_failed", entry_id=delivery.entry_id)
-                    outcome = Outcome.REFUSED
-            if outcome is not Outcome.RETRY:
-                await self._queue.ack(delivery.entry_id)
+                await self._queue.ack(delivery)
+        except (RedisError, OSError) as exc:
+            log.warning("turn_request_ack_failed", entry_id=delivery.entry_id, error=repr(exc))
         finally:
             self._slots.release()
 

@@ -60,6 +60,12 @@ class EngineClient(Protocol):
         """
         ...
 
+    async def join_game(
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+    ) -> CommandResult:
+        """Claim an open seat. Raises GameNotFound, InvalidArgument, RuleViolation."""
+        ...
+
     async def close(self) -> None:
         """Release resources (channels)."""
         ...
@@ -91,6 +97,12 @@ class InProcessEngineClient:
     ) -> CommandResult:
         """See EngineClient.submit_action."""
         return await self._engine.submit_action(game_id, seat, action, expected_version, command_id)
+
+    async def join_game(
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+    ) -> CommandResult:
+        """See EngineClient.join_game."""
+        return await self._engine.join_game(game_id, seat, name, token_hash, command_id)
 
     async def close(self) -> None:
         """The engine is owned by whoever built it."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -18,17 +20,27 @@ from services.engine.clock import (
     random_seed,
     system_clock,
 )
-from services.engine.errors import GameNotFound, InvalidArgument, RuleViolation, VersionConflict
-from services.engine.game import GameSnapshot, SeatKind, SeatSpec, game_created, rng_for
+from services.engine.engine_events import game_created, seat_joined, seed_revealed
+from services.engine.errors import (
+    CorruptLog,
+    GameNotFound,
+    InvalidArgument,
+    RuleViolation,
+    VersionConflict,
+)
+from services.engine.fairness import commit, rng_for
+from services.engine.game import GameSnapshot, SeatKind, SeatSpec
 from services.engine.ruleset import DomainEvent, SetupRequest
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
+from services.engine.store.chain import GENESIS_HASH
 from services.engine.store.keys import check_game_id
 from services.engine.store.protocol import EventStore
-from services.engine.store.records import SYSTEM_SEAT, EventMetadata, TurnRequest
+from services.engine.store.records import SYSTEM_SEAT, EventMetadata, NewGame, TurnRequest
 
 log = structlog.get_logger(__name__)
 
+_SEED_CACHE = 4096
 _GAME_ID_NAMESPACE = uuid.UUID("6f1c5a5e-4d0e-4d84-9d7b-5b1f3b7f2a10")
 
 
@@ -64,6 +76,7 @@ class Engine:
         self._seed_source = seed_source
         self._id_source = id_source
         self._max_attempts = max_attempts
+        self._seeds: OrderedDict[str, str] = OrderedDict()
 
     async def load(self, game_id: str) -> GameSnapshot:
         """The game folded from its log (cached). Raises GameNotFound, CorruptLog."""
@@ -92,8 +105,10 @@ class Engine:
         ruleset = self.registry.get(ruleset_name)
         if not seats:
             raise InvalidArgument("a game needs at least one seat")
-        if any(not seat.name.strip() for seat in seats):
-            raise InvalidArgument("every seat needs a name")
+        if any(not seat.name.strip() and not seat.is_open for seat in seats):
+            raise InvalidArgument("every seat needs a name (only an open seat may have none)")
+        if any(seat.kind is SeatKind.BOT and seat.token_hash for seat in seats):
+            raise InvalidArgument("a bot seat has no token")
         game_id = (
             uuid.uuid5(_GAME_ID_NAMESPACE, command_id).hex if command_id else self._id_source()
         )
@@ -109,8 +124,16 @@ class Engine:
         events = [game_created(ruleset_name, seats, options, seed), *setup]
         snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options)
         requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
+        metadata = self._metadata(command_id, SYSTEM_SEAT)
+        created_ms = int(self._clock().timestamp() * 1000)
         version = await self.store.append(
-            game_id, 0, events, self._metadata(command_id, SYSTEM_SEAT), requests
+            game_id,
+            0,
+            events,
+            metadata,
+            requests,
+            prev_hash=GENESIS_HASH,
+            new_game=NewGame(seed, created_ms),
         )
         log.info(
             "game_created", game_id=game_id, ruleset=ruleset_name, seats=len(seats), version=version
@@ -143,14 +166,23 @@ class Engine:
             snapshot = await self.load(game_id)
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
-            events, after = self._decide(snapshot, seat, action)
+            seed = await self._seed(snapshot)
+            events, after = self._decide(snapshot, seat, action, seed)
+            if after.is_terminal():
+                # Same atomic append as the last move: nobody can see the end without it.
+                events.append(seed_revealed(seed))
             requests = [
                 TurnRequest(game_id, s, after.version)
                 for s in snapshot.bot_seats_to_act(after.state)
             ]
             try:
                 version = await self.store.append(
-                    game_id, snapshot.version, events, self._metadata(command_id, seat), requests
+                    game_id,
+                    snapshot.version,
+                    events,
+                    self._metadata(command_id, seat),
+                    requests,
+                    prev_hash=snapshot.head_hash,
                 )
             except VersionConflict as exc:
                 if expected_version is not None:
@@ -163,8 +195,53 @@ class Engine:
         assert conflict is not None
         raise conflict
 
+    async def join_game(
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+    ) -> CommandResult:
+        """Claim an open human seat for the holder of the token hashed to ``token_hash``.
+
+        Joining again with the same token hash is a success that appends nothing.
+        Raises GameNotFound; InvalidArgument (unknown seat, blank name or hash);
+        RuleViolation ``seat_not_open`` (a bot seat, or taken by another token).
+        """
+        if not name.strip() or len(token_hash) != 64:
+            raise InvalidArgument("JoinGame needs a name and a token hash")
+        if command_id and (done := await self.store.command_result(game_id, command_id)):
+            return CommandResult(game_id, done.last_version, done.first_version)
+        snapshot = await self.load(game_id)
+        if not 0 <= seat < len(snapshot.seats):
+            raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")
+        current = snapshot.seats[seat]
+        if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
+            return CommandResult(game_id, snapshot.version, snapshot.version)
+        if not current.is_open:
+            raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
+        version = await self.store.append(
+            game_id,
+            snapshot.version,
+            [seat_joined(seat, name, token_hash)],
+            self._metadata(command_id, SYSTEM_SEAT),
+            prev_hash=snapshot.head_hash,
+        )
+        log.info("seat_joined", game_id=game_id, seat=seat, version=version)
+        return CommandResult(game_id, version, snapshot.version + 1)
+
+    async def _seed(self, snapshot: GameSnapshot) -> str:
+        """The game's secret seed (engine-only key), checked against its commitment."""
+        seed = snapshot.revealed_seed or self._seeds.get(snapshot.game_id)
+        if seed is None:
+            seed = await self.store.secret_seed(snapshot.game_id)
+        if seed is None or commit(seed) != snapshot.seed_commitment:
+            raise CorruptLog(f"game {snapshot.game_id}: secret seed missing or not committed")
+        # Seeds never change: keep the recent ones to save a round trip per command.
+        self._seeds[snapshot.game_id] = seed
+        self._seeds.move_to_end(snapshot.game_id)
+        while len(self._seeds) > _SEED_CACHE:
+            self._seeds.popitem(last=False)
+        return seed
+
     def _decide(
-        self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any]
+        self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any], seed: str
     ) -> tuple[list[DomainEvent], GameSnapshot]:
         if not 0 <= seat < len(snapshot.seats):
             raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")
@@ -176,28 +253,19 @@ class Engine:
                 f"seat {seat} is not to act (waiting for {list(snapshot.seats_to_act())})",
             )
         events = snapshot.ruleset.decide(
-            snapshot.state, seat, action, rng_for(snapshot.seed, snapshot.version)
+            snapshot.state, seat, action, rng_for(seed, snapshot.version)
         )
         if not events:
             raise RuleViolation("no_effect", "the action produced no events")
-        return events, _preview(snapshot, events)
+        return list(events), _preview(snapshot, events)
 
 
 def _preview(snapshot: GameSnapshot, events: Sequence[DomainEvent]) -> GameSnapshot:
-    """The snapshot after ``events`` (not yet stored), to find who acts next."""
+    """The snapshot after ruleset ``events`` (not yet stored), to find who acts next."""
     state = snapshot.state
     for event in events:
         state = snapshot.ruleset.evolve(state, event)
-    return GameSnapshot(
-        snapshot.game_id,
-        snapshot.ruleset_name,
-        snapshot.ruleset,
-        snapshot.seats,
-        snapshot.options,
-        snapshot.seed,
-        snapshot.version + len(events),
-        state,
-    )
+    return replace(snapshot, version=snapshot.version + len(events), state=state)
 
 
 def _fold_new(
@@ -213,7 +281,7 @@ def _fold_new(
     ruleset = engine.registry.get(ruleset_name)
     state = ruleset.evolve(None, events[1])
     start = GameSnapshot(
-        game_id, ruleset_name, ruleset, tuple(seats), dict(options), seed, 2, state
+        game_id, ruleset_name, ruleset, tuple(seats), dict(options), commit(seed), 2, state
     )
     return _preview(start, events[2:])
 

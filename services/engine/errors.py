@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from services.engine.ruleset import InvalidOptions, RuleViolation
-from services.engine.store.errors import VersionConflict
+from services.engine.store.errors import ChainMismatch, VersionConflict
 
 __all__ = [
+    "ChainMismatch",
     "CorruptLog",
     "GameNotFound",
     "InvalidArgument",
     "InvalidOptions",
+    "NotAuthorized",
     "RuleViolation",
     "UnknownRuleset",
     "VersionConflict",
@@ -34,3 +36,7 @@ class UnknownRuleset(InvalidArgument):
 
 class CorruptLog(RuntimeError):
     """A stored log cannot be folded: no GameCreated first, version gaps, unknown types."""
+
+
+class NotAuthorized(PermissionError):
+    """The request does not hold the token of the seat it acts for or looks at."""

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from services.engine.errors import GameNotFound
-from services.engine.game import GameSnapshot
+from services.engine.audit import AuditReport, audit_log
+from services.engine.errors import GameNotFound, InvalidArgument
+from services.engine.game import GameSnapshot, fold
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.keys import check_game_id
 from services.engine.store.protocol import EventStore
-from services.engine.store.records import StoredEvent
+from services.engine.store.records import GameIndexEntry, StoredEvent
+
+WATCH_BATCH = 64
+"""Events read (and so buffered) per step of a watch: a slow watcher holds at most this."""
 
 
 class GameReader:
-    """Loads, lists and follows games from an event store."""
+    """Loads, lists, follows and audits games from an event store."""
 
     def __init__(
         self,
@@ -38,6 +42,19 @@ class GameReader:
         self._check(game_id)
         return await self._snapshots.load(game_id)
 
+    async def load_at(self, game_id: str, version: int) -> GameSnapshot:
+        """The game as it was at ``version`` (folded from the log, no cache).
+
+        Raises GameNotFound; InvalidArgument if ``version`` is < 2 or past the log's end.
+        """
+        self._check(game_id)
+        events = await self.store.read(game_id, 0, version if version > 0 else -1)
+        if not events:
+            raise GameNotFound(game_id)
+        if version < 2 or len(events) < version:
+            raise InvalidArgument(f"version {version} is not between 2 and the log's end")
+        return fold(game_id, events, self.registry)
+
     async def events(
         self, game_id: str, from_version: int = 0, limit: int = 0
     ) -> list[StoredEvent]:
@@ -47,20 +64,36 @@ class GameReader:
             raise GameNotFound(game_id)
         return await self.store.read(game_id, from_version, limit)
 
+    async def list_games(self, after: GameIndexEntry | None, limit: int) -> list[GameIndexEntry]:
+        """A page of the games index (see EventStore.list_games)."""
+        return await self.store.list_games(after, limit)
+
+    async def audit(self, game_id: str) -> AuditReport:
+        """Check the whole log: chain, fold, seed commitment (see :func:`audit_log`)."""
+        self._check(game_id)
+        head = await self.store.head(game_id)
+        events = await self.store.read(game_id)
+        if not events and head[0] == 0:
+            raise GameNotFound(game_id)
+        return audit_log(game_id, events, self.registry, head)
+
     async def watch(
         self, game_id: str, from_version: int = 0, block_ms: int = 1000
     ) -> AsyncIterator[StoredEvent]:
         """Yield every event after ``from_version``, waiting for new ones as they come.
 
-        Stops once the game is terminal and every event was yielded. Raises GameNotFound.
+        Reads at most WATCH_BATCH events at a time, and the caller's ``yield`` waits for
+        the transport, so a slow consumer never makes this buffer more. Stops once the
+        game is terminal and every event was yielded. Raises GameNotFound.
         """
         snapshot = await self.load(game_id)
-        for event in snapshot.events:
-            if event.version > from_version:
-                yield event
-        while not snapshot.is_terminal():
-            new = await self.store.read_after(game_id, snapshot.version, block_ms)
-            snapshot = snapshot.evolve(new)
+        version = max(from_version, 0)
+        while True:
+            if snapshot.is_terminal() and version >= snapshot.version:
+                return
+            new = await self.store.read_after(game_id, version, block_ms, WATCH_BATCH)
             for event in new:
-                if event.version > from_version:
-                    yield event
+                yield event
+                version = event.version
+            if version >= snapshot.version:
+                snapshot = await self.load(game_id)

@@ -24,7 +24,7 @@ class RemoteEngineClient:
 
     def __init__(self, target: str, timeout_s: float = 10.0) -> None:
         stubs = load_stubs()
-        self._pb = stubs.game_pb2
+        self._pb = stubs.engine_pb2
         self._channel = grpc.aio.insecure_channel(target)
         self._stub = stubs.engine_pb2_grpc.EngineServiceStub(self._channel)
         self._timeout = timeout_s
@@ -43,7 +43,7 @@ class RemoteEngineClient:
         command_id: str = "",
     ) -> CommandResult:
         """See EngineClient.create_game."""
-        request = self._pb.CreateGameRequest(
+        request = self._pb.EngineServiceCreateGameRequest(
             ruleset=ruleset,
             seats=seats_to_proto(seats),
             options_json=canonical_json(dict(options)),
@@ -61,7 +61,7 @@ class RemoteEngineClient:
         command_id: str = "",
     ) -> CommandResult:
         """See EngineClient.submit_action."""
-        request = self._pb.SubmitActionRequest(
+        request = self._pb.EngineServiceSubmitActionRequest(
             game_id=game_id,
             seat=seat,
             action_json=canonical_json(dict(action)),
@@ -70,6 +70,16 @@ class RemoteEngineClient:
         if expected_version is not None:
             request.expected_version = expected_version
         reply = await self._call(self._stub.SubmitAction, request)
+        return CommandResult(game_id, reply.version, reply.first_version)
+
+    async def join_game(
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+    ) -> CommandResult:
+        """See EngineClient.join_game."""
+        request = self._pb.EngineServiceJoinGameRequest(
+            game_id=game_id, seat=seat, name=name, token_hash=token_hash, command_id=command_id
+        )
+        reply = await self._call(self._stub.JoinGame, request)
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def close(self) -> None:

@@ -150,3 +150,27 @@ class Ruleset(Protocol[StateT]):
     def is_milestone(self, event: DomainEvent) -> bool:
         """True for events a summary shows (e.g. an eclipse's scoring, the game's end)."""
         ...
+
+
+class SnapshottingRuleset(Ruleset[StateT], Protocol[StateT]):
+    """A ruleset whose state can be saved and restored, so long games load from a snapshot.
+
+    OPTIONAL: the service checks for these methods with :func:`supports_snapshots` and
+    folds the whole log for a ruleset without them. ``restore(snapshot(s))`` must equal
+    ``s`` (a snapshot is only a cache: deleting it never changes a game).
+    """
+
+    def snapshot(self, state: StateT) -> JsonDict:
+        """The whole state (hidden parts included) as a JSON-safe dict."""
+        ...
+
+    def restore(self, data: JsonDict) -> StateT:
+        """Inverse of :meth:`snapshot`. May raise any error for data it cannot read."""
+        ...
+
+
+def supports_snapshots(ruleset: object) -> bool:
+    """True if ``ruleset`` implements the optional :class:`SnapshottingRuleset` methods."""
+    return callable(getattr(ruleset, "snapshot", None)) and callable(
+        getattr(ruleset, "restore", None)
+    )

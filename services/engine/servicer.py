@@ -8,7 +8,7 @@ import grpc
 
 from services.engine.engine import Engine
 from services.engine.rulesets import DEFAULT_RULESET
-from services.rpc.convert import parse_object, seats_from_proto
+from services.rpc.convert import parse_object, seats_from_engine_proto
 from services.rpc.errors import unary_errors
 from services.rpc.server import build_server, mark_serving
 from services.rpc.stubs import load_stubs
@@ -21,18 +21,20 @@ class EngineServicer:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._pb = load_stubs().game_pb2
+        self._pb = load_stubs().engine_pb2
 
     @unary_errors
     async def CreateGame(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         """See proto GameService.CreateGame."""
         result = await self._engine.create_game(
             request.ruleset or DEFAULT_RULESET,
-            seats_from_proto(request.seats),
+            seats_from_engine_proto(request.seats),
             parse_object(request.options_json, "options_json"),
             request.command_id,
         )
-        return self._pb.CreateGameResponse(game_id=result.game_id, version=result.version)
+        return self._pb.EngineServiceCreateGameResponse(
+            game_id=result.game_id, version=result.version
+        )
 
     @unary_errors
     async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
@@ -44,7 +46,17 @@ class EngineServicer:
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
         )
-        return self._pb.SubmitActionResponse(
+        return self._pb.EngineServiceSubmitActionResponse(
+            version=result.version, first_version=result.first_version
+        )
+
+    @unary_errors
+    async def JoinGame(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        """See proto GameService.JoinGame."""
+        result = await self._engine.join_game(
+            request.game_id, request.seat, request.name, request.token_hash, request.command_id
+        )
+        return self._pb.EngineServiceJoinGameResponse(
             version=result.version, first_version=result.first_version
         )
 

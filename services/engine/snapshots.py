@@ -1,52 +1,152 @@
-"""An in-process cache of folded games, so loading a game reads only its new events.
+"""Cached folded games: an in-process LRU, backed by snapshots kept in the store.
 
-Events are immutable once appended, so a cached snapshot at version v plus the events
-after v is exactly the fold of the whole log. The cache is only a speed-up: an empty
-cache, a cache in another process, or an evicted entry all give the same snapshots.
-A writer that loaded a stale snapshot still fails its expected-version append and retries.
+Events are immutable once appended, so a snapshot at version v plus the events after v
+is exactly the fold of the whole log. Both caches are only a speed-up: an empty cache, a
+cache in another process, an evicted entry or a deleted stored snapshot all give the same
+games. A writer that loaded a stale snapshot still fails its expected-version append.
+
+Stored snapshots (rulesets with the optional ``snapshot``/``restore`` methods) are written
+every ``snapshot_every`` events so loading a long game reads one snapshot and a short
+tail; a stored snapshot that cannot be read, or whose head hash the tail does not chain
+onto, is ignored and the log is folded from the start.
 """
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
+from typing import Any
 
+import structlog
+
+from services.engine.errors import CorruptLog
 from services.engine.game import GameSnapshot, fold
+from services.engine.game_seats import SeatSpec
+from services.engine.ruleset import supports_snapshots
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.protocol import EventStore
+from services.engine.store.records import canonical_json
 
 DEFAULT_CAPACITY = 2048
+DEFAULT_SNAPSHOT_EVERY = 100
+SNAPSHOT_FORMAT = 1
+log = structlog.get_logger(__name__)
+
+
+def encode_snapshot(snapshot: GameSnapshot) -> str | None:
+    """The stored form of ``snapshot`` (JSON text), or None if its ruleset cannot save state."""
+    ruleset: Any = snapshot.ruleset
+    if not supports_snapshots(ruleset):
+        return None
+    return canonical_json(
+        {
+            "format": SNAPSHOT_FORMAT,
+            "game_id": snapshot.game_id,
+            "ruleset": snapshot.ruleset_name,
+            "seats": [seat.to_json() for seat in snapshot.seats],
+            "options": dict(snapshot.options),
+            "seed_commitment": snapshot.seed_commitment,
+            "version": snapshot.version,
+            "head_hash": snapshot.head_hash,
+            "revealed_seed": snapshot.revealed_seed,
+            "state": ruleset.snapshot(snapshot.state),
+        }
+    )
+
+
+def decode_snapshot(text: str, registry: RulesetRegistry) -> GameSnapshot:
+    """Inverse of :func:`encode_snapshot`. Raises ValueError/KeyError/TypeError if unreadable."""
+    data = json.loads(text)
+    if data.get("format") != SNAPSHOT_FORMAT:
+        raise ValueError(f"snapshot format {data.get('format')!r}")
+    ruleset: Any = registry.get(str(data["ruleset"]))
+    if not supports_snapshots(ruleset):
+        raise ValueError(f"ruleset {data['ruleset']} cannot restore snapshots")
+    return GameSnapshot(
+        str(data["game_id"]),
+        str(data["ruleset"]),
+        ruleset,
+        tuple(SeatSpec.from_json(seat) for seat in data["seats"]),
+        dict(data["options"]),
+        str(data["seed_commitment"]),
+        int(data["version"]),
+        ruleset.restore(data["state"]),
+        str(data["head_hash"]),
+        data.get("revealed_seed"),
+    )
 
 
 class SnapshotCache:
-    """LRU of the latest known snapshot per game id.
+    """LRU of the latest known snapshot per game id, backed by the store's snapshots.
 
     Args:
-        store: where the logs live.
+        store: where the logs (and stored snapshots) live.
         registry: rulesets to fold with.
-        capacity: games kept; the least recently loaded is evicted first.
+        capacity: games kept in memory; the least recently loaded is evicted first.
+        snapshot_every: store a snapshot once the log is this many events past the last
+            stored one (0: never store snapshots).
     """
 
     def __init__(
-        self, store: EventStore, registry: RulesetRegistry, capacity: int = DEFAULT_CAPACITY
+        self,
+        store: EventStore,
+        registry: RulesetRegistry,
+        capacity: int = DEFAULT_CAPACITY,
+        snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     ) -> None:
         self._store = store
         self._registry = registry
         self._capacity = capacity
+        self._every = snapshot_every
         self._games: OrderedDict[str, GameSnapshot] = OrderedDict()
+        self._stored_at: dict[str, int] = {}
 
     async def load(self, game_id: str) -> GameSnapshot:
         """The game at its latest stored version.
 
         Raises GameNotFound (empty log), CorruptLog, UnknownRuleset (from ``fold``).
         """
-        cached = self._games.get(game_id)
+        cached = self._games.get(game_id) or await self._stored(game_id)
         if cached is None:
             snapshot = fold(game_id, await self._store.read(game_id), self._registry)
         else:
             newer = await self._store.read(game_id, cached.version)
             snapshot = cached.evolve(newer) if newer else cached
         self._remember(game_id, snapshot)
+        await self._maybe_store(snapshot)
         return snapshot
+
+    async def _stored(self, game_id: str) -> GameSnapshot | None:
+        if self._every <= 0:
+            return None
+        text = await self._store.load_snapshot(game_id)
+        if text is None:
+            return None
+        try:
+            snapshot = decode_snapshot(text, self._registry)
+            self._stored_at[game_id] = snapshot.version
+            newer = await self._store.read(game_id, snapshot.version, 1)
+            if newer:
+                snapshot.evolve(newer)  # the tail must chain onto the snapshot's head
+            return snapshot
+        except (ValueError, KeyError, TypeError, CorruptLog) as exc:
+            log.warning("stored_snapshot_ignored", game_id=game_id, error=repr(exc))
+            return None
+
+    async def _maybe_store(self, snapshot: GameSnapshot) -> None:
+        if self._every <= 0:
+            return
+        if snapshot.version - self._stored_at.get(snapshot.game_id, 0) < self._every:
+            return
+        text = encode_snapshot(snapshot)
+        self._stored_at[snapshot.game_id] = snapshot.version
+        if text is not None:
+            await self._store.save_snapshot(snapshot.game_id, text)
+
+    def forget(self, game_id: str) -> None:
+        """Drop the in-memory entry (the next load reads the store)."""
+        self._games.pop(game_id, None)
+        self._stored_at.pop(game_id, None)
 
     def _remember(self, game_id: str, snapshot: GameSnapshot) -> None:
         current = self._games.get(game_id)
@@ -54,4 +154,5 @@ class SnapshotCache:
             self._games[game_id] = snapshot
         self._games.move_to_end(game_id)
         while len(self._games) > self._capacity:
-            self._games.popitem(last=False)
+            evicted, _ = self._games.popitem(last=False)
+            self._stored_at.pop(evicted, None)

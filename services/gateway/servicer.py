@@ -1,4 +1,10 @@
-"""gRPC GameService: reads from the store + ruleset, writes through an EngineClient."""
+"""gRPC GameService: reads from the store + ruleset, writes through an EngineClient.
+
+The gateway owns seat tokens: it generates them, hands the engine only their hashes,
+and checks a request's token against the seat's hash before reading hidden information
+or forwarding an action. Every method first spends one token of the connection's rate
+limit.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +12,49 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from services.engine.client import EngineClient
-from services.engine.errors import InvalidArgument
+from services.engine.errors import InvalidArgument, NotAuthorized
 from services.engine.game import GameSnapshot
+from services.engine.game_seats import SeatKind, hash_token, new_token
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import canonical_json
-from services.rpc.convert import event_to_proto, parse_object, seats_from_proto, seats_to_proto
+from services.engine.store.records import GameIndexEntry, canonical_json
+from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
 from services.rpc.errors import stream_errors, unary_errors
+from services.rpc.limits import PeerRateLimiter
 from services.rpc.stubs import load_stubs
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+MAX_EVENTS_PAGE = 1000
 
 
 def _check_seat(snapshot: GameSnapshot, seat: int) -> int:
     if not 0 <= seat < len(snapshot.seats):
         raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")
     return seat
+
+
+def request_token(request: Any, context: Context) -> str:
+    """The seat token of a request: its ``seat_token`` field, else ``authorization: Bearer``."""
+    if request.seat_token:
+        return str(request.seat_token)
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value.removeprefix("Bearer ").strip()
+    return ""
+
+
+def authorize(snapshot: GameSnapshot, seat: int, token: str) -> None:
+    """Raise NotAuthorized unless ``token`` may act for / look at ``seat``."""
+    spec = snapshot.seats[_check_seat(snapshot, seat)]
+    if spec.kind is SeatKind.BOT:
+        raise NotAuthorized(f"seat {seat} is a bot seat, played by the engine")
+    if not token:
+        raise NotAuthorized(f"seat {seat} needs its seat token")
+    if not spec.accepts(token):
+        raise NotAuthorized(f"wrong token for seat {seat}")
 
 
 class GameServicer:
@@ -32,6 +65,7 @@ class GameServicer:
         client: write side (in-process engine or remote EngineService).
         default_ruleset: used when CreateGame names none.
         watch_block_ms: how long one WatchGame poll blocks on Redis.
+        limiter: per-connection rate limit.
     """
 
     def __init__(
@@ -40,29 +74,42 @@ class GameServicer:
         client: EngineClient,
         default_ruleset: str = DEFAULT_RULESET,
         watch_block_ms: int = 1000,
+        limiter: PeerRateLimiter | None = None,
     ) -> None:
         self._reader = reader
         self._client = client
         self._default_ruleset = default_ruleset
         self._block_ms = watch_block_ms
+        self._limiter = limiter or PeerRateLimiter()
         self._pb = load_stubs().game_pb2
+
+    def _admit(self, context: Context) -> None:
+        self._limiter.check(str(context.peer()))
 
     @unary_errors
     async def CreateGame(self, request: Any, context: Context) -> Any:
-        """Create a game through the engine."""
+        """Create a game through the engine; returns the claimed seats' tokens."""
+        self._admit(context)
+        seats, tokens = seats_with_tokens(request.seats)
         result = await self._client.create_game(
             request.ruleset or self._default_ruleset,
-            seats_from_proto(request.seats),
+            seats,
             parse_object(request.options_json, "options_json"),
             request.command_id,
         )
-        return self._pb.CreateGameResponse(game_id=result.game_id, version=result.version)
+        # A retried create returns the first game: only tokens it really holds go back.
+        stored = (await self._reader.load(result.game_id)).seats
+        return self._pb.CreateGameResponse(
+            game_id=result.game_id,
+            version=result.version,
+            seat_tokens=[
+                self._pb.SeatToken(seat=seat, token=token)
+                for seat, token in sorted(tokens.items())
+                if stored[seat].token_hash == hash_token(token)
+            ],
+        )
 
-    @unary_errors
-    async def GetGame(self, request: Any, context: Context) -> Any:
-        """Project the current state for a seat (or publicly)."""
-        snapshot = await self._reader.load(request.game_id)
-        seat = _check_seat(snapshot, request.seat) if request.HasField("seat") else None
+    def _projection(self, snapshot: GameSnapshot, seat: int | None) -> Any:
         ruleset = snapshot.ruleset
         reply = self._pb.GetGameResponse(
             game_id=snapshot.game_id,
@@ -73,6 +120,9 @@ class GameServicer:
             seats_to_act=list(snapshot.seats_to_act()),
             finished=snapshot.is_terminal(),
             scores=list(ruleset.scores(snapshot.state)),
+            head_hash=snapshot.head_hash,
+            seed_commitment=snapshot.seed_commitment,
+            revealed_seed=snapshot.revealed_seed or "",
         )
         result = ruleset.result(snapshot.state)
         if result is not None:
@@ -80,13 +130,94 @@ class GameServicer:
             reply.result.ranking.extend(result.ranking)
         return reply
 
+    def _viewer(self, snapshot: GameSnapshot, request: Any, context: Context) -> int | None:
+        if not request.HasField("seat"):
+            return None
+        authorize(snapshot, request.seat, request_token(request, context))
+        return int(request.seat)
+
+    @unary_errors
+    async def GetGame(self, request: Any, context: Context) -> Any:
+        """Project the current state publicly, or for a seat holding its token."""
+        self._admit(context)
+        snapshot = await self._reader.load(request.game_id)
+        return self._projection(snapshot, self._viewer(snapshot, request, context))
+
+    @unary_errors
+    async def GetGameAt(self, request: Any, context: Context) -> Any:
+        """Project the state at an earlier version."""
+        self._admit(context)
+        snapshot = await self._reader.load_at(request.game_id, request.version)
+        game = self._projection(snapshot, self._viewer(snapshot, request, context))
+        return self._pb.GetGameAtResponse(game=game)
+
+    @unary_errors
+    async def ListGames(self, request: Any, context: Context) -> Any:
+        """A page of games, oldest first, filtered by ruleset and status."""
+        self._admit(context)
+        size = request.page_size or DEFAULT_PAGE_SIZE
+        if not 0 < size <= MAX_PAGE_SIZE:
+            raise InvalidArgument(f"page_size must be 1..{MAX_PAGE_SIZE}")
+        try:
+            after = GameIndexEntry.from_token(request.page_token) if request.page_token else None
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from exc
+        entries = await self._reader.list_games(after, size)
+        games = []
+        for entry in entries:
+            snapshot = await self._reader.load(entry.game_id)
+            if self._listed(snapshot, request):
+                games.append(
+                    self._pb.GameSummary(
+                        game_id=snapshot.game_id,
+                        ruleset=snapshot.ruleset_name,
+                        seats=seats_to_proto(snapshot.seats),
+                        version=snapshot.version,
+                        finished=snapshot.is_terminal(),
+                        created_at_ms=entry.created_ms,
+                    )
+                )
+        token = entries[-1].to_token() if len(entries) == size else ""
+        return self._pb.ListGamesResponse(games=games, next_page_token=token)
+
+    def _listed(self, snapshot: GameSnapshot, request: Any) -> bool:
+        if request.ruleset and snapshot.ruleset_name != request.ruleset:
+            return False
+        status = int(request.status)
+        finished = snapshot.is_terminal()
+        if status == self._pb.GAME_STATUS_FILTER_ACTIVE:
+            return not finished
+        if status == self._pb.GAME_STATUS_FILTER_FINISHED:
+            return finished
+        if status == self._pb.GAME_STATUS_FILTER_OPEN:
+            return not finished and any(seat.is_open for seat in snapshot.seats)
+        return True
+
+    @unary_errors
+    async def JoinGame(self, request: Any, context: Context) -> Any:
+        """Claim an open seat with a client-chosen or fresh token."""
+        self._admit(context)
+        token = request.seat_token or new_token()
+        result = await self._client.join_game(
+            request.game_id, request.seat, request.name, hash_token(token), request.command_id
+        )
+        return self._pb.JoinGameResponse(
+            version=result.version,
+            seat_token=self._pb.SeatToken(seat=request.seat, token=token),
+        )
+
     @unary_errors
     async def ListLegalActions(self, request: Any, context: Context) -> Any:
-        """Every legal action of a seat, with descriptions."""
+        """Every legal action of a seat (with its token), with descriptions."""
+        self._admit(context)
         snapshot = await self._reader.load(request.game_id)
-        seat = _check_seat(snapshot, request.seat)
+        authorize(snapshot, request.seat, request_token(request, context))
         ruleset = snapshot.ruleset
-        actions = ruleset.legal_actions(snapshot.state, seat) if not snapshot.is_terminal() else []
+        actions = (
+            ruleset.legal_actions(snapshot.state, request.seat)
+            if not snapshot.is_terminal()
+            else []
+        )
         return self._pb.ListLegalActionsResponse(
             version=snapshot.version,
             actions=[
@@ -99,11 +230,15 @@ class GameServicer:
 
     @unary_errors
     async def SubmitAction(self, request: Any, context: Context) -> Any:
-        """Submit one action through the engine."""
+        """Check the seat's token, then submit the action through the engine."""
+        self._admit(context)
+        action = parse_object(request.action_json, "action_json")
+        snapshot = await self._reader.load(request.game_id)
+        authorize(snapshot, request.seat, request_token(request, context))
         result = await self._client.submit_action(
             request.game_id,
             request.seat,
-            parse_object(request.action_json, "action_json"),
+            action,
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
         )
@@ -113,14 +248,40 @@ class GameServicer:
 
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
-        """Stream events after from_version until the game ends."""
+        """Stream events after from_version until the game ends (public: no token)."""
+        self._admit(context)
         async for event in self._reader.watch(
             request.game_id, request.from_version, self._block_ms
         ):
-            yield event_to_proto(event)
+            yield self._pb.WatchGameResponse(event=event_to_proto(event))
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:
         """A page of the log."""
-        events = await self._reader.events(request.game_id, request.from_version, request.limit)
-        return self._pb.ListEventsResponse(events=[event_to_proto(e) for e in events])
+        self._admit(context)
+        limit = request.limit or MAX_EVENTS_PAGE
+        if not 0 < limit <= MAX_EVENTS_PAGE:
+            raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")
+        events = await self._reader.events(request.game_id, request.from_version, limit)
+        more = len(events) == limit and events[-1].version < await self._reader.store.version(
+            request.game_id
+        )
+        return self._pb.ListEventsResponse(
+            events=[event_to_proto(e) for e in events],
+            next_from_version=events[-1].version if more else 0,
+        )
+
+    @unary_errors
+    async def VerifyGame(self, request: Any, context: Context) -> Any:
+        """Audit the whole log."""
+        self._admit(context)
+        report = await self._reader.audit(request.game_id)
+        return self._pb.VerifyGameResponse(
+            ok=report.ok,
+            first_bad_version=report.first_bad_version,
+            problems=list(report.problems),
+            events=report.events,
+            head_hash=report.head_hash,
+            seed_revealed=report.seed_revealed,
+            seed_verified=report.seed_verified,
+        )

@@ -1,4 +1,4 @@
-"""Conversions between protobuf messages and engine values (JSON text <-> mappings)."""
+"""Conversions between proto messages and domain values (JSON text, seats, events)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.engine.errors import InvalidArgument
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.store.records import StoredEvent, canonical_json
+from services.engine.game_seats import SeatKind, SeatSpec, hash_token, new_token
+from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
 from services.rpc.stubs import load_stubs
 
 _KIND_TO_PROTO = {SeatKind.HUMAN: 1, SeatKind.BOT: 2}
@@ -21,28 +21,55 @@ def parse_object(text: str, what: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise InvalidArgument(f"{what} is not valid JSON: {exc}") from exc
     if not isinstance(value, dict):
         raise InvalidArgument(f"{what} must be a JSON object")
     return value
 
 
-def seats_from_proto(seats: Sequence[Any]) -> list[SeatSpec]:
-    """SeatSpecs from ``Seat`` messages. Raises InvalidArgument for an unspecified kind."""
-    result = []
+def _kind(index: int, seat: Any) -> SeatKind:
+    kind = _PROTO_TO_KIND.get(int(seat.kind))
+    if kind is None:
+        raise InvalidArgument(f"seat {index}: kind must be HUMAN or BOT")
+    return kind
+
+
+def seats_with_tokens(seats: Sequence[Any]) -> tuple[list[SeatSpec], dict[int, str]]:
+    """SeatSpecs from public ``Seat`` messages, and the token of each claimed human seat.
+
+    A human seat gets its client-chosen ``token`` or a fresh one; an ``open`` seat gets
+    none. Raises InvalidArgument for an unspecified kind or a bot seat with a token.
+    """
+    specs: list[SeatSpec] = []
+    tokens: dict[int, str] = {}
     for index, seat in enumerate(seats):
-        kind = _PROTO_TO_KIND.get(int(seat.kind))
-        if kind is None:
-            raise InvalidArgument(f"seat {index}: kind must be HUMAN or BOT")
-        result.append(SeatSpec(kind, seat.name))
-    return result
+        kind = _kind(index, seat)
+        if kind is SeatKind.BOT:
+            if seat.token or seat.open:
+                raise InvalidArgument(f"seat {index}: a bot seat has no token and is not open")
+            specs.append(SeatSpec(kind, seat.name))
+        elif seat.open:
+            specs.append(SeatSpec(kind, seat.name))
+        else:
+            token = seat.token or new_token()
+            tokens[index] = token
+            specs.append(SeatSpec(kind, seat.name, hash_token(token)))
+    return specs, tokens
+
+
+def seats_from_engine_proto(seats: Sequence[Any]) -> list[SeatSpec]:
+    """SeatSpecs from the engine's ``Seat`` messages (kind, name, token_hash)."""
+    return [SeatSpec(_kind(i, seat), seat.name, seat.token_hash) for i, seat in enumerate(seats)]
 
 
 def seats_to_proto(seats: Sequence[SeatSpec]) -> list[Any]:
-    """``Seat`` messages from SeatSpecs."""
+    """``Seat`` messages from SeatSpecs (token hashes, never tokens)."""
     pb = load_stubs().game_pb2
-    return [pb.Seat(kind=_KIND_TO_PROTO[s.kind], name=s.name) for s in seats]
+    return [
+        pb.Seat(kind=_KIND_TO_PROTO[s.kind], name=s.name, token_hash=s.token_hash, open=s.is_open)
+        for s in seats
+    ]
 
 
 def event_to_proto(event: StoredEvent) -> Any:
@@ -58,4 +85,17 @@ def event_to_proto(event: StoredEvent) -> Any:
             seat=event.metadata.seat,
             recorded_at=event.metadata.recorded_at,
         ),
+        hash=event.hash,
+    )
+
+
+def event_from_proto(event: Any) -> StoredEvent:
+    """Inverse of :func:`event_to_proto`."""
+    return StoredEvent(
+        event.version,
+        event.type,
+        event.schema_version,
+        json.loads(event.payload_json),
+        EventMetadata(event.metadata.command_id, event.metadata.seat, event.metadata.recorded_at),
+        event.hash,
     )

@@ -19,14 +19,17 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from services.engine.errors import (
+    ChainMismatch,
     CorruptLog,
     GameNotFound,
     InvalidArgument,
     InvalidOptions,
+    NotAuthorized,
     RuleViolation,
     UnknownRuleset,
     VersionConflict,
 )
+from services.rpc.limits import RateLimited
 
 DOMAIN = "teotihuacan.v1"
 _DETAILS_KEY = "grpc-status-details-bin"
@@ -68,8 +71,22 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
         return grpc.StatusCode.INVALID_ARGUMENT, "unknown_ruleset", {"kind": "unknown_ruleset"}
     if isinstance(exc, InvalidArgument):
         return grpc.StatusCode.INVALID_ARGUMENT, "invalid_argument", {"kind": "invalid_argument"}
+    if isinstance(exc, NotAuthorized):
+        return (
+            grpc.StatusCode.PERMISSION_DENIED,
+            "bad_seat_token",
+            {"kind": "not_authorized", "message": str(exc)},
+        )
+    if isinstance(exc, RateLimited):
+        return (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "rate_limited",
+            {"kind": "rate_limited", "retry_after_s": f"{exc.retry_after_s:.3f}"},
+        )
     if isinstance(exc, CorruptLog):
         return grpc.StatusCode.INTERNAL, "corrupt_log", {"kind": "corrupt_log"}
+    if isinstance(exc, ChainMismatch):
+        return grpc.StatusCode.DATA_LOSS, "chain_mismatch", {"kind": "chain_mismatch"}
     return None
 
 
@@ -174,4 +191,8 @@ def from_rpc_error(error: Exception) -> Exception:
         return InvalidArgument(error.details() or "")
     if kind == "corrupt_log":
         return CorruptLog(error.details() or "")
+    if kind == "chain_mismatch":
+        return ChainMismatch("", error.details() or "")
+    if kind == "not_authorized":
+        return NotAuthorized(message)
     return original  # a newer server's kind: keep the gRPC error

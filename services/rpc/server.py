@@ -9,11 +9,15 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from services.rpc.limits import MAX_REQUEST_BYTES
+
 
 def build_server(
     address: str,
     register: Sequence[Callable[[grpc.aio.Server], None]],
     service_names: Sequence[str],
+    max_request_bytes: int = MAX_REQUEST_BYTES,
+    max_concurrent_rpcs: int = 1000,
 ) -> tuple[grpc.aio.Server, int, Any]:
     """A not-yet-started server with our services, health and reflection.
 
@@ -21,11 +25,19 @@ def build_server(
         address: ``host:port``; port 0 picks a free port.
         register: callables adding servicers to the server.
         service_names: full names of those services (for health and reflection).
+        max_request_bytes: larger requests fail with RESOURCE_EXHAUSTED before any handler.
+        max_concurrent_rpcs: beyond this, new calls fail with RESOURCE_EXHAUSTED.
 
     Returns ``(server, bound_port, health_servicer)``; every service is marked SERVING.
     Raises RuntimeError if the address cannot be bound.
     """
-    server = grpc.aio.server()
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max_request_bytes),
+            ("grpc.max_concurrent_streams", 100),  # per connection
+        ],
+        maximum_concurrent_rpcs=max_concurrent_rpcs,
+    )
     for add in register:
         add(server)
     health_servicer = health.aio.HealthServicer()

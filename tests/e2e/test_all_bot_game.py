@@ -42,7 +42,7 @@ async def test_all_bot_game_runs_to_completion(
 
     async def follow() -> None:
         async for event in stub.WatchGame(pb.WatchGameRequest(game_id=created.game_id)):
-            versions.append(event.version)
+            versions.append(event.event.version)
 
     await asyncio.wait_for(follow(), timeout=30)
     final = await stub.GetGame(pb.GetGameRequest(game_id=created.game_id))

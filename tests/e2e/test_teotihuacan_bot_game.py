@@ -42,14 +42,15 @@ async def test_all_bot_teotihuacan_game_reaches_the_final_score(
         async def follow() -> None:
             request = pb.WatchGameRequest(game_id=created.game_id)
             async for event in stub.WatchGame(request):
-                types.append(event.type)
+                types.append(event.event.type)
 
         await asyncio.wait_for(follow(), timeout=120)
         final = await stub.GetGame(pb.GetGameRequest(game_id=created.game_id))
         listed = await stub.ListEvents(pb.ListEventsRequest(game_id=created.game_id))
 
     assert final.finished
-    assert types.count("EclipseScored") == 3 and types[-2:] == ["GameEnded", "AgendaUpdated"]
+    assert types.count("EclipseScored") == 3
+    assert types[-3:] == ["GameEnded", "AgendaUpdated", "SeedRevealed"]
     assert sorted(final.result.ranking) == list(range(players))
     moves = [e for e in listed.events if e.type == "WorkerMoved"]
     assert moves and all(e.metadata.command_id.startswith(f"bot:{created.game_id}:") for e in moves)

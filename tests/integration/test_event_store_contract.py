@@ -45,11 +45,11 @@ def new_game() -> str:
     return uuid.uuid4().hex
 
 
-async def turn_requests(store: EventStore) -> list[TurnRequest]:
+async def turn_requests(store: EventStore, store_game: str) -> list[TurnRequest]:
     if isinstance(store, InMemoryEventStore):
         return list(store.turn_requests)
     assert isinstance(store, RedisEventStore)
-    entries = await store.client.xrange(store.keys.turn_requests)
+    entries = await store.client.xrange(store.keys.turns_of(store_game))
     return [TurnRequest.from_fields(fields) for _id, fields in entries]
 
 
@@ -67,7 +67,7 @@ async def test_append_and_read_back_in_order(store: EventStore) -> None:
     assert events[0].type == "Thing" and events[0].schema_version == 1
     assert [e.version for e in await store.read(game, from_version=1, limit=1)] == [2]
     assert await store.version(game) == 3
-    assert await store.list_games() == [game]
+    assert [g.game_id for g in await store.list_games()] == [game]
 
 
 async def test_stale_expected_version_conflicts_and_appends_nothing(store: EventStore) -> None:
@@ -97,13 +97,13 @@ async def test_turn_requests_published_with_the_events(store: EventStore) -> Non
     game = new_game()
     request = TurnRequest(game, 1, 1)
     await store.append(game, 0, [ev(1)], meta("c"), turn_requests=[request])
-    assert await turn_requests(store) == [request]
+    assert await turn_requests(store, game) == [request]
     # A refused append publishes nothing: it is the same atomic step.
     with pytest.raises(VersionConflict):
         await store.append(game, 0, [ev(2)], meta(), turn_requests=[TurnRequest(game, 0, 2)])
     # A duplicate command publishes nothing either.
     await store.append(game, 0, [ev(1)], meta("c"), turn_requests=[request])
-    assert await turn_requests(store) == [request]
+    assert await turn_requests(store, game) == [request]
 
 
 async def test_read_after_waits_for_new_events(store: EventStore) -> None:

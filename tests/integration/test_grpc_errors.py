@@ -48,7 +48,10 @@ async def stub(
 
 async def new_game(stub: Any) -> str:
     pb = load_stubs().game_pb2
-    seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n) for n in ("ann", "bob")]
+    seats = [
+        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=f"t{i}")
+        for i, n in enumerate(("ann", "bob"))
+    ]
     reply = await stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=seats))
     return str(reply.game_id)
 
@@ -67,14 +70,18 @@ async def test_illegal_action_is_failed_precondition_naming_the_rule(
     game = await new_game(stub)
     before = await redis_store.read(game)
     error = await expect(
-        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json='{"take": 9}')),
+        stub.SubmitAction(
+            pb.SubmitActionRequest(game_id=game, seat=0, seat_token="t0", action_json='{"take": 9}')
+        ),
         grpc.StatusCode.FAILED_PRECONDITION,
     )
     info = error_info(error)
     assert info is not None and info.reason == "nim.take_range"
     assert "nim.take_range" in (error.details() or "")
     error = await expect(
-        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=1, action_json='{"take": 1}')),
+        stub.SubmitAction(
+            pb.SubmitActionRequest(game_id=game, seat=1, seat_token="t1", action_json='{"take": 1}')
+        ),
         grpc.StatusCode.FAILED_PRECONDITION,
     )
     assert error_info(error).reason == "not_your_turn"  # type: ignore[union-attr]
@@ -85,14 +92,16 @@ async def test_stale_expected_version_is_aborted(stub: Any, redis_store: RedisEv
     pb = load_stubs().game_pb2
     game = await new_game(stub)
     ok = await stub.SubmitAction(
-        pb.SubmitActionRequest(game_id=game, seat=0, action_json='{"take": 1}', expected_version=2)
+        pb.SubmitActionRequest(
+            game_id=game, seat=0, seat_token="t0", action_json='{"take": 1}', expected_version=2
+        )
     )
     assert ok.version == 3
     before = await redis_store.read(game)
     error = await expect(
         stub.SubmitAction(
             pb.SubmitActionRequest(
-                game_id=game, seat=1, action_json='{"take": 1}', expected_version=2
+                game_id=game, seat=1, seat_token="t1", action_json='{"take": 1}', expected_version=2
             )
         ),
         grpc.StatusCode.ABORTED,
@@ -107,15 +116,24 @@ async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None
     game = await new_game(stub)
     bad = grpc.StatusCode.INVALID_ARGUMENT
     await expect(
-        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="{")), bad
+        stub.SubmitAction(
+            pb.SubmitActionRequest(game_id=game, seat=0, seat_token="t0", action_json="{")
+        ),
+        bad,
     )
     await expect(
-        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=0, action_json="[1]")), bad
+        stub.SubmitAction(
+            pb.SubmitActionRequest(game_id=game, seat=0, seat_token="t0", action_json="[1]")
+        ),
+        bad,
     )
     await expect(
-        stub.SubmitAction(pb.SubmitActionRequest(game_id=game, seat=5, action_json="{}")), bad
+        stub.SubmitAction(
+            pb.SubmitActionRequest(game_id=game, seat=5, seat_token="t5", action_json="{}")
+        ),
+        bad,
     )
-    await expect(stub.GetGame(pb.GetGameRequest(game_id=game, seat=5)), bad)
+    await expect(stub.GetGame(pb.GetGameRequest(game_id=game, seat=5, seat_token="t5")), bad)
     seat = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="x")
     await expect(
         stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json="{")),
@@ -135,7 +153,10 @@ async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None
     await expect(stub.GetGame(pb.GetGameRequest(game_id="nope")), missing)
     await expect(stub.ListEvents(pb.ListEventsRequest(game_id="nope")), missing)
     await expect(
-        stub.SubmitAction(pb.SubmitActionRequest(game_id="nope", seat=0, action_json="{}")), missing
+        stub.SubmitAction(
+            pb.SubmitActionRequest(game_id="nope", seat=0, seat_token="t0", action_json="{}")
+        ),
+        missing,
     )
 
     async def watch() -> None:
@@ -148,15 +169,21 @@ async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None
 async def test_reads_and_legal_actions(stub: Any) -> None:
     pb = load_stubs().game_pb2
     game = await new_game(stub)
-    legal = await stub.ListLegalActions(pb.ListLegalActionsRequest(game_id=game, seat=0))
+    legal = await stub.ListLegalActions(
+        pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token="t0")
+    )
     assert [a.action_json for a in legal.actions] == ['{"take":1}', '{"take":2}', '{"take":3}']
     assert legal.actions[0].description == "take 1"
     assert (
         list(
-            (await stub.ListLegalActions(pb.ListLegalActionsRequest(game_id=game, seat=1))).actions
+            (
+                await stub.ListLegalActions(
+                    pb.ListLegalActionsRequest(game_id=game, seat=1, seat_token="t1")
+                )
+            ).actions
         )
         == []
     )
-    got = await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0))
+    got = await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0, seat_token="t0"))
     assert got.ruleset == "nim" and got.version == 2 and list(got.seats_to_act) == [0]
     assert not got.finished and [s.name for s in got.seats] == ["ann", "bob"]

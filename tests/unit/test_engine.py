@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -39,10 +41,16 @@ async def test_create_records_game_created_then_setup(registry: RulesetRegistry)
     assert [e.type for e in events] == ["GameCreated", "PileSet"]
     assert events[0].payload == {
         "ruleset": "nim",
-        "seats": [{"kind": "human", "name": "ann"}, {"kind": "human", "name": "bob"}],
+        "seats": [
+            {"kind": "human", "name": "ann", "token_hash": ""},
+            {"kind": "human", "name": "bob", "token_hash": ""},
+        ],
         "options": {"max_take": 2},
-        "seed": "s1",
+        "seed_commitment": hashlib.sha256(b"s1").hexdigest(),
     }
+    assert events[0].schema_version == 2
+    assert "s1" not in json.dumps([e.payload for e in events])  # the seed stays secret
+    assert await engine.store.secret_seed(result.game_id) == "s1"
     assert events[0].metadata.recorded_at == "2024-05-01T00:00:00+00:00"
     snapshot = await engine.load(result.game_id)
     assert snapshot.version == 2 and snapshot.seats_to_act() == (0,)

@@ -1,6 +1,6 @@
 """Event stores: append-only per-game logs with optimistic concurrency."""
 
-from services.engine.store.errors import VersionConflict
+from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.keys import RedisKeys
 from services.engine.store.memory import InMemoryEventStore
 from services.engine.store.protocol import EventStore
@@ -16,6 +16,7 @@ from services.engine.store.redis_store import RedisEventStore
 
 __all__ = [
     "SYSTEM_SEAT",
+    "ChainMismatch",
     "CommandRecord",
     "EventMetadata",
     "EventStore",

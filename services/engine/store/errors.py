@@ -16,3 +16,16 @@ class VersionConflict(Exception):
         self.game_id = game_id
         self.expected = expected
         self.actual = actual
+
+
+class ChainMismatch(Exception):
+    """The log's recorded head does not match what the writer chained onto; nothing appended.
+
+    Either the writer's view of the log is corrupt or the stored log was altered (e.g. its
+    head key no longer matches its last event). Never retried automatically.
+    """
+
+    def __init__(self, game_id: str, detail: str) -> None:
+        super().__init__(f"game {game_id}: hash chain mismatch: {detail}")
+        self.game_id = game_id
+        self.detail = detail

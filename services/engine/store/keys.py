@@ -1,24 +1,32 @@
-"""Redis key layout.
+"""Redis key layout: every key of a game lives in its shard's Redis Cluster hash tag.
 
-Every key of one game carries the Redis Cluster hash tag ``{<game_id>}`` so a game's
-stream and command hash live in one slot and one Lua script may touch both:
+A game's shard is ``k = sha256(game_id) mod shards``; its keys all carry the hash tag
+``{s<k>}``, and so does that shard's turn-request stream, so the engine's append (events,
+head, command ids, secret seed, games index, turn requests) is one Lua script touching one
+slot:
 
-- ``<prefix>:{<game_id>}:events``   stream, one entry per event, entry id ``<version>-1``
-- ``<prefix>:{<game_id>}:commands`` hash, command_id -> ``"<first>-<last>"`` versions
-- ``<prefix>:games``                sorted set of game ids scored by creation time (ms)
-- ``<prefix>:turn-requests``        stream of {game_id, seat, version} for the bot worker
+- ``<prefix>:{s<k>}:game:<id>:events``   stream, one entry per event, entry id ``<version>-1``
+- ``<prefix>:{s<k>}:game:<id>:head``     hash {version, hash}: the chain's head
+- ``<prefix>:{s<k>}:game:<id>:commands`` hash, command_id -> ``"<first>-<last>"`` versions
+- ``<prefix>:{s<k>}:game:<id>:secret``   the game's seed (only the engine reads it)
+- ``<prefix>:{s<k>}:game:<id>:snapshot`` cached folded state (deletable at any time)
+- ``<prefix>:{s<k>}:games``              sorted set of the shard's game ids by creation ms
+- ``<prefix>:{s<k>}:turns``              turn requests {game_id, seat, version} (group "bots")
+- ``<prefix>:{s<k>}:dead``               turn requests given up on, with the reason
 
-The last two are global, so today the append script needs a standalone Redis (or a
-cluster where they happen to share the slot). Per-shard turn-request streams and a
-separately maintained games index are a later issue for cluster mode.
+Every process of one deployment must use the same prefix and shard count.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
 _GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+
+DEFAULT_SHARDS = 16
+"""Default number of shards (turn-request streams and games indexes)."""
 
 
 def check_game_id(game_id: str) -> str:
@@ -30,24 +38,62 @@ def check_game_id(game_id: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RedisKeys:
-    """Key names under one prefix (tests use a unique prefix per run)."""
+    """Key names under one prefix (tests use a unique prefix per run) and shard count."""
 
     prefix: str = "teoti"
+    shards: int = DEFAULT_SHARDS
+
+    def shard_of(self, game_id: str) -> int:
+        """The shard holding ``game_id`` (stable across processes and runs)."""
+        digest = hashlib.sha256(check_game_id(game_id).encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.shards
+
+    def _tag(self, shard: int) -> str:
+        return f"{self.prefix}:{{s{shard}}}"
+
+    def _game(self, game_id: str) -> str:
+        return f"{self._tag(self.shard_of(game_id))}:game:{game_id}"
 
     def events(self, game_id: str) -> str:
         """The game's event stream."""
-        return f"{self.prefix}:{{{check_game_id(game_id)}}}:events"
+        return f"{self._game(game_id)}:events"
+
+    def head(self, game_id: str) -> str:
+        """The game's chain head {version, hash}."""
+        return f"{self._game(game_id)}:head"
 
     def commands(self, game_id: str) -> str:
         """The game's command-id hash."""
-        return f"{self.prefix}:{{{check_game_id(game_id)}}}:commands"
+        return f"{self._game(game_id)}:commands"
 
-    @property
-    def games(self) -> str:
-        """Index of all games."""
-        return f"{self.prefix}:games"
+    def secret(self, game_id: str) -> str:
+        """The game's secret seed."""
+        return f"{self._game(game_id)}:secret"
 
-    @property
-    def turn_requests(self) -> str:
-        """Stream read by the bot worker's consumer group."""
-        return f"{self.prefix}:turn-requests"
+    def snapshot(self, game_id: str) -> str:
+        """The game's cached snapshot."""
+        return f"{self._game(game_id)}:snapshot"
+
+    def games(self, shard: int) -> str:
+        """Index of the shard's games."""
+        return f"{self._tag(shard)}:games"
+
+    def games_of(self, game_id: str) -> str:
+        """Index holding ``game_id``."""
+        return self.games(self.shard_of(game_id))
+
+    def turns(self, shard: int) -> str:
+        """The shard's turn-request stream (read by the bot workers' group)."""
+        return f"{self._tag(shard)}:turns"
+
+    def turns_of(self, game_id: str) -> str:
+        """Turn-request stream of ``game_id``'s shard."""
+        return self.turns(self.shard_of(game_id))
+
+    def dead_letters(self, shard: int) -> str:
+        """The shard's dead-letter stream."""
+        return f"{self._tag(shard)}:dead"
+
+    def all_turns(self) -> list[str]:
+        """Every shard's turn-request stream."""
+        return [self.turns(k) for k in range(self.shards)]

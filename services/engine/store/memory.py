@@ -7,27 +7,31 @@ import json
 from collections.abc import Sequence
 
 from services.engine.ruleset import DomainEvent
-from services.engine.store.errors import VersionConflict
+from services.engine.store.chain import GENESIS_HASH, chained
+from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.records import (
     CommandRecord,
     EventMetadata,
+    GameIndexEntry,
+    NewGame,
     StoredEvent,
     TurnRequest,
-    canonical_json,
 )
 
 
 class InMemoryEventStore:
     """Event logs held in dicts, guarded by one lock and one condition for watchers.
 
-    Payloads go through canonical JSON on append, like the Redis store, so both return
-    equal records.
+    Payloads go through canonical JSON on append and are hashed like the Redis store's,
+    so both return equal records.
     """
 
     def __init__(self) -> None:
         self._events: dict[str, list[StoredEvent]] = {}
         self._commands: dict[str, dict[str, CommandRecord]] = {}
-        self._games: list[str] = []
+        self._games: list[GameIndexEntry] = []
+        self._secrets: dict[str, str] = {}
+        self._snapshots: dict[str, str] = {}
         self.turn_requests: list[TurnRequest] = []
         self._changed = asyncio.Condition()
 
@@ -38,6 +42,8 @@ class InMemoryEventStore:
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
         turn_requests: Sequence[TurnRequest] = (),
+        prev_hash: str | None = None,
+        new_game: NewGame | None = None,
     ) -> int:
         """See EventStore.append."""
         if not events:
@@ -49,17 +55,26 @@ class InMemoryEventStore:
             log = self._events.get(game_id, [])
             if len(log) != expected_version:
                 raise VersionConflict(game_id, expected_version, len(log))
+            head = log[-1].hash if log else GENESIS_HASH
+            if prev_hash is not None and prev_hash != head:
+                raise ChainMismatch(game_id, f"head hash is {head}")
             if expected_version == 0:
-                self._games.append(game_id)
+                self._games.append(GameIndexEntry(new_game.created_ms if new_game else 0, game_id))
+                self._games.sort()
                 self._events[game_id] = log
-            for event in events:
+                if new_game and new_game.secret_seed:
+                    self._secrets[game_id] = new_game.secret_seed
+            for event, (payload, digest) in zip(
+                events, chained(expected_version, events, metadata, head), strict=True
+            ):
                 log.append(
                     StoredEvent(
                         version=len(log) + 1,
                         type=event.type,
                         schema_version=event.schema_version,
-                        payload=json.loads(canonical_json(dict(event.payload))),
+                        payload=json.loads(payload),
                         metadata=metadata,
+                        hash=digest,
                     )
                 )
             if metadata.command_id:
@@ -73,7 +88,9 @@ class InMemoryEventStore:
         log = self._events.get(game_id, [])[from_version:]
         return log[:limit] if limit > 0 else list(log)
 
-    async def read_after(self, game_id: str, version: int, block_ms: int) -> list[StoredEvent]:
+    async def read_after(
+        self, game_id: str, version: int, block_ms: int, limit: int = 0
+    ) -> list[StoredEvent]:
         """See EventStore.read_after."""
         async with self._changed:
             if block_ms > 0 and len(self._events.get(game_id, [])) <= version:
@@ -86,7 +103,13 @@ class InMemoryEventStore:
                     )
                 except TimeoutError:
                     return []
-            return list(self._events.get(game_id, [])[version:])
+            events = self._events.get(game_id, [])[version:]
+            return events[:limit] if limit > 0 else list(events)
+
+    async def head(self, game_id: str) -> tuple[int, str]:
+        """See EventStore.head."""
+        log = self._events.get(game_id, [])
+        return (len(log), log[-1].hash) if log else (0, GENESIS_HASH)
 
     async def version(self, game_id: str) -> int:
         """See EventStore.version."""
@@ -96,9 +119,28 @@ class InMemoryEventStore:
         """See EventStore.command_result."""
         return self._commands.get(game_id, {}).get(command_id)
 
-    async def list_games(self) -> list[str]:
+    async def list_games(
+        self, after: GameIndexEntry | None = None, limit: int = 0
+    ) -> list[GameIndexEntry]:
         """See EventStore.list_games."""
-        return list(self._games)
+        games = [g for g in self._games if after is None or g > after]
+        return games[:limit] if limit > 0 else games
+
+    async def secret_seed(self, game_id: str) -> str | None:
+        """See EventStore.secret_seed."""
+        return self._secrets.get(game_id)
+
+    async def save_snapshot(self, game_id: str, data: str) -> None:
+        """See EventStore.save_snapshot."""
+        self._snapshots[game_id] = data
+
+    async def load_snapshot(self, game_id: str) -> str | None:
+        """See EventStore.load_snapshot."""
+        return self._snapshots.get(game_id)
+
+    async def delete_snapshot(self, game_id: str) -> None:
+        """See EventStore.delete_snapshot."""
+        self._snapshots.pop(game_id, None)
 
     async def close(self) -> None:
         """Nothing to release."""

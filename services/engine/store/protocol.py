@@ -6,14 +6,23 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from services.engine.ruleset import DomainEvent
-from services.engine.store.records import CommandRecord, EventMetadata, StoredEvent, TurnRequest
+from services.engine.store.records import (
+    CommandRecord,
+    EventMetadata,
+    GameIndexEntry,
+    NewGame,
+    StoredEvent,
+    TurnRequest,
+)
 
 
 class EventStore(Protocol):
-    """Append-only per-game event logs with optimistic concurrency.
+    """Append-only, hash-chained per-game event logs with optimistic concurrency.
 
-    Versions start at 1 for a game's first event and are contiguous. A game exists once
-    its first batch has been appended with ``expected_version=0``.
+    Versions start at 1 for a game's first event and are contiguous; logs are never
+    trimmed. A game exists once its first batch has been appended with
+    ``expected_version=0``. Each stored event carries the hash chaining it onto the one
+    before (``services.engine.store.chain``); the store computes it on append.
     """
 
     async def append(
@@ -23,16 +32,20 @@ class EventStore(Protocol):
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
         turn_requests: Sequence[TurnRequest] = (),
+        prev_hash: str | None = None,
+        new_game: NewGame | None = None,
     ) -> int:
         """Atomically append ``events`` if the log is at ``expected_version``.
 
-        In the same atomic step: record ``metadata.command_id`` (if not empty) so a retry
-        of that command appends nothing and returns the original result, and publish
-        ``turn_requests`` to the turn-request stream.
+        In the same atomic step: check the head hash equals ``prev_hash`` (None: the store
+        reads it first; the check still runs), record ``metadata.command_id`` (if not
+        empty) so a retry of that command appends nothing and returns the original
+        result, publish ``turn_requests`` on the game's shard, and for a new game
+        (``expected_version == 0``) index it and keep ``new_game.secret_seed``.
 
         Returns the log's version after the append (for a retried command id: the version
         the original append reached). Raises VersionConflict if the log is elsewhere,
-        ValueError if ``events`` is empty.
+        ChainMismatch if the head hash differs, ValueError if ``events`` is empty.
         """
         ...
 
@@ -40,20 +53,45 @@ class EventStore(Protocol):
         """Events with version > ``from_version`` in order (at most ``limit`` if > 0)."""
         ...
 
-    async def read_after(self, game_id: str, version: int, block_ms: int) -> list[StoredEvent]:
-        """Events with version > ``version``; waits up to ``block_ms`` for one if none yet."""
+    async def read_after(
+        self, game_id: str, version: int, block_ms: int, limit: int = 0
+    ) -> list[StoredEvent]:
+        """Events with version > ``version`` (at most ``limit`` if > 0); waits up to
+        ``block_ms`` for one if none yet."""
         ...
 
     async def version(self, game_id: str) -> int:
         """Current version of the game's log (0 if the game does not exist)."""
         ...
 
+    async def head(self, game_id: str) -> tuple[int, str]:
+        """The recorded chain head ``(version, hash)``; ``(0, GENESIS_HASH)`` if no game."""
+        ...
+
     async def command_result(self, game_id: str, command_id: str) -> CommandRecord | None:
         """The versions an already-applied command produced, or None."""
         ...
 
-    async def list_games(self) -> list[str]:
-        """Ids of every game, oldest first."""
+    async def list_games(
+        self, after: GameIndexEntry | None = None, limit: int = 0
+    ) -> list[GameIndexEntry]:
+        """Games ordered by (creation ms, id), strictly after ``after``; ``limit`` > 0 caps."""
+        ...
+
+    async def secret_seed(self, game_id: str) -> str | None:
+        """The game's secret seed (engine only), or None if not kept."""
+        ...
+
+    async def save_snapshot(self, game_id: str, data: str) -> None:
+        """Keep ``data`` (a serialized snapshot) as the game's cached snapshot."""
+        ...
+
+    async def load_snapshot(self, game_id: str) -> str | None:
+        """The game's cached snapshot, if any."""
+        ...
+
+    async def delete_snapshot(self, game_id: str) -> None:
+        """Drop the game's cached snapshot (never changes what loading returns)."""
         ...
 
     async def close(self) -> None:

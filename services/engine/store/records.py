@@ -41,6 +41,7 @@ class StoredEvent:
         version: 1-based position in the log; contiguous.
         type / schema_version / payload: the domain event (payload JSON-decoded).
         metadata: command id, seat, recorded time.
+        hash: SHA-256 chaining this event onto the previous one (see ``store.chain``).
     """
 
     version: int
@@ -48,10 +49,44 @@ class StoredEvent:
     schema_version: int
     payload: Mapping[str, Any]
     metadata: EventMetadata
+    hash: str = ""
 
     def to_domain(self) -> DomainEvent:
         """The domain event without its storage envelope."""
         return DomainEvent(type=self.type, payload=self.payload, schema_version=self.schema_version)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class GameIndexEntry:
+    """A game in the games index, ordered by creation time then id (a paging cursor)."""
+
+    created_ms: int
+    game_id: str
+
+    def to_token(self) -> str:
+        """Opaque page token text."""
+        return f"{self.created_ms}:{self.game_id}"
+
+    @classmethod
+    def from_token(cls, token: str) -> GameIndexEntry:
+        """Inverse of :meth:`to_token`. Raises ValueError."""
+        ms, sep, game_id = token.partition(":")
+        if not sep or not game_id:
+            raise ValueError(f"bad page token {token!r}")
+        return cls(int(ms), game_id)
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """What the first append of a game records besides its events.
+
+    Attributes:
+        secret_seed: the seed, kept in a per-game key only the engine reads (never logged).
+        created_ms: creation time (ms since the epoch), the game's score in the games index.
+    """
+
+    secret_seed: str
+    created_ms: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,68 +3,86 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from services.engine.ruleset import DomainEvent
-from services.engine.store.errors import VersionConflict
-from services.engine.store.keys import RedisKeys
+from services.engine.store.chain import GENESIS_HASH, chained
+from services.engine.store.errors import ChainMismatch, VersionConflict
+from services.engine.store.keys import DEFAULT_SHARDS, RedisKeys
 from services.engine.store.records import (
     CommandRecord,
     EventMetadata,
+    GameIndexEntry,
+    NewGame,
     StoredEvent,
     TurnRequest,
-    canonical_json,
 )
 
-TURN_REQUEST_MAXLEN = 100_000
-"""Approximate cap of the turn-request stream (old, acked entries are trimmed)."""
-
 # Compare-and-append. Idempotency is checked first: a retried command carries a stale
-# expected version and must still get its original result, not a conflict.
-# Entry ids are "<version>-1", so Redis itself refuses any out-of-order id.
+# expected version and must still get its original result, not a conflict. Then every
+# check runs before the first write, because Redis does not roll a script back on error.
+# The head key is the source of truth for version and hash; the stream's last entry must
+# agree with it, so deleting the last entries (or the head) is refused, not "healed".
 APPEND_SCRIPT = """
--- KEYS: 1 events stream, 2 commands hash, 3 games index, 4 turn-request stream
--- ARGV: 1 game_id, 2 expected, 3 command_id, 4 seat, 5 recorded_at, 6 created score,
---       7 #events, 8 #turn requests, 9 turn maxlen, then 3 per event, 3 per request
-local command_id = ARGV[3]
+-- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests
+-- ARGV: 1 game_id, 2 expected, 3 prev_hash, 4 command_id, 5 seat, 6 recorded_at,
+--       7 created_ms, 8 secret seed, 9 #events, 10 #requests,
+--       then 4 per event (type, schema_version, payload, hash), 3 per request
+local command_id = ARGV[4]
 if command_id ~= '' then
-  local done = redis.call('HGET', KEYS[2], command_id)
+  local done = redis.call('HGET', KEYS[3], command_id)
   if done then return {'dup', done} end
 end
 local expected = tonumber(ARGV[2])
-local actual = 0
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if #last > 0 then actual = tonumber(string.match(last[1][1], '^(%d+)-')) end
+local head = redis.call('HMGET', KEYS[2], 'version', 'hash')
+local actual = tonumber(head[1]) or 0
 if actual ~= expected then return {'conflict', tostring(actual)} end
-local n = tonumber(ARGV[7])
-local t = tonumber(ARGV[8])
-local base = 9
+local head_hash = head[2] or '__GENESIS__'
+if ARGV[3] ~= head_hash then return {'chain', 'head hash is ' .. head_hash} end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local stream_version = 0
+if #last > 0 then stream_version = tonumber(string.match(last[1][1], '^(%d+)-')) end
+if stream_version ~= expected then
+  return {'chain', 'stream ends at ' .. stream_version .. ', head at ' .. expected}
+end
+local n = tonumber(ARGV[9])
+local t = tonumber(ARGV[10])
+local base = 10
 local version = expected
+local hash = head_hash
 for i = 0, n - 1 do
   version = version + 1
+  hash = ARGV[base + 4 + i * 4]
   redis.call('XADD', KEYS[1], string.format('%d-1', version),
-    'type', ARGV[base + 1 + i * 3], 'schema_version', ARGV[base + 2 + i * 3],
-    'payload', ARGV[base + 3 + i * 3], 'command_id', command_id,
-    'seat', ARGV[4], 'recorded_at', ARGV[5])
+    'type', ARGV[base + 1 + i * 4], 'schema_version', ARGV[base + 2 + i * 4],
+    'payload', ARGV[base + 3 + i * 4], 'command_id', command_id,
+    'seat', ARGV[5], 'recorded_at', ARGV[6], 'hash', hash)
 end
+redis.call('HSET', KEYS[2], 'version', version, 'hash', hash)
 local range = string.format('%d-%d', expected + 1, version)
-if command_id ~= '' then redis.call('HSET', KEYS[2], command_id, range) end
-if expected == 0 then redis.call('ZADD', KEYS[3], 'NX', ARGV[6], ARGV[1]) end
-base = base + n * 3
+if command_id ~= '' then redis.call('HSET', KEYS[3], command_id, range) end
+if expected == 0 then
+  redis.call('ZADD', KEYS[5], 'NX', ARGV[7], ARGV[1])
+  if ARGV[8] ~= '' then redis.call('SET', KEYS[4], ARGV[8]) end
+end
+base = base + n * 4
 for i = 0, t - 1 do
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[9], '*',
+  redis.call('XADD', KEYS[6], '*',
     'game_id', ARGV[base + 1 + i * 3], 'seat', ARGV[base + 2 + i * 3],
     'version', ARGV[base + 3 + i * 3])
 end
 return {'ok', range}
-"""
+""".replace("__GENESIS__", GENESIS_HASH)
 APPEND_SHA = hashlib.sha1(APPEND_SCRIPT.encode()).hexdigest()
+
+_INDEX_SLACK = 100
+"""Extra index entries read per shard to step over games created in the cursor's ms."""
 
 
 def _version_of(entry_id: str) -> int:
@@ -83,15 +101,16 @@ def _decode(entry_id: str, fields: dict[str, str]) -> StoredEvent:
         schema_version=int(fields["schema_version"]),
         payload=json.loads(fields["payload"]),
         metadata=EventMetadata(
-            command_id=fields.get("command_id", ""),
-            seat=int(fields.get("seat", "-1")),
-            recorded_at=fields.get("recorded_at", ""),
+            command_id=fields["command_id"],
+            seat=int(fields["seat"]),
+            recorded_at=fields["recorded_at"],
         ),
+        hash=fields.get("hash", ""),
     )
 
 
 class RedisEventStore:
-    """EventStore on Redis streams (see services.engine.store.keys for the layout).
+    """EventStore on Redis Streams (see :mod:`services.engine.store.keys` for the layout).
 
     Construct with a ``redis.asyncio.Redis`` created with ``decode_responses=True``, or
     with :meth:`from_url`; nothing connects until the first command.
@@ -102,9 +121,11 @@ class RedisEventStore:
         self.keys = keys or RedisKeys()
 
     @classmethod
-    def from_url(cls, url: str, prefix: str = "teoti") -> RedisEventStore:
+    def from_url(
+        cls, url: str, prefix: str = "teoti", shards: int = DEFAULT_SHARDS
+    ) -> RedisEventStore:
         """Store on the Redis at ``url`` (e.g. ``redis://127.0.0.1:6379/0``)."""
-        return cls(aioredis.from_url(url, decode_responses=True), RedisKeys(prefix))
+        return cls(aioredis.from_url(url, decode_responses=True), RedisKeys(prefix, shards))
 
     @property
     def client(self) -> aioredis.Redis:
@@ -125,35 +146,45 @@ class RedisEventStore:
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
         turn_requests: Sequence[TurnRequest] = (),
+        prev_hash: str | None = None,
+        new_game: NewGame | None = None,
     ) -> int:
         """See EventStore.append (one EVALSHA: check, XADD events, record, publish)."""
         if not events:
             raise ValueError("append needs at least one event")
-        created_ms = int(datetime.fromisoformat(metadata.recorded_at).timestamp() * 1000)
+        if prev_hash is None:
+            prev_hash = GENESIS_HASH if expected_version == 0 else (await self.head(game_id))[1]
         args: list[str] = [
             game_id,
             str(expected_version),
+            prev_hash,
             metadata.command_id,
             str(metadata.seat),
             metadata.recorded_at,
-            str(created_ms),
+            str(new_game.created_ms) if new_game else "0",
+            new_game.secret_seed if new_game else "",
             str(len(events)),
             str(len(turn_requests)),
-            str(TURN_REQUEST_MAXLEN),
         ]
-        for event in events:
-            args += [event.type, str(event.schema_version), canonical_json(dict(event.payload))]
+        for event, (payload, digest) in zip(
+            events, chained(expected_version, events, metadata, prev_hash), strict=True
+        ):
+            args += [event.type, str(event.schema_version), payload, digest]
         for request in turn_requests:
             args += [request.game_id, str(request.seat), str(request.version)]
         keys = [
             self.keys.events(game_id),
+            self.keys.head(game_id),
             self.keys.commands(game_id),
-            self.keys.games,
-            self.keys.turn_requests,
+            self.keys.secret(game_id),
+            self.keys.games_of(game_id),
+            self.keys.turns_of(game_id),
         ]
         status, value = await self._run_script(keys, args)
         if status == "conflict":
             raise VersionConflict(game_id, expected_version, int(value))
+        if status == "chain":
+            raise ChainMismatch(game_id, str(value))
         return _parse_range(value).last_version
 
     async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
@@ -166,21 +197,29 @@ class RedisEventStore:
         )
         return [_decode(entry_id, fields) for entry_id, fields in entries]
 
-    async def read_after(self, game_id: str, version: int, block_ms: int) -> list[StoredEvent]:
+    async def read_after(
+        self, game_id: str, version: int, block_ms: int, limit: int = 0
+    ) -> list[StoredEvent]:
         """See EventStore.read_after (XREAD BLOCK from entry id ``<version>-1``)."""
         if block_ms <= 0:
-            return await self.read(game_id, version)
+            return await self.read(game_id, version, limit)
         key = self.keys.events(game_id)
-        reply: Any = await self._redis.xread({key: f"{version}-1"}, block=block_ms)
+        reply: Any = await self._redis.xread(
+            {key: f"{version}-1"}, block=block_ms, count=limit if limit > 0 else None
+        )
         events: list[StoredEvent] = []
         for _stream, entries in reply or []:
             events += [_decode(entry_id, fields) for entry_id, fields in entries]
         return events
 
+    async def head(self, game_id: str) -> tuple[int, str]:
+        """See EventStore.head."""
+        version, digest = await self._redis.hmget(self.keys.head(game_id), ["version", "hash"])
+        return (int(version), str(digest)) if version else (0, GENESIS_HASH)
+
     async def version(self, game_id: str) -> int:
         """See EventStore.version."""
-        last: Any = await self._redis.xrevrange(self.keys.events(game_id), count=1)
-        return _version_of(last[0][0]) if last else 0
+        return (await self.head(game_id))[0]
 
     async def command_result(self, game_id: str, command_id: str) -> CommandRecord | None:
         """See EventStore.command_result."""
@@ -189,10 +228,46 @@ class RedisEventStore:
         value: Any = await self._redis.hget(self.keys.commands(game_id), command_id)
         return _parse_range(value) if value else None
 
-    async def list_games(self) -> list[str]:
-        """See EventStore.list_games."""
-        games: Any = await self._redis.zrange(self.keys.games, 0, -1)
-        return [str(game) for game in games]
+    async def list_games(
+        self, after: GameIndexEntry | None = None, limit: int = 0
+    ) -> list[GameIndexEntry]:
+        """See EventStore.list_games (merges every shard's index)."""
+        start = after.created_ms if after else "-inf"
+        per_shard = limit + _INDEX_SLACK if limit > 0 else None
+        pipe = self._redis.pipeline(transaction=False)
+        for shard in range(self.keys.shards):
+            pipe.zrangebyscore(
+                self.keys.games(shard),
+                start,
+                "+inf",
+                start=0 if per_shard else None,
+                num=per_shard,
+                withscores=True,
+            )
+        replies: Any = await pipe.execute()
+        merged = heapq.merge(
+            *[[GameIndexEntry(int(score), str(game)) for game, score in reply] for reply in replies]
+        )
+        result = [entry for entry in merged if after is None or entry > after]
+        return result[:limit] if limit > 0 else result
+
+    async def secret_seed(self, game_id: str) -> str | None:
+        """See EventStore.secret_seed."""
+        value: Any = await self._redis.get(self.keys.secret(game_id))
+        return str(value) if value is not None else None
+
+    async def save_snapshot(self, game_id: str, data: str) -> None:
+        """See EventStore.save_snapshot."""
+        await self._redis.set(self.keys.snapshot(game_id), data)
+
+    async def load_snapshot(self, game_id: str) -> str | None:
+        """See EventStore.load_snapshot."""
+        value: Any = await self._redis.get(self.keys.snapshot(game_id))
+        return str(value) if value is not None else None
+
+    async def delete_snapshot(self, game_id: str) -> None:
+        """See EventStore.delete_snapshot."""
+        await self._redis.delete(self.keys.snapshot(game_id))
 
     async def close(self) -> None:
         """Close the connection pool."""

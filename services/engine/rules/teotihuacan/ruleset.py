@@ -21,7 +21,7 @@ from . import describe, flow
 from .evolve import evolve
 from .options import GameOptions
 from .setup import set_up
-from .state import GameState
+from .state import GameState, state_from_dict, state_to_dict
 
 
 class TeotihuacanRuleset:
@@ -44,6 +44,14 @@ class TeotihuacanRuleset:
     def upcast(self, event: DomainEvent) -> DomainEvent:
         """Every event type is at schema version 1 so far: nothing to convert."""
         return event
+
+    def snapshot(self, state: GameState) -> JsonDict:
+        """The whole state as JSON (optional snapshot method of the contract)."""
+        return state_to_dict(state)
+
+    def restore(self, data: JsonDict) -> GameState:
+        """Inverse of :meth:`snapshot`."""
+        return state_from_dict(data)
 
     def seats_to_act(self, state: GameState) -> tuple[int, ...]:
         """Seats of the pending decision (several while choosing starting tiles secretly)."""

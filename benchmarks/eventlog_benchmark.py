@@ -1,0 +1,183 @@
+"""Event log benchmark: append latency and SubmitAction throughput vs raw XADD, one Redis.
+
+1. Append latency: sequential ``RedisEventStore.append`` of one event (hash chain, Lua
+   compare-and-append, command id) vs a plain ``XADD`` of the same fields, p50/p99.
+2. Throughput: 100 concurrent Nim games played through the gRPC gateway (token check,
+   fold, decide, append) vs 100 concurrent raw ``XADD`` writers, for ``--seconds`` each.
+
+Run: ``python -m benchmarks.eventlog_benchmark [--redis-url URL] [--seconds 5]`` from the
+repository root (embedded Redis if no URL / REDIS_URL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import statistics
+import time
+import uuid
+from collections.abc import Iterator
+
+import redis.asyncio as aioredis
+
+from services.app import all_in_one
+from services.client import SeatInfo, TeotiClient
+from services.engine.ruleset import DomainEvent
+from services.engine.rulesets import default_registry
+from services.engine.store import EventMetadata, RedisEventStore
+from services.engine.store.records import canonical_json
+from services.logging_setup import configure_logging
+from services.rpc.limits import PeerRateLimiter
+
+PAYLOAD = {"seat": 1, "count": 2, "note": "x" * 64}
+CONCURRENCY = 100
+
+
+def percentile(samples: list[float], q: float) -> float:
+    """The q-th percentile (0..100) of ``samples`` in milliseconds."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q / 100))] * 1000
+
+
+async def append_latency(url: str, prefix: str, count: int) -> tuple[list[float], list[float]]:
+    """(store.append latencies, raw XADD latencies) in seconds."""
+    store = RedisEventStore.from_url(url, prefix=prefix)
+    raw = aioredis.from_url(url, decode_responses=True)
+    meta = EventMetadata("", 0, "2024-01-01T00:00:00+00:00")
+    ours: list[float] = []
+    plain: list[float] = []
+    games = [uuid.uuid4().hex for _ in range(100)]
+    versions = dict.fromkeys(games, 0)
+    heads = {g: None for g in games}
+    for i in range(count):
+        game = games[i % len(games)]
+        event = DomainEvent("StonesTaken", PAYLOAD)
+        start = time.perf_counter()
+        versions[game] = await store.append(
+            game, versions[game], [event], EventMetadata(f"c{i}", 0, meta.recorded_at)
+        )
+        ours.append(time.perf_counter() - start)
+        fields = {
+            "type": "StonesTaken",
+            "schema_version": "1",
+            "payload": canonical_json(PAYLOAD),
+            "command_id": f"c{i}",
+            "seat": "0",
+            "recorded_at": meta.recorded_at,
+        }
+        start = time.perf_counter()
+        await raw.xadd(f"{prefix}:raw:{game}", fields)
+        plain.append(time.perf_counter() - start)
+    del heads
+    await store.close()
+    await raw.aclose()
+    return ours, plain
+
+
+async def submit_throughput(url: str, prefix: str, seconds: float) -> tuple[int, float]:
+    """(actions, elapsed) of CONCURRENCY clients each playing Nim games via the gateway."""
+    registry = default_registry()
+    from tests.nim import NimRuleset
+
+    registry.register("nim", NimRuleset)
+    async with all_in_one(
+        url,
+        registry=registry,
+        key_prefix=prefix,
+        default_ruleset="nim",
+        limiter=PeerRateLimiter(rate=0),
+    ) as stack:
+        client = TeotiClient(f"127.0.0.1:{stack.port}")
+        deadline = time.perf_counter() + seconds
+        done = 0
+
+        async def player() -> None:
+            nonlocal done
+            while time.perf_counter() < deadline:
+                seats = [SeatInfo("human", "a"), SeatInfo("human", "b")]
+                game = await client.create_game(seats, options={"max_take": 1})
+                version, seat = game.version, 0
+                while time.perf_counter() < deadline:
+                    try:
+                        result = await client.submit_action(
+                            game.game_id, seat, game.seat_tokens[seat], {"take": 1}, version
+                        )
+                    except Exception:  # the game ended (RuleViolation game_over)
+                        break
+                    done += 1
+                    version, seat = result.version, 1 - seat
+
+        start = time.perf_counter()
+        await asyncio.gather(*(player() for _ in range(CONCURRENCY)))
+        elapsed = time.perf_counter() - start
+        await client.close()
+    return done, elapsed
+
+
+async def xadd_throughput(url: str, prefix: str, seconds: float) -> tuple[int, float]:
+    """(XADDs, elapsed) of CONCURRENCY concurrent raw writers."""
+    raw = aioredis.from_url(url, decode_responses=True, max_connections=CONCURRENCY)
+    deadline = time.perf_counter() + seconds
+    done = 0
+
+    async def writer(i: int) -> None:
+        nonlocal done
+        while time.perf_counter() < deadline:
+            await raw.xadd(f"{prefix}:rawtp:{i}", {"payload": canonical_json(PAYLOAD)})
+            done += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(writer(i) for i in range(CONCURRENCY)))
+    elapsed = time.perf_counter() - start
+    await raw.aclose()
+    return done, elapsed
+
+
+@contextlib.contextmanager
+def redis_url(url: str | None) -> Iterator[str]:
+    """The given URL, else an embedded redis-server for the run."""
+    if url:
+        yield url
+        return
+    from services.embedded_redis import EmbeddedRedis
+
+    with EmbeddedRedis() as server:
+        yield server.url
+
+
+async def run(url: str, appends: int, seconds: float) -> None:
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    ours, plain = await append_latency(url, prefix, appends)
+    p50, p99 = percentile(ours, 50), percentile(ours, 99)
+    r50, r99 = percentile(plain, 50), percentile(plain, 99)
+    print(f"append latency ({appends} appends, 100 games, sequential):")
+    print(
+        f"  store.append  p50 {p50:.3f} ms  p99 {p99:.3f} ms  mean {statistics.mean(ours) * 1000:.3f} ms"
+    )
+    print(f"  raw XADD      p50 {r50:.3f} ms  p99 {r99:.3f} ms")
+    print(f"  ratio         p50 {p50 / r50:.2f}x  p99 {p99 / r99:.2f}x")
+    actions, elapsed = await submit_throughput(url, prefix, seconds)
+    xadds, xelapsed = await xadd_throughput(url, prefix, seconds)
+    ours_tp, raw_tp = actions / elapsed, xadds / xelapsed
+    print(f"throughput ({CONCURRENCY} concurrent games / writers, {seconds:.0f} s each):")
+    print(f"  SubmitAction via gRPC  {ours_tp:,.0f} actions/s ({actions} actions)")
+    print(f"  raw XADD               {raw_tp:,.0f} XADD/s ({xadds} entries)")
+    print(f"  ratio                  {raw_tp / ours_tp:.1f}x slower than raw XADD")
+
+
+def main() -> None:
+    """Entry point: ``python -m benchmarks.eventlog_benchmark``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
+    parser.add_argument("--appends", type=int, default=5000)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+    configure_logging("WARNING")
+    with redis_url(args.redis_url) as url:
+        asyncio.run(run(url, args.appends, args.seconds))
+
+
+if __name__ == "__main__":
+    main()

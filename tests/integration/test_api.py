@@ -1,0 +1,185 @@
+"""The public API through TeotiClient against a real server and Redis: seat tokens and
+views, JoinGame, ListGames paging and filters, GetGameAt, ListEvents paging, VerifyGame,
+rate and size limits, deadlines."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+
+from services.app import Stack, all_in_one
+from services.client import SeatInfo, TeotiClient
+from services.engine.errors import InvalidArgument, NotAuthorized, RuleViolation
+from services.engine.rulesets import RulesetRegistry
+from services.rpc.limits import PeerRateLimiter
+from services.rpc.stubs import load_stubs
+
+
+@pytest.fixture
+async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+    ) as s:
+        yield s
+
+
+@pytest.fixture
+async def client(stack: Stack) -> AsyncIterator[TeotiClient]:
+    async with TeotiClient(f"127.0.0.1:{stack.port}") as c:
+        yield c
+
+
+HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]
+
+
+async def test_only_the_seats_token_may_act_or_see_its_view(client: TeotiClient) -> None:
+    created = await client.create_game(HUMANS, options={"max_take": 2})
+    tokens = created.seat_tokens
+    assert set(tokens) == {0, 1} and tokens[0] != tokens[1]
+    public = await client.get_game(created.game_id)
+    assert all(s.token_hash and not s.open for s in public.seats)
+    assert tokens[0] not in str(public)  # only hashes are shown
+    with pytest.raises(NotAuthorized):
+        await client.submit_action(created.game_id, 0, tokens[1], {"take": 1})
+    with pytest.raises(NotAuthorized):
+        await client.submit_action(created.game_id, 0, "", {"take": 1})
+    with pytest.raises(NotAuthorized):
+        await client.get_game(created.game_id, seat=0, token="nope")
+    with pytest.raises(NotAuthorized):
+        await client.legal_actions(created.game_id, 0, tokens[1])
+    own = await client.get_game(created.game_id, seat=0, token=tokens[0])
+    assert own.state == public.state  # Nim hides nothing
+    moves = await client.legal_actions(created.game_id, 0, tokens[0])
+    assert [m.action for m in moves] == [{"take": 1}, {"take": 2}]
+    done = await client.submit_action(created.game_id, 0, tokens[0], {"take": 1}, 2, "x")
+    assert done.version == 3
+
+
+async def test_token_in_metadata_and_bot_seats_refuse_everyone(stack: Stack) -> None:
+    pb = load_stubs().game_pb2
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+        stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        created = await stub.CreateGame(
+            pb.CreateGameRequest(
+                seats=[
+                    pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token="my-secret"),
+                    pb.Seat(kind=pb.SEAT_KIND_BOT, name="bot"),
+                ]
+            )
+        )
+        assert [(t.seat, t.token) for t in created.seat_tokens] == [(0, "my-secret")]
+        request = pb.SubmitActionRequest(game_id=created.game_id, seat=0, action_json='{"take":1}')
+        reply = await stub.SubmitAction(request, metadata=[("authorization", "Bearer my-secret")])
+        assert reply.version == 3
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.SubmitAction(
+                pb.SubmitActionRequest(
+                    game_id=created.game_id, seat=1, action_json='{"take":1}', seat_token="x"
+                )
+            )
+        assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+async def test_open_seats_are_joined_once(client: TeotiClient) -> None:
+    created = await client.create_game([SeatInfo("human", "ann"), SeatInfo("human", "", open=True)])
+    assert set(created.seat_tokens) == {0}
+    game = created.game_id
+    view = await client.get_game(game)
+    assert [s.open for s in view.seats] == [False, True]
+    open_page, _ = await client.list_games(status=3)
+    assert game in open_page
+    token = await client.join_game(game, 1, "bob", token="bob-token")
+    assert token == "bob-token"
+    assert await client.join_game(game, 1, "bob", token="bob-token") == "bob-token"  # retry
+    with pytest.raises(RuleViolation) as info:
+        await client.join_game(game, 1, "eve")
+    assert info.value.rule == "seat_not_open"
+    with pytest.raises(RuleViolation):
+        await client.join_game(game, 0, "eve")
+    view = await client.get_game(game)
+    assert [s.name for s in view.seats] == ["ann", "bob"] and not view.seats[1].open
+    assert game not in (await client.list_games(status=3))[0]
+    await client.submit_action(game, 0, created.seat_tokens[0], {"take": 1})
+    await client.submit_action(game, 1, token, {"take": 1})
+
+
+async def test_list_games_pages_and_filters(client: TeotiClient) -> None:
+    games = [(await client.create_game(HUMANS)).game_id for _ in range(5)]
+    seen: list[str] = []
+    token = ""
+    while True:
+        page, token = await client.list_games(page_size=2, page_token=token)
+        assert len(page) <= 2
+        seen += page
+        if not token:
+            break
+    assert seen == games  # oldest first, each once, across shards
+    assert (await client.list_games(ruleset="teotihuacan"))[0] == []
+    assert (await client.list_games(status=2))[0] == []
+    with pytest.raises(InvalidArgument):
+        await client.list_games(page_token="garbage")
+    with pytest.raises(InvalidArgument):
+        await client.list_games(page_size=1000)
+
+
+async def test_history_paging_and_verification(client: TeotiClient) -> None:
+    created = await client.create_game(HUMANS, options={"max_take": 1})
+    game, tokens = created.game_id, created.seat_tokens
+    for turn in range(4):
+        await client.submit_action(game, turn % 2, tokens[turn % 2], {"take": 1})
+    at_start = await client.get_game_at(game, 2)
+    now = await client.get_game(game)
+    assert at_start.version == 2 and now.version == 6
+    assert at_start.state["pile"] == now.state["pile"] + 4
+    with pytest.raises(InvalidArgument):
+        await client.get_game_at(game, 99)
+    events = await client.events(game)
+    assert [e.version for e in events] == list(range(1, 7))
+    assert all(len(e.hash) == 64 for e in events)
+    assert events[-1].hash == now.head_hash
+    report = await client.verify(game)
+    assert report.ok and report.events == 6 and not report.seed_revealed
+
+
+async def test_rate_limit_per_connection(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    limiter = PeerRateLimiter(rate=1, burst=3)
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", limiter=limiter
+    ) as stack:
+        pb = load_stubs().game_pb2
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+            stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            codes = []
+            for _ in range(6):
+                try:
+                    await stub.ListGames(pb.ListGamesRequest())
+                    codes.append("OK")
+                except grpc.aio.AioRpcError as error:
+                    codes.append(error.code().name)
+        assert codes[:3] == ["OK"] * 3 and "RESOURCE_EXHAUSTED" in codes[3:]
+
+
+async def test_oversized_requests_and_deadlines(stack: Stack) -> None:
+    pb = load_stubs().game_pb2
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+        stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        huge = pb.SubmitActionRequest(game_id="g", seat=0, action_json="x" * 1_000_000)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.SubmitAction(huge)
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        game = await stub.CreateGame(
+            pb.CreateGameRequest(seats=[pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n) for n in "ab"])
+        )
+        # A watcher of an unfinished game waits for events until its deadline.
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            async for _ in stub.WatchGame(pb.WatchGameRequest(game_id=game.game_id), timeout=0.5):
+                pass
+        assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert (await stub.GetGame(pb.GetGameRequest(game_id=game.game_id))).version == 2
+        await asyncio.sleep(0)

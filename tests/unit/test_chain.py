@@ -1,0 +1,77 @@
+"""The hash chain names the first edited, removed or reordered event."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+from services.engine.store.chain import GENESIS_HASH, chain_hash, hash_of, verify_chain
+from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
+
+META = EventMetadata("cmd", 0, "2024-01-01T00:00:00+00:00")
+
+
+def log(n: int) -> list[StoredEvent]:
+    events: list[StoredEvent] = []
+    previous = GENESIS_HASH
+    for version in range(1, n + 1):
+        event = StoredEvent(version, "Thing", 1, {"n": version, "é": "ü"}, META)
+        previous = hash_of(previous, event)
+        events.append(dataclasses.replace(event, hash=previous))
+    return events
+
+
+def test_hash_is_sha256_of_previous_and_canonical_content() -> None:
+    first = log(1)[0]
+    content = {
+        "version": 1,
+        "type": "Thing",
+        "schema_version": 1,
+        "payload": {"n": 1, "é": "ü"},
+        "metadata": {"command_id": "cmd", "seat": 0, "recorded_at": META.recorded_at},
+    }
+    text = canonical_json(content)
+    assert " " not in text and text.index('"metadata"') < text.index('"payload"')
+    expected = hashlib.sha256(GENESIS_HASH.encode() + text.encode("utf-8")).hexdigest()
+    assert first.hash == expected == chain_hash(GENESIS_HASH, content)
+
+
+def test_intact_log_verifies() -> None:
+    events = log(5)
+    report = verify_chain(events, (5, events[-1].hash))
+    assert report.ok and report.first_bad_version == 0 and report.checked == 5
+
+
+def test_every_field_is_covered() -> None:
+    changes = [
+        {"type": "Other"},
+        {"schema_version": 2},
+        {"payload": {"n": 3, "é": "u"}},
+        {"metadata": EventMetadata("cmd", 1, META.recorded_at)},
+        {"metadata": EventMetadata("other", 0, META.recorded_at)},
+        {"metadata": EventMetadata("cmd", 0, "2024-01-02T00:00:00+00:00")},
+    ]
+    for change in changes:
+        events = log(5)
+        events[2] = dataclasses.replace(events[2], **change)  # type: ignore[arg-type]
+        report = verify_chain(events)
+        assert not report.ok and report.first_bad_version == 3, change
+
+
+def test_edit_with_a_recomputed_hash_breaks_the_next_link() -> None:
+    events = log(5)
+    forged = dataclasses.replace(events[2], payload={"n": 99})
+    events[2] = dataclasses.replace(forged, hash=hash_of(events[1].hash, forged))
+    assert verify_chain(events).first_bad_version == 4
+
+
+def test_removed_and_reordered_events_are_named() -> None:
+    events = log(5)
+    assert verify_chain(events[:2] + events[3:]).first_bad_version == 3
+    swapped = [events[0], events[2], events[1], *events[3:]]
+    assert verify_chain(swapped).first_bad_version == 2
+    renumbered = [dataclasses.replace(e, version=i + 1) for i, e in enumerate(swapped)]
+    assert verify_chain(renumbered).first_bad_version == 2
+    # Events missing at the end are only visible against the recorded head.
+    assert verify_chain(events[:3]).ok
+    assert verify_chain(events[:3], (5, events[-1].hash)).first_bad_version == 4
