@@ -18,7 +18,7 @@ from services.engine.ruleset import DomainEvent, RuleViolation
 from .context import Context
 from .frozen import replace
 from .state import GameState
-from .tasks import Task, task_to_dict
+from .tasks import Task
 
 Action = dict[str, Any]
 OptionsFn = Callable[[GameState, Any], list[Action] | None]
@@ -139,8 +139,38 @@ def _as_seat(task: Task, seat: int) -> Task:
     return replace(task, seat=seat) if rules_of(task).seats is not None else task
 
 
+class _LastLegal:
+    """The legal actions last computed, and for which state object and seat.
+
+    A caller typically lists the legal actions of a state and then applies one of them,
+    and ``apply`` must check the action against that same list: remembering the last
+    answer (by state identity: states are immutable) computes it once instead of twice.
+    """
+
+    __slots__ = ("entry",)
+
+    def __init__(self) -> None:
+        self.entry: tuple[GameState, int, list[Action]] | None = None
+
+
+_LAST_LEGAL = _LastLegal()
+
+
 def legal_actions(state: GameState, seat: int) -> list[Action]:
-    """Every action ``seat`` may take now (empty if it is not that seat's decision)."""
+    """Every action ``seat`` may take now (empty if it is not that seat's decision).
+
+    Returns a new list each time, but the action dicts in it are shared with a cache of
+    the last answer: treat them as read-only.
+    """
+    entry = _LAST_LEGAL.entry
+    if entry is not None and entry[0] is state and entry[1] == seat:
+        return list(entry[2])
+    actions = _compute_legal_actions(state, seat)
+    _LAST_LEGAL.entry = (state, seat, actions)
+    return list(actions)
+
+
+def _compute_legal_actions(state: GameState, seat: int) -> list[Action]:
     task = pending_task(state)
     if task is None or seat not in seats_to_act(state):
         return []
@@ -199,7 +229,7 @@ def apply(
         ctx.agenda.pop()
         rules_of(task).resolve(ctx, _as_seat(task, seat), wanted)
     run_until_decision(ctx)
-    ctx.emit("AgendaUpdated", agenda=[task_to_dict(t) for t in ctx.agenda])
+    ctx.write_agenda()
     return ctx.events, ctx.state
 
 
