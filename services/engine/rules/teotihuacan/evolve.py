@@ -73,13 +73,16 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
     player = replace(
         state.players[seat], ascended_this_turn=False, active_effects=(), new_technologies=()
     )
-    return replace(state.with_player(seat, player), current=seat, phase="turn")
+    players = state.players
+    return replace(
+        state, players=(*players[:seat], player, *players[seat + 1 :]), current=seat, phase="turn"
+    )
 
 
 @handles("WorkersUnlocked")
 def _workers_unlocked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    workers = tuple(replace(w, locked=False, space=-1) for w in player.workers)
+    workers = tuple(Worker(w.board, w.power) for w in player.workers)  # unlocked, space -1
     return state.with_player(payload["seat"], replace(player, workers=workers))
 
 

@@ -189,9 +189,8 @@ class GameState:
 
     def with_player(self, seat: int, player: Player) -> GameState:
         """Copy with seat ``seat`` replaced."""
-        players = list(self.players)
-        players[seat] = player
-        return replace(self, players=tuple(players))
+        players = self.players
+        return replace(self, players=(*players[:seat], player, *players[seat + 1 :]))
 
     def worship_occupant(self, board: int, space: int) -> tuple[int, int] | None:
         """(seat, worker id) locked on a worship space, or None if it is empty."""
