@@ -87,9 +87,7 @@ def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
             left = player.cocoa + gained - paid
             if left < 0:
                 continue
-            if mode in (DISCOVERY, DISCOVERY_FIRST) and not _can_pay_with_cocoa(
-                player, left, tile
-            ):
+            if mode in (DISCOVERY, DISCOVERY_FIRST) and not _can_pay_with_cocoa(player, left, tile):
                 continue
             options.append({"type": "worship", "space": space, "mode": mode})
     return options
