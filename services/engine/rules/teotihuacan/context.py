@@ -13,7 +13,7 @@ from typing import Any
 
 from services.engine.ruleset import DomainEvent
 
-from .evolve import evolve
+from .evolve import fold
 from .frozen import replace
 from .state import GameState
 from .tasks import Task, task_to_dict
@@ -39,7 +39,7 @@ class Context:
     def emit(self, event_type: str, **payload: Any) -> None:
         """Record one event and fold it into :attr:`state`."""
         event = DomainEvent(event_type, payload)
-        self.state = evolve(self.state, event)
+        self.state = fold(self.state, event)
         self.events.append(event)
 
     def write_agenda(self) -> None:

@@ -47,6 +47,15 @@ def evolve(state: GameState | None, event: DomainEvent) -> GameState:
     return _HANDLERS[event.type](state, event.payload)
 
 
+def fold(state: GameState, event: DomainEvent) -> GameState:
+    """:func:`evolve` for a state that exists (the rules' own events while deciding).
+
+    Raises:
+        KeyError: unknown event type.
+    """
+    return _HANDLERS[event.type](state, event.payload)
+
+
 def known_event_types() -> frozenset[str]:
     """Every event type evolve understands."""
     return frozenset(_HANDLERS) | {"GameSetUp"}

@@ -124,6 +124,8 @@ def _companions(state: GameState, seat: int, worker_id: int) -> list[list[int]]:
     """Sorted lists of extra workers a double move may take along with ``worker_id``."""
     player = state.players[seat]
     extra = player.active_effects.count(DOUBLE_MOVE)
+    if not extra:  # the usual case, asked for every movable worker at every turn
+        return []
     board = player.workers[worker_id].board
     others = [
         other
@@ -136,16 +138,18 @@ def _companions(state: GameState, seat: int, worker_id: int) -> list[list[int]]:
 def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
     player = state.players[task.seat]
     movable = [w for w, worker in enumerate(player.workers) if worker.in_play and not worker.locked]
+    teleport = TELEPORT in player.active_effects
     moves: list[Action] = []
     for worker_id in movable:
         groups = _companions(state, task.seat, worker_id)
         for steps in range(1, MAX_STEPS + 1):
             moves.append({"type": "move", "worker": worker_id, "steps": steps})
-            moves.extend(
-                {"type": "move", "worker": worker_id, "steps": steps, "with_workers": group}
-                for group in groups
-            )
-        if TELEPORT in player.active_effects:
+            if groups:
+                moves.extend(
+                    {"type": "move", "worker": worker_id, "steps": steps, "with_workers": group}
+                    for group in groups
+                )
+        if teleport:
             here = player.workers[worker_id].board
             for board in state.rondel:
                 if board == here:
