@@ -85,14 +85,16 @@ def register_worship(options: WorshipOptions, resolve: WorshipResolve) -> None:
 
 def action_cost(state: GameState, board: int, seat: int, moved: tuple[int, ...]) -> int:
     """X of RULES.md §3: distinct colours of unlocked workers on ``board``, moved ones excluded."""
-    colours = {
-        other_seat
-        for other_seat, player in enumerate(state.players)
-        for worker_id, worker in enumerate(player.workers)
-        if worker.board == board
-        and not worker.locked
-        and not (other_seat == seat and worker_id in moved)
-    }
+    colours = set()
+    for other_seat, player in enumerate(state.players):
+        for worker_id, worker in enumerate(player.workers):
+            if (
+                worker.board == board
+                and not worker.locked
+                and (other_seat != seat or worker_id not in moved)
+            ):
+                colours.add(other_seat)
+                break  # one worker is enough to count the colour
     colours.update(colour for colour, at in state.neutral_workers if at == board)
     return len(colours)
 

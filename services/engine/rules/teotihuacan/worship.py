@@ -77,12 +77,13 @@ def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
         return []
     player = state.players[task.seat]
     tile = worship_tile(state, task.board)
+    modes = _modes(state, task)
     options: list[Action] = []
     for space in range(components().board(task.board).worship_spaces):
         change = displacement_cost(state, task, space)
         if change is None:
             continue
-        for mode in _modes(state, task):
+        for mode in modes:
             paid, gained = worship_payments(state, task.seat, change, mode)
             left = player.cocoa + gained - paid
             if left < 0:
