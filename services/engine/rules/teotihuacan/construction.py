@@ -25,6 +25,7 @@ offer refill (random draws recorded in ``PyramidOfferRefilled``), technology eff
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from services.engine.ruleset import RuleViolation
@@ -54,6 +55,8 @@ RULE = "RULES.md §3.5"
 DISCOUNT_TECHNOLOGY = "construction_extra_worker"
 """Technology #15: one more worker on Construction and each tile 1 resource cheaper."""
 DISCOUNT_RESOURCES = ("stone", "wood")
+Cost = tuple[tuple[str, int], ...]
+"""A tile's cost as (good, amount) pairs."""
 
 
 # --- costs ------------------------------------------------------------------------------
@@ -67,8 +70,11 @@ def tile_payments(
     Without technology #15 the only way is (None, the level's cost). With it, one way per
     resource (stone, wood) in the cost, that resource 1 cheaper. Affordability is not checked.
     """
+    return _payments(level, construction_discount(state, seat))
+
+
+def _payments(level: int, discount: int) -> list[tuple[str | None, dict[str, int]]]:
     cost = pyramid.level_cost(level)
-    discount = construction_discount(state, seat)
     if not discount:
         return [(None, cost)]
     return [
@@ -86,14 +92,44 @@ def can_pay(state: GameState, seat: int, cost: dict[str, int]) -> bool:
 
 def placements(state: GameState, seat: int) -> list[Action]:
     """Every ``place_pyramid_tile`` action ``seat`` can take and pay for now."""
+    player = state.players[seat]
+    runs = _placement_runs(
+        state.pyramid_tiles, state.pyramid_offer, construction_discount(state, seat)
+    )
     actions: list[Action] = []
-    slots = pyramid.legal_slots(state.pyramid_tiles)
-    for tile in state.pyramid_offer:
+    for cost, run in runs:
+        if all(player.amount(good) >= amount for good, amount in cost):
+            actions.extend(run)
+    return actions
+
+
+def can_place(state: GameState, seat: int) -> bool:
+    """True if :func:`placements` is not empty (without listing them)."""
+    player = state.players[seat]
+    runs = _placement_runs(
+        state.pyramid_tiles, state.pyramid_offer, construction_discount(state, seat)
+    )
+    return any(all(player.amount(good) >= n for good, n in cost) for cost, _ in runs)
+
+
+@lru_cache(maxsize=512)
+def _placement_runs(
+    placed: tuple[pyramid.PlacedTile, ...], offer: tuple[int, ...], discount: int
+) -> tuple[tuple[Cost, tuple[Action, ...]], ...]:
+    """Every placement in listing order (tile, slot, payment, rotation), cut into runs that
+    share one cost: each run is listed if its cost is in hand.
+
+    The geometry and the offer change only on Construction while the seats ask for the
+    placements (or whether any exists) at many decisions, so this is computed once per
+    (pyramid, offer, discount); the action dicts are shared, read-only.
+    """
+    runs: list[tuple[Cost, tuple[Action, ...]]] = []
+    slots = pyramid.legal_slots(placed)
+    for tile in offer:
         rotations = pyramid.distinct_rotations(tile)
         for level, row, col in slots:
-            for discount, cost in tile_payments(state, seat, level):
-                if not can_pay(state, seat, cost):
-                    continue
+            for resource, cost in _payments(level, discount):
+                run: list[Action] = []
                 for rotation in rotations:
                     action: Action = {
                         "type": "place_pyramid_tile",
@@ -103,10 +139,11 @@ def placements(state: GameState, seat: int) -> list[Action]:
                         "col": col,
                         "rotation": rotation,
                     }
-                    if discount is not None:
-                        action["discount"] = discount
-                    actions.append(action)
-    return actions
+                    if resource is not None:
+                        action["discount"] = resource
+                    run.append(action)
+                runs.append((tuple(cost.items()), tuple(run)))
+    return tuple(runs)
 
 
 # --- the main action -------------------------------------------------------------------
@@ -138,7 +175,7 @@ class RefillPyramidOffer(Task):
 def _possible(state: GameState, seat: int, board: int, cost: int) -> bool:
     if state.players[seat].cocoa < effective_cost(state, seat, cost):
         return False
-    return bool(placements(state, seat))
+    return can_place(state, seat)
 
 
 def _resolve(ctx: Context, task: BoardAction, cost: int) -> None:

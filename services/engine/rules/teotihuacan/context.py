@@ -13,9 +13,10 @@ from typing import Any
 
 from services.engine.ruleset import DomainEvent
 
-from .evolve import evolve
+from .evolve import fold
+from .frozen import replace
 from .state import GameState
-from .tasks import Task
+from .tasks import Task, task_to_dict
 
 
 class Context:
@@ -38,8 +39,18 @@ class Context:
     def emit(self, event_type: str, **payload: Any) -> None:
         """Record one event and fold it into :attr:`state`."""
         event = DomainEvent(event_type, payload)
-        self.state = evolve(self.state, event)
+        self.state = fold(self.state, event)
         self.events.append(event)
+
+    def write_agenda(self) -> None:
+        """Emit ``AgendaUpdated`` with the pending tasks (the end of a decision)."""
+        tasks = tuple(self.agenda)
+        self.events.append(
+            DomainEvent("AgendaUpdated", {"agenda": [task_to_dict(t) for t in tasks]})
+        )
+        # Folding AgendaUpdated parses its payload back into these very tasks: we hold
+        # them already, so skip that round trip (the property test checks the fold agrees).
+        self.state = replace(self.state, agenda=tasks)
 
     def push(self, *tasks: Task) -> None:
         """Schedule tasks on top of the agenda; the first one given resolves first."""

@@ -47,6 +47,15 @@ def evolve(state: GameState | None, event: DomainEvent) -> GameState:
     return _HANDLERS[event.type](state, event.payload)
 
 
+def fold(state: GameState, event: DomainEvent) -> GameState:
+    """:func:`evolve` for a state that exists (the rules' own events while deciding).
+
+    Raises:
+        KeyError: unknown event type.
+    """
+    return _HANDLERS[event.type](state, event.payload)
+
+
 def known_event_types() -> frozenset[str]:
     """Every event type evolve understands."""
     return frozenset(_HANDLERS) | {"GameSetUp"}
@@ -73,13 +82,16 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
     player = replace(
         state.players[seat], ascended_this_turn=False, active_effects=(), new_technologies=()
     )
-    return replace(state.with_player(seat, player), current=seat, phase="turn")
+    players = state.players
+    return replace(
+        state, players=(*players[:seat], player, *players[seat + 1 :]), current=seat, phase="turn"
+    )
 
 
 @handles("WorkersUnlocked")
 def _workers_unlocked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    workers = tuple(replace(w, locked=False, space=-1) for w in player.workers)
+    workers = tuple(Worker(w.board, w.power) for w in player.workers)  # unlocked, space -1
     return state.with_player(payload["seat"], replace(player, workers=workers))
 
 

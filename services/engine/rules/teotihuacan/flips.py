@@ -34,6 +34,8 @@ SALARY_FLIPS = frozenset({"cocoa", "free_cocoa_payment"})
 
 def _flip_options(state: GameState, seat: int, task: Task) -> list[Action]:
     player = state.players[seat]
+    if not player.discoveries:  # the usual case, asked at every decision of the seat
+        return []
     if isinstance(task, Salary):
         allowed = SALARY_FLIPS
     elif state.phase == "turn" and state.current == seat:

@@ -18,7 +18,7 @@ from services.engine.ruleset import DomainEvent, RuleViolation
 from .context import Context
 from .frozen import replace
 from .state import GameState
-from .tasks import Task, task_to_dict
+from .tasks import Task
 
 Action = dict[str, Any]
 OptionsFn = Callable[[GameState, Any], list[Action] | None]
@@ -65,6 +65,9 @@ def task_rules(
     lists the seats still to decide; ``options`` and ``resolve`` then receive the task with
     ``seat`` set to the deciding seat, and resolve is called once more with ``action``
     None (and ``seat`` -1) when no seat is left.
+    ``options`` must not read ``state.agenda`` (the task is passed in): the options
+    listed when the agenda stopped at a task are reused for the next state, which differs
+    only by its agenda.
     """
 
     def register(resolve: ResolveFn) -> ResolveFn:
@@ -139,12 +142,52 @@ def _as_seat(task: Task, seat: int) -> Task:
     return replace(task, seat=seat) if rules_of(task).seats is not None else task
 
 
+class _Memo:
+    """What the last decisions already computed, by state identity (states are immutable).
+
+    ``legal``: the legal actions last listed, for (state, seat). A caller typically lists
+    the legal actions of a state and then applies one of them, and ``apply`` must check
+    the action against that same list: remembering it computes it once instead of twice.
+
+    ``options``: the options of the pending task of the state ``apply`` just returned.
+    ``run_until_decision`` stops at a task because of its options, computed on the state
+    before ``AgendaUpdated``; that event changes only the agenda, which options never read
+    (see :func:`task_rules`), so listing the new state's legal actions reuses them.
+    """
+
+    __slots__ = ("legal", "options")
+
+    def __init__(self) -> None:
+        self.legal: tuple[GameState, int, list[Action]] | None = None
+        self.options: tuple[GameState, list[Action]] | None = None
+
+
+_MEMO = _Memo()
+
+
 def legal_actions(state: GameState, seat: int) -> list[Action]:
-    """Every action ``seat`` may take now (empty if it is not that seat's decision)."""
+    """Every action ``seat`` may take now (empty if it is not that seat's decision).
+
+    Returns a new list each time, but the action dicts in it are shared with a cache of
+    the last answer: treat them as read-only.
+    """
+    entry = _MEMO.legal
+    if entry is not None and entry[0] is state and entry[1] == seat:
+        return list(entry[2])
+    actions = _compute_legal_actions(state, seat)
+    _MEMO.legal = (state, seat, actions)
+    return list(actions)
+
+
+def _compute_legal_actions(state: GameState, seat: int) -> list[Action]:
     task = pending_task(state)
     if task is None or seat not in seats_to_act(state):
         return []
-    actions = list(rules_of(task).options(state, _as_seat(task, seat)) or [])
+    known = _MEMO.options
+    if known is not None and known[0] is state:
+        actions = list(known[1])
+    else:
+        actions = list(rules_of(task).options(state, _as_seat(task, seat)) or [])
     for action_type, (allowed, _) in _FREE_ACTIONS.items():
         if allowed(state, seat):
             actions.append({"type": action_type})
@@ -198,19 +241,24 @@ def apply(
     else:
         ctx.agenda.pop()
         rules_of(task).resolve(ctx, _as_seat(task, seat), wanted)
-    run_until_decision(ctx)
-    ctx.emit("AgendaUpdated", agenda=[task_to_dict(t) for t in ctx.agenda])
+    waiting = run_until_decision(ctx)
+    ctx.write_agenda()
+    _MEMO.options = (ctx.state, waiting) if waiting is not None else None
     return ctx.events, ctx.state
 
 
-def run_until_decision(ctx: Context) -> None:
-    """Resolve agenda steps until one needs a real choice or the agenda is empty."""
+def run_until_decision(ctx: Context) -> list[Action] | None:
+    """Resolve agenda steps until one needs a real choice or the agenda is empty.
+
+    Returns the options of the task it stopped at (None: no options were listed, e.g.
+    the agenda is empty or a simultaneous decision waits).
+    """
     while ctx.agenda and ctx.state.phase != "ended":
         task = ctx.agenda[-1]
         rules = rules_of(task)
         if rules.seats is not None:
             if rules.seats(ctx.state, task):
-                return
+                return None
             ctx.agenda.pop()
             rules.resolve(ctx, task, None)
             continue
@@ -224,7 +272,8 @@ def run_until_decision(ctx: Context) -> None:
             ctx.agenda.pop()
             rules.resolve(ctx, task, options[0])
         else:
-            return
+            return options
+    return None
 
 
 def explain_refusal(

@@ -33,9 +33,9 @@ def replace(obj: T, /, **changes: Any) -> T:
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes.keys() - known)}")
     new: T = object.__new__(cls)
     if has_dict:
-        attributes = new.__dict__
-        attributes.update(obj.__dict__)
+        attributes = obj.__dict__.copy()  # one C-level copy, then swapped in whole
         attributes.update(changes)
+        object.__setattr__(new, "__dict__", attributes)
     else:
         for name in names:
             object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))

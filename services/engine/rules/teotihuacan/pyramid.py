@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any
 
 from .components import components
@@ -92,10 +93,16 @@ def distinct_rotations(tile: int) -> list[int]:
 
     A blank tile has one face; a tile whose face repeats after a half turn has two.
     """
+    return list(_distinct_rotations(tile))
+
+
+@cache
+def _distinct_rotations(tile: int) -> tuple[int, ...]:
+    # Fixed per tile and asked for every offered tile at every Construction decision.
     seen: dict[str, int] = {}
     for k in range(ROTATIONS):
         seen.setdefault(tile_icons(tile, k), k)
-    return sorted(seen.values())
+    return tuple(sorted(seen.values()))
 
 
 def is_slot(level: int, row: int, col: int) -> bool:
@@ -130,9 +137,15 @@ def supports(level: int, row: int, col: int) -> list[Slot]:
     return [(below, row + dr, col + dc) for dr in (0, 1) for dc in (0, 1)]
 
 
-def occupied(placed: Iterable[PlacedTile]) -> set[Slot]:
+def occupied(placed: Iterable[PlacedTile]) -> frozenset[Slot]:
     """Slots holding a tile."""
-    return {(level, row, col) for level, row, col, _, _ in placed}
+    return _occupied(tuple(placed))
+
+
+@lru_cache(maxsize=256)
+def _occupied(placed: tuple[PlacedTile, ...]) -> frozenset[Slot]:
+    # The placed tiles change only on Construction, but are read at many decisions.
+    return frozenset((level, row, col) for level, row, col, _, _ in placed)
 
 
 def slot_problem(placed: Iterable[PlacedTile], level: int, row: int, col: int) -> str | None:
@@ -152,8 +165,14 @@ def slot_problem(placed: Iterable[PlacedTile], level: int, row: int, col: int) -
 
 def legal_slots(placed: Iterable[PlacedTile]) -> list[Slot]:
     """Empty slots whose supports are all filled, level by level, row by row."""
-    tiles = tuple(placed)
-    return [slot for slot in all_slots() if slot_problem(tiles, *slot) is None]
+    return list(_legal_slots(tuple(placed)))
+
+
+@lru_cache(maxsize=256)
+def _legal_slots(placed: tuple[PlacedTile, ...]) -> tuple[Slot, ...]:
+    # Asked at every Construction decision (and to check the main action is possible)
+    # while the pyramid itself changes rarely: computed once per pyramid.
+    return tuple(slot for slot in all_slots() if slot_problem(placed, *slot) is None)
 
 
 def is_complete(placed: Iterable[PlacedTile]) -> bool:

@@ -85,14 +85,16 @@ def register_worship(options: WorshipOptions, resolve: WorshipResolve) -> None:
 
 def action_cost(state: GameState, board: int, seat: int, moved: tuple[int, ...]) -> int:
     """X of RULES.md §3: distinct colours of unlocked workers on ``board``, moved ones excluded."""
-    colours = {
-        other_seat
-        for other_seat, player in enumerate(state.players)
-        for worker_id, worker in enumerate(player.workers)
-        if worker.board == board
-        and not worker.locked
-        and not (other_seat == seat and worker_id in moved)
-    }
+    colours = set()
+    for other_seat, player in enumerate(state.players):
+        for worker_id, worker in enumerate(player.workers):
+            if (
+                worker.board == board
+                and not worker.locked
+                and (other_seat != seat or worker_id not in moved)
+            ):
+                colours.add(other_seat)
+                break  # one worker is enough to count the colour
     colours.update(colour for colour, at in state.neutral_workers if at == board)
     return len(colours)
 
@@ -124,6 +126,8 @@ def _companions(state: GameState, seat: int, worker_id: int) -> list[list[int]]:
     """Sorted lists of extra workers a double move may take along with ``worker_id``."""
     player = state.players[seat]
     extra = player.active_effects.count(DOUBLE_MOVE)
+    if not extra:  # the usual case, asked for every movable worker at every turn
+        return []
     board = player.workers[worker_id].board
     others = [
         other
@@ -136,16 +140,18 @@ def _companions(state: GameState, seat: int, worker_id: int) -> list[list[int]]:
 def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
     player = state.players[task.seat]
     movable = [w for w, worker in enumerate(player.workers) if worker.in_play and not worker.locked]
+    teleport = TELEPORT in player.active_effects
     moves: list[Action] = []
     for worker_id in movable:
         groups = _companions(state, task.seat, worker_id)
         for steps in range(1, MAX_STEPS + 1):
             moves.append({"type": "move", "worker": worker_id, "steps": steps})
-            moves.extend(
-                {"type": "move", "worker": worker_id, "steps": steps, "with_workers": group}
-                for group in groups
-            )
-        if TELEPORT in player.active_effects:
+            if groups:
+                moves.extend(
+                    {"type": "move", "worker": worker_id, "steps": steps, "with_workers": group}
+                    for group in groups
+                )
+        if teleport:
             here = player.workers[worker_id].board
             for board in state.rondel:
                 if board == here:

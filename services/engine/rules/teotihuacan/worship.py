@@ -24,12 +24,11 @@ from __future__ import annotations
 
 from .components import PALACE, components
 from .context import Context
-from .discovery import NO_TILE, ClaimDiscovery, can_pay, claim, worship_tile
+from .discovery import NO_TILE, ClaimDiscovery, claim, tile_cost, worship_tile
 from .flow import Action
-from .frozen import replace
 from .main_action import FREE_COCOA_PAYMENT, has_effect, use_effect
 from .royal import RoyalAbility
-from .state import GameState
+from .state import GameState, Player
 from .tasks import BoardAction, Task, TempleSteps
 from .turn import register_worship, workers_still_there
 
@@ -78,22 +77,29 @@ def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
         return []
     player = state.players[task.seat]
     tile = worship_tile(state, task.board)
+    modes = _modes(state, task)
     options: list[Action] = []
     for space in range(components().board(task.board).worship_spaces):
         change = displacement_cost(state, task, space)
         if change is None:
             continue
-        for mode in _modes(state, task):
+        for mode in modes:
             paid, gained = worship_payments(state, task.seat, change, mode)
             left = player.cocoa + gained - paid
             if left < 0:
                 continue
-            if mode in (DISCOVERY, DISCOVERY_FIRST) and not can_pay(
-                replace(player, cocoa=left), tile
-            ):
+            if mode in (DISCOVERY, DISCOVERY_FIRST) and not _can_pay_with_cocoa(player, left, tile):
                 continue
             options.append({"type": "worship", "space": space, "mode": mode})
     return options
+
+
+def _can_pay_with_cocoa(player: Player, cocoa: int, tile: int) -> bool:
+    """:func:`can_pay` as if the seat held ``cocoa`` cocoa (without copying the player)."""
+    return all(
+        (cocoa if good == "cocoa" else player.amount(good)) >= n
+        for good, n in tile_cost(tile).items()
+    )
 
 
 def _ability(state: GameState, task: BoardAction, space: int, worker: int) -> Task:
