@@ -173,15 +173,22 @@ async def _demo(args: argparse.Namespace) -> int:
     async with _target(args, registry) as target, grpc.aio.insecure_channel(target) as channel:
         stub = stubs.game_pb2_grpc.GameServiceStub(channel)
         seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"Bot {i + 1}") for i in range(args.players)]
+        options = args.options
+        if args.solo:  # RULES.md §8: seat 0 (a bot standing in for the human), seat 1 Teotibot
+            seats = [
+                pb.Seat(kind=pb.SEAT_KIND_BOT, name="Human (greedy bot)"),
+                pb.Seat(kind=pb.SEAT_KIND_BOT, name="Teotibot"),
+            ]
+            options = json.dumps({**json.loads(args.options or "{}"), "solo": True})
         created = await stub.CreateGame(
             pb.CreateGameRequest(
                 ruleset=args.ruleset,
                 seats=seats,
-                options_json=args.options,
+                options_json=options,
                 command_id=f"demo:{uuid.uuid4().hex}",
             )
         )
-        print(f"game {created.game_id} ({args.ruleset}, {args.players} bots) via {target}")
+        print(f"game {created.game_id} ({args.ruleset}, {len(seats)} bots) via {target}")
         count = 0
 
         async def follow() -> None:
@@ -326,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", help="game seed (embedded server only)")
     demo.add_argument("--ruleset", default=DEFAULT_RULESET)
     demo.add_argument("--options", default="", help="ruleset options as a JSON object")
+    demo.add_argument(
+        "--solo", action="store_true", help="a solo game against Teotibot (a bot plays the human)"
+    )
     demo.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
     common(demo)
     demo.set_defaults(run=_demo)
