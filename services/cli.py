@@ -190,14 +190,19 @@ async def _demo(args: argparse.Namespace) -> int:
     registry = _registry(args.extra_ruleset)
     if args.target and args.seed is not None:
         log.warning("seed_ignored_with_target", reason="the remote server chooses game seeds")
+    seats = [SeatInfo("bot", f"Bot {i + 1}") for i in range(args.players)]
+    options = json.loads(args.options) if args.options else {}
+    if args.solo:  # RULES.md §8: seat 0 (a bot standing in for the human), seat 1 Teotibot
+        seats = [SeatInfo("bot", "Human (greedy bot)"), SeatInfo("bot", "Teotibot")]
+        options = {**options, "solo": True}
     async with _target(args, registry) as target, TeotiClient(target) as client:
         created = await client.create_game(
-            [SeatInfo("bot", f"Bot {i + 1}") for i in range(args.players)],
+            seats,
             ruleset=args.ruleset,
-            options=json.loads(args.options) if args.options else {},
+            options=options,
             command_id=f"demo:{uuid.uuid4().hex}",
         )
-        print(f"game {created.game_id} ({args.ruleset}, {args.players} bots) via {target}")
+        print(f"game {created.game_id} ({args.ruleset}, {len(seats)} bots) via {target}")
         count = 0
 
         async def follow() -> None:
@@ -351,6 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", help="game seed (embedded server only)")
     demo.add_argument("--ruleset", default=DEFAULT_RULESET)
     demo.add_argument("--options", default="", help="ruleset options as a JSON object")
+    demo.add_argument(
+        "--solo", action="store_true", help="a solo game against Teotibot (a bot plays the human)"
+    )
     demo.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
     common(demo)
     demo.set_defaults(run=_demo)

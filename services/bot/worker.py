@@ -11,7 +11,7 @@ import grpc
 import structlog
 from redis.exceptions import RedisError
 
-from services.bot.policy import Policy, RandomPolicy
+from services.bot.policy import Policy, SeatPolicy
 from services.bot.queue import Delivery, TurnRequestQueue
 from services.engine.client import EngineClient
 from services.engine.errors import GameNotFound, RuleViolation, VersionConflict
@@ -46,7 +46,7 @@ class BotWorker:
         queue: the consumer-group reader.
         reader: loads games from the store.
         client: submits actions (in-process or remote engine).
-        policy: chooses the action.
+        policy: chooses the action (default: Teotibot's turn in solo games, else greedy).
         concurrency: at most this many requests handled at once.
         block_ms: how long one XREADGROUP waits.
         claim_idle_ms: pending entries idle this long are reclaimed (crashed workers).
@@ -67,7 +67,7 @@ class BotWorker:
         self._queue = queue
         self._reader = reader
         self._client = client
-        self._policy = policy or RandomPolicy()
+        self._policy = policy or SeatPolicy()
         self._slots = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
         self._block_ms = block_ms

@@ -21,5 +21,6 @@ from . import (  # noqa: F401  (importing registers each module's rules)
     worship,
 )
 from .ruleset import TeotihuacanRuleset
+from .solo import turn as solo_turn  # noqa: F401  (registers Teotibot's turn, RULES.md §8)
 
 __all__ = ["TeotihuacanRuleset"]

@@ -8,6 +8,9 @@ from .components import TEMPLE_BONUS_STEP, TEMPLES, components
 from .context import Context
 from .flow import Action, task_rules
 from .neutral import draw_neutral_placement, neutral_colour_count
+from .solo.scoring import pays_salary, score_final_extras, solo_ranking
+from .solo.scoring import temple_bonus_vp as teotibot_temple_bonus_vp
+from .solo.seat import turn_task
 from .state import GameState, Player
 from .tasks import EclipseEnd, EndTurn, Salary, StartTurn, TakeTurn
 
@@ -51,7 +54,7 @@ def next_seat(state: GameState, seat: int) -> int:
 def resolve_start_turn(ctx: Context, task: StartTurn, action: Action | None) -> None:
     """Give the turn to the seat."""
     ctx.emit("TurnStarted", seat=task.seat)
-    ctx.push(TakeTurn(seat=task.seat))
+    ctx.push(turn_task(ctx.state, task.seat) or TakeTurn(seat=task.seat))  # solo: Teotibot
 
 
 @task_rules(EndTurn, options=_no_choice, decision="the end of a turn", rule="RULES.md §2")
@@ -101,7 +104,8 @@ def score_eclipse(ctx: Context) -> None:
             }
         )
     ctx.emit("EclipseScored", eclipse=eclipse, avenue_value=avenue_value, scores=lines)
-    ctx.push(*(Salary(seat=seat) for seat in state.turn_order), EclipseEnd(seat=-1))
+    salaries = (Salary(seat=seat) for seat in state.turn_order if pays_salary(state, seat))
+    ctx.push(*salaries, EclipseEnd(seat=-1))
 
 
 def mask_sets_vp(player: Player) -> int:
@@ -170,6 +174,7 @@ def resolve_eclipse_end(ctx: Context, task: EclipseEnd, action: Action | None) -
 
 def end_game(ctx: Context) -> None:
     """RULES.md §6.3: temple bonus tiles, then the ranking (VP, cocoa, turn order)."""
+    score_final_extras(ctx)  # solo: Teotibot's cocoa, resources and technologies (§8)
     state = ctx.state
     for seat in state.turn_order:
         for temple_index, temple in enumerate(TEMPLES):
@@ -184,6 +189,8 @@ def end_game(ctx: Context) -> None:
     ranking = sorted(
         order, key=lambda s: (-state.players[s].vp, -state.players[s].cocoa, order.index(s))
     )
+    if state.options.solo:
+        ranking = solo_ranking(state)  # §8: the human wins only with strictly more VP
     ctx.emit(
         "GameEnded",
         final_scores=[p.vp for p in state.players],
@@ -194,6 +201,9 @@ def end_game(ctx: Context) -> None:
 def temple_bonus_vp(state: GameState, seat: int, tile: int) -> int:
     """VP of temple bonus tile ``tile`` for ``seat`` (components ``temple_bonus_tiles``)."""
     player = state.players[seat]
+    bot_vp = teotibot_temple_bonus_vp(state, seat)
+    if bot_vp is not None:
+        return bot_vp  # §8: Teotibot scores a flat amount instead of the tile's effect
     effect = components().raw["temple_bonus_tiles"][tile]["effect"]
     if effect == "vp_15":
         return 15

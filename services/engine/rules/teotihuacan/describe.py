@@ -42,6 +42,8 @@ def describe_action(action: Mapping[str, Any]) -> str:
         return f"royal tile: advance on the {action.get('temple')} temple"
     if kind == "royal_trade_done":
         return "stop trading with the royal tile"
+    if kind == "teotibot_turn":
+        return "play Teotibot's turn (roll the dice, act by the solo rules)"
     if kind == "stop_construction":
         return "place no more pyramid tiles"
     if kind == "pay_unlock":
@@ -151,6 +153,22 @@ def describe_event(event: DomainEvent) -> str:
             return f"discovery tile {p['tile']} is drawn for {_board(p['board'])}"
         case "StartingTilesRevealed":
             return "the starting tiles are revealed"
+        case "TeotibotDiceRolled":
+            return (
+                f"Teotibot rolls {p['dice']} = {p['total']}: position {p['position']}, {p['tile']}"
+            )
+        case "TeotibotActionChosen":
+            return f"Teotibot's {p['tile']} tile: {p['step']} ({p['reason']})"
+        case "TeotibotActionPyramidShifted":
+            return f"Teotibot's action pyramid shifts {p['direction']}; {p['used']} is set aside"
+        case "TeotibotDirectionFlipped":
+            return f"Teotibot's direction tile flips; next: {p['directions'][0]}"
+        case "TeotibotWorkerRelocated":
+            return f"Teotibot's worker moves to {_board(p['to_board'])}'s worship space"
+        case "TeotibotDiscoveryDiscarded":
+            return f"Teotibot discards discovery tile {p['tile']} at {_board(p['board'])}"
+        case "TeotibotFinalScored":
+            return f"Teotibot scores {p['vp']} VP for cocoa, resources and technologies"
         case "GameEnded":
             scores = ", ".join(f"seat {i}: {vp}" for i, vp in enumerate(p["final_scores"]))
             return f"the game ends ({scores}); seat {p['ranking'][0]} wins"

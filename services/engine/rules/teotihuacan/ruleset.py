@@ -21,6 +21,7 @@ from . import describe, flow
 from .evolve import evolve
 from .options import GameOptions
 from .setup import set_up
+from .solo.setup import set_up_solo
 from .state import GameState, state_from_dict, state_to_dict
 
 
@@ -35,6 +36,8 @@ class TeotihuacanRuleset:
             options = GameOptions.model_validate(dict(request.options))
         except ValidationError as error:
             raise InvalidOptions("game_options", f"RULES.md §7: {error}") from error
+        if options.solo:  # RULES.md §8: seat 0 the human, seat 1 Teotibot
+            return set_up_solo(request.seat_count, options, rng)
         return set_up(request.seat_count, options, rng)
 
     def evolve(self, state: GameState | None, event: DomainEvent) -> GameState:

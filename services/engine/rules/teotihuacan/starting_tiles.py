@@ -114,7 +114,11 @@ class ChooseStartingTiles(Task):
 
 
 def _still_choosing(state: GameState, task: ChooseStartingTiles) -> tuple[int, ...]:
-    return tuple(s for s in state.turn_order if not state.players[s].chosen_starting_tiles)
+    return tuple(
+        s
+        for s in state.turn_order
+        if state.players[s].starting_tiles and not state.players[s].chosen_starting_tiles
+    )  # a seat dealt no tiles (solo: Teotibot) takes no part
 
 
 def _choice_options(state: GameState, task: ChooseStartingTiles) -> list[Action]:
@@ -225,7 +229,8 @@ def resolve_set_up_seats(ctx: Context, task: SetUpSeats, action: Action | None) 
     ctx.emit("StartingTilesReturned", discoveries=returned)
     per_seat: list[Task] = []
     for seat in state.turn_order:
-        per_seat += [PlaceStartingWorkers(seat=seat), StartingTileGains(seat=seat)]
+        if state.players[seat].chosen_starting_tiles:  # solo: Teotibot has its own start
+            per_seat += [PlaceStartingWorkers(seat=seat), StartingTileGains(seat=seat)]
     ctx.push(*per_seat, StartTurn(seat=state.turn_order[0]))
 
 

@@ -133,6 +133,10 @@ class GameState:
         agenda: pending tasks, last = next to resolve (empty: the current seat starts its turn).
         phase: ``"turn"`` while seats play, ``"eclipse"`` during salaries, ``"ended"``.
         final_scores: final VP per seat once ended; ranking: seats winner first.
+        teotibot_tiles: solo (RULES.md §8): Teotibot's action pyramid, the action tile at
+            positions 1-6 (index 0 = position 1 at the top); teotibot_set_aside: the 7th tile.
+        teotibot_directions: the two direction tiles' visible sides, top of the stack first.
+        discarded_discoveries: discovery tiles discarded by Teotibot's Worship tile.
     """
 
     options: GameOptions
@@ -168,6 +172,10 @@ class GameState:
     phase: str = "turn"
     final_scores: tuple[int, ...] = ()
     ranking: tuple[int, ...] = ()
+    teotibot_tiles: tuple[str, ...] = ()
+    teotibot_set_aside: str = ""
+    teotibot_directions: tuple[str, ...] = ()
+    discarded_discoveries: tuple[int, ...] = ()
 
     @property
     def seat_count(self) -> int:

@@ -27,6 +27,7 @@ from services.engine.ruleset import RuleViolation
 from .components import PALACE, components
 from .context import Context
 from .flow import Action, free_action, task_rules
+from .solo.seat import is_teotibot
 from .state import GameState
 from .tasks import BoardAction, EndTurn, Salary, TakeTurn
 from .technologies import owns_technology
@@ -293,8 +294,8 @@ def resolve_board_action(ctx: Context, task: BoardAction, action: Action | None)
 def _may_pay_to_unlock(state: GameState, seat: int) -> bool:
     if state.phase != "turn" or state.current != seat or not state.agenda:
         return False
-    if isinstance(state.agenda[-1], Salary):
-        return False
+    if isinstance(state.agenda[-1], Salary) or is_teotibot(state, seat):
+        return False  # Teotibot never unlocks (RULES.md §8)
     player = state.players[seat]
     return player.cocoa >= UNLOCK_COST and any(w.locked for w in player.workers)
 

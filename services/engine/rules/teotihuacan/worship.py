@@ -28,6 +28,8 @@ from .discovery import NO_TILE, ClaimDiscovery, claim, tile_cost, worship_tile
 from .flow import Action
 from .main_action import FREE_COCOA_PAYMENT, has_effect, use_effect
 from .royal import RoyalAbility
+from .solo.displacement import relocate_bot_worker
+from .solo.seat import is_teotibot
 from .state import GameState, Player
 from .tasks import BoardAction, Task, TempleSteps
 from .turn import register_worship, workers_still_there
@@ -122,7 +124,9 @@ def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
     ctx.change_goods(seat, "worship_displace", cocoa=max(0, change) - displace_paid)
     ctx.change_goods(seat, "worship_both", cocoa=-both_paid)
     occupant = ctx.state.worship_occupant(task.board, space)
-    if occupant is not None:
+    if occupant is not None and is_teotibot(ctx.state, occupant[0]):
+        relocate_bot_worker(ctx, occupant[0], occupant[1], task.board)  # solo rules, §8
+    elif occupant is not None:
         ctx.emit("WorkerDisplaced", seat=occupant[0], worker=occupant[1], board=task.board)
     worker = workers_still_there(ctx.state, task)[0]
     ctx.emit("WorkerLocked", seat=seat, worker=worker, board=task.board, space=space)
