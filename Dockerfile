@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# teotihuacan-server: one image for `teoti gateway`, `teoti engine` and `teoti bot`
+# (deploy/k8s/ picks the command). Non-root, runs with a read-only root filesystem.
+#
+#   docker build -t teotihuacan-server:dev .
+#   docker run --rm -e REDIS_URL=redis://HOST:6379/0 -p 50052:50052 \
+#     teotihuacan-server:dev engine --host=0.0.0.0
+
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+# --- build: wheels of the project and of every dependency --------------------------------
+FROM ${PYTHON_IMAGE} AS build
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY services ./services
+COPY proto ./proto
+RUN python -m pip wheel --no-cache-dir --wheel-dir /wheels .
+
+# --- runtime -----------------------------------------------------------------------------
+FROM ${PYTHON_IMAGE} AS runtime
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    VIRTUAL_ENV=/opt/teoti \
+    PATH=/opt/teoti/bin:$PATH \
+    HOME=/tmp \
+    XDG_CACHE_HOME=/tmp/cache
+
+RUN groupadd --system --gid 10001 teoti \
+    && useradd --system --uid 10001 --gid teoti --no-create-home \
+       --home-dir /nonexistent --shell /usr/sbin/nologin teoti
+
+COPY --from=build /wheels /wheels
+RUN python -m venv /opt/teoti \
+    && /opt/teoti/bin/pip install --no-cache-dir --no-index --find-links /wheels \
+       /wheels/teotihuacan_server-*.whl \
+    && rm -rf /wheels
+
+# services/rpc/stubs.py generates the gRPC stubs from <site-packages>/proto (two levels
+# above services/rpc/) into services/gateway/generated/. The wheel carries no proto/, so
+# put it there and generate the stubs now, as root: at run time the stubs are fresh and
+# nothing is written (the root filesystem may be read-only; /tmp is a writable emptyDir
+# in deploy/k8s and the stub cache fallback, XDG_CACHE_HOME, points into it).
+COPY proto /opt/teoti/lib/python3.11/site-packages/proto
+RUN python -c "from services.rpc.stubs import load_stubs; load_stubs()" \
+    && python -m compileall -q /opt/teoti/lib/python3.11/site-packages/services
+
+USER 10001:10001
+WORKDIR /tmp
+EXPOSE 50051 50052
+ENTRYPOINT ["teoti"]
+CMD ["--help"]

@@ -1,0 +1,414 @@
+"""The Kubernetes manifests in deploy/k8s/, checked offline (no cluster).
+
+Each overlay is rendered with ``kubectl kustomize`` (kustomize v4 or newer) and every
+resource is validated against the Kubernetes OpenAPI schemas bundled in the PyPI package
+``kubernetes-validate`` (strict: unknown fields are errors). Then structural checks tie the
+manifests to the code: probes on the ports and gRPC health service names the servers use,
+container args accepted by the real ``teoti`` parser, every ``$(VAR)`` defined, every
+referenced ConfigMap/Secret rendered, network policies and autoscalers pointing at real
+workloads. Tests skip, with the reason, when kubectl or kubernetes-validate is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+yaml = pytest.importorskip("yaml", reason="PyYAML is in the dev extra (pip install -e '.[dev]')")
+
+REPO = Path(__file__).resolve().parents[2]
+K8S = REPO / "deploy" / "k8s"
+OVERLAYS = ("dev", "production")
+TARGETS = ("base", *OVERLAYS)
+# Oldest Kubernetes we support (native gRPC probes are GA since 1.27) and the newest the
+# validator knows; both must accept every resource.
+K8S_VERSIONS = ("1.29.0", "latest")
+COMPONENTS = ("gateway", "engine", "bot")
+COMPONENT_LABEL = "app.kubernetes.io/component"
+# `teoti bot` serves no port yet, so no liveness probe can see it (docs/operations.md,
+# "Health of the bot worker"); every other container must have one.
+WITHOUT_LIVENESS = {"teoti-bot"}
+# Created out of band in production (never from the repository).
+EXTERNAL_SECRETS = {"production": {"teoti-redis"}}
+
+
+def _kustomize_problem() -> str | None:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        return "kubectl is not installed (it renders the kustomizations: `kubectl kustomize`)"
+    try:
+        out = subprocess.run(
+            [kubectl, "version", "--client", "-o", "json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+        version = json.loads(out).get("kustomizeVersion", "")
+    except (subprocess.SubprocessError, ValueError) as exc:
+        return f"cannot ask kubectl for its kustomize version: {exc}"
+    found = re.match(r"v?(\d+)\.", version)
+    if not found or int(found.group(1)) < 4:
+        return f"kubectl's kustomize {version or '(unknown)'} is older than v4"
+    return None
+
+
+@cache
+def _render(target: str) -> tuple[dict[str, Any], ...]:
+    problem = _kustomize_problem()
+    if problem:
+        pytest.skip(problem)
+    path = K8S / "base" if target == "base" else K8S / "overlays" / target
+    result = subprocess.run(
+        ["kubectl", "kustomize", str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, f"kustomize {target} failed:\n{result.stderr}"
+    return tuple(doc for doc in yaml.safe_load_all(result.stdout) if doc)
+
+
+@pytest.fixture(params=TARGETS)
+def target(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(params=OVERLAYS)
+def overlay(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def of_kind(docs: tuple[dict[str, Any], ...], kind: str) -> list[dict[str, Any]]:
+    return [d for d in docs if d["kind"] == kind]
+
+
+def named(docs: tuple[dict[str, Any], ...], kind: str, name: str) -> dict[str, Any]:
+    found = [d for d in of_kind(docs, kind) if d["metadata"]["name"] == name]
+    assert len(found) == 1, f"want one {kind} {name}, found {len(found)}"
+    return found[0]
+
+
+def workloads(docs: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    return [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
+
+
+def containers(workload: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    spec = workload["spec"]["template"]["spec"]
+    yield from spec.get("initContainers", [])
+    yield from spec["containers"]
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """matchLabels-only selectors (all we use) against a label set."""
+    assert set(selector) <= {"matchLabels"}, f"unexpected selector form {selector}"
+    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items())
+
+
+def pod_labels(workload: dict[str, Any]) -> dict[str, str]:
+    return dict(workload["spec"]["template"]["metadata"]["labels"])
+
+
+# --- rendering and schema validation ------------------------------------------------------
+
+
+def test_renders(target: str) -> None:
+    docs = _render(target)
+    kinds = {d["kind"] for d in docs}
+    assert {"Deployment", "Service", "ConfigMap", "NetworkPolicy"} <= kinds
+    assert {"PodDisruptionBudget", "HorizontalPodAutoscaler"} <= kinds
+
+
+@pytest.mark.parametrize("k8s_version", K8S_VERSIONS)
+def test_every_resource_validates(target: str, k8s_version: str) -> None:
+    kv = pytest.importorskip(
+        "kubernetes_validate", reason="kubernetes-validate is in the dev extra (schemas)"
+    )
+    version = kv.latest_version() if k8s_version == "latest" else k8s_version
+    errors = []
+    for doc in _render(target):
+        try:
+            kv.validate(doc, version, strict=True)
+        except kv.ValidationError as exc:
+            where = "/".join(str(p) for p in exc.caught.absolute_path)
+            errors.append(f"{doc['kind']} {doc['metadata']['name']}: {where}: {exc.caught.message}")
+    assert not errors, "\n".join(errors)
+
+
+def test_validator_is_not_vacuous() -> None:
+    kv = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate not installed")
+    broken = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "x"},
+        "spec": {
+            "selector": {},
+            "template": {"spec": {"containers": [{"name": "x"}]}},
+            "replicas": "two",
+        },
+    }
+    with pytest.raises(kv.ValidationError):
+        kv.validate(broken, K8S_VERSIONS[0], strict=True)
+
+
+def test_namespace_labels_and_images(overlay: str) -> None:
+    docs = _render(overlay)
+    namespaces = [d["metadata"]["name"] for d in of_kind(docs, "Namespace")]
+    assert len(namespaces) == 1
+    for doc in docs:
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"].get("namespace") == namespaces[0], doc["metadata"]["name"]
+        labels = doc["metadata"].get("labels", {})
+        assert labels.get("app.kubernetes.io/part-of") == "teotihuacan-server" or (
+            doc["kind"] == "Namespace"
+        ), doc["metadata"]["name"]
+    for workload in workloads(docs):
+        for container in containers(workload):
+            name, _, tag = container["image"].rpartition(":")
+            assert name and tag and tag != "latest", container["image"]
+
+
+# --- workloads -------------------------------------------------------------------------
+
+
+def test_each_component_has_a_deployment(target: str) -> None:
+    docs = _render(target)
+    for component in COMPONENTS:
+        deployment = named(docs, "Deployment", f"teoti-{component}")
+        assert pod_labels(deployment)[COMPONENT_LABEL] == component
+        assert selects(deployment["spec"]["selector"], pod_labels(deployment))
+        assert "replicas" not in deployment["spec"], "the HPA owns replicas"
+
+
+def test_probes(target: str) -> None:
+    from services.engine.servicer import ENGINE_SERVICE
+    from services.gateway.server import GAME_SERVICE
+
+    services = {"teoti-gateway": GAME_SERVICE, "teoti-engine": ENGINE_SERVICE}
+    for workload in workloads(_render(target)):
+        name = workload["metadata"]["name"]
+        for container in containers(workload):
+            assert "readinessProbe" in container, f"{name}/{container['name']}: readiness"
+            if name not in WITHOUT_LIVENESS:
+                assert "livenessProbe" in container, f"{name}/{container['name']}: liveness"
+            if name in services:
+                ports = {p["containerPort"] for p in container["ports"]}
+                for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
+                    probe = container[kind]["grpc"]
+                    assert probe["port"] in ports, f"{name} {kind} port"
+                    assert probe.get("service", "") in ("", services[name]), f"{name} {kind}"
+                assert container["readinessProbe"]["grpc"]["service"] == services[name]
+
+
+def test_resources(target: str) -> None:
+    for workload in workloads(_render(target)):
+        for container in containers(workload):
+            resources = container.get("resources", {})
+            for part in ("requests", "limits"):
+                assert {"cpu", "memory"} <= set(resources.get(part, {})), (
+                    f"{workload['metadata']['name']}/{container['name']}: {part}"
+                )
+
+
+def test_security_contexts(target: str) -> None:
+    for workload in workloads(_render(target)):
+        name = workload["metadata"]["name"]
+        pod = workload["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        assert pod["securityContext"]["runAsUser"] != 0, name
+        assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault", name
+        assert pod.get("automountServiceAccountToken") is False, name
+        for container in containers(workload):
+            context = container["securityContext"]
+            assert context["allowPrivilegeEscalation"] is False, name
+            assert context["readOnlyRootFilesystem"] is True, name
+            assert context["capabilities"]["drop"] == ["ALL"], name
+            assert context.get("runAsUser", 1) != 0, name
+
+
+def test_args_parse_with_the_real_cli(target: str) -> None:
+    from services.cli import build_parser
+
+    parser = build_parser()
+    for deployment in of_kind(_render(target), "Deployment"):
+        container = deployment["spec"]["template"]["spec"]["containers"][0]
+        args = [re.sub(r"\$\((\w+)\)", "placeholder", a) for a in container["args"]]
+        parsed = parser.parse_args(args)
+        component = pod_labels(deployment)[COMPONENT_LABEL]
+        assert parsed.command == component
+        if component in ("gateway", "engine"):
+            assert parsed.host == "0.0.0.0"
+            assert parsed.port in {p["containerPort"] for p in container["ports"]}
+
+
+def _config_keys(docs: tuple[dict[str, Any], ...], name: str) -> set[str]:
+    return set(named(docs, "ConfigMap", name).get("data", {}))
+
+
+def test_references_resolve(overlay: str) -> None:
+    """Every ConfigMap/Secret a pod reads is rendered, and every $(VAR) is defined."""
+    docs = _render(overlay)
+    config_maps = {d["metadata"]["name"] for d in of_kind(docs, "ConfigMap")}
+    secrets = {d["metadata"]["name"] for d in of_kind(docs, "Secret")}
+    secrets |= EXTERNAL_SECRETS.get(overlay, set())
+    for workload in workloads(docs):
+        name = workload["metadata"]["name"]
+        for volume in workload["spec"]["template"]["spec"].get("volumes", []):
+            if "configMap" in volume:
+                assert volume["configMap"]["name"] in config_maps, name
+        for container in containers(workload):
+            defined: set[str] = set()
+            for source in container.get("envFrom", []):
+                ref = source["configMapRef"]["name"]
+                assert ref in config_maps, f"{name}: envFrom {ref}"
+                defined |= _config_keys(docs, ref)
+            for var in container.get("env", []):
+                refs = re.findall(r"\$\((\w+)\)", var.get("value", ""))
+                assert set(refs) <= defined, f"{name}: {var['name']} uses undefined {refs}"
+                source = var.get("valueFrom", {})
+                if "secretKeyRef" in source:
+                    assert source["secretKeyRef"]["name"] in secrets, f"{name}: {var['name']}"
+                if "configMapKeyRef" in source:
+                    assert source["configMapKeyRef"]["name"] in config_maps
+                defined.add(var["name"])
+            for arg in container.get("args", []) + container.get("command", []):
+                refs = set(re.findall(r"\$\((\w+)\)", arg))
+                assert refs <= defined, f"{name}: {arg} uses undefined {refs - defined}"
+
+
+# --- services, network policies, disruption budgets, autoscalers ----------------------
+
+
+def test_only_the_gateway_is_exposed(target: str) -> None:
+    docs = _render(target)
+    exposed = [
+        s["metadata"]["name"]
+        for s in of_kind(docs, "Service")
+        if s["spec"].get("type", "ClusterIP") in ("LoadBalancer", "NodePort")
+    ]
+    assert exposed == ["teoti-gateway"]
+    assert not of_kind(docs, "Ingress")
+
+
+def test_services_select_pods_and_ports(target: str) -> None:
+    docs = _render(target)
+    for service in of_kind(docs, "Service"):
+        matches = [
+            w
+            for w in workloads(docs)
+            if selects({"matchLabels": service["spec"]["selector"]}, pod_labels(w))
+        ]
+        assert len(matches) == 1, service["metadata"]["name"]
+        port_names = {p.get("name") for c in containers(matches[0]) for p in c.get("ports", [])}
+        for port in service["spec"]["ports"]:
+            assert port["targetPort"] in port_names, service["metadata"]["name"]
+
+
+def _policies_for(docs: tuple[dict[str, Any], ...], labels: dict[str, str]) -> list[Any]:
+    return [p for p in of_kind(docs, "NetworkPolicy") if selects(p["spec"]["podSelector"], labels)]
+
+
+def _ingress_sources(policy: dict[str, Any]) -> list[dict[str, Any] | None]:
+    """Each ingress rule's peers; None stands for a rule open to every source."""
+    sources: list[dict[str, Any] | None] = []
+    for rule in policy["spec"].get("ingress", []):
+        sources += rule.get("from") or [None]
+    return sources
+
+
+def test_network_policies(target: str) -> None:
+    docs = _render(target)
+    components = {pod_labels(w)[COMPONENT_LABEL]: w for w in workloads(docs)}
+    for component, workload in components.items():
+        policies = _policies_for(docs, pod_labels(workload))
+        assert any(
+            p["spec"]["podSelector"].get("matchLabels", {}).get(COMPONENT_LABEL) == component
+            for p in policies
+        ), f"no NetworkPolicy of its own for {component}"
+        assert any("ingress" not in p["spec"] for p in policies), f"no default deny: {component}"
+        sources = [s for p in policies for s in _ingress_sources(p)]
+        if component == "gateway":
+            assert None in sources, "the gateway must be reachable from outside"
+            continue
+        assert None not in sources, f"{component} is open to every source"
+        allowed = set()
+        for source in sources:
+            assert source is not None and set(source) == {"podSelector"}, (component, source)
+            allowed.add(source["podSelector"]["matchLabels"][COMPONENT_LABEL])
+        want = {"engine": {"gateway", "bot"}, "bot": set(), "redis": set(COMPONENTS)}
+        assert allowed == want[component], component
+
+
+def test_disruption_budgets_and_autoscalers(target: str) -> None:
+    docs = _render(target)
+    deployments = {d["metadata"]["name"]: d for d in of_kind(docs, "Deployment")}
+    budgets = of_kind(docs, "PodDisruptionBudget")
+    for name, deployment in deployments.items():
+        assert any(selects(b["spec"]["selector"], pod_labels(deployment)) for b in budgets), name
+    for hpa in of_kind(docs, "HorizontalPodAutoscaler"):
+        assert hpa["apiVersion"] == "autoscaling/v2"
+        ref = hpa["spec"]["scaleTargetRef"]
+        assert ref["kind"] == "Deployment" and ref["name"] in deployments, ref
+        assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+        assert hpa["spec"]["metrics"]
+        for container in containers(deployments[ref["name"]]):
+            assert "cpu" in container["resources"]["requests"], "CPU utilization needs requests"
+    hpas = of_kind(docs, "HorizontalPodAutoscaler")
+    assert {h["spec"]["scaleTargetRef"]["name"] for h in hpas} == set(deployments)
+
+
+# --- the overlays' Redis ----------------------------------------------------------------
+
+
+def test_dev_redis_is_durable() -> None:
+    docs = _render("dev")
+    redis = named(docs, "StatefulSet", "teoti-redis")
+    config = named(docs, "Service", "teoti-redis")
+    assert config["spec"]["ports"][0]["port"] == 6379
+    pod = redis["spec"]["template"]["spec"]
+    conf_volume = next(v for v in pod["volumes"] if "configMap" in v)
+    conf_map = named(docs, "ConfigMap", conf_volume["configMap"]["name"])
+    directives = {}
+    for line in conf_map["data"]["redis.conf"].splitlines():
+        if line.strip() and not line.startswith("#"):
+            key, _, value = line.partition(" ")
+            directives[key] = value.strip()
+    assert directives["appendonly"] == "yes"
+    assert directives["appendfsync"] == "always"
+    assert directives["maxmemory-policy"] == "noeviction"
+    claims = {c["metadata"]["name"] for c in redis["spec"]["volumeClaimTemplates"]}
+    mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+    assert directives["dir"] == mounts["data"] and "data" in claims
+    app_config = next(
+        c for c in of_kind(docs, "ConfigMap") if c["metadata"]["name"].startswith("teoti-config")
+    )
+    assert app_config["data"]["REDIS_HOST"] == "teoti-redis"
+    assert "--requirepass" in pod["containers"][0]["command"]
+
+
+def test_production_ships_no_password_and_names_redis_endpoints() -> None:
+    docs = _render("production")
+    assert not of_kind(docs, "Secret"), "the production Redis password is created out of band"
+    assert not of_kind(docs, "StatefulSet"), "production uses an external Redis"
+    config = next(
+        c for c in of_kind(docs, "ConfigMap") if c["metadata"]["name"].startswith("teoti-config")
+    )["data"]
+    assert config["REDIS_SCHEME"] == "rediss"
+    nodes = config["REDIS_CLUSTER_NODES"].split(",")
+    assert len(nodes) >= 3 and all(re.fullmatch(r"[\w.-]+:\d+", n) for n in nodes), nodes
+    for deployment in of_kind(docs, "Deployment"):
+        assert deployment["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == (
+            "Always"
+        )
+
+
+def test_dev_secret_is_the_documented_placeholder() -> None:
+    secret = named(_render("dev"), "Secret", "teoti-redis")
+    assert secret["metadata"]["annotations"]["teotihuacan-server/placeholder"] == "true"
+    assert secret["stringData"]["password"] == "change-me-dev-only"
+    assert "change-me-dev-only" in (REPO / "docs" / "operations.md").read_text()
