@@ -6,7 +6,7 @@ from collections import Counter
 
 from .components import TEMPLE_BONUS_STEP, TEMPLES, components
 from .context import Context
-from .flow import Action, task_rules
+from .flow import Action, no_choice, task_rules
 from .neutral import draw_neutral_placement, neutral_colour_count
 from .solo.scoring import pays_salary, score_final_extras, solo_ranking
 from .solo.scoring import temple_bonus_vp as teotibot_temple_bonus_vp
@@ -40,24 +40,20 @@ def _countdown(state: GameState) -> int:
     return 1 if state.options.dark_eclipse else ECLIPSE_COUNTDOWN_ROUNDS
 
 
-def _no_choice(state: GameState, task: object) -> None:
-    return None
-
-
 def next_seat(state: GameState, seat: int) -> int:
     """The seat after ``seat`` in turn order (clockwise)."""
     order = state.turn_order
     return order[(order.index(seat) + 1) % len(order)]
 
 
-@task_rules(StartTurn, options=_no_choice, decision="the start of a turn", rule="RULES.md §2")
+@task_rules(StartTurn, options=no_choice, decision="the start of a turn", rule="RULES.md §2")
 def resolve_start_turn(ctx: Context, task: StartTurn, action: Action | None) -> None:
     """Give the turn to the seat."""
     ctx.emit("TurnStarted", seat=task.seat)
     ctx.push(turn_task(ctx.state, task.seat) or TakeTurn(seat=task.seat))  # solo: Teotibot
 
 
-@task_rules(EndTurn, options=_no_choice, decision="the end of a turn", rule="RULES.md §2")
+@task_rules(EndTurn, options=no_choice, decision="the end of a turn", rule="RULES.md §2")
 def resolve_end_turn(ctx: Context, task: EndTurn, action: Action | None) -> None:
     """Round end (calendar, eclipse countdown), then an eclipse or the next seat's turn."""
     effects = ctx.state.players[task.seat].active_effects
@@ -157,7 +153,7 @@ def resolve_salary(ctx: Context, task: Salary, action: Action | None) -> None:
     ctx.emit("SalaryPaid", seat=task.seat, owed=owed, paid=paid, vp_lost=vp_lost)
 
 
-@task_rules(EclipseEnd, options=_no_choice, decision="the eclipse's end", rule="RULES.md §6.2")
+@task_rules(EclipseEnd, options=no_choice, decision="the eclipse's end", rule="RULES.md §6.2")
 def resolve_eclipse_end(ctx: Context, task: EclipseEnd, action: Action | None) -> None:
     """Reset for the next era, or end the game after the final eclipse (§6.2, §6.3)."""
     state = ctx.state

@@ -35,8 +35,8 @@ from .calendar import trigger_eclipse
 from .components import CONSTRUCTION, components
 from .context import Context
 from .evolve import Payload, handles
-from .flow import Action, task_rules
-from .frozen import replace
+from .flow import Action, no_choice, task_rules
+from .frozen import replace, without
 from .main_action import (
     MAX_COUNTED_WORKERS,
     effective_cost,
@@ -304,11 +304,7 @@ def complete_pyramid(ctx: Context, seat: int) -> None:
     trigger_eclipse(ctx, final=True)
 
 
-def _no_choice(state: GameState, task: RefillPyramidOffer) -> None:
-    return None
-
-
-@task_rules(RefillPyramidOffer, options=_no_choice, decision="the pyramid tile offer", rule=RULE)
+@task_rules(RefillPyramidOffer, options=no_choice, decision="the pyramid tile offer", rule=RULE)
 def resolve_refill(ctx: Context, task: RefillPyramidOffer, action: Action | None) -> None:
     """Draw random tiles from the bag into the offer (each draw recorded, D7)."""
     size = int(components().raw["pyramid"]["offer_size"])
@@ -318,12 +314,6 @@ def resolve_refill(ctx: Context, task: RefillPyramidOffer, action: Action | None
 
 
 # --- events ----------------------------------------------------------------------------
-
-
-def _without(values: tuple[int, ...], value: int) -> tuple[int, ...]:
-    items = list(values)
-    items.remove(value)
-    return tuple(items)
 
 
 @handles("PyramidTilePlaced")
@@ -338,7 +328,7 @@ def _pyramid_tile_placed(state: GameState, payload: Payload) -> GameState:
     return replace(
         state,
         pyramid_tiles=(*state.pyramid_tiles, placed),
-        pyramid_offer=_without(state.pyramid_offer, payload["tile"]),
+        pyramid_offer=without(state.pyramid_offer, payload["tile"]),
     )
 
 
@@ -348,7 +338,7 @@ def _pyramid_offer_refilled(state: GameState, payload: Payload) -> GameState:
     return replace(
         state,
         pyramid_offer=(*state.pyramid_offer, tile),
-        pyramid_supply=_without(state.pyramid_supply, tile),
+        pyramid_supply=without(state.pyramid_supply, tile),
     )
 
 

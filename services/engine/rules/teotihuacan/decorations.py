@@ -35,8 +35,8 @@ from . import pyramid
 from .components import components
 from .context import Context
 from .evolve import Payload, handles
-from .flow import Action, task_rules
-from .frozen import replace
+from .flow import Action, no_choice, task_rules
+from .frozen import replace, without
 from .main_action import (
     effective_cost,
     pay_cocoa_cost,
@@ -233,12 +233,8 @@ def resolve_decoration_choice(ctx: Context, task: DecorationChoice, action: Acti
     ctx.push(*follow)
 
 
-def _no_choice(state: GameState, task: RefillDecorationOffer) -> None:
-    return None
-
-
 @task_rules(
-    RefillDecorationOffer, options=_no_choice, decision="the decoration tile offer", rule=RULE
+    RefillDecorationOffer, options=no_choice, decision="the decoration tile offer", rule=RULE
 )
 def resolve_refill(ctx: Context, task: RefillDecorationOffer, action: Action | None) -> None:
     """Draw random decoration tiles into the offer (each draw recorded, D7)."""
@@ -251,19 +247,13 @@ def resolve_refill(ctx: Context, task: RefillDecorationOffer, action: Action | N
 # --- events ----------------------------------------------------------------------------
 
 
-def _without(values: tuple[int, ...], value: int) -> tuple[int, ...]:
-    items = list(values)
-    items.remove(value)
-    return tuple(items)
-
-
 @handles("DecorationPlaced")
 def _decoration_placed(state: GameState, payload: Payload) -> GameState:
     placed = (payload["side"], payload["step"], payload["tile"])
     return replace(
         state,
         decorations=(*state.decorations, placed),
-        decoration_offer=_without(state.decoration_offer, payload["tile"]),
+        decoration_offer=without(state.decoration_offer, payload["tile"]),
     )
 
 
@@ -273,5 +263,5 @@ def _decoration_offer_refilled(state: GameState, payload: Payload) -> GameState:
     return replace(
         state,
         decoration_offer=(*state.decoration_offer, tile),
-        decoration_supply=_without(state.decoration_supply, tile),
+        decoration_supply=without(state.decoration_supply, tile),
     )

@@ -22,7 +22,7 @@ from .components import TEMPLES, components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
-from .frozen import replace
+from .frozen import replace, without
 from .state import GameState, Player
 from .tasks import Task, register_task
 
@@ -91,20 +91,14 @@ def _discovery_claimed(state: GameState, payload: Payload) -> GameState:
         return replace(state, starting_tile_discoveries=tuple(dealt))
     if source["kind"] == "avenue":
         avenue = list(state.avenue_discoveries)
-        avenue[source["step"]] = _without(avenue[source["step"]], tile)
+        avenue[source["step"]] = without(avenue[source["step"]], tile)
         return replace(state, avenue_discoveries=tuple(avenue))
     index = TEMPLES.index(source["temple"])
     steps = list(state.temple_discoveries[index])
-    steps[source["step"]] = _without(steps[source["step"]], tile)
+    steps[source["step"]] = without(steps[source["step"]], tile)
     temples = list(state.temple_discoveries)
     temples[index] = tuple(steps)
     return replace(state, temple_discoveries=tuple(temples))
-
-
-def _without(tiles: tuple[int, ...], tile: int) -> tuple[int, ...]:
-    rest = list(tiles)
-    rest.remove(tile)
-    return tuple(rest)
 
 
 @handles("DiscoveryDrawn")
@@ -114,7 +108,7 @@ def _discovery_drawn(state: GameState, payload: Payload) -> GameState:
     return replace(
         state,
         worship_discoveries=tuple(worship),
-        discovery_supply=_without(state.discovery_supply, payload["tile"]),
+        discovery_supply=without(state.discovery_supply, payload["tile"]),
     )
 
 

@@ -48,6 +48,11 @@ FreeApplyFn = Callable[[Context, int, Action], None]
 _FREE_CHOICES: dict[str, tuple[FreeOptionsFn, FreeApplyFn, str]] = {}
 
 
+def no_choice(state: GameState, task: Any) -> None:
+    """``options`` of a step that needs no decision: it resolves on its own."""
+    return None
+
+
 def task_rules(
     task_type: type[Task],
     *,

@@ -40,3 +40,10 @@ def replace(obj: T, /, **changes: Any) -> T:
         for name in names:
             object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
     return new
+
+
+def without(values: tuple[T, ...], value: T) -> tuple[T, ...]:
+    """``values`` less one occurrence of ``value``. Raises ValueError if it is absent."""
+    items = list(values)
+    items.remove(value)
+    return tuple(items)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .context import Context
-from .flow import Action, task_rules
+from .flow import Action, no_choice, task_rules
 from .power import eligible_workers
 from .state import GameState
 from .tasks import PowerUps, Task, TempleSteps, register_task
@@ -119,13 +119,9 @@ class AfterMainAction(Task):
 HARVEST_BOARDS = {2: "wood", 3: "stone", 4: "gold"}
 
 
-def _no_choice(state: GameState, task: AfterMainAction) -> None:
-    return None
-
-
 @task_rules(
     AfterMainAction,
-    options=_no_choice,
+    options=no_choice,
     decision="technology effects",
     rule="RULES.md §3.2 (technology effects)",
 )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .context import Context
-from .flow import Action, task_rules
+from .flow import Action, no_choice, task_rules
 from .state import GameState
 from .tasks import Task, register_task
 from .temples import advance_temple, can_advance
@@ -65,13 +65,9 @@ class PyramidTrackStep(Task):
     KIND: ClassVar[str] = "pyramid_track_step"
 
 
-def _no_choice(state: GameState, task: PyramidTrackStep) -> None:
-    return None
-
-
 @task_rules(
     PyramidTrackStep,
-    options=_no_choice,
+    options=no_choice,
     decision="the Pyramid track",
     rule="RULES.md §3.5",
 )

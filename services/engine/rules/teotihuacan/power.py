@@ -5,7 +5,7 @@ from __future__ import annotations
 from .calendar import advance_calendar
 from .components import MAX_POWER, PALACE
 from .context import Context
-from .flow import Action, task_rules
+from .flow import Action, no_choice, task_rules
 from .state import GameState
 from .tasks import AscensionReward, CalendarAdvance, PowerUps, Task, TempleSteps
 from .temples import advanceable_temples
@@ -101,13 +101,9 @@ def resolve_ascension_reward(ctx: Context, task: AscensionReward, action: Action
         ctx.change_goods(seat, "ascension", cocoa=FOURTH_WORKER_COCOA)
 
 
-def _no_choice(state: GameState, task: CalendarAdvance) -> None:
-    return None
-
-
 @task_rules(
     CalendarAdvance,
-    options=_no_choice,
+    options=no_choice,
     decision="the calendar",
     rule="RULES.md §5.4",
 )

@@ -17,7 +17,7 @@ from .components import NOT_A_TILE, TEMPLES, components
 from .context import Context
 from .discovery import ClaimDiscovery
 from .evolve import handles
-from .flow import Action, task_rules
+from .flow import Action, no_choice, task_rules
 from .frozen import replace
 from .state import GameState, Worker
 from .tasks import PowerUps, ResourceChoice, StartTurn, Task, register_task
@@ -212,11 +212,7 @@ class SetUpSeats(Task):
     KIND: ClassVar[str] = "set_up_seats"
 
 
-def _no_choice(state: GameState, task: Task) -> None:
-    return None
-
-
-@task_rules(SetUpSeats, options=_no_choice, decision="seat setup", rule="RULES.md §1.2.4")
+@task_rules(SetUpSeats, options=no_choice, decision="seat setup", rule="RULES.md §1.2.4")
 def resolve_set_up_seats(ctx: Context, task: SetUpSeats, action: Action | None) -> None:
     """Unclaimed discovery tiles go back into the bag; each seat places and gains."""
     state = ctx.state
@@ -297,7 +293,7 @@ class StartingTileGains(Task):
 
 
 @task_rules(
-    StartingTileGains, options=_no_choice, decision="starting tile gains", rule="RULES.md §1.2.4"
+    StartingTileGains, options=no_choice, decision="starting tile gains", rule="RULES.md §1.2.4"
 )
 def resolve_starting_tile_gains(
     ctx: Context, task: StartingTileGains, action: Action | None
