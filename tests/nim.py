@@ -129,3 +129,6 @@ class NimRuleset:
 
     def restore(self, data: JsonDict) -> NimState:
         return NimState(**{**data, "taken": tuple(data["taken"])})
+
+    def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
+        return event  # Nim has no hidden information

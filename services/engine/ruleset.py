@@ -151,6 +151,15 @@ class Ruleset(Protocol[StateT]):
         """True for events a summary shows (e.g. an eclipse's scoring, the game's end)."""
         ...
 
+    def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
+        """``event`` as ``seat`` (None: a watcher) may see it while the game runs.
+
+        Hidden information of other seats (secret choices, private hands) is removed;
+        return ``event`` itself when nothing is hidden. After the game ends the service
+        shows every event whole, so anyone can audit the log.
+        """
+        ...
+
 
 class SnapshottingRuleset(Ruleset[StateT], Protocol[StateT]):
     """A ruleset whose state can be saved and restored, so long games load from a snapshot.

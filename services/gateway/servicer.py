@@ -17,7 +17,7 @@ from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, hash_token, new_token
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import GameIndexEntry, canonical_json
+from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
 from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
 from services.rpc.errors import stream_errors, unary_errors
 from services.rpc.limits import PeerRateLimiter
@@ -246,14 +246,25 @@ class GameServicer:
             version=result.version, first_version=result.first_version
         )
 
+    def _shown(self, snapshot: GameSnapshot, viewer: int | None, event: StoredEvent) -> Any:
+        """``event`` as ``viewer`` may see it: other seats' secrets are redacted while the
+        game runs; once it has ended every event is shown whole, for audit."""
+        if snapshot.is_terminal():
+            return event_to_proto(event)
+        shown = snapshot.ruleset.redact_event(event.to_domain(), viewer)
+        return event_to_proto(event, shown.payload)
+
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
-        """Stream events after from_version until the game ends (public: no token)."""
+        """Stream events after from_version until the game ends (public unless a seat with
+        its token is given)."""
         self._admit(context)
+        snapshot = await self._reader.load(request.game_id)
+        viewer = self._viewer(snapshot, request, context)
         async for event in self._reader.watch(
             request.game_id, request.from_version, self._block_ms
         ):
-            yield self._pb.WatchGameResponse(event=event_to_proto(event))
+            yield self._pb.WatchGameResponse(event=self._shown(snapshot, viewer, event))
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:
@@ -262,12 +273,14 @@ class GameServicer:
         limit = request.limit or MAX_EVENTS_PAGE
         if not 0 < limit <= MAX_EVENTS_PAGE:
             raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")
+        snapshot = await self._reader.load(request.game_id)
+        viewer = self._viewer(snapshot, request, context)
         events = await self._reader.events(request.game_id, request.from_version, limit)
         more = len(events) == limit and events[-1].version < await self._reader.store.version(
             request.game_id
         )
         return self._pb.ListEventsResponse(
-            events=[event_to_proto(e) for e in events],
+            events=[self._shown(snapshot, viewer, e) for e in events],
             next_from_version=events[-1].version if more else 0,
         )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.engine.errors import InvalidArgument
@@ -72,14 +72,20 @@ def seats_to_proto(seats: Sequence[SeatSpec]) -> list[Any]:
     ]
 
 
-def event_to_proto(event: StoredEvent) -> Any:
-    """An ``Event`` message from a stored event (payload as canonical JSON)."""
+def event_to_proto(event: StoredEvent, payload: Mapping[str, Any] | None = None) -> Any:
+    """An ``Event`` message from a stored event (payload as canonical JSON).
+
+    ``payload`` replaces the stored payload for a reader who may not see all of it; the
+    message is then marked ``redacted`` (its hash still covers the stored event).
+    """
     pb = load_stubs().game_pb2
+    shown = event.payload if payload is None else payload
     return pb.Event(
         version=event.version,
         type=event.type,
         schema_version=event.schema_version,
-        payload_json=canonical_json(dict(event.payload)),
+        payload_json=canonical_json(dict(shown)),
+        redacted=payload is not None and dict(payload) != dict(event.payload),
         metadata=pb.EventMetadata(
             command_id=event.metadata.command_id,
             seat=event.metadata.seat,

@@ -9,7 +9,7 @@ from services.engine.ruleset import DomainEvent
 
 from .components import NOT_A_TILE, components
 from .flow import legal_actions, pending_task, rules_of
-from .state import GameState, state_to_dict
+from .state import GameState, state_from_dict, state_to_dict
 
 MILESTONES = frozenset({"EclipseScored", "GameEnded", "EclipseTriggered"})
 
@@ -176,6 +176,37 @@ def describe_event(event: DomainEvent) -> str:
             return f"{event.type} {seat}".strip()
 
 
+def _hide_starting_tiles(
+    data: dict[str, Any], state: GameState, seat: int | None
+) -> dict[str, Any]:
+    """``data`` (the JSON form of ``state``) without the starting tiles ``seat`` can't see:
+    other seats' hands and secret choices, and the discovery tiles dealt with them."""
+    visible = _visible_starting_tiles(state, seat)
+    for index, player in enumerate(data["players"]):
+        if index != seat:
+            player["starting_tiles"] = [t for t in player["starting_tiles"] if t in visible]
+            player["chosen_starting_tiles"] = [
+                t for t in player["chosen_starting_tiles"] if t in visible
+            ]
+    data["starting_tile_discoveries"] = [
+        d if tile in visible else NOT_A_TILE
+        for tile, d in enumerate(state.starting_tile_discoveries)
+    ]
+    return data
+
+
+def redact_event(event: DomainEvent, seat: int | None) -> DomainEvent:
+    """``event`` without what ``seat`` (None: a watcher) may not see yet (RULES.md §1.2.4):
+    other seats' dealt starting tiles (with their discovery tiles) and secret choices."""
+    if event.type == "GameSetUp":
+        state = state_from_dict(dict(event.payload["state"]))
+        hidden = _hide_starting_tiles(state_to_dict(state), state, seat)
+        return DomainEvent(event.type, {**event.payload, "state": hidden}, event.schema_version)
+    if event.type == "StartingTilesChosen" and event.payload["seat"] != seat:
+        return DomainEvent(event.type, {**event.payload, "tiles": []}, event.schema_version)
+    return event
+
+
 def _visible_starting_tiles(state: GameState, seat: int | None) -> set[int]:
     """Starting tiles ``seat`` may see: its own hand, the draft offer, revealed choices."""
     visible = set(state.starting_tile_offer)
@@ -202,18 +233,7 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
     discovery tiles dealt with tiles the viewer can't see, and what is in the bags (only
     their sizes are shown).
     """
-    data = state_to_dict(state)
-    visible = _visible_starting_tiles(state, seat)
-    for index, player in enumerate(data["players"]):
-        if index != seat:
-            player["starting_tiles"] = [t for t in player["starting_tiles"] if t in visible]
-            player["chosen_starting_tiles"] = [
-                t for t in player["chosen_starting_tiles"] if t in visible
-            ]
-    data["starting_tile_discoveries"] = [
-        d if tile in visible else NOT_A_TILE
-        for tile, d in enumerate(state.starting_tile_discoveries)
-    ]
+    data = _hide_starting_tiles(state_to_dict(state), state, seat)
     for supply in SUPPLIES:
         data[f"{supply}_size"] = len(data.pop(supply))
     task = pending_task(state)

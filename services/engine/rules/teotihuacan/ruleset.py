@@ -104,6 +104,10 @@ class TeotihuacanRuleset:
         """One line telling what the event means."""
         return describe.describe_event(event)
 
+    def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
+        """Other seats' starting tiles and secret choices removed (RULES.md §1.2.4)."""
+        return describe.redact_event(event, seat)
+
     def is_milestone(self, event: DomainEvent) -> bool:
         """Eclipse triggers and scoring, and the game's end."""
         return describe.is_milestone(event)

@@ -1,0 +1,60 @@
+"""The ``teoti`` commands a newcomer runs: ``demo`` prints final scores and the game id,
+``replay --verify`` checks that game's log, and a running game is verified by the server."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from services.app import Stack, all_in_one
+from services.engine.rulesets import RulesetRegistry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
+    async with all_in_one(redis_url, registry=registry, key_prefix=key_prefix) as s:
+        yield s
+
+
+async def teoti(*args: str, timeout: float = 300) -> tuple[int, str]:
+    """Run ``python -m services.cli ARGS`` in a subprocess; (exit code, stdout)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "services.cli",
+        "--log-level",
+        "WARNING",
+        *args,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), timeout)
+    return process.returncode or 0, out.decode()
+
+
+async def test_demo_then_replay_verify(stack: Stack) -> None:
+    target = f"127.0.0.1:{stack.port}"
+    code, out = await teoti("demo", "--target", target, "--players", "4")
+    assert code == 0, out
+    assert re.search(r"finished after \d+ events", out)
+    places = re.findall(r"^\s+\d\. .+ \(seat \d\): \d+ points$", out, re.M)
+    assert len(places) == 4
+    game_id = re.search(r"game id: (\w+)", out)
+    assert game_id is not None
+
+    code, out = await teoti("replay", game_id.group(1), "--target", target, "--verify")
+    assert code == 0, out
+    assert "eclipse 3 scored" in out and "verify: OK" in out
+
+
+async def test_replay_of_an_unknown_game_fails_clearly(stack: Stack) -> None:
+    code, out = await teoti("replay", "nosuchgame", "--target", f"127.0.0.1:{stack.port}")
+    assert code != 0 and "NOT_FOUND" in out
