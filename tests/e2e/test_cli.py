@@ -23,8 +23,8 @@ async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> A
         yield s
 
 
-async def teoti(*args: str, timeout: float = 300) -> tuple[int, str]:
-    """Run ``python -m services.cli ARGS`` in a subprocess; (exit code, stdout)."""
+async def teoti(*args: str) -> tuple[int, str]:
+    """Run ``python -m services.cli ARGS`` in a subprocess (5 minutes at most)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -36,7 +36,7 @@ async def teoti(*args: str, timeout: float = 300) -> tuple[int, str]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-    out, _ = await asyncio.wait_for(process.communicate(), timeout)
+    out, _ = await asyncio.wait_for(process.communicate(), 300)
     return process.returncode or 0, out.decode()
 
 

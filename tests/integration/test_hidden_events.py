@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import all_in_one
 from services.engine.rulesets import RulesetRegistry
 from services.rpc.stubs import load_stubs
 
@@ -39,9 +39,12 @@ async def _events(stub: Any, game_id: str, seat: int | None = None) -> dict[str,
 
 async def test_secret_starting_tile_choice_is_redacted_for_others(stub: Any) -> None:
     pb = load_stubs().game_pb2
-    seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=t) for n, t in zip("ab", TOKENS)]
+    seats = [
+        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=t) for n, t in zip("ab", TOKENS, strict=True)
+    ]
+    standard = '{"first_game": false}'
     created = await stub.CreateGame(
-        pb.CreateGameRequest(ruleset="teotihuacan", seats=seats, options_json='{"first_game": false}')
+        pb.CreateGameRequest(ruleset="teotihuacan", seats=seats, options_json=standard)
     )
     own = await stub.ListLegalActions(
         pb.ListLegalActionsRequest(game_id=created.game_id, seat=0, seat_token=TOKENS[0])
