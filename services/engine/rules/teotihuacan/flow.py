@@ -37,6 +37,7 @@ class TaskRules:
     rule: str
     explain: ExplainFn | None = None
     seats: SeatsFn | None = None
+    always_asks: bool = False
 
 
 _RULES: dict[type[Task], TaskRules] = {}
@@ -61,6 +62,7 @@ def task_rules(
     rule: str,
     explain: ExplainFn | None = None,
     seats: SeatsFn | None = None,
+    always_asks: bool = False,
 ) -> Callable[[ResolveFn], ResolveFn]:
     """Register the rules of ``task_type``; decorates its resolve function.
 
@@ -69,14 +71,18 @@ def task_rules(
     ``seats`` makes it a simultaneous decision (e.g. secret starting-tile choices): it
     lists the seats still to decide; ``options`` and ``resolve`` then receive the task with
     ``seat`` set to the deciding seat, and resolve is called once more with ``action``
-    None (and ``seat`` -1) when no seat is left.
+    None (and ``seat`` -1) when no seat is left. ``always_asks`` makes the loop wait for
+    the seat's own command even when there is a single option (a bot's turn, which must
+    be its own command in the log).
     ``options`` must not read ``state.agenda`` (the task is passed in): the options
     listed when the agenda stopped at a task are reused for the next state, which differs
     only by its agenda.
     """
 
     def register(resolve: ResolveFn) -> ResolveFn:
-        _RULES[task_type] = TaskRules(options, resolve, decision, rule, explain, seats)
+        _RULES[task_type] = TaskRules(
+            options, resolve, decision, rule, explain, seats, always_asks
+        )
         return resolve
 
     return register
@@ -273,7 +279,11 @@ def run_until_decision(ctx: Context) -> list[Action] | None:
             rules.resolve(ctx, task, None)
         elif not options:
             ctx.agenda.pop()  # nothing can be done: the step is lost (e.g. no temple can advance)
-        elif len(options) == 1 and not free_choices(ctx.state, task.seat, task):
+        elif (
+            len(options) == 1
+            and not rules.always_asks
+            and not free_choices(ctx.state, task.seat, task)
+        ):
             ctx.agenda.pop()
             rules.resolve(ctx, task, options[0])
         else:

@@ -28,23 +28,15 @@ def _options(state: GameState, task: TeotibotTurn) -> list[Action]:
     return [dict(ACTION)]
 
 
-def _waits_for_bot(state: GameState, task: TeotibotTurn) -> tuple[int, ...]:
-    # A one-seat "simultaneous" decision: the loop waits for the bot worker's command
-    # instead of auto-applying the single option (see .seat).
-    return (task.seat,)
-
-
 @task_rules(
     TeotibotTurn,
     options=_options,
     decision="Teotibot's turn (the bot worker rolls its dice and acts)",
     rule=RULE,
-    seats=_waits_for_bot,
+    always_asks=True,  # each bot turn is the bot worker's own command in the log
 )
 def resolve_teotibot_turn(ctx: Context, task: TeotibotTurn, action: Action | None) -> None:
     """Play the whole bot turn with ordinary events, then end the turn."""
-    if action is None:  # never: the decision always waits for the bot seat
-        return
     seat = task.seat
     dice = [ctx.rng.randint(1, DICE_SIDES), ctx.rng.randint(1, DICE_SIDES)]
     position = position_for(sum(dice))
