@@ -7,7 +7,7 @@ engine's turn requests reach the bot worker with no engine change.
 
 On its turn the bot seat has exactly one legal action, ``{"type": "teotibot_turn"}``;
 deciding it plays the whole Teotibot turn by the solo rules (:mod:`.turn`). The task's
-rules ``always_ask``, so the decision loop waits for the bot worker's command instead of
+rules set ``always_asks``, so the decision loop waits for the bot worker's command instead of
 auto-applying the single option inside the human's command: every bot turn is then its
 own command in the log (seat 1, the bot worker's command id).
 """
