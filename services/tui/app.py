@@ -218,6 +218,7 @@ class LiveApp(TableApp):
         if frame is None:
             return
         if self.session.read_only:
+            self.actions.can_focus = False
             self.actions.set_choices("Watching (read-only)", [])
             return
         if self.busy:
@@ -264,12 +265,12 @@ class ReplayApp(TableApp):
     """A game's log folded locally, stepped with the arrow keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,n", "step(1)", "next event"),
-        Binding("left,p", "step(-1)", "previous"),
-        Binding("]", "milestone(1)", "next milestone"),
-        Binding("[", "milestone(-1)", "previous milestone"),
-        Binding("home", "goto_start", "start"),
-        Binding("end", "goto_end", "end"),
+        Binding("right,n", "step(1)", "next event", priority=True),
+        Binding("left,p", "step(-1)", "previous", priority=True),
+        Binding("]", "milestone(1)", "next milestone", priority=True),
+        Binding("[", "milestone(-1)", "previous milestone", priority=True),
+        Binding("home", "goto_start", "start", priority=True),
+        Binding("end", "goto_end", "end", priority=True),
     ]
 
     def __init__(self, timeline: Timeline) -> None:
@@ -279,7 +280,8 @@ class ReplayApp(TableApp):
         self.mode = "replay (left/right: step, [ ]: milestones)"
 
     def on_mount(self) -> None:
-        """Show the set-up game."""
+        """Show the set-up game; the (empty) choice list never takes the keys."""
+        self.actions.can_focus = False
         self.goto(self.version)
 
     def goto(self, version: int) -> None:

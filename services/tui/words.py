@@ -201,8 +201,9 @@ def seat_label(names: Sequence[str], seat: int) -> str:
     return f"seat {seat}"
 
 
-def _teotibot_words(event: DomainEvent) -> str | None:
-    """Plain words for the solo mode's own events (RULES.md §8), None for other events."""
+def _more_words(event: DomainEvent) -> str | None:
+    """Plain words for events the ruleset describes only by name (and the solo mode's
+    own events, RULES.md §8); None for the others."""
     p = event.payload
     match event.type:
         case "TeotibotDiceRolled":
@@ -225,6 +226,16 @@ def _teotibot_words(event: DomainEvent) -> str | None:
             )
         case "TeotibotDiscoveryDiscarded":
             return f"Teotibot discards the discovery tile at {board_name(p['board'])}"
+        case "RoundEnded":
+            return f"round {p.get('round')} ends"
+        case "EclipseEnded":
+            return f"eclipse {p.get('eclipse')} is over; the dark marker moves to {p.get('dark')}"
+        case "NeutralWorkersPlaced":
+            return "the neutral workers are placed again"
+        case "TempleBonusScored":
+            return f"seat {p.get('seat')} scores {p.get('vp')} VP of a temple bonus tile"
+        case "SeedRevealed":
+            return "the game's secret seed is revealed (the log can now be audited)"
         case "TeotibotFinalScored":
             return f"Teotibot scores {p.get('vp')} VP for cocoa, resources and technologies"
     return None
@@ -232,7 +243,7 @@ def _teotibot_words(event: DomainEvent) -> str | None:
 
 def event_words(event: DomainEvent, names: Sequence[str]) -> str:
     """One line for the log, with seat names instead of numbers."""
-    text = _teotibot_words(event)
+    text = _more_words(event)
     if text is None:
         try:
             text = describe.describe_event(event)

@@ -82,7 +82,7 @@ class ResultScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     ResultScreen { align: center middle; }
     ResultScreen > Vertical {
-        width: auto; max-width: 100; height: auto;
+        width: 96; height: auto; max-height: 90%;
         border: thick $warning; background: $surface; padding: 1 2;
     }
     """
@@ -99,7 +99,7 @@ class ResultScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         """The table and a hint."""
         with Vertical():
-            yield Static(self.body, id="result-body")
+            yield Static(self.body, id="result-body", expand=True)
             yield Static(Text("Enter: back to the table", style="dim"))
 
     async def action_dismiss(self, result: None = None) -> None:
