@@ -34,6 +34,7 @@ from services.tui.widgets.tracks import TracksPanel
 from services.tui.words import seat_label
 
 PAY_UNLOCK: dict[str, Any] = {"type": "pay_unlock"}
+RESUME_DELAY_S = 1.0
 LOG_TAIL = 200
 """Events a replay step writes into the log (the most recent ones)."""
 
@@ -186,8 +187,18 @@ class LiveApp(TableApp):
         self.run_worker(self._refresh_loop(), group="refresh")
 
     async def _follow(self) -> None:
-        async for event in self.session.events(0):
-            self._on_event(event)
+        """Follow WatchGame to the game's end, resuming after the last event on a drop."""
+        last = 0
+        while True:
+            try:
+                async for event in self.session.events(last):
+                    last = event.version
+                    self._on_event(event)
+            except Exception as error:  # transport or server trouble: say so, resume
+                self.say(f"Event stream interrupted ({type(error).__name__}); resuming...")
+                await asyncio.sleep(RESUME_DELAY_S)
+                continue
+            break
         self.stream_ended = True
         self._dirty.set()
 
@@ -203,7 +214,13 @@ class LiveApp(TableApp):
         while True:
             await self._dirty.wait()
             self._dirty.clear()
-            self.show(await self.session.frame())
+            try:
+                self.show(await self.session.frame())
+            except Exception as error:  # keep the last frame; the next event retries
+                self.say(f"Could not refresh ({type(error).__name__}); retrying...")
+                await asyncio.sleep(RESUME_DELAY_S)
+                self._dirty.set()
+                continue
             if self.frame is not None and self.frame.view.finished and not self.final_shown:
                 self.final_shown = True
                 self.push_screen(ResultScreen(self.final_body(), "final"))
