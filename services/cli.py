@@ -224,11 +224,44 @@ async def _demo(args: argparse.Namespace) -> int:
     return 0 if final.finished else 1
 
 
+async def _play(args: argparse.Namespace) -> int:
+    from services.tui import launch
+
+    launch.log_to_file(Path(args.log_file), args.log_level)
+    options = json.loads(args.options) if args.options else {}
+    async with _target(args, _registry(args.extra_ruleset)) as target:
+        return await launch.play(
+            target,
+            name=args.name,
+            players=args.players,
+            solo=not args.players_given,
+            join=args.join,
+            token=args.token,
+            seat=args.seat,
+            options=options,
+        )
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    from services.tui import launch
+
+    launch.log_to_file(Path(args.log_file), args.log_level)
+    if args.game_id and not args.target:
+        args.target = "127.0.0.1:50051"
+    async with _target(args, _registry(args.extra_ruleset)) as target:
+        return await launch.watch(target, args.game_id, args.players)
+
+
 async def _replay(args: argparse.Namespace) -> int:
     from services.client import TeotiClient
 
     registry = _registry(args.extra_ruleset)
     target = args.target or "127.0.0.1:50051"
+    if args.step:
+        from services.tui import launch
+
+        launch.log_to_file(Path(args.log_file), args.log_level)
+        return await launch.replay(target, args.game_id, registry)
     async with TeotiClient(target) as client:
         events = await client.events(args.game_id)
         stored = await client.get_game(args.game_id)
@@ -286,7 +319,7 @@ async def _replay(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``teoti`` argument parser (subcommands: serve engine gateway bot demo replay)."""
+    """The ``teoti`` argument parser (serve engine gateway bot demo replay play watch)."""
     parser = argparse.ArgumentParser(prog="teoti", description=__doc__)
     parser.add_argument("--log-level", default=os.environ.get("TEOTI_LOG_LEVEL", "INFO"))
     sub = parser.add_subparsers(dest="command", required=True)
@@ -385,14 +418,47 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 if the hash chain, fold, seed or rebuilt state do not check out",
     )
+    replay.add_argument(
+        "--step", action="store_true", help="step through the game on the terminal table"
+    )
+    replay.add_argument("--log-file", default=".teoti/tui.log", help="log file with --step")
     common(replay)
     replay.set_defaults(run=_replay)
+
+    play = sub.add_parser("play", help="play on a full-screen terminal table")
+    play.add_argument("--target", metavar="HOST:PORT", help="gateway to use (default: embedded)")
+    mode = play.add_mutually_exclusive_group()
+    mode.add_argument("--solo", action="store_true", help="you against Teotibot (the default)")
+    mode.add_argument("--join", metavar="GAME_ID", help="play a seat of an existing game")
+    mode.add_argument(
+        "--players", type=int, choices=(2, 3, 4), help="you plus bot seats (not solo)"
+    )
+    play.add_argument("--token", default="", help="your seat token (with --join)")
+    play.add_argument("--seat", type=int, help="open seat to claim (with --join)")
+    play.add_argument("--name", default="you", help="your name at the table")
+    play.add_argument("--seed", help="game seed (embedded server only)")
+    play.add_argument("--options", default="", help="game options as a JSON object")
+    play.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")
+    common(play)
+    play.set_defaults(run=_play)
+
+    watch = sub.add_parser("watch", help="watch a game live on the terminal table")
+    watch.add_argument("game_id", nargs="?", help="game to watch (default: a new all-bot game)")
+    watch.add_argument("--target", metavar="HOST:PORT", help="gateway (default: embedded)")
+    watch.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    watch.add_argument("--seed", help="game seed (embedded server only)")
+    watch.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")
+    common(watch)
+    watch.set_defaults(run=_watch)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``teoti`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    if args.command == "play":
+        args.players_given = args.players is not None
+        args.players = args.players or 2
     configure_logging(args.log_level)
     try:
         code: int = asyncio.run(args.run(args))

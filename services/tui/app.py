@@ -1,0 +1,338 @@
+"""The terminal table: one screen for playing, watching and replaying a game.
+
+``TableApp`` lays out the board parts and shows a :class:`~services.tui.backend.Frame`.
+``LiveApp`` follows a game through WatchGame (playing a seat, or read-only);
+``ReplayApp`` steps through a folded log (:class:`~services.tui.timeline.Timeline`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static
+
+from services.client import GameView
+from services.engine.errors import NotAuthorized, RuleViolation, VersionConflict
+from services.engine.store.records import StoredEvent
+from services.tui.backend import Frame, Session
+from services.tui.timeline import Timeline
+from services.tui.widgets.actions import ActionList, Choice, group_choices
+from services.tui.widgets.log import EventLog
+from services.tui.widgets.offers import DiscoveriesPanel, OffersPanel
+from services.tui.widgets.pyramid import PyramidPanel
+from services.tui.widgets.rondel import RondelPanel
+from services.tui.widgets.scoring import ResultScreen, render_eclipse, render_final
+from services.tui.widgets.seats import SeatsPanel
+from services.tui.widgets.tracks import TracksPanel
+from services.tui.words import seat_label
+
+PAY_UNLOCK: dict[str, Any] = {"type": "pay_unlock"}
+RESUME_DELAY_S = 1.0
+LOG_TAIL = 200
+"""Events a replay step writes into the log (the most recent ones)."""
+
+
+class TableApp(App[None]):
+    """The table: rondel, tracks, pyramid | seats, offers, choices, log."""
+
+    CSS = """
+    #status { height: 3; padding: 0 1; background: $boost; }
+    #left { width: 84; }
+    #right { width: 1fr; }
+    ActionList { height: 3fr; }
+    EventLog { height: 2fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "quit"),
+        Binding("e", "show_eclipse", "last eclipse"),
+    ]
+    TITLE = "Teotihuacan: City of Gods"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frame: Frame | None = None
+        self.message: Text = Text()
+        self.eclipses: list[Mapping[str, Any]] = []
+        self.you: int | None = None
+        self.mode = "watching"
+
+    def compose(self) -> ComposeResult:
+        """Layout."""
+        yield Static(id="status")
+        with Horizontal():
+            with Vertical(id="left"):
+                yield RondelPanel(id="rondel")
+                yield TracksPanel(id="tracks")
+                yield PyramidPanel(id="pyramid")
+                yield DiscoveriesPanel(id="discoveries")
+            with Vertical(id="right"):
+                yield SeatsPanel(id="seats")
+                yield OffersPanel(id="offers")
+                yield ActionList(id="actions")
+                yield EventLog(id="log")
+        yield Footer()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Seat names of the shown game."""
+        return self.frame.names if self.frame else ()
+
+    @property
+    def log_panel(self) -> EventLog:
+        """The event log."""
+        return self.query_one(EventLog)
+
+    @property
+    def actions(self) -> ActionList:
+        """The list of choices."""
+        return self.query_one(ActionList)
+
+    def say(self, text: str, style: str = "") -> None:
+        """Show a one-line message under the status (refusals, notices)."""
+        self.message = Text(text, style=style)
+        self._render_status()
+
+    def show(self, frame: Frame) -> None:
+        """Show ``frame`` on every board part."""
+        self.frame = frame
+        state = frame.view.state
+        names = frame.names
+        self.query_one(SeatsPanel).you = self.you
+        for panel in (
+            RondelPanel,
+            TracksPanel,
+            PyramidPanel,
+            DiscoveriesPanel,
+            SeatsPanel,
+            OffersPanel,
+        ):
+            self.query_one(panel).show(state, names)
+        self._render_status()
+        self._render_choices()
+
+    def _decision_words(self, view: GameView) -> str:
+        if view.finished:
+            return "The game is over."
+        waiting = view.state.get("waiting_for") or {}
+        seat = waiting.get("seat")
+        decision = waiting.get("decision", "")
+        if seat is None:
+            return ""
+        who = "You choose" if seat == self.you else f"{seat_label(self.names, seat)} chooses"
+        return f"{who}: {decision}"
+
+    def _render_status(self) -> None:
+        if self.frame is None:
+            self.query_one("#status", Static).update(Text("connecting..."))
+            return
+        view = self.frame.view
+        head = Text()
+        head.append(f"game {view.game_id}  v{view.version}  ", style="bold")
+        head.append(self.mode)
+        if self.you is not None:
+            head.append(f" as {seat_label(self.names, self.you)} (seat {self.you})")
+        lines: list[RenderableType] = [head, Text(self._decision_words(view), style="bold")]
+        lines.append(self.message)
+        self.query_one("#status", Static).update(Group(*lines))
+
+    def _render_choices(self) -> None:
+        """Subclasses fill the action list."""
+
+    def action_show_eclipse(self) -> None:
+        """Show the last eclipse's scoring again."""
+        if self.eclipses:
+            self.push_screen(ResultScreen(render_eclipse(self.eclipses[-1], self.names), "eclipse"))
+        else:
+            self.say("No eclipse has been scored yet.")
+
+    def final_body(self) -> RenderableType:
+        """Final scores plus every eclipse's breakdown."""
+        assert self.frame is not None
+        parts: list[RenderableType] = [render_final(self.frame.view.state, self.names)]
+        parts += [render_eclipse(payload, self.names) for payload in self.eclipses]
+        return Group(*parts)
+
+
+class LiveApp(TableApp):
+    """A running game, live from WatchGame: playing ``session.seat`` or read-only."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "pay_unlock", "pay 3 cocoa: unlock"),
+    ]
+
+    def __init__(self, session: Session, note: str = "") -> None:
+        super().__init__()
+        self.session = session
+        self.you = session.seat
+        self.mode = "watching (read-only)" if session.read_only else "playing"
+        self.note = note
+        self.stream_ended = False
+        self.busy = False
+        self.final_shown = False
+        self._dirty = asyncio.Event()
+
+    async def on_mount(self) -> None:
+        """First frame, then follow the event stream and refresh on every burst."""
+        self.show(await self.session.frame())
+        if self.note:
+            self.say(self.note, "italic")
+        self.run_worker(self._follow(), group="follow")
+        self.run_worker(self._refresh_loop(), group="refresh")
+
+    async def _follow(self) -> None:
+        """Follow WatchGame to the game's end, resuming after the last event on a drop."""
+        last = 0
+        while True:
+            try:
+                async for event in self.session.events(last):
+                    last = event.version
+                    self._on_event(event)
+            except Exception as error:  # transport or server trouble: say so, resume
+                self.say(f"Event stream interrupted ({type(error).__name__}); resuming...")
+                await asyncio.sleep(RESUME_DELAY_S)
+                continue
+            break
+        self.stream_ended = True
+        self._dirty.set()
+
+    def _on_event(self, event: StoredEvent) -> None:
+        self.log_panel.add(event, self.names)
+        if event.type == "EclipseScored":
+            self.eclipses.append(event.payload)
+            if not self.session.read_only:
+                self.push_screen(ResultScreen(render_eclipse(event.payload, self.names), "eclipse"))
+        self._dirty.set()
+
+    async def _refresh_loop(self) -> None:
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            try:
+                self.show(await self.session.frame())
+            except Exception as error:  # keep the last frame; the next event retries
+                self.say(f"Could not refresh ({type(error).__name__}); retrying...")
+                await asyncio.sleep(RESUME_DELAY_S)
+                self._dirty.set()
+                continue
+            if self.frame is not None and self.frame.view.finished and not self.final_shown:
+                self.final_shown = True
+                self.push_screen(ResultScreen(self.final_body(), "final"))
+
+    @property
+    def settled(self) -> bool:
+        """Nothing in flight: the screen shows the latest frame and nothing is sending."""
+        return not self.busy and not self._dirty.is_set()
+
+    def _render_choices(self) -> None:
+        frame = self.frame
+        if frame is None:
+            return
+        if self.session.read_only:
+            self.actions.can_focus = False
+            self.actions.set_choices("Watching (read-only)", [])
+            return
+        if self.busy:
+            return
+        if not frame.legal:
+            waiting = "game over" if frame.view.finished else "waiting for the other seats"
+            self.actions.set_choices(f"Your choices ({waiting})", [])
+            return
+        grouped = group_choices(frame.legal, frame.view.state, self.you)
+        self.actions.set_choices("Your choices (arrows, Enter)", grouped)
+        self.actions.focus()
+
+    async def on_action_list_chosen(self, message: ActionList.Chosen) -> None:
+        """Send the chosen action."""
+        self.run_worker(self._submit(message.choice), group="submit", exclusive=True)
+
+    def action_pay_unlock(self) -> None:
+        """Free action: pay 3 cocoa to unlock all workers (the server says if not)."""
+        choice = Choice(PAY_UNLOCK, "pay 3 cocoa to unlock all workers", "free")
+        self.run_worker(self._submit(choice), group="submit", exclusive=True)
+
+    async def _submit(self, choice: Choice) -> None:
+        if self.session.read_only or self.frame is None:
+            self.say("Watching: you have no seat here.", "yellow")
+            return
+        self.busy = True
+        self.actions.set_choices("Sending...", [])
+        try:
+            await self.session.submit(choice.action, self.frame.version)
+        except RuleViolation as refused:
+            self.say(f"Refused ({refused.rule}): {refused.message}", "bold red")
+        except VersionConflict:
+            self.say("The game moved on before your choice arrived; look again.", "yellow")
+        except NotAuthorized as error:
+            self.say(f"Not allowed: {error}", "bold red")
+        else:
+            self.say(f"You: {choice.words}", "green")
+        finally:
+            self.busy = False
+        self.show(await self.session.frame())
+
+
+class ReplayApp(TableApp):
+    """A game's log folded locally, stepped with the arrow keys."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right,n", "step(1)", "next event", priority=True),
+        Binding("left,p", "step(-1)", "previous", priority=True),
+        Binding("]", "milestone(1)", "next milestone", priority=True),
+        Binding("[", "milestone(-1)", "previous milestone", priority=True),
+        Binding("home", "goto_start", "start", priority=True),
+        Binding("end", "goto_end", "end", priority=True),
+    ]
+
+    def __init__(self, timeline: Timeline) -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.version = timeline.first_version
+        self.mode = "replay (left/right: step, [ ]: milestones)"
+
+    def on_mount(self) -> None:
+        """Show the set-up game; the (empty) choice list never takes the keys."""
+        self.actions.can_focus = False
+        self.goto(self.version)
+
+    def goto(self, version: int) -> None:
+        """Show the game right after ``version``; the log shows the events up to it."""
+        step = self.timeline.step(version)
+        self.version = step.version
+        self.eclipses = []
+        log = self.log_panel
+        log.reset()
+        self.frame = Frame(step.view)
+        shown = self.timeline.events[: step.version]
+        self.eclipses = [e.payload for e in shown if e.type == "EclipseScored"]
+        for event in shown[-LOG_TAIL:]:
+            log.add(event, self.names)
+        self.show(Frame(step.view))
+        self.say(f"version {step.version} of {self.timeline.last_version}", "italic")
+        if step.view.finished and step.version == self.timeline.last_version:
+            self.push_screen(ResultScreen(self.final_body(), "final"))
+
+    def _render_choices(self) -> None:
+        self.actions.set_choices("Replay (read-only)", [])
+
+    def action_step(self, delta: int) -> None:
+        """One event forwards or backwards."""
+        self.goto(self.version + delta)
+
+    def action_milestone(self, direction: int) -> None:
+        """To the next/previous round end, eclipse or game end."""
+        self.goto(self.timeline.next_milestone(self.version, direction > 0))
+
+    def action_goto_start(self) -> None:
+        """To the set-up game."""
+        self.goto(self.timeline.first_version)
+
+    def action_goto_end(self) -> None:
+        """To the last event."""
+        self.goto(self.timeline.last_version)

@@ -1,0 +1,148 @@
+"""The game as the terminal client sees it, through ``TeotiClient`` only.
+
+``Session`` is one game seen by one seat (or by a watcher: ``seat is None``): it fetches
+``Frame``s (the projection plus the seat's legal actions), submits actions and streams
+events. ``create_game`` sets up a game against bots, preferring the solo mode.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.client import GameView, LegalMove, SeatInfo, TeotiClient
+from services.engine.errors import InvalidArgument, InvalidOptions
+from services.engine.store.records import StoredEvent
+
+SOLO_OPTIONS: dict[str, Any] = {"solo": True}
+"""RULES.md §8: the solo mode; seat 0 the human, seat 1 Teotibot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What the screen shows at one version.
+
+    Attributes:
+        view: the projection (``state`` is ``view()`` of the ruleset) and seats.
+        legal: the viewing seat's legal actions now (empty for a watcher or off turn).
+    """
+
+    view: GameView
+    legal: tuple[LegalMove, ...] = ()
+
+    @property
+    def version(self) -> int:
+        """Version of the log this frame shows."""
+        return self.view.version
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Seat names in seat order."""
+        return tuple(s.name for s in self.view.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game created for a person: its id, the person's seat and token, and how.
+
+    Attributes:
+        solo: True if the server runs Teotibot (``{"solo": true}`` accepted); False when
+            it fell back to a plain game against bot seats.
+    """
+
+    game_id: str
+    seat: int
+    token: str
+    solo: bool
+
+
+async def create_game(
+    client: TeotiClient,
+    name: str = "you",
+    players: int = 2,
+    solo: bool = True,
+    options: Mapping[str, Any] | None = None,
+) -> NewGame:
+    """Create a game: the person at seat 0, bots on the other ``players - 1`` seats.
+
+    With ``solo`` (and 2 players) it asks for the solo mode first; a server whose
+    ruleset refuses the ``solo`` option (InvalidOptions) gets a plain 2-seat game with a
+    bot seat instead, and ``NewGame.solo`` says which one was made.
+    """
+    token = uuid.uuid4().hex
+    extra = dict(options or {})
+    if solo and players == 2:
+        seats = [SeatInfo("human", name, token=token), SeatInfo("bot", "Teotibot")]
+        try:
+            created = await client.create_game(
+                seats, options={**extra, **SOLO_OPTIONS}, command_id=f"play:{uuid.uuid4().hex}"
+            )
+        except (InvalidOptions, InvalidArgument):
+            pass
+        else:
+            return NewGame(created.game_id, 0, created.seat_tokens.get(0, token), True)
+    seats = [SeatInfo("human", name, token=token)] + [
+        SeatInfo("bot", f"Bot {i}") for i in range(1, players)
+    ]
+    created = await client.create_game(seats, options=extra, command_id=f"play:{uuid.uuid4().hex}")
+    return NewGame(created.game_id, 0, created.seat_tokens.get(0, token), False)
+
+
+@dataclass
+class Session:
+    """One game through one client, as ``seat`` (with ``token``) or as a watcher."""
+
+    client: TeotiClient
+    game_id: str
+    seat: int | None = None
+    token: str = ""
+    solo: bool = False
+    submitted: int = field(default=0, init=False)
+
+    @property
+    def read_only(self) -> bool:
+        """True for a watcher."""
+        return self.seat is None
+
+    async def frame(self) -> Frame:
+        """The current projection (this seat's view) and its legal actions."""
+        view = await self.client.get_game(self.game_id, self.seat, self.token)
+        if self.seat is None or view.finished or self.seat not in view.seats_to_act:
+            return Frame(view)
+        legal = await self.client.legal_actions(self.game_id, self.seat, self.token)
+        return Frame(view, tuple(legal))
+
+    async def submit(self, action: Mapping[str, Any], expected_version: int | None) -> int:
+        """Submit ``action``; returns the new version.
+
+        Raises RuleViolation (with the broken rule and its explanation), VersionConflict
+        when the game moved on since ``expected_version``, or NotAuthorized.
+        """
+        if self.seat is None:
+            raise PermissionError("watching: no seat to act for")
+        self.submitted += 1
+        result = await self.client.submit_action(
+            self.game_id,
+            self.seat,
+            self.token,
+            action,
+            expected_version=expected_version,
+            command_id=f"tui:{self.game_id}:{uuid.uuid4().hex}",
+        )
+        return result.version
+
+    async def join(self, seat: int, name: str) -> str:
+        """Claim open ``seat``; the session then plays it."""
+        self.token = await self.client.join_game(self.game_id, seat, name, self.token)
+        self.seat = seat
+        return self.token
+
+    def events(self, from_version: int = 0) -> AsyncIterator[StoredEvent]:
+        """Events as they are recorded (WatchGame), ending with the game."""
+        return self.client.watch(self.game_id, from_version)
+
+    async def all_events(self) -> list[StoredEvent]:
+        """The whole log so far (ListEvents)."""
+        return await self.client.events(self.game_id)

@@ -1,0 +1,48 @@
+"""The real stack (gateway + engine + bot worker on a real Redis) for the terminal client,
+and helpers to drive it like a person: wait for the screen to settle, read what it shows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from textual.pilot import Pilot
+
+from services.app import Stack, all_in_one
+from services.client import TeotiClient
+from services.tui.capture import screen_text
+
+SCREEN = (170, 52)
+
+
+@pytest.fixture
+async def stack(redis_url: str, key_prefix: str) -> AsyncIterator[Stack]:
+    """The whole service in this process (as ``teoti play`` embeds it)."""
+    async with all_in_one(redis_url, key_prefix=key_prefix) as running:
+        yield running
+
+
+@pytest.fixture
+async def client(stack: Stack) -> AsyncIterator[TeotiClient]:
+    """A client of the stack's gateway."""
+    async with TeotiClient(f"127.0.0.1:{stack.port}") as c:
+        yield c
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], within_s: float = 60.0) -> None:
+    """Let the app run until ``condition()``; fails with the screen if it never holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("timed out; the screen shows:\n" + screen_text(pilot.app))
+        await pilot.pause(0.02)
+
+
+def row_of(screen: str, marker: str) -> str:
+    """The first screen line containing ``marker``."""
+    for line in screen.splitlines():
+        if marker in line:
+            return line
+    raise AssertionError(f"{marker!r} not on screen:\n{screen}")
