@@ -86,12 +86,24 @@ def _store_settings(args: argparse.Namespace) -> Any:
     return StoreSettings(args.key_prefix, args.shards, args.snapshot_every)
 
 
-def _need_redis(args: argparse.Namespace) -> str:
-    if not args.redis_url:
+def _redis_config(args: argparse.Namespace) -> Any:
+    """The Redis of a service command: flags, else REDIS_CLUSTER_NODES, else REDIS_URL."""
+    from services.engine.store.redis_client import RedisConfig
+
+    try:
+        return RedisConfig.resolve(args.redis_url, args.redis_cluster_nodes)
+    except ValueError as exc:
+        raise SystemExit(f"teoti {args.command}: {exc}") from None
+
+
+def _need_redis(args: argparse.Namespace) -> Any:
+    config = _redis_config(args)
+    if config is None:
         raise SystemExit(
-            f"teoti {args.command}: give --redis-url or REDIS_URL (shared with the other services)"
+            f"teoti {args.command}: give --redis-url / REDIS_URL, or --redis-cluster-nodes / "
+            "REDIS_CLUSTER_NODES (shared with the other services)"
         )
-    return str(args.redis_url)
+    return config
 
 
 async def _serve(args: argparse.Namespace) -> int:
@@ -99,9 +111,12 @@ async def _serve(args: argparse.Namespace) -> int:
 
     registry = _registry(args.extra_ruleset)
     data_dir = Path(args.data_dir) if args.data_dir else None
-    with _redis(args.redis_url, data_dir, persist=True) as url:
+    config = _redis_config(args)
+    with contextlib.ExitStack() as resources:
+        if config is None:  # no Redis given: an embedded one for this run
+            config = resources.enter_context(_redis(None, data_dir, persist=True))
         async with all_in_one(
-            url,
+            config,
             f"{args.host}:{args.port}",
             registry,
             key_prefix=args.key_prefix,
@@ -284,8 +299,14 @@ def build_parser() -> argparse.ArgumentParser:
     def redis_opt(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--redis-url",
-            default=os.environ.get("REDIS_URL"),
-            help="Redis URL (default: $REDIS_URL)",
+            default=None,
+            help="standalone Redis URL (default: $REDIS_URL)",
+        )
+        p.add_argument(
+            "--redis-cluster-nodes",
+            default=None,
+            metavar="HOST:PORT,HOST:PORT",
+            help="Redis Cluster seed nodes, instead of a URL (default: $REDIS_CLUSTER_NODES)",
         )
         p.add_argument("--key-prefix", default="teoti", help="Redis key prefix (same everywhere)")
         p.add_argument(

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis.asyncio as aioredis
 import structlog
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
 from services.engine.store.keys import RedisKeys
 from services.engine.store.records import TurnRequest
+from services.engine.store.redis_client import RedisClient
 
 log = structlog.get_logger(__name__)
 
@@ -35,8 +36,13 @@ class TurnRequestQueue:
     Acked entries are deleted, so the streams stay short without trimming (trimming
     could drop a request still pending for a crashed worker).
 
+    On a standalone Redis one XREADGROUP reads every shard's stream. On a Redis Cluster
+    the shards' streams live in different slots (and usually on different nodes), and a
+    command may only name keys of one slot, so :meth:`stream_groups` hands out one group
+    per stream and the worker keeps a blocking read open on each.
+
     Args:
-        client: redis.asyncio client with ``decode_responses=True``.
+        client: redis.asyncio client (standalone or cluster) with ``decode_responses=True``.
         keys: key layout (prefix and shard count).
         group: consumer group shared by every bot worker.
         consumer: this worker's name within the group.
@@ -45,7 +51,7 @@ class TurnRequestQueue:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: RedisClient,
         keys: RedisKeys,
         group: str = "bots",
         consumer: str = "bot-1",
@@ -76,12 +82,29 @@ class TurnRequestQueue:
             request = None
         return Delivery(stream, entry_id, request, dict(fields), count)
 
-    async def read(self, count: int, block_ms: int) -> list[Delivery]:
-        """New entries of any shard for this consumer, waiting up to ``block_ms``."""
+    @property
+    def is_cluster(self) -> bool:
+        """True on a Redis Cluster (one read per stream)."""
+        return isinstance(self._redis, RedisCluster)
+
+    def stream_groups(self) -> list[list[str]]:
+        """Streams that one XREADGROUP may read together: all of them, or one per slot."""
+        if self.is_cluster:
+            return [[stream] for stream in self._streams]
+        return [list(self._streams)]
+
+    async def read(
+        self, count: int, block_ms: int, streams: list[str] | None = None
+    ) -> list[Delivery]:
+        """New entries for this consumer, waiting up to ``block_ms``.
+
+        ``streams`` is one of :meth:`stream_groups` (default: every shard's stream, which
+        a cluster refuses unless there is one shard).
+        """
         reply: Any = await self._redis.xreadgroup(
             self.group,
             self.consumer,
-            dict.fromkeys(self._streams, ">"),
+            dict.fromkeys(streams if streams is not None else self._streams, ">"),
             count=count,
             block=block_ms,
         )
