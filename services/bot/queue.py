@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 
 from services.engine.store.keys import RedisKeys
 from services.engine.store.records import TurnRequest
 from services.engine.store.redis_client import RedisClient
 
 log = structlog.get_logger(__name__)
+
+# Ack-and-delete, and dead-letter-then-ack-and-delete, each atomic in one script: the
+# turn stream and its dead-letter stream share the shard's hash tag, so this also runs on
+# a Redis Cluster (where redis-py < 6 has no MULTI for the async cluster client).
+# KEYS: 1 turns, 2 dead (dead-lettering only). ARGV: 1 group, 2 entry id, then field/value
+# pairs of the dead letter.
+FINISH_SCRIPT = """
+if #KEYS > 1 then
+  local record = {}
+  for i = 3, #ARGV do record[#record + 1] = ARGV[i] end
+  redis.call('XADD', KEYS[2], '*', unpack(record))
+end
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return 1
+"""
+FINISH_SHA = hashlib.sha1(FINISH_SCRIPT.encode()).hexdigest()
 
 DEFAULT_MAX_DELIVERIES = 5
 """A request handed out more often than this is moved to its shard's dead-letter stream."""
@@ -145,12 +163,15 @@ class TurnRequestQueue:
                     claimed.append(delivery)
         return claimed
 
+    async def _finish(self, keys: list[str], args: list[str]) -> None:
+        try:
+            await self._redis.evalsha(FINISH_SHA, len(keys), *keys, *args)
+        except NoScriptError:
+            await self._redis.eval(FINISH_SCRIPT, len(keys), *keys, *args)
+
     async def ack(self, delivery: Delivery) -> None:
-        """Mark the entry done for the group and delete it."""
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.xack(delivery.stream, self.group, delivery.entry_id)
-            pipe.xdel(delivery.stream, delivery.entry_id)
-            await pipe.execute()
+        """Mark the entry done for the group and delete it (atomically)."""
+        await self._finish([delivery.stream], [self.group, delivery.entry_id])
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
         """Move the entry to its shard's dead-letter stream with ``reason``, then ack it."""
@@ -162,14 +183,11 @@ class TurnRequestQueue:
             deliveries=delivery.deliveries,
             **delivery.fields,
         )
-        async with self._redis.pipeline(transaction=True) as pipe:
-            record: dict[Any, Any] = {
-                **delivery.fields,
-                "entry_id": delivery.entry_id,
-                "reason": reason,
-                "deliveries": str(delivery.deliveries),
-            }
-            pipe.xadd(dead, record)
-            pipe.xack(delivery.stream, self.group, delivery.entry_id)
-            pipe.xdel(delivery.stream, delivery.entry_id)
-            await pipe.execute()
+        record: dict[str, str] = {
+            **delivery.fields,
+            "entry_id": delivery.entry_id,
+            "reason": reason,
+            "deliveries": str(delivery.deliveries),
+        }
+        pairs = [item for pair in record.items() for item in pair]
+        await self._finish([delivery.stream, dead], [self.group, delivery.entry_id, *pairs])

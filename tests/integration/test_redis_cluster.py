@@ -204,3 +204,34 @@ async def test_the_client_follows_ask_and_moved_while_a_games_slot_migrates(
     assert (await GameReader(store, registry).audit(game)).ok
     for node in nodes:
         node.close()
+
+
+async def test_turn_requests_are_read_acked_and_dead_lettered_per_shard_on_a_cluster(
+    store: RedisEventStore,
+) -> None:
+    from services.bot.queue import TurnRequestQueue
+
+    keys = store.keys
+    client: Any = store.client
+    queue = TurnRequestQueue(client, keys, consumer="c")
+    assert queue.stream_groups() == [[stream] for stream in keys.all_turns()]
+    await queue.ensure_group()
+    good = await client.xadd(keys.turns(2), {"game_id": "g", "seat": "0", "version": "3"})
+    await client.xadd(keys.turns(5), {"game_id": "g", "seat": "x"})
+    got = [d for streams in queue.stream_groups() for d in await queue.read(10, 10, streams)]
+    assert sorted(d.stream for d in got) == [keys.turns(2), keys.turns(5)]
+    for delivery in got:
+        if delivery.request is None:
+            await queue.dead_letter(delivery, "malformed")
+        else:
+            assert delivery.entry_id == good
+            await queue.ack(delivery)
+    assert await client.xlen(keys.turns(2)) == await client.xlen(keys.turns(5)) == 0
+    (dead,) = await client.xrange(keys.dead_letters(5))
+    assert dead[1]["reason"] == "malformed" and dead[1]["seat"] == "x"
+    assert await client.xpending(keys.turns(5), "bots") == {
+        "pending": 0,
+        "min": None,
+        "max": None,
+        "consumers": [],
+    }
