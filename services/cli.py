@@ -39,6 +39,11 @@ from services.logging_setup import configure_logging
 
 log = structlog.get_logger("teoti")
 
+ENGINE_HELP = (
+    "engine(s): HOST:PORT, IP:PORT,IP:PORT, or a gRPC target such as dns:///engines:50052 "
+    "(calls are balanced round robin)"
+)
+
 
 def _registry(extra: Sequence[str]) -> RulesetRegistry:
     """Default registry plus ``NAME=module:Class`` entries (importable from the cwd)."""
@@ -342,13 +347,15 @@ def build_parser() -> argparse.ArgumentParser:
     gateway = sub.add_parser("gateway", help="GameService alone (writes via --engine)")
     gateway.add_argument("--host", default="127.0.0.1")
     gateway.add_argument("--port", type=int, default=50051)
-    gateway.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT")
+    gateway.add_argument(
+        "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
+    )
     redis_opt(gateway)
     common(gateway)
     gateway.set_defaults(run=_gateway)
 
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
-    bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT")
+    bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP)
     bot.add_argument("--concurrency", type=int, default=4)
     bot.add_argument(
         "--claim-idle-ms",
