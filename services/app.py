@@ -25,6 +25,7 @@ from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_r
 from services.engine.servicer import start_engine_server
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
 from services.engine.store.keys import DEFAULT_SHARDS
+from services.engine.store.redis_client import RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
 from services.gateway.server import create_server
 from services.rpc.limits import PeerRateLimiter
@@ -46,9 +47,9 @@ class StoreSettings:
     shards: int = DEFAULT_SHARDS
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
 
-    def store(self, redis_url: str) -> RedisEventStore:
-        """A store on ``redis_url`` with these keys."""
-        return RedisEventStore.from_url(redis_url, prefix=self.key_prefix, shards=self.shards)
+    def store(self, redis: RedisConfig | str) -> RedisEventStore:
+        """A store with these keys on ``redis`` (a URL, or a standalone/cluster config)."""
+        return RedisEventStore.from_config(redis, prefix=self.key_prefix, shards=self.shards)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def _bot(
 
 @asynccontextmanager
 async def all_in_one(
-    redis_url: str,
+    redis_url: RedisConfig | str,
     address: str = "127.0.0.1:0",
     registry: RulesetRegistry | None = None,
     key_prefix: str = "teoti",
@@ -95,7 +96,8 @@ async def all_in_one(
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     limiter: PeerRateLimiter | None = None,
 ) -> AsyncIterator[Stack]:
-    """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``.
+    """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
+    (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -112,7 +114,7 @@ async def all_in_one(
     worker = asyncio.create_task(
         _bot(store, reader, client, BotSettings(concurrency=bot_concurrency)).run(stop)
     )
-    log.info("serving", port=port, redis_url=redis_url, key_prefix=key_prefix)
+    log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
     try:
         yield Stack(port, store, engine, reader, server)
     finally:
@@ -123,7 +125,7 @@ async def all_in_one(
 
 
 async def run_engine(
-    redis_url: str,
+    redis: RedisConfig | str,
     address: str,
     registry: RulesetRegistry,
     stop: asyncio.Event,
@@ -131,17 +133,17 @@ async def run_engine(
 ) -> None:
     """``teoti engine``: EngineService alone until ``stop``."""
     settings = settings or StoreSettings()
-    store = settings.store(redis_url)
+    store = settings.store(redis)
     snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
     server, port = await start_engine_server(Engine(store, registry, snapshots=snapshots), address)
-    log.info("engine_serving", port=port, redis_url=redis_url)
+    log.info("engine_serving", port=port, redis=as_config(redis).describe())
     await stop.wait()
     await server.stop(SHUTDOWN_GRACE_S)
     await store.close()
 
 
 async def run_gateway(
-    redis_url: str,
+    redis: RedisConfig | str,
     address: str,
     engine_target: str,
     registry: RulesetRegistry,
@@ -151,10 +153,10 @@ async def run_gateway(
     """``teoti gateway``: GameService alone, writing through a remote engine."""
     from services.engine.remote import RemoteEngineClient
 
-    store = (settings or StoreSettings()).store(redis_url)
+    store = (settings or StoreSettings()).store(redis)
     client = RemoteEngineClient(engine_target)
     server, port = await create_server(address, GameReader(store, registry), client)
-    log.info("gateway_serving", port=port, engine=engine_target, redis_url=redis_url)
+    log.info("gateway_serving", port=port, engine=engine_target, redis=as_config(redis).describe())
     await stop.wait()
     await server.stop(SHUTDOWN_GRACE_S)
     await client.close()
@@ -162,7 +164,7 @@ async def run_gateway(
 
 
 async def run_bot(
-    redis_url: str,
+    redis: RedisConfig | str,
     engine_target: str,
     registry: RulesetRegistry,
     stop: asyncio.Event,
@@ -172,8 +174,9 @@ async def run_bot(
     """``teoti bot``: the bot worker alone, submitting through a remote engine."""
     from services.engine.remote import RemoteEngineClient
 
-    store = (settings or StoreSettings()).store(redis_url)
+    store = (settings or StoreSettings()).store(redis)
     client = RemoteEngineClient(engine_target)
+    log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     await _bot(store, GameReader(store, registry), client, bot or BotSettings()).run(stop)
     await client.close()
     await store.close()

@@ -39,6 +39,11 @@ from services.logging_setup import configure_logging
 
 log = structlog.get_logger("teoti")
 
+ENGINE_HELP = (
+    "engine(s): HOST:PORT, IP:PORT,IP:PORT, or a gRPC target such as dns:///engines:50052 "
+    "(calls are balanced round robin)"
+)
+
 
 def _registry(extra: Sequence[str]) -> RulesetRegistry:
     """Default registry plus ``NAME=module:Class`` entries (importable from the cwd)."""
@@ -86,12 +91,24 @@ def _store_settings(args: argparse.Namespace) -> Any:
     return StoreSettings(args.key_prefix, args.shards, args.snapshot_every)
 
 
-def _need_redis(args: argparse.Namespace) -> str:
-    if not args.redis_url:
+def _redis_config(args: argparse.Namespace) -> Any:
+    """The Redis of a service command: flags, else REDIS_CLUSTER_NODES, else REDIS_URL."""
+    from services.engine.store.redis_client import RedisConfig
+
+    try:
+        return RedisConfig.resolve(args.redis_url, args.redis_cluster_nodes)
+    except ValueError as exc:
+        raise SystemExit(f"teoti {args.command}: {exc}") from None
+
+
+def _need_redis(args: argparse.Namespace) -> Any:
+    config = _redis_config(args)
+    if config is None:
         raise SystemExit(
-            f"teoti {args.command}: give --redis-url or REDIS_URL (shared with the other services)"
+            f"teoti {args.command}: give --redis-url / REDIS_URL, or --redis-cluster-nodes / "
+            "REDIS_CLUSTER_NODES (shared with the other services)"
         )
-    return str(args.redis_url)
+    return config
 
 
 async def _serve(args: argparse.Namespace) -> int:
@@ -99,9 +116,12 @@ async def _serve(args: argparse.Namespace) -> int:
 
     registry = _registry(args.extra_ruleset)
     data_dir = Path(args.data_dir) if args.data_dir else None
-    with _redis(args.redis_url, data_dir, persist=True) as url:
+    config = _redis_config(args)
+    with contextlib.ExitStack() as resources:
+        if config is None:  # no Redis given: an embedded one for this run
+            config = resources.enter_context(_redis(None, data_dir, persist=True))
         async with all_in_one(
-            url,
+            config,
             f"{args.host}:{args.port}",
             registry,
             key_prefix=args.key_prefix,
@@ -336,8 +356,14 @@ def build_parser() -> argparse.ArgumentParser:
     def redis_opt(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--redis-url",
-            default=os.environ.get("REDIS_URL"),
-            help="Redis URL (default: $REDIS_URL)",
+            default=None,
+            help="standalone Redis URL (default: $REDIS_URL)",
+        )
+        p.add_argument(
+            "--redis-cluster-nodes",
+            default=None,
+            metavar="HOST:PORT,HOST:PORT",
+            help="Redis Cluster seed nodes, instead of a URL (default: $REDIS_CLUSTER_NODES)",
         )
         p.add_argument("--key-prefix", default="teoti", help="Redis key prefix (same everywhere)")
         p.add_argument(
@@ -373,13 +399,15 @@ def build_parser() -> argparse.ArgumentParser:
     gateway = sub.add_parser("gateway", help="GameService alone (writes via --engine)")
     gateway.add_argument("--host", default="127.0.0.1")
     gateway.add_argument("--port", type=int, default=50051)
-    gateway.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT")
+    gateway.add_argument(
+        "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
+    )
     redis_opt(gateway)
     common(gateway)
     gateway.set_defaults(run=_gateway)
 
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
-    bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT")
+    bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP)
     bot.add_argument("--concurrency", type=int, default=4)
     bot.add_argument(
         "--claim-idle-ms",

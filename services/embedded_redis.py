@@ -2,11 +2,14 @@
 
 Used by ``teoti serve``/``teoti demo`` when no REDIS_URL is given, and by the tests when
 neither REDIS_URL nor Docker is available. A real server, not a mock.
+:class:`EmbeddedRedisCluster` starts several such servers as one Redis Cluster (tests,
+scale test).
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import shutil
 import socket
 import subprocess
@@ -117,6 +120,146 @@ class EmbeddedRedis:
                 shutil.rmtree(self.data_dir)
 
     def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+CLUSTER_SLOTS = 16384
+
+
+def free_cluster_port(taken: set[int] | None = None) -> int:
+    """A loopback port that is free together with its cluster bus port (port + 10000)."""
+    taken = taken or set()
+    for _ in range(200):
+        port = random.randint(20000, 29999)
+        if port in taken or port + 10000 in taken:
+            continue
+        try:
+            with contextlib.ExitStack() as stack:
+                for candidate in (port, port + 10000):
+                    sock = stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+                    sock.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+class EmbeddedRedisCluster:
+    """``masters`` redis-server subprocesses on loopback forming one Redis Cluster.
+
+    Each node gets ``--cluster-enabled yes`` and its own folder under ``data_dir`` (a
+    temporary folder, removed on stop, if None); the slots are split evenly with
+    CLUSTER ADDSLOTS and the nodes introduced with CLUSTER MEET. No replicas.
+    ``nodes`` (``host:port,...``, the form ``--redis-cluster-nodes`` takes) is valid after
+    :meth:`start`, which waits until every node reports ``cluster_state:ok``.
+    """
+
+    def __init__(self, masters: int = 3, data_dir: Path | None = None) -> None:
+        self.masters = masters
+        self._owned_dir = data_dir is None
+        self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="teoti-cluster-"))
+        self.ports: list[int] = []
+        self._processes: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def nodes(self) -> str:
+        """Seed nodes as ``127.0.0.1:port,...``."""
+        return ",".join(f"127.0.0.1:{port}" for port in self.ports)
+
+    def start(self, timeout_s: float = 20.0) -> EmbeddedRedisCluster:
+        """Start the nodes, assign slots, join them and wait for ``cluster_state:ok``."""
+        import redis
+
+        binary = str(redis_server_binary())
+        try:
+            taken: set[int] = set()
+            for index in range(self.masters):
+                port = free_cluster_port(taken)
+                taken.add(port)
+                node_dir = self.data_dir / f"node-{index}"
+                node_dir.mkdir(parents=True, exist_ok=True)
+                args = [
+                    binary,
+                    "--port", str(port),
+                    "--bind", "127.0.0.1",
+                    "--dir", str(node_dir),
+                    "--cluster-enabled", "yes",
+                    "--cluster-config-file", "nodes.conf",
+                    "--cluster-node-timeout", "5000",
+                    "--save", "",
+                    "--appendonly", "no",
+                    "--daemonize", "no",
+                ]  # fmt: skip
+                log = (node_dir / "redis.log").open("ab")
+                self._processes.append(subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT))
+                log.close()
+                self.ports.append(port)
+            clients = [redis.Redis(host="127.0.0.1", port=p, socket_timeout=5) for p in self.ports]
+            deadline = time.monotonic() + timeout_s
+            for client in clients:
+                while True:
+                    try:
+                        client.ping()
+                        break
+                    except redis.ConnectionError:
+                        if time.monotonic() > deadline or any(
+                            p.poll() is not None for p in self._processes
+                        ):
+                            raise RuntimeError(
+                                f"cluster node did not start; see {self.data_dir}/node-*/redis.log"
+                            ) from None
+                        time.sleep(0.05)
+            per_node = CLUSTER_SLOTS // self.masters
+            for index, client in enumerate(clients):
+                first = index * per_node
+                last = CLUSTER_SLOTS if index == self.masters - 1 else first + per_node
+                client.execute_command("CLUSTER ADDSLOTS", *range(first, last))  # type: ignore[no-untyped-call]
+            for port in self.ports[1:]:
+                clients[0].execute_command("CLUSTER MEET", "127.0.0.1", port)  # type: ignore[no-untyped-call]
+            while True:
+                infos = [client.execute_command("CLUSTER INFO") for client in clients]  # type: ignore[no-untyped-call]
+                if all(
+                    info.get("cluster_state") == "ok"
+                    and int(info.get("cluster_known_nodes", 0)) == self.masters
+                    and int(info.get("cluster_slots_ok", 0)) == CLUSTER_SLOTS
+                    for info in infos
+                ):
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"cluster did not reach cluster_state:ok: {infos}")
+                time.sleep(0.1)
+            for client in clients:
+                client.close()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Terminate every node (SIGTERM, then SIGKILL); remove a temporary data dir."""
+        for process in self._processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self._processes:
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self._processes = []
+        if self._owned_dir:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(self.data_dir)
+
+    def __enter__(self) -> EmbeddedRedisCluster:
         return self.start()
 
     def __exit__(

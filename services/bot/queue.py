@@ -2,17 +2,36 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis.asyncio as aioredis
 import structlog
-from redis.exceptions import ResponseError
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError, ResponseError
 
 from services.engine.store.keys import RedisKeys
 from services.engine.store.records import TurnRequest
+from services.engine.store.redis_client import RedisClient
 
 log = structlog.get_logger(__name__)
+
+# Ack-and-delete, and dead-letter-then-ack-and-delete, each atomic in one script: the
+# turn stream and its dead-letter stream share the shard's hash tag, so this also runs on
+# a Redis Cluster (where redis-py < 6 has no MULTI for the async cluster client).
+# KEYS: 1 turns, 2 dead (dead-lettering only). ARGV: 1 group, 2 entry id, then field/value
+# pairs of the dead letter.
+FINISH_SCRIPT = """
+if #KEYS > 1 then
+  local record = {}
+  for i = 3, #ARGV do record[#record + 1] = ARGV[i] end
+  redis.call('XADD', KEYS[2], '*', unpack(record))
+end
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return 1
+"""
+FINISH_SHA = hashlib.sha1(FINISH_SCRIPT.encode()).hexdigest()
 
 DEFAULT_MAX_DELIVERIES = 5
 """A request handed out more often than this is moved to its shard's dead-letter stream."""
@@ -35,8 +54,13 @@ class TurnRequestQueue:
     Acked entries are deleted, so the streams stay short without trimming (trimming
     could drop a request still pending for a crashed worker).
 
+    On a standalone Redis one XREADGROUP reads every shard's stream. On a Redis Cluster
+    the shards' streams live in different slots (and usually on different nodes), and a
+    command may only name keys of one slot, so :meth:`stream_groups` hands out one group
+    per stream and the worker keeps a blocking read open on each.
+
     Args:
-        client: redis.asyncio client with ``decode_responses=True``.
+        client: redis.asyncio client (standalone or cluster) with ``decode_responses=True``.
         keys: key layout (prefix and shard count).
         group: consumer group shared by every bot worker.
         consumer: this worker's name within the group.
@@ -45,7 +69,7 @@ class TurnRequestQueue:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: RedisClient,
         keys: RedisKeys,
         group: str = "bots",
         consumer: str = "bot-1",
@@ -76,12 +100,29 @@ class TurnRequestQueue:
             request = None
         return Delivery(stream, entry_id, request, dict(fields), count)
 
-    async def read(self, count: int, block_ms: int) -> list[Delivery]:
-        """New entries of any shard for this consumer, waiting up to ``block_ms``."""
+    @property
+    def is_cluster(self) -> bool:
+        """True on a Redis Cluster (one read per stream)."""
+        return isinstance(self._redis, RedisCluster)
+
+    def stream_groups(self) -> list[list[str]]:
+        """Streams that one XREADGROUP may read together: all of them, or one per slot."""
+        if self.is_cluster:
+            return [[stream] for stream in self._streams]
+        return [list(self._streams)]
+
+    async def read(
+        self, count: int, block_ms: int, streams: list[str] | None = None
+    ) -> list[Delivery]:
+        """New entries for this consumer, waiting up to ``block_ms``.
+
+        ``streams`` is one of :meth:`stream_groups` (default: every shard's stream, which
+        a cluster refuses unless there is one shard).
+        """
         reply: Any = await self._redis.xreadgroup(
             self.group,
             self.consumer,
-            dict.fromkeys(self._streams, ">"),
+            dict.fromkeys(streams if streams is not None else self._streams, ">"),
             count=count,
             block=block_ms,
         )
@@ -122,12 +163,15 @@ class TurnRequestQueue:
                     claimed.append(delivery)
         return claimed
 
+    async def _finish(self, keys: list[str], args: list[str]) -> None:
+        try:
+            await self._redis.evalsha(FINISH_SHA, len(keys), *keys, *args)
+        except NoScriptError:
+            await self._redis.eval(FINISH_SCRIPT, len(keys), *keys, *args)
+
     async def ack(self, delivery: Delivery) -> None:
-        """Mark the entry done for the group and delete it."""
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.xack(delivery.stream, self.group, delivery.entry_id)
-            pipe.xdel(delivery.stream, delivery.entry_id)
-            await pipe.execute()
+        """Mark the entry done for the group and delete it (atomically)."""
+        await self._finish([delivery.stream], [self.group, delivery.entry_id])
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
         """Move the entry to its shard's dead-letter stream with ``reason``, then ack it."""
@@ -139,14 +183,11 @@ class TurnRequestQueue:
             deliveries=delivery.deliveries,
             **delivery.fields,
         )
-        async with self._redis.pipeline(transaction=True) as pipe:
-            record: dict[Any, Any] = {
-                **delivery.fields,
-                "entry_id": delivery.entry_id,
-                "reason": reason,
-                "deliveries": str(delivery.deliveries),
-            }
-            pipe.xadd(dead, record)
-            pipe.xack(delivery.stream, self.group, delivery.entry_id)
-            pipe.xdel(delivery.stream, delivery.entry_id)
-            await pipe.execute()
+        record: dict[str, str] = {
+            **delivery.fields,
+            "entry_id": delivery.entry_id,
+            "reason": reason,
+            "deliveries": str(delivery.deliveries),
+        }
+        pairs = [item for pair in record.items() for item in pair]
+        await self._finish([delivery.stream, dead], [self.group, delivery.entry_id, *pairs])

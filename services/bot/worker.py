@@ -137,24 +137,55 @@ class BotWorker:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Consume until ``stop`` is set, then finish in-flight requests and return."""
-        await self._queue.ensure_group()
-        log.info("bot_worker_started", group=self._queue.group, consumer=self._queue.consumer)
-        loop = asyncio.get_running_loop()
-        next_claim = 0.0
+    async def _pause(self, stop: asyncio.Event, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), seconds)
+
+    async def _read_loop(self, streams: list[str], count: int, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
-                if loop.time() >= next_claim:
-                    next_claim = loop.time() + self._claim_idle_ms / 2000
-                    await self._dispatch(
-                        await self._queue.claim_stale(self._claim_idle_ms, self._concurrency)
-                    )
-                await self._dispatch(await self._queue.read(self._concurrency, self._block_ms))
+                await self._dispatch(await self._queue.read(count, self._block_ms, streams))
             except (RedisError, OSError) as exc:
                 log.warning("bot_worker_redis_error", error=repr(exc))
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), 1.0)
+                await self._pause(stop, 1.0)
+
+    async def _claim_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await self._dispatch(
+                    await self._queue.claim_stale(self._claim_idle_ms, self._concurrency)
+                )
+            except (RedisError, OSError) as exc:
+                log.warning("bot_worker_redis_error", error=repr(exc))
+            await self._pause(stop, self._claim_idle_ms / 2000)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Consume until ``stop`` is set, then finish in-flight requests and return.
+
+        One blocking read loop per group of streams the queue can read at once (one for
+        a standalone Redis, one per shard on a cluster), plus one loop reclaiming stale
+        requests; all dispatch into the same ``concurrency`` slots. On a cluster each
+        read asks for ``concurrency // shards`` entries (at least one), so a worker holds
+        few more requests than it can play.
+        """
+        await self._queue.ensure_group()
+        groups = self._queue.stream_groups()
+        count = max(1, self._concurrency // len(groups))
+        log.info(
+            "bot_worker_started",
+            group=self._queue.group,
+            consumer=self._queue.consumer,
+            read_loops=len(groups),
+        )
+        loops = [asyncio.create_task(self._claim_loop(stop))] + [
+            asyncio.create_task(self._read_loop(streams, count, stop)) for streams in groups
+        ]
+        try:
+            await asyncio.gather(*loops)
+        finally:
+            for loop_task in loops:
+                loop_task.cancel()
+            await asyncio.gather(*loops, return_exceptions=True)
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         log.info("bot_worker_stopped")

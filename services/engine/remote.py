@@ -14,18 +14,43 @@ from services.rpc.convert import seats_to_proto
 from services.rpc.errors import from_rpc_error
 from services.rpc.stubs import load_stubs
 
+CHANNEL_OPTIONS = (
+    ("grpc.lb_policy_name", "round_robin"),
+    ("grpc.initial_reconnect_backoff_ms", 500),
+    ("grpc.min_reconnect_backoff_ms", 500),
+    ("grpc.max_reconnect_backoff_ms", 3000),
+)
+"""Calls spread over every address the target resolves to; a restarted engine is found
+again within seconds."""
+
+
+def channel_target(target: str) -> str:
+    """The gRPC target for ``--engine``.
+
+    ``host:port`` and gRPC targets (``dns:///engines.svc:50052``, ``ipv4:a:p,b:p``) pass
+    through; a plain list ``a:p,b:p`` of IP literals becomes ``ipv4:a:p,b:p`` (or
+    ``ipv6:``), so several engines can be named without a DNS name resolving to them all.
+    """
+    if "," not in target or ":///" in target or target.startswith(("ipv4:", "ipv6:")):
+        return target
+    return ("ipv6:" if "[" in target else "ipv4:") + target
+
 
 class RemoteEngineClient:
-    """EngineClient talking to ``teoti engine`` at ``target`` (``host:port``).
+    """EngineClient talking to ``teoti engine`` at ``target``.
 
-    The channel is created lazily by grpc (nothing connects in the constructor).
-    ``timeout_s`` bounds each call; transport failures surface as grpc.aio.AioRpcError.
+    ``target`` is ``host:port``, a list ``ip:port,ip:port`` or a gRPC target name (see
+    :func:`channel_target`); calls are balanced round robin over its addresses. Engines
+    share nothing but Redis (appends are compare-and-set on the game's version), so any
+    engine may serve any call. The channel is created lazily by grpc (nothing connects in
+    the constructor). ``timeout_s`` bounds each call; transport failures surface as
+    grpc.aio.AioRpcError.
     """
 
     def __init__(self, target: str, timeout_s: float = 10.0) -> None:
         stubs = load_stubs()
         self._pb = stubs.engine_pb2
-        self._channel = grpc.aio.insecure_channel(target)
+        self._channel = grpc.aio.insecure_channel(channel_target(target), options=CHANNEL_OPTIONS)
         self._stub = stubs.engine_pb2_grpc.EngineServiceStub(self._channel)
         self._timeout = timeout_s
 

@@ -8,7 +8,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from services.engine.ruleset import DomainEvent
@@ -23,6 +22,7 @@ from services.engine.store.records import (
     StoredEvent,
     TurnRequest,
 )
+from services.engine.store.redis_client import RedisClient, RedisConfig, create_redis_client
 
 # Compare-and-append. Idempotency is checked first: a retried command carries a stale
 # expected version and must still get its original result, not a conflict. Then every
@@ -112,11 +112,13 @@ def _decode(entry_id: str, fields: dict[str, str]) -> StoredEvent:
 class RedisEventStore:
     """EventStore on Redis Streams (see :mod:`services.engine.store.keys` for the layout).
 
-    Construct with a ``redis.asyncio.Redis`` created with ``decode_responses=True``, or
-    with :meth:`from_url`; nothing connects until the first command.
+    Construct with a ``redis.asyncio.Redis`` or ``redis.asyncio.cluster.RedisCluster``
+    created with ``decode_responses=True``, or with :meth:`from_config` / :meth:`from_url`;
+    nothing connects until the first command. Every command, the append script included,
+    names keys of one hash tag, so on a cluster each goes to the one node owning the slot.
     """
 
-    def __init__(self, client: aioredis.Redis, keys: RedisKeys | None = None) -> None:
+    def __init__(self, client: RedisClient, keys: RedisKeys | None = None) -> None:
         self._redis = client
         self.keys = keys or RedisKeys()
 
@@ -125,10 +127,17 @@ class RedisEventStore:
         cls, url: str, prefix: str = "teoti", shards: int = DEFAULT_SHARDS
     ) -> RedisEventStore:
         """Store on the Redis at ``url`` (e.g. ``redis://127.0.0.1:6379/0``)."""
-        return cls(aioredis.from_url(url, decode_responses=True), RedisKeys(prefix, shards))
+        return cls.from_config(url, prefix, shards)
+
+    @classmethod
+    def from_config(
+        cls, redis: RedisConfig | str, prefix: str = "teoti", shards: int = DEFAULT_SHARDS
+    ) -> RedisEventStore:
+        """Store on a standalone Redis (config or URL) or a Redis Cluster (config)."""
+        return cls(create_redis_client(redis), RedisKeys(prefix, shards))
 
     @property
-    def client(self) -> aioredis.Redis:
+    def client(self) -> RedisClient:
         """The underlying client (shared with the turn-request consumer)."""
         return self._redis
 
@@ -136,7 +145,8 @@ class RedisEventStore:
         try:
             return await self._redis.evalsha(APPEND_SHA, len(keys), *keys, *args)
         except NoScriptError:
-            # First use on this server (or after SCRIPT FLUSH): EVAL also caches it.
+            # First use on this server, or on this cluster node (each node has its own
+            # script cache), or after SCRIPT FLUSH: EVAL runs it and caches it there.
             return await self._redis.eval(APPEND_SCRIPT, len(keys), *keys, *args)
 
     async def append(
