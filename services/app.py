@@ -59,6 +59,8 @@ class BotSettings:
     concurrency: int = 4
     claim_idle_ms: int = 30_000
     max_deliveries: int = DEFAULT_MAX_DELIVERIES
+    health_address: str = ""
+    """``host:port`` of the worker's gRPC health endpoint; empty: none."""
 
 
 @dataclass
@@ -177,6 +179,14 @@ async def run_bot(
     store = (settings or StoreSettings()).store(redis)
     client = RemoteEngineClient(engine_target)
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
-    await _bot(store, GameReader(store, registry), client, bot or BotSettings()).run(stop)
+    bot = bot or BotSettings()
+    worker = _bot(store, GameReader(store, registry), client, bot)
+    if bot.health_address:
+        from services.bot.health import BotHealth
+
+        health = BotHealth(worker, bot.health_address)
+        await asyncio.gather(worker.run(stop), health.run(stop))
+    else:
+        await worker.run(stop)
     await client.close()
     await store.close()

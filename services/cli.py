@@ -170,7 +170,12 @@ async def _bot(args: argparse.Namespace) -> int:
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
-        BotSettings(args.concurrency, args.claim_idle_ms, args.max_deliveries),
+        BotSettings(
+            args.concurrency,
+            args.claim_idle_ms,
+            args.max_deliveries,
+            f"0.0.0.0:{args.health_port}" if args.health_port else "",
+        ),
     )
     return 0
 
@@ -414,6 +419,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=30_000,
         help="reclaim turn requests pending this long (crashed workers)",
+    )
+    bot.add_argument(
+        "--health-port",
+        type=int,
+        default=int(os.environ.get("TEOTI_BOT_HEALTH_PORT", "0")),
+        help="serve gRPC health on this port (0: off); teotihuacan.v1.BotWorker is "
+        "SERVING while the worker makes progress",
     )
     bot.add_argument(
         "--max-deliveries",

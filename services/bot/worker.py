@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 from enum import StrEnum
 
 import grpc
@@ -74,6 +75,7 @@ class BotWorker:
         self._claim_idle_ms = claim_idle_ms
         self._bot_seed = bot_seed
         self._tasks: set[asyncio.Task[None]] = set()
+        self._last_progress = time.monotonic()
 
     async def handle(self, request: TurnRequest) -> Outcome:
         """Play one request if it is still current; never raises for domain outcomes."""
@@ -141,10 +143,19 @@ class BotWorker:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), seconds)
 
+    def seconds_since_progress(self) -> float:
+        """Seconds since a read loop last finished a round (health: a hung worker grows it).
+
+        A round ends at least every ``block_ms`` while Redis answers and a slot is free, so
+        a large value means Redis is unreachable or every slot is stuck.
+        """
+        return time.monotonic() - self._last_progress
+
     async def _read_loop(self, streams: list[str], count: int, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 await self._dispatch(await self._queue.read(count, self._block_ms, streams))
+                self._last_progress = time.monotonic()
             except (RedisError, OSError) as exc:
                 log.warning("bot_worker_redis_error", error=repr(exc))
                 await self._pause(stop, 1.0)

@@ -33,9 +33,6 @@ TARGETS = ("base", *OVERLAYS)
 K8S_VERSIONS = ("1.29.0", "latest")
 COMPONENTS = ("gateway", "engine", "bot")
 COMPONENT_LABEL = "app.kubernetes.io/component"
-# `teoti bot` serves no port yet, so no liveness probe can see it (docs/operations.md,
-# "Health of the bot worker"); every other container must have one.
-WITHOUT_LIVENESS = {"teoti-bot"}
 # Created out of band in production (never from the repository).
 EXTERNAL_SECRETS = {"production": {"teoti-redis"}}
 
@@ -186,16 +183,20 @@ def test_each_component_has_a_deployment(target: str) -> None:
 
 
 def test_probes(target: str) -> None:
+    from services.bot.health import BOT_WORKER_SERVICE
     from services.engine.servicer import ENGINE_SERVICE
     from services.gateway.server import GAME_SERVICE
 
-    services = {"teoti-gateway": GAME_SERVICE, "teoti-engine": ENGINE_SERVICE}
+    services = {
+        "teoti-gateway": GAME_SERVICE,
+        "teoti-engine": ENGINE_SERVICE,
+        "teoti-bot": BOT_WORKER_SERVICE,
+    }
     for workload in workloads(_render(target)):
         name = workload["metadata"]["name"]
         for container in containers(workload):
             assert "readinessProbe" in container, f"{name}/{container['name']}: readiness"
-            if name not in WITHOUT_LIVENESS:
-                assert "livenessProbe" in container, f"{name}/{container['name']}: liveness"
+            assert "livenessProbe" in container, f"{name}/{container['name']}: liveness"
             if name in services:
                 ports = {p["containerPort"] for p in container["ports"]}
                 for kind in ("startupProbe", "readinessProbe", "livenessProbe"):

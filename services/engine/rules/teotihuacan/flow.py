@@ -80,9 +80,7 @@ def task_rules(
     """
 
     def register(resolve: ResolveFn) -> ResolveFn:
-        _RULES[task_type] = TaskRules(
-            options, resolve, decision, rule, explain, seats, always_asks
-        )
+        _RULES[task_type] = TaskRules(options, resolve, decision, rule, explain, seats, always_asks)
         return resolve
 
     return register
