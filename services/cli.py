@@ -343,10 +343,18 @@ async def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+SERVICE_COMMANDS = frozenset({"serve", "engine", "gateway", "bot"})
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``teoti`` argument parser (serve engine gateway bot demo replay play watch)."""
     parser = argparse.ArgumentParser(prog="teoti", description=__doc__)
-    parser.add_argument("--log-level", default=os.environ.get("TEOTI_LOG_LEVEL", "INFO"))
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("TEOTI_LOG_LEVEL"),
+        help="INFO for the services (serve, engine, gateway, bot); WARNING for the commands "
+        "a person reads (demo, replay, play, watch), so logs don't bury their output",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -496,6 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``teoti`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    if args.log_level is None:
+        args.log_level = "INFO" if args.command in SERVICE_COMMANDS else "WARNING"
     if args.command == "play":
         args.players_given = args.players is not None
         args.players = args.players or 2
