@@ -10,6 +10,7 @@ import grpc
 from services.engine.client import CommandResult
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
+from services.rpc import deadlines
 from services.rpc.convert import seats_to_proto
 from services.rpc.errors import from_rpc_error
 from services.rpc.stubs import load_stubs
@@ -43,7 +44,8 @@ class RemoteEngineClient:
     :func:`channel_target`); calls are balanced round robin over its addresses. Engines
     share nothing but Redis (appends are compare-and-set on the game's version), so any
     engine may serve any call. The channel is created lazily by grpc (nothing connects in
-    the constructor). ``timeout_s`` bounds each call; transport failures surface as
+    the constructor). ``timeout_s`` bounds each call, or less when the gateway's caller
+    has a sooner deadline (:mod:`services.rpc.deadlines`); transport failures surface as
     grpc.aio.AioRpcError.
     """
 
@@ -56,7 +58,7 @@ class RemoteEngineClient:
 
     async def _call(self, method: Any, request: Any) -> Any:
         try:
-            return await method(request, timeout=self._timeout)
+            return await method(request, timeout=deadlines.timeout(self._timeout))
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from error
 

@@ -18,6 +18,7 @@ from services.engine.game_seats import SeatKind, hash_token, new_token
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
 from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
+from services.rpc import deadlines
 from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
 from services.rpc.errors import stream_errors, unary_errors
 from services.rpc.limits import PeerRateLimiter
@@ -85,6 +86,7 @@ class GameServicer:
 
     def _admit(self, context: Context) -> None:
         self._limiter.check(str(context.peer()))
+        deadlines.record(context)  # the engine call gets what is left of it
 
     @unary_errors
     async def CreateGame(self, request: Any, context: Context) -> Any:
