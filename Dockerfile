@@ -11,7 +11,7 @@ ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 # --- build: wheels of the project and of every dependency --------------------------------
 FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY services ./services
 COPY proto ./proto
 RUN python -m pip wheel --no-cache-dir --wheel-dir /wheels .
