@@ -20,10 +20,19 @@ from typing import Any
 import grpc
 import structlog
 
+from services.embedded_redis import DataDirInUse
 from services.engine.audit import audit_log
 from services.engine.clock import fixed_seed, random_seed
 from services.engine.engine_events import ENGINE_EVENTS, GAME_CREATED, SEED_REVEALED
-from services.engine.errors import CorruptLog, UnknownRuleset
+from services.engine.errors import (
+    CorruptLog,
+    GameNotFound,
+    InvalidArgument,
+    NotAuthorized,
+    RuleViolation,
+    UnknownRuleset,
+    VersionConflict,
+)
 from services.engine.game import fold
 from services.engine.ruleset import DomainEvent
 from services.engine.rulesets import (
@@ -36,6 +45,7 @@ from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
 from services.logging_setup import configure_logging
+from services.rpc.server import AddressInUse
 
 log = structlog.get_logger("teoti")
 
@@ -254,6 +264,8 @@ async def _play(args: argparse.Namespace) -> int:
 
     launch.log_to_file(Path(args.log_file), args.log_level)
     options = json.loads(args.options) if args.options else {}
+    if args.join and not args.target:  # a game to join lives on a running server
+        args.target = "127.0.0.1:50051"
     async with _target(args, _registry(args.extra_ruleset)) as target:
         return await launch.play(
             target,
@@ -474,7 +486,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(run=_replay)
 
     play = sub.add_parser("play", help="play on a full-screen terminal table")
-    play.add_argument("--target", metavar="HOST:PORT", help="gateway to use (default: embedded)")
+    play.add_argument(
+        "--target",
+        metavar="HOST:PORT",
+        help="gateway (default: an embedded server; 127.0.0.1:50051 with --join)",
+    )
     mode = play.add_mutually_exclusive_group()
     mode.add_argument("--solo", action="store_true", help="you against Teotibot (the default)")
     mode.add_argument("--join", metavar="GAME_ID", help="play a seat of an existing game")
@@ -492,7 +508,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     watch = sub.add_parser("watch", help="watch a game live on the terminal table")
     watch.add_argument("game_id", nargs="?", help="game to watch (default: a new all-bot game)")
-    watch.add_argument("--target", metavar="HOST:PORT", help="gateway (default: embedded)")
+    watch.add_argument(
+        "--target",
+        metavar="HOST:PORT",
+        help="gateway (default: 127.0.0.1:50051 with a GAME_ID; without one, an embedded "
+        "server for a new all-bot game)",
+    )
     watch.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     watch.add_argument("--seed", help="game seed (embedded server only)")
     watch.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")
@@ -514,6 +535,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = asyncio.run(args.run(args))
     except grpc.aio.AioRpcError as error:
         print(f"error: {error.code().name}: {error.details()}", file=sys.stderr)
+        return 2
+    except RuleViolation as error:  # InvalidOptions too: the rule and its explanation
+        print(f"error: {error.rule}: {error.message}", file=sys.stderr)
+        return 2
+    except (GameNotFound, InvalidArgument, NotAuthorized, VersionConflict) as error:
+        print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+    except json.JSONDecodeError as error:
+        print(f"error: not valid JSON ({error})", file=sys.stderr)
+        return 2
+    except (AddressInUse, DataDirInUse) as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     except TimeoutError:
         print("error: timed out", file=sys.stderr)

@@ -9,6 +9,7 @@ scale test).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import random
 import shutil
 import socket
@@ -17,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 
 def redis_server_binary() -> Path:
@@ -42,6 +44,24 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class DataDirInUse(OSError):
+    """Another embedded Redis (another ``teoti serve``) already uses this data folder."""
+
+    def __init__(self, data_dir: Path) -> None:
+        super().__init__(f"{data_dir} is in use by another teoti server (one server per folder)")
+
+
+def _lock_dir(data_dir: Path) -> IO[bytes]:
+    """An exclusive lock on ``data_dir`` held while the returned file stays open."""
+    lock = (data_dir / ".lock").open("wb")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as error:
+        lock.close()
+        raise DataDirInUse(data_dir) from error
+    return lock
+
+
 class EmbeddedRedis:
     """A redis-server subprocess on a free loopback port.
 
@@ -59,6 +79,7 @@ class EmbeddedRedis:
         self.persist = persist
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
+        self._lock: IO[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -66,8 +87,13 @@ class EmbeddedRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout_s: float = 10.0) -> EmbeddedRedis:
-        """Start the server and wait until it answers PING."""
+        """Start the server and wait until it answers PING.
+
+        Raises DataDirInUse if another embedded server uses ``data_dir`` (two servers
+        writing one append-only file would corrupt it).
+        """
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = _lock_dir(self.data_dir)
         self.port = free_port()
         args = [
             str(redis_server_binary()),
@@ -115,6 +141,9 @@ class EmbeddedRedis:
                 self._process.kill()
                 self._process.wait()
         self._process = None
+        if self._lock is not None:
+            self._lock.close()  # closing the file releases the lock
+            self._lock = None
         if self._owned_dir:
             with contextlib.suppress(OSError):
                 shutil.rmtree(self.data_dir)

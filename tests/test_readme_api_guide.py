@@ -42,3 +42,25 @@ def test_example_request_parses_into_the_rpc_request(method: str, body: str) -> 
     request_class = getattr(pb, rpc.input_type.name)
     data = json.loads(body.replace('"<one actionJson>"', '"{}"'))
     json_format.ParseDict(data, request_class())
+
+
+def _python_snippet() -> str:
+    """The README's Python client example."""
+    text = README.read_text("utf-8")
+    match = re.search(r"```python\n(.*?)```", text, re.S)
+    assert match is not None, "the README shows the Python client"
+    return match.group(1)
+
+
+async def test_the_python_client_example_runs_as_written(
+    redis_url: str, key_prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from services.app import all_in_one
+
+    async with all_in_one(redis_url, key_prefix=key_prefix) as stack:
+        code = _python_snippet().replace("127.0.0.1:50051", f"127.0.0.1:{stack.port}")
+        code = code.replace("asyncio.run(main())", "")  # we are inside the test's loop
+        namespace: dict[str, object] = {}
+        exec(compile(code, "README.md", "exec"), namespace)
+        await namespace["main"]()  # type: ignore[operator]
+    assert "True" in capsys.readouterr().out.splitlines()  # verify(...).ok printed

@@ -29,12 +29,14 @@ def build_server(
         max_concurrent_rpcs: beyond this, new calls fail with RESOURCE_EXHAUSTED.
 
     Returns ``(server, bound_port, health_servicer)``; every service is marked SERVING.
-    Raises RuntimeError if the address cannot be bound.
+    Raises AddressInUse if the address cannot be bound (ports are never shared).
     """
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_request_bytes),
             ("grpc.max_concurrent_streams", 100),  # per connection
+            # A second server on a busy port must fail, not share it and split clients.
+            ("grpc.so_reuseport", 0),
         ],
         maximum_concurrent_rpcs=max_concurrent_rpcs,
     )
@@ -45,10 +47,21 @@ def build_server(
     reflection.enable_server_reflection(
         (*service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as error:  # grpc's own "Failed to bind" for a port in use
+        raise AddressInUse(address) from error
     if port == 0:
-        raise RuntimeError(f"cannot bind {address}")
+        raise AddressInUse(address)
     return server, port, health_servicer
+
+
+class AddressInUse(OSError):
+    """The server could not bind its address (another process listens there)."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__(f"cannot listen on {address}: the address is in use or not local")
+        self.address = address
 
 
 async def mark_serving(

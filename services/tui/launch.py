@@ -96,9 +96,11 @@ async def watch(target: str, game_id: str | None, players: int = 2) -> int:
     """Watch ``game_id`` live (read-only); without one, start an all-bot game to watch."""
     async with TeotiClient(target) as client:
         if game_id is None:
-            bots = [SeatInfo("bot", f"Bot {i}") for i in range(players)]
+            bots = [SeatInfo("bot", f"Bot {i + 1}") for i in range(players)]
             created = await client.create_game(bots)
             game_id = created.game_id
+        else:
+            await client.get_game(game_id)  # an unknown id fails here, before the screen opens
         await LiveApp(Session(client, game_id), f"Watching game {game_id}.").run_async()
     return 0
 

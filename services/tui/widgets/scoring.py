@@ -89,6 +89,7 @@ class ResultScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "dismiss", "close"),
         Binding("enter", "dismiss", "close"),
+        Binding("q", "app.quit", "quit"),
     ]
 
     def __init__(self, body: RenderableType, kind: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class TeotibotOptions(BaseModel):
@@ -56,3 +56,20 @@ class GameOptions(BaseModel):
     advanced_worship: bool = False
     solo: bool = False
     teotibot: TeotibotOptions = TeotibotOptions()
+
+
+def explain_options_error(error: ValidationError) -> str:
+    """One readable line per problem of a rejected options object, naming the known options
+    for a misspelt one (e.g. ``unknown option 'nope' (known: advanced_worship, ...)``)."""
+    problems = []
+    for problem in error.errors():
+        where = ".".join(str(part) for part in problem["loc"])
+        if problem["type"] == "extra_forbidden":
+            model: type[BaseModel] = (
+                TeotibotOptions if where.startswith("teotibot.") else GameOptions
+            )
+            known = ", ".join(sorted(model.model_fields))
+            problems.append(f"unknown option {where!r} (known: {known})")
+        else:
+            problems.append(f"option {where!r}: {problem['msg']}")
+    return "; ".join(problems)

@@ -19,7 +19,7 @@ from services.engine.ruleset import (
 
 from . import describe, flow
 from .evolve import evolve
-from .options import GameOptions
+from .options import GameOptions, explain_options_error
 from .setup import set_up
 from .solo.setup import set_up_solo
 from .state import GameState, state_from_dict, state_to_dict
@@ -35,7 +35,9 @@ class TeotihuacanRuleset:
         try:
             options = GameOptions.model_validate(dict(request.options))
         except ValidationError as error:
-            raise InvalidOptions("game_options", f"RULES.md §7: {error}") from error
+            raise InvalidOptions(
+                "game_options", f"RULES.md §7: {explain_options_error(error)}"
+            ) from error
         if options.solo:  # RULES.md §8: seat 0 the human, seat 1 Teotibot
             return set_up_solo(request.seat_count, options, rng)
         return set_up(request.seat_count, options, rng)
