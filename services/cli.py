@@ -499,7 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--token", default="", help="your seat token (with --join)")
     play.add_argument("--seat", type=int, help="open seat to claim (with --join)")
-    play.add_argument("--name", default="you", help="your name at the table")
+    play.add_argument("--name", default="Player", help="your name at the table")
     play.add_argument("--seed", help="game seed (embedded server only)")
     play.add_argument("--options", default="", help="game options as a JSON object")
     play.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")

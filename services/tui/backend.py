@@ -60,7 +60,7 @@ class NewGame:
 
 async def create_game(
     client: TeotiClient,
-    name: str = "you",
+    name: str = "Player",
     players: int = 2,
     solo: bool = True,
     options: Mapping[str, Any] | None = None,

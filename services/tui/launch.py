@@ -59,14 +59,14 @@ async def seat_for_token(client: TeotiClient, game_id: str, token: str, seat: in
     if not open_seats:
         raise LookupError(f"game {game_id}: this token holds no seat and no seat is open")
     chosen = seat if seat is not None else open_seats[0]
-    await client.join_game(game_id, chosen, "you", token)
+    await client.join_game(game_id, chosen, "Player", token)
     return chosen
 
 
 async def play(
     target: str,
     *,
-    name: str = "you",
+    name: str = "Player",
     players: int = 2,
     solo: bool = True,
     join: str | None = None,
