@@ -57,4 +57,4 @@ async def test_demo_then_replay_verify(stack: Stack) -> None:
 
 async def test_replay_of_an_unknown_game_fails_clearly(stack: Stack) -> None:
     code, out = await teoti("replay", "nosuchgame", "--target", f"127.0.0.1:{stack.port}")
-    assert code != 0 and "NOT_FOUND" in out
+    assert code == 2 and "unknown game 'nosuchgame'" in out and "Traceback" not in out
