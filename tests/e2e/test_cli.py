@@ -58,3 +58,12 @@ async def test_demo_then_replay_verify(stack: Stack) -> None:
 async def test_replay_of_an_unknown_game_fails_clearly(stack: Stack) -> None:
     code, out = await teoti("replay", "nosuchgame", "--target", f"127.0.0.1:{stack.port}")
     assert code == 2 and "unknown game 'nosuchgame'" in out and "Traceback" not in out
+
+
+async def test_bad_options_name_the_known_ones(stack: Stack) -> None:
+    target = f"127.0.0.1:{stack.port}"
+    code, out = await teoti("demo", "--target", target, "--options", '{"nope": 1}')
+    assert code == 2 and "unknown option 'nope'" in out and "first_game" in out
+    assert "Traceback" not in out
+    code, out = await teoti("demo", "--target", target, "--options", "not json")
+    assert code == 2 and "not valid JSON" in out
