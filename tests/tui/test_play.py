@@ -26,6 +26,7 @@ def _cocoa_on_screen(screen: str) -> int:
 
 async def test_play_through_the_first_eclipse(client: TeotiClient) -> None:
     game = await create_game(client, "ann")
+    assert game.solo, "the server plays Teotibot (RULES.md §8)"
     app = LiveApp(Session(client, game.game_id, game.seat, game.token, game.solo))
     async with app.run_test(size=SCREEN) as pilot:
 
