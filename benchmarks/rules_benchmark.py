@@ -48,7 +48,9 @@ def main() -> None:
         times.append(time.perf_counter() - start)
     elapsed = sum(times)
     print(f"games: {args.games}  setup: {'standard' if args.standard else 'first_game'}")
-    print(f"steps/s: {total_steps / elapsed:,.0f}  (steps per game: {total_steps / args.games:.0f})")
+    print(
+        f"steps/s: {total_steps / elapsed:,.0f}  (steps per game: {total_steps / args.games:.0f})"
+    )
     print(
         f"game ms: median {statistics.median(times) * 1000:.1f}  "
         f"p90 {statistics.quantiles(times, n=10)[-1] * 1000:.1f}  games/s {args.games / elapsed:.1f}"
