@@ -93,7 +93,13 @@ async def test_play_through_the_first_eclipse(client: TeotiClient) -> None:
         popup = screen_text(app)
         for row in scored["scores"]:
             label = f"{LETTERS[row['seat']]} {app.names[row['seat']]}"
-            line = next(x for x in popup.splitlines() if label in x and "+" in x)
+            # The pop-up's row for that seat: its label followed by "+N" score cells (the
+            # table behind it also names the seat, and may show "+" in a tile's cost).
+            line = next(
+                x
+                for x in popup.splitlines()
+                if label in x and re.search(r"\+\d+", x.split(label, 1)[1])
+            )
             cells = re.findall(r"\+\d+", line.split(label, 1)[1])
             assert cells == [f"+{row[key]}" for key, _ in COLUMNS], line
         await pilot.press("enter")  # back to the table
