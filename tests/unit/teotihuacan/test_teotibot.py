@@ -13,6 +13,7 @@ from services.engine.rules.teotihuacan import pyramid
 from services.engine.rules.teotihuacan.solo.action_pyramid import flip, position_for, shift
 from services.engine.rules.teotihuacan.solo.seat import ACTION_TILES, TeotibotTurn
 from services.engine.rules.teotihuacan.state import GameState
+from services.engine.rules.teotihuacan.tasks import kind_of
 from services.engine.ruleset import DomainEvent, InvalidOptions, RuleViolation, SetupRequest
 
 from .builders import RULES, fold, goods, new_game, place
@@ -379,7 +380,7 @@ def test_the_bot_pays_no_salary_and_scores_its_final_extras() -> None:
     state = goods(state, HUMAN, vp=0)
     ctx = Context(state, random.Random(0))
     score_eclipse(ctx)
-    assert [t.seat for t in ctx.agenda if t.KIND == "salary"] == [HUMAN]
+    assert [t.seat for t in ctx.agenda if kind_of(t) == "salary"] == [HUMAN]
     ctx = Context(state, random.Random(0))
     end_game(ctx)
     final = next(e for e in ctx.events if e.type == "TeotibotFinalScored").payload

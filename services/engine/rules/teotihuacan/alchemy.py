@@ -12,7 +12,6 @@ effects follow the power-ups (``main_action.AfterMainAction``, from the next tur
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from services.engine.ruleset import RuleViolation
 
@@ -112,7 +111,6 @@ main_action(ALCHEMY)(MainAction(possible=_possible, resolve=_resolve, refusal=_r
 # --- choosing the technology ------------------------------------------------------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class ChooseTechnology(Task):
     """Choose the technology acquired on Alchemy (§3.2); ``workers``: counted workers (D9).
@@ -120,8 +118,10 @@ class ChooseTechnology(Task):
     Action: ``{"type": "choose_technology", "slot": 0..5}`` (slot in ``state.technologies``).
     """
 
-    KIND: ClassVar[str] = "choose_technology"
     workers: int
+
+
+register_task(ChooseTechnology, "choose_technology")
 
 
 def _technology_options(state: GameState, task: ChooseTechnology) -> list[Action]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
 
 from services.engine.ruleset import RuleViolation
 
@@ -149,7 +148,6 @@ def _placement_runs(
 # --- the main action -------------------------------------------------------------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class PyramidConstruction(Task):
     """Place the next pyramid tile (or stop once one is placed).
@@ -159,17 +157,19 @@ class PyramidConstruction(Task):
         placed: tiles placed so far in this action.
     """
 
-    KIND: ClassVar[str] = "pyramid_construction"
     tiles_left: int
     placed: int
 
 
-@register_task
+register_task(PyramidConstruction, "pyramid_construction")
+
+
 @dataclass(frozen=True, slots=True)
 class RefillPyramidOffer(Task):
     """Draw pyramid tiles from the bag until the offer is full (or the bag empty)."""
 
-    KIND: ClassVar[str] = "refill_pyramid_offer"
+
+register_task(RefillPyramidOffer, "refill_pyramid_offer")
 
 
 def _possible(state: GameState, seat: int, board: int, cost: int) -> bool:

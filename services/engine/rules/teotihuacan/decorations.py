@@ -27,7 +27,7 @@ the board; refill the offer (random draw recorded in ``DecorationOfferRefilled``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from services.engine.ruleset import RuleViolation
 
@@ -126,20 +126,20 @@ def decoration_matches(state: GameState, tile: int, side: str, step: int) -> pyr
 # --- the main action -------------------------------------------------------------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class DecorationChoice(Task):
     """Choose an offered decoration tile and a legal space for it."""
 
-    KIND: ClassVar[str] = "decoration_choice"
+
+register_task(DecorationChoice, "decoration_choice")
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class RefillDecorationOffer(Task):
     """Draw decoration tiles from the bag until the offer is full (or the bag empty)."""
 
-    KIND: ClassVar[str] = "refill_decoration_offer"
+
+register_task(RefillDecorationOffer, "refill_decoration_offer")
 
 
 def _possible(state: GameState, seat: int, board: int, cost: int) -> bool:

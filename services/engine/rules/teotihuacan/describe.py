@@ -10,6 +10,7 @@ from services.engine.ruleset import DomainEvent
 from .components import NOT_A_TILE, components
 from .flow import legal_actions, pending_task, rules_of
 from .state import GameState, state_from_dict, state_to_dict
+from .tasks import kind_of
 
 MILESTONES = frozenset({"EclipseScored", "GameEnded", "EclipseTriggered"})
 
@@ -242,7 +243,7 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
     data["waiting_for"] = (
         None
         if task is None
-        else {"seat": task.seat, "decision": rules_of(task).decision, "kind": task.KIND}
+        else {"seat": task.seat, "decision": rules_of(task).decision, "kind": kind_of(task)}
     )
     if seat is not None:
         data["your_legal_actions"] = legal_actions(state, seat)

@@ -16,7 +16,7 @@ Events:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from .components import TEMPLES, components
 from .context import Context
@@ -115,7 +115,6 @@ def _discovery_drawn(state: GameState, payload: Payload) -> GameState:
 # --- an optional claim: after a worship ability, or on Avenue steps 3, 6, 8 -------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class ClaimDiscovery(Task):
     """Claim one discovery tile at a place, paying its cost, or none (RULES.md §3, §4).
@@ -125,11 +124,13 @@ class ClaimDiscovery(Task):
     ``step``) or ``"starting_tile"`` (the tile dealt with ``starting_tile``, §1.2.4).
     """
 
-    KIND: ClassVar[str] = "claim_discovery"
     where: str
     board: int = 0
     step: int = 0
     starting_tile: int = -1
+
+
+register_task(ClaimDiscovery, "claim_discovery")
 
 
 def _claimable(state: GameState, task: ClaimDiscovery) -> tuple[list[int], dict[str, Any]]:

@@ -16,29 +16,32 @@ T = TypeVar("T")
 
 
 @cache
-def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str], bool]:
+def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
     names = tuple(f.name for f in fields(cls))
-    return names, frozenset(names), "__slots__" not in cls.__dict__
+    return names, frozenset(names)
 
 
 def replace(obj: T, /, **changes: Any) -> T:
-    """Copy of the frozen dataclass ``obj`` with ``changes`` applied (no ``__init__``).
+    """Copy of the frozen dataclass ``obj`` with ``changes`` applied.
+
+    An object with a ``__dict__`` (the game state, a player) is copied without
+    ``__init__``; any other (slotted, or a mypyc-compiled native class, which can't be
+    built with ``object.__new__``) is built through its own ``__init__``.
 
     Raises:
         TypeError: a name in ``changes`` is not a field of ``obj``'s class.
     """
     cls = type(obj)
-    names, known, has_dict = _field_names(cls)  # type: ignore[arg-type]  # classes hash
+    names, known = _field_names(cls)  # type: ignore[arg-type]  # classes hash
     if not known.issuperset(changes):
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes.keys() - known)}")
+    attributes: dict[str, Any] | None = getattr(obj, "__dict__", None)
+    if attributes is None:
+        return cls(**{name: changes.get(name, getattr(obj, name)) for name in names})
     new: T = object.__new__(cls)
-    if has_dict:
-        attributes = obj.__dict__.copy()  # one C-level copy, then swapped in whole
-        attributes.update(changes)
-        object.__setattr__(new, "__dict__", attributes)
-    else:
-        for name in names:
-            object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
+    copied = attributes.copy()  # one C-level copy, then swapped in whole
+    copied.update(changes)
+    object.__setattr__(new, "__dict__", copied)
     return new
 
 

@@ -8,7 +8,6 @@ technology #13's paid extra power-up) and the technology effects that follow it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from .context import Context
 from .flow import Action, no_choice, task_rules
@@ -74,13 +73,14 @@ def power_ups_then_technologies(seat: int, board: int, count: int) -> list[Task]
     return tasks
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class ExtraPowerUp(Task):
     """Technology #13: after the power-ups, pay 1 cocoa for one more (same board) or not."""
 
-    KIND: ClassVar[str] = "extra_power_up"
     board: int
+
+
+register_task(ExtraPowerUp, "extra_power_up")
 
 
 def _extra_power_up_options(state: GameState, task: ExtraPowerUp) -> list[Action]:
@@ -107,13 +107,14 @@ def resolve_extra_power_up(ctx: Context, task: ExtraPowerUp, action: Action | No
         ctx.push(PowerUps(seat=task.seat, board=task.board, count=1))
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class AfterMainAction(Task):
     """Technology effects once the main action on ``board`` is fully resolved (§3.2, D10)."""
 
-    KIND: ClassVar[str] = "after_main_action"
     board: int
+
+
+register_task(AfterMainAction, "after_main_action")
 
 
 HARVEST_BOARDS = {2: "wood", 3: "stone", 4: "gold"}

@@ -10,7 +10,6 @@ take it after the temple steps, as in the rulebook's Construction example 2.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from .context import Context
 from .flow import Action, no_choice, task_rules
@@ -20,13 +19,14 @@ from .temples import advance_temple, can_advance
 from .tracks import advance_pyramid_track
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class MatchedIconSteps(Task):
     """Temple steps still owed for matched coloured icons (one temple per step)."""
 
-    KIND: ClassVar[str] = "matched_icon_steps"
     temples: tuple[str, ...]
+
+
+register_task(MatchedIconSteps, "matched_icon_steps")
 
 
 def _order_options(state: GameState, task: MatchedIconSteps) -> list[Action] | None:
@@ -57,12 +57,12 @@ def matched_icon_steps(seat: int, temples: tuple[str, ...]) -> list[Task]:
     return [MatchedIconSteps(seat=seat, temples=temples)] if temples else []
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class PyramidTrackStep(Task):
     """Advance once on the Pyramid track (max 10, D4)."""
 
-    KIND: ClassVar[str] = "pyramid_track_step"
+
+register_task(PyramidTrackStep, "pyramid_track_step")
 
 
 @task_rules(

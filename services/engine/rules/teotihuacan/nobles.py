@@ -19,7 +19,6 @@ the allowed rows, all 11 buildings gone) → the main action can't be chosen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from services.engine.ruleset import RuleViolation
 
@@ -128,7 +127,6 @@ main_action(NOBLES)(MainAction(possible=_possible, resolve=_resolve, refusal=_re
 # --- placing the building ---------------------------------------------------------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class ChooseBuildingRow(Task):
     """Place the building on a Nobles row (§3.3); ``workers``: counted workers (D9).
@@ -137,8 +135,10 @@ class ChooseBuildingRow(Task):
     for 3 workers with the bottom row full (middle or top), otherwise applied at once.
     """
 
-    KIND: ClassVar[str] = "choose_building_row"
     workers: int
+
+
+register_task(ChooseBuildingRow, "choose_building_row")
 
 
 def _row_options(state: GameState, task: ChooseBuildingRow) -> list[Action]:

@@ -23,7 +23,6 @@ tile doesn't cover it (D11 names only displacing and "both").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from .components import RESOURCES, components
 from .context import Context
@@ -48,15 +47,16 @@ def royal_effect(tile: int) -> str:
     return str(components().raw["royal_tiles"][tile]["effect"])
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class RoyalAbility(Task):
     """Resolve royal tile ``tile`` with N = ``power``; ``done`` trades already made."""
 
-    KIND: ClassVar[str] = "royal_ability"
     tile: int
     power: int
     done: int = 0
+
+
+register_task(RoyalAbility, "royal_ability")
 
 
 def _limit(effect: str, power: int) -> int:

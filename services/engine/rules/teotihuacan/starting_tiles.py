@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from .components import NOT_A_TILE, TEMPLES, components
 from .context import Context
@@ -105,12 +105,12 @@ def opening_tasks(state: GameState) -> list[Task]:
 # --- secret choice --------------------------------------------------------------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class ChooseStartingTiles(Task):
     """Every seat chooses 2 of its 4 starting tiles, simultaneously and secretly (§1.2.4)."""
 
-    KIND: ClassVar[str] = "choose_starting_tiles"
+
+register_task(ChooseStartingTiles, "choose_starting_tiles")
 
 
 def _still_choosing(state: GameState, task: ChooseStartingTiles) -> tuple[int, ...]:
@@ -164,12 +164,12 @@ def _starting_tiles_revealed(state: GameState, payload: Any) -> GameState:
 # --- draft variant --------------------------------------------------------------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class DraftStartingTile(Task):
     """Pick one face-up starting tile (draft variant, §1.2.5)."""
 
-    KIND: ClassVar[str] = "draft_starting_tile"
+
+register_task(DraftStartingTile, "draft_starting_tile")
 
 
 def _draft_options(state: GameState, task: DraftStartingTile) -> list[Action]:
@@ -204,12 +204,12 @@ def _starting_tile_drafted(state: GameState, payload: Any) -> GameState:
 # --- each seat's start ----------------------------------------------------------------
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class SetUpSeats(Task):
     """Return unchosen tiles' discovery tiles to the bag, then set up each seat in turn."""
 
-    KIND: ClassVar[str] = "set_up_seats"
+
+register_task(SetUpSeats, "set_up_seats")
 
 
 @task_rules(SetUpSeats, options=no_choice, decision="seat setup", rule="RULES.md §1.2.4")
@@ -244,12 +244,12 @@ def _starting_tiles_returned(state: GameState, payload: Any) -> GameState:
     )
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class PlaceStartingWorkers(Task):
     """Place 3 workers at power 1 on 3 different boards printed on the two tiles (§1.2.4)."""
 
-    KIND: ClassVar[str] = "place_starting_workers"
+
+register_task(PlaceStartingWorkers, "place_starting_workers")
 
 
 def _placement_options(state: GameState, task: PlaceStartingWorkers) -> list[Action]:
@@ -284,12 +284,12 @@ def _starting_workers_placed(state: GameState, payload: Any) -> GameState:
     return state.with_player(payload["seat"], player)
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class StartingTileGains(Task):
     """Gain everything printed on the seat's two starting tiles (§1.2.4)."""
 
-    KIND: ClassVar[str] = "starting_tile_gains"
+
+register_task(StartingTileGains, "starting_tile_gains")
 
 
 @task_rules(

@@ -9,22 +9,19 @@ travels in events and folds like everything else.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
 class Task:
     """Base of every pending task. ``seat`` is the seat that resolves it (-1: nobody)."""
 
-    KIND: ClassVar[str] = "task"
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class TakeTurn(Task):
     """Start a normal turn (move a worker) or take the free unlock (RULES.md §2)."""
-
-    KIND: ClassVar[str] = "take_turn"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +31,6 @@ class BoardAction(Task):
     ``workers`` are the worker ids that just moved there (more than one with a double move).
     """
 
-    KIND: ClassVar[str] = "board_action"
     board: int
     workers: tuple[int, ...]
 
@@ -43,7 +39,6 @@ class BoardAction(Task):
 class PowerUps(Task):
     """Power up ``count`` times, only workers on ``board`` (RULES.md §5); board 0: any board."""
 
-    KIND: ClassVar[str] = "power_ups"
     board: int
     count: int
 
@@ -52,7 +47,6 @@ class PowerUps(Task):
 class TempleSteps(Task):
     """Advance ``count`` times on ``temple`` ("" = a temple of the seat's choice each time)."""
 
-    KIND: ClassVar[str] = "temple_steps"
     temple: str
     count: int
 
@@ -61,7 +55,6 @@ class TempleSteps(Task):
 class ResourceChoice(Task):
     """Take ``count`` resources, one at a time, each of the seat's choice (blue temple)."""
 
-    KIND: ClassVar[str] = "resource_choice"
     count: int
 
 
@@ -69,74 +62,71 @@ class ResourceChoice(Task):
 class AscensionReward(Task):
     """Choose one ascension reward (RULES.md §5.3)."""
 
-    KIND: ClassVar[str] = "ascension_reward"
-
 
 @dataclass(frozen=True, slots=True)
 class CalendarAdvance(Task):
     """Advance the light calendar marker once (first ascension of a turn, RULES.md §5.4)."""
-
-    KIND: ClassVar[str] = "calendar_advance"
 
 
 @dataclass(frozen=True, slots=True)
 class EndTurn(Task):
     """Close ``seat``'s turn: round end, calendar, eclipse countdown (RULES.md §2, §6.1)."""
 
-    KIND: ClassVar[str] = "end_turn"
-
 
 @dataclass(frozen=True, slots=True)
 class StartTurn(Task):
     """Give the turn to ``seat``."""
-
-    KIND: ClassVar[str] = "start_turn"
 
 
 @dataclass(frozen=True, slots=True)
 class Salary(Task):
     """Pay the eclipse salary of ``seat`` (RULES.md §6.2.4): choose how much cocoa to pay."""
 
-    KIND: ClassVar[str] = "salary"
-
 
 @dataclass(frozen=True, slots=True)
 class EclipseEnd(Task):
     """After every salary: reset the calendar and neutral workers, or end the game."""
 
-    KIND: ClassVar[str] = "eclipse_end"
-
 
 TASK_TYPES: dict[str, type[Task]] = {}
-
-TaskT = TypeVar("TaskT", bound=type[Task])
-
-
-def register_task(cls: TaskT) -> TaskT:
-    """Make a task kind known to :func:`task_from_dict` (modules may define their own)."""
-    TASK_TYPES[cls.KIND] = cls
-    return cls
+_KINDS: dict[type[Task], str] = {}
 
 
-for _cls in (
-    TakeTurn,
-    BoardAction,
-    PowerUps,
-    TempleSteps,
-    ResourceChoice,
-    AscensionReward,
-    CalendarAdvance,
-    EndTurn,
-    StartTurn,
-    Salary,
-    EclipseEnd,
+def register_task(cls: type[Task], kind: str) -> None:
+    """Name the task class ``cls`` ``kind`` in JSON, for :func:`task_from_dict`.
+
+    A call after the class, not a class attribute or decorator: the rules compile with
+    mypyc (``setup.py``), whose native dataclasses take neither a ``ClassVar`` default
+    nor a class decorator. Modules register the task kinds they define.
+    """
+    TASK_TYPES[kind] = cls
+    _KINDS[cls] = kind
+
+
+def kind_of(task: Task) -> str:
+    """The JSON name of ``task``'s kind (e.g. ``"take_turn"``)."""
+    return _KINDS[type(task)]
+
+
+for _cls, _kind in (
+    (TakeTurn, "take_turn"),
+    (BoardAction, "board_action"),
+    (PowerUps, "power_ups"),
+    (TempleSteps, "temple_steps"),
+    (ResourceChoice, "resource_choice"),
+    (AscensionReward, "ascension_reward"),
+    (CalendarAdvance, "calendar_advance"),
+    (EndTurn, "end_turn"),
+    (StartTurn, "start_turn"),
+    (Salary, "salary"),
+    (EclipseEnd, "eclipse_end"),
 ):
-    register_task(_cls)
+    register_task(_cls, _kind)
 
 
 def task_to_dict(task: Task) -> dict[str, Any]:
     """JSON form: ``{"kind": ..., <fields>}`` (tuples become lists)."""
-    data: dict[str, Any] = {"kind": task.KIND}
+    data: dict[str, Any] = {"kind": _KINDS[type(task)]}
     for name in _field_names(type(task)):
         value = getattr(task, name)
         data[name] = list(value) if isinstance(value, tuple) else value

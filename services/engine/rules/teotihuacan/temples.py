@@ -10,7 +10,6 @@ reward: the :class:`MajorStepChoice` task, with actions
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from .components import RESOURCES, TEMPLE_BONUS_STEP, TEMPLE_TOP_STEP, TEMPLES, components
 from .context import Context
@@ -115,14 +114,15 @@ def resolve_resource_choice(ctx: Context, task: ResourceChoice, action: Action |
         ctx.push(ResourceChoice(seat=task.seat, count=task.count - 1))
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class MajorStepChoice(Task):
     """On major ``step`` of ``temple``: one of its discovery tiles or the printed reward (§4)."""
 
-    KIND: ClassVar[str] = "major_step_choice"
     temple: str
     step: int
+
+
+register_task(MajorStepChoice, "major_step_choice")
 
 
 def _major_step_options(state: GameState, task: MajorStepChoice) -> list[Action]:

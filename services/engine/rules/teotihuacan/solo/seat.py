@@ -15,7 +15,6 @@ own command in the log (seat 1, the bot worker's command id).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..state import GameState
 from ..tasks import Task, register_task
@@ -45,12 +44,12 @@ def is_teotibot(state: GameState, seat: int) -> bool:
     return state.options.solo and seat == TEOTIBOT_SEAT
 
 
-@register_task
 @dataclass(frozen=True, slots=True)
 class TeotibotTurn(Task):
     """Teotibot's whole turn: roll, act, shift its action pyramid, flip, cash cocoa."""
 
-    KIND: ClassVar[str] = "teotibot_turn"
+
+register_task(TeotibotTurn, "teotibot_turn")
 
 
 def turn_task(state: GameState, seat: int) -> Task | None:
