@@ -2,7 +2,9 @@
 
 Measures (1) legal-actions + apply steps per second (apply = decide, returning the
 events and the new state) and (2) the median wall time
-of one full random 4-seat game. Run: ``python -m benchmarks.rules_benchmark [--games N]``.
+of one full random 4-seat game. Run: ``python -m benchmarks.rules_benchmark [--games N]``;
+``scripts/compile_rules.sh .venv/bin/python -m benchmarks.rules_benchmark`` measures the
+mypyc-compiled rules (docs/performance.md). The first line printed says which it measured.
 Targets: >= 50,000 steps/s and a median full game < 100 ms.
 """
 
@@ -14,7 +16,7 @@ import statistics
 import time
 from typing import Any
 
-from services.engine.rules.teotihuacan import TeotihuacanRuleset
+from services.engine.rules.teotihuacan import TeotihuacanRuleset, flow
 from services.engine.ruleset import SetupRequest
 
 
@@ -33,6 +35,11 @@ def play_one(rules: TeotihuacanRuleset, seed: int, options: dict[str, Any]) -> i
     return steps
 
 
+def rules_build() -> str:
+    """``"compiled (mypyc)"`` when the rules modules are C extensions, else ``"interpreted"``."""
+    return "compiled (mypyc)" if str(flow.__file__).endswith(".so") else "interpreted"
+
+
 def main() -> None:
     """Print steps/s and game-time percentiles as one JSON-ish line per measure."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -47,7 +54,8 @@ def main() -> None:
         total_steps += play_one(rules, seed, options)
         times.append(time.perf_counter() - start)
     elapsed = sum(times)
-    print(f"games: {args.games}  setup: {'standard' if args.standard else 'first_game'}")
+    setup = "standard" if args.standard else "first_game"
+    print(f"rules: {rules_build()}  games: {args.games}  setup: {setup}")
     print(
         f"steps/s: {total_steps / elapsed:,.0f}  (steps per game: {total_steps / args.games:.0f})"
     )
