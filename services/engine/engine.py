@@ -36,7 +36,13 @@ from services.engine.snapshots import SnapshotCache
 from services.engine.store.chain import GENESIS_HASH
 from services.engine.store.keys import check_game_id
 from services.engine.store.protocol import EventStore
-from services.engine.store.records import SYSTEM_SEAT, EventMetadata, NewGame, TurnRequest
+from services.engine.store.records import (
+    SYSTEM_SEAT,
+    AppendResult,
+    EventMetadata,
+    NewGame,
+    TurnRequest,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -126,7 +132,7 @@ class Engine:
         requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
         metadata = self._metadata(command_id, SYSTEM_SEAT)
         created_ms = int(self._clock().timestamp() * 1000)
-        version = await self.store.append(
+        result = await self.store.append_events(
             game_id,
             0,
             events,
@@ -135,10 +141,18 @@ class Engine:
             prev_hash=GENESIS_HASH,
             new_game=NewGame(seed, created_ms),
         )
+        if not result.duplicate:
+            # What the first command and the gateway's next read would fetch: keep it.
+            await self._snapshots.appended(game_id, None, result.written)
+            self._remember_seed(game_id, seed)
         log.info(
-            "game_created", game_id=game_id, ruleset=ruleset_name, seats=len(seats), version=version
+            "game_created",
+            game_id=game_id,
+            ruleset=ruleset_name,
+            seats=len(seats),
+            version=result.last_version,
         )
-        return CommandResult(game_id, version, 1)
+        return CommandResult(game_id, result.last_version, result.first_version)
 
     async def submit_action(
         self,
@@ -176,13 +190,8 @@ class Engine:
                 for s in snapshot.bot_seats_to_act(after.state)
             ]
             try:
-                version = await self.store.append(
-                    game_id,
-                    snapshot.version,
-                    events,
-                    self._metadata(command_id, seat),
-                    requests,
-                    prev_hash=snapshot.head_hash,
+                result = await self._append(
+                    snapshot, events, self._metadata(command_id, seat), requests
                 )
             except VersionConflict as exc:
                 if expected_version is not None:
@@ -190,8 +199,8 @@ class Engine:
                 conflict = exc
                 bound.info("append_conflict_retrying", expected=exc.expected, actual=exc.actual)
                 continue
-            bound.info("action_applied", version=version, events=len(events))
-            return CommandResult(game_id, version, snapshot.version + 1)
+            bound.info("action_applied", version=result.last_version, events=len(events))
+            return CommandResult(game_id, result.last_version, result.first_version)
         assert conflict is not None
         raise conflict
 
@@ -216,15 +225,37 @@ class Engine:
             return CommandResult(game_id, snapshot.version, snapshot.version)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
-        version = await self.store.append(
-            game_id,
+        result = await self._append(
+            snapshot, [seat_joined(seat, name, token_hash)], self._metadata(command_id, SYSTEM_SEAT)
+        )
+        log.info("seat_joined", game_id=game_id, seat=seat, version=result.last_version)
+        return CommandResult(game_id, result.last_version, result.first_version)
+
+    async def _append(
+        self,
+        snapshot: GameSnapshot,
+        events: Sequence[DomainEvent],
+        metadata: EventMetadata,
+        requests: Sequence[TurnRequest] = (),
+    ) -> AppendResult:
+        """Append ``events`` decided on ``snapshot`` (its version and head hash are what
+        the store checks), then remember the game after them: the next command and the
+        next read of this game then start from it instead of reading those events back.
+
+        Nothing is remembered when the store reports the command id as already applied,
+        since then these events were not the ones written.
+        """
+        result = await self.store.append_events(
+            snapshot.game_id,
             snapshot.version,
-            [seat_joined(seat, name, token_hash)],
-            self._metadata(command_id, SYSTEM_SEAT),
+            events,
+            metadata,
+            requests,
             prev_hash=snapshot.head_hash,
         )
-        log.info("seat_joined", game_id=game_id, seat=seat, version=version)
-        return CommandResult(game_id, version, snapshot.version + 1)
+        if not result.duplicate:
+            await self._snapshots.appended(snapshot.game_id, snapshot, result.written)
+        return result
 
     async def _seed(self, snapshot: GameSnapshot) -> str:
         """The game's secret seed (engine-only key), checked against its commitment."""
@@ -233,12 +264,15 @@ class Engine:
             seed = await self.store.secret_seed(snapshot.game_id)
         if seed is None or commit(seed) != snapshot.seed_commitment:
             raise CorruptLog(f"game {snapshot.game_id}: secret seed missing or not committed")
-        # Seeds never change: keep the recent ones to save a round trip per command.
-        self._seeds[snapshot.game_id] = seed
-        self._seeds.move_to_end(snapshot.game_id)
+        self._remember_seed(snapshot.game_id, seed)
+        return seed
+
+    def _remember_seed(self, game_id: str, seed: str) -> None:
+        """Seeds never change: keep the recent ones to save a round trip per command."""
+        self._seeds[game_id] = seed
+        self._seeds.move_to_end(game_id)
         while len(self._seeds) > _SEED_CACHE:
             self._seeds.popitem(last=False)
-        return seed
 
     def _decide(
         self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any], seed: str

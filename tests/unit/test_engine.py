@@ -141,3 +141,20 @@ async def test_game_over_refuses_actions_and_fold_matches(registry: RulesetRegis
 
 def test_teotihuacan_is_registered_lazily(registry: RulesetRegistry) -> None:
     assert "teotihuacan" in registry.names()
+
+
+async def test_engine_remembers_its_own_appends_exactly_as_the_log_folds(
+    registry: RulesetRegistry,
+) -> None:
+    engine = make_engine(registry)
+    game = (await engine.create_game("nim", HUMANS, {"max_take": 1})).game_id
+    seat = 0
+    while True:
+        cached = engine._snapshots.cached(game)
+        assert cached is not None
+        assert cached == fold(game, await engine.store.read(game), registry)
+        if cached.is_terminal():
+            break
+        await engine.submit_action(game, seat, {"take": 1})
+        seat = 1 - seat
+    assert cached.revealed_seed == "s1"  # the SeedRevealed written with the last move
