@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import structlog
+from structlog.typing import FilteringBoundLogger
 
 from services.engine.client import CommandResult
 from services.engine.clock import (
@@ -36,7 +37,13 @@ from services.engine.snapshots import SnapshotCache
 from services.engine.store.chain import GENESIS_HASH
 from services.engine.store.keys import check_game_id
 from services.engine.store.protocol import EventStore
-from services.engine.store.records import SYSTEM_SEAT, EventMetadata, NewGame, TurnRequest
+from services.engine.store.records import (
+    SYSTEM_SEAT,
+    AppendResult,
+    EventMetadata,
+    NewGame,
+    TurnRequest,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -126,7 +133,7 @@ class Engine:
         requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
         metadata = self._metadata(command_id, SYSTEM_SEAT)
         created_ms = int(self._clock().timestamp() * 1000)
-        version = await self.store.append(
+        result = await self.store.append_events(
             game_id,
             0,
             events,
@@ -135,10 +142,18 @@ class Engine:
             prev_hash=GENESIS_HASH,
             new_game=NewGame(seed, created_ms),
         )
+        if not result.duplicate:
+            # What the first command and the gateway's next read would fetch: keep it.
+            await self._snapshots.appended(game_id, None, result.written)
+            self._remember_seed(game_id, seed)
         log.info(
-            "game_created", game_id=game_id, ruleset=ruleset_name, seats=len(seats), version=version
+            "game_created",
+            game_id=game_id,
+            ruleset=ruleset_name,
+            seats=len(seats),
+            version=result.last_version,
         )
-        return CommandResult(game_id, version, 1)
+        return CommandResult(game_id, result.last_version, result.first_version)
 
     async def submit_action(
         self,
@@ -153,11 +168,27 @@ class Engine:
         A command id seen before returns the original result and decides nothing. Turn
         requests for every bot seat to act afterwards go out in the same append.
 
+        The first try decides on the game as this engine last saw it, without reading
+        the store: the append script checks the command id, then the version and head
+        hash, so a decision on an out-of-date snapshot is never written. Only a success
+        is taken from that try; a refusal or a conflict there is judged again the way it
+        always was, on the stored log (command id lookup, fresh load, retries).
+
         Raises GameNotFound; InvalidArgument (unknown seat); RuleViolation (``game_over``,
         ``not_your_turn``, or the ruleset's own rule); VersionConflict if
         ``expected_version`` is stale, or if concurrent writers kept winning.
         """
         bound = log.bind(game_id=game_id, seat=seat, command_id=command_id)
+        metadata = self._metadata(command_id, seat)
+        cached = self._snapshots.cached(game_id)
+        if cached is not None and expected_version in (None, cached.version):
+            try:
+                events, requests = await self._command_events(cached, seat, action)
+                result = await self._write(cached, events, metadata, requests)
+            except (RuleViolation, InvalidArgument, VersionConflict):
+                pass  # perhaps only because the cached game is behind: ask the store
+            else:
+                return await self._applied(cached, result, len(events), bound)
         if command_id and (done := await self.store.command_result(game_id, command_id)):
             bound.info("duplicate_command", version=done.last_version)
             return CommandResult(game_id, done.last_version, done.first_version)
@@ -166,34 +197,45 @@ class Engine:
             snapshot = await self.load(game_id)
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
-            seed = await self._seed(snapshot)
-            events, after = self._decide(snapshot, seat, action, seed)
-            if after.is_terminal():
-                # Same atomic append as the last move: nobody can see the end without it.
-                events.append(seed_revealed(seed))
-            requests = [
-                TurnRequest(game_id, s, after.version)
-                for s in snapshot.bot_seats_to_act(after.state)
-            ]
+            events, requests = await self._command_events(snapshot, seat, action)
             try:
-                version = await self.store.append(
-                    game_id,
-                    snapshot.version,
-                    events,
-                    self._metadata(command_id, seat),
-                    requests,
-                    prev_hash=snapshot.head_hash,
-                )
+                result = await self._write(snapshot, events, metadata, requests)
             except VersionConflict as exc:
                 if expected_version is not None:
                     raise
                 conflict = exc
                 bound.info("append_conflict_retrying", expected=exc.expected, actual=exc.actual)
                 continue
-            bound.info("action_applied", version=version, events=len(events))
-            return CommandResult(game_id, version, snapshot.version + 1)
+            return await self._applied(snapshot, result, len(events), bound)
         assert conflict is not None
         raise conflict
+
+    async def _command_events(
+        self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any]
+    ) -> tuple[list[DomainEvent], list[TurnRequest]]:
+        """The events of ``action`` on ``snapshot`` and the turn requests to publish with
+        them. Raises InvalidArgument, RuleViolation (see :meth:`submit_action`)."""
+        seed = await self._seed(snapshot)
+        events, after = self._decide(snapshot, seat, action, seed)
+        if after.is_terminal():
+            # Same atomic append as the last move: nobody can see the end without it.
+            events.append(seed_revealed(seed))
+        requests = [
+            TurnRequest(snapshot.game_id, s, after.version)
+            for s in snapshot.bot_seats_to_act(after.state)
+        ]
+        return events, requests
+
+    async def _applied(
+        self, snapshot: GameSnapshot, result: AppendResult, events: int, bound: FilteringBoundLogger
+    ) -> CommandResult:
+        """Remember and log an append of ``events`` events onto ``snapshot``."""
+        await self._remember(snapshot, result)
+        if result.duplicate:
+            bound.info("duplicate_command", version=result.last_version)
+        else:
+            bound.info("action_applied", version=result.last_version, events=events)
+        return CommandResult(snapshot.game_id, result.last_version, result.first_version)
 
     async def join_game(
         self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
@@ -216,15 +258,38 @@ class Engine:
             return CommandResult(game_id, snapshot.version, snapshot.version)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
-        version = await self.store.append(
-            game_id,
+        result = await self._write(
+            snapshot, [seat_joined(seat, name, token_hash)], self._metadata(command_id, SYSTEM_SEAT)
+        )
+        await self._remember(snapshot, result)
+        log.info("seat_joined", game_id=game_id, seat=seat, version=result.last_version)
+        return CommandResult(game_id, result.last_version, result.first_version)
+
+    async def _write(
+        self,
+        snapshot: GameSnapshot,
+        events: Sequence[DomainEvent],
+        metadata: EventMetadata,
+        requests: Sequence[TurnRequest] = (),
+    ) -> AppendResult:
+        """Append ``events`` decided on ``snapshot``: the store checks its version and head
+        hash. Raises VersionConflict (nothing written), ChainMismatch."""
+        return await self.store.append_events(
+            snapshot.game_id,
             snapshot.version,
-            [seat_joined(seat, name, token_hash)],
-            self._metadata(command_id, SYSTEM_SEAT),
+            events,
+            metadata,
+            requests,
             prev_hash=snapshot.head_hash,
         )
-        log.info("seat_joined", game_id=game_id, seat=seat, version=version)
-        return CommandResult(game_id, version, snapshot.version + 1)
+
+    async def _remember(self, snapshot: GameSnapshot, result: AppendResult) -> None:
+        """Fold what was just appended onto ``snapshot`` into the cache, so the next
+        command and the next read of this game start from it instead of reading those
+        events back. Nothing is remembered for a command id the store reports as already
+        applied, since then these events were not the ones written."""
+        if not result.duplicate:
+            await self._snapshots.appended(snapshot.game_id, snapshot, result.written)
 
     async def _seed(self, snapshot: GameSnapshot) -> str:
         """The game's secret seed (engine-only key), checked against its commitment."""
@@ -233,12 +298,15 @@ class Engine:
             seed = await self.store.secret_seed(snapshot.game_id)
         if seed is None or commit(seed) != snapshot.seed_commitment:
             raise CorruptLog(f"game {snapshot.game_id}: secret seed missing or not committed")
-        # Seeds never change: keep the recent ones to save a round trip per command.
-        self._seeds[snapshot.game_id] = seed
-        self._seeds.move_to_end(snapshot.game_id)
+        self._remember_seed(snapshot.game_id, seed)
+        return seed
+
+    def _remember_seed(self, game_id: str, seed: str) -> None:
+        """Seeds never change: keep the recent ones to save a round trip per command."""
+        self._seeds[game_id] = seed
+        self._seeds.move_to_end(game_id)
         while len(self._seeds) > _SEED_CACHE:
             self._seeds.popitem(last=False)
-        return seed
 
     def _decide(
         self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any], seed: str

@@ -42,6 +42,11 @@ class GameReader:
         self._check(game_id)
         return await self._snapshots.load(game_id)
 
+    def cached(self, game_id: str) -> GameSnapshot | None:
+        """The game as this process last saw it, without asking the store; possibly
+        behind the log (see :meth:`SnapshotCache.cached`), None if not in memory."""
+        return self._snapshots.cached(game_id)
+
     async def load_at(self, game_id: str, version: int) -> GameSnapshot:
         """The game as it was at ``version`` (folded from the log, no cache).
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -25,7 +26,7 @@ from services.engine.game_seats import SeatSpec
 from services.engine.ruleset import supports_snapshots
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.protocol import EventStore
-from services.engine.store.records import canonical_json
+from services.engine.store.records import StoredEvent, canonical_json
 
 DEFAULT_CAPACITY = 2048
 DEFAULT_SNAPSHOT_EVERY = 100
@@ -112,6 +113,36 @@ class SnapshotCache:
         else:
             newer = await self._store.read(game_id, cached.version)
             snapshot = cached.evolve(newer) if newer else cached
+        self._remember(game_id, snapshot)
+        await self._maybe_store(snapshot)
+        return snapshot
+
+    def cached(self, game_id: str) -> GameSnapshot | None:
+        """The game as this process last saw it, without asking the store (no I/O).
+
+        It may be behind the log (another process may have appended since), so it is
+        only for callers that cannot be misled by that: a writer whose append checks the
+        version anyway, or a check that a newer log could only confirm.
+        """
+        snapshot = self._games.get(game_id)
+        if snapshot is not None:
+            self._games.move_to_end(game_id)
+        return snapshot
+
+    async def appended(
+        self, game_id: str, before: GameSnapshot | None, written: Sequence[StoredEvent]
+    ) -> GameSnapshot:
+        """Remember the game after events this process just appended, with no read.
+
+        ``before`` is the snapshot the append chained onto (None for a new game) and
+        ``written`` the records the store reported writing (``AppendResult.written``),
+        which are exactly what a read would return; folding them checks their chain like
+        any load does. Returns the new snapshot.
+        """
+        if before is None:
+            snapshot = fold(game_id, written, self._registry)
+        else:
+            snapshot = before.evolve(written)
         self._remember(game_id, snapshot)
         await self._maybe_store(snapshot)
         return snapshot

@@ -93,6 +93,21 @@ async def test_retried_command_id_returns_original_result(store: EventStore) -> 
     assert await store.command_result(game, "unknown") is None
 
 
+async def test_append_events_returns_what_a_read_returns(store: EventStore) -> None:
+    game = new_game()
+    created = await store.append_events(game, 0, [ev(1)], meta("create"))
+    moved = await store.append_events(game, 1, [ev(2), ev(3)], meta("cmd-1", 1))
+    assert (created.first_version, created.last_version) == (1, 1)
+    assert (moved.first_version, moved.last_version) == (2, 3)
+    assert not created.duplicate and not moved.duplicate
+    assert [*created.written, *moved.written] == await store.read(game)
+    # A retried command id writes nothing and reports the original versions.
+    retried = await store.append_events(game, 1, [ev(2), ev(3)], meta("cmd-1", 1))
+    assert retried.duplicate and retried.written == ()
+    assert (retried.first_version, retried.last_version) == (2, 3)
+    assert await store.version(game) == 3
+
+
 async def test_turn_requests_published_with_the_events(store: EventStore) -> None:
     game = new_game()
     request = TurnRequest(game, 1, 1)

@@ -20,7 +20,7 @@ from services.engine.errors import (
 )
 from services.engine.game import SeatKind, SeatSpec, fold
 from services.engine.rulesets import RulesetRegistry
-from services.engine.store import InMemoryEventStore, TurnRequest
+from services.engine.store import CommandRecord, InMemoryEventStore, StoredEvent, TurnRequest
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]
 
@@ -141,3 +141,85 @@ async def test_game_over_refuses_actions_and_fold_matches(registry: RulesetRegis
 
 def test_teotihuacan_is_registered_lazily(registry: RulesetRegistry) -> None:
     assert "teotihuacan" in registry.names()
+
+
+async def test_engine_remembers_its_own_appends_exactly_as_the_log_folds(
+    registry: RulesetRegistry,
+) -> None:
+    engine = make_engine(registry)
+    game = (await engine.create_game("nim", HUMANS, {"max_take": 1})).game_id
+    seat = 0
+    while True:
+        cached = engine._snapshots.cached(game)
+        assert cached is not None
+        assert cached == fold(game, await engine.store.read(game), registry)
+        if cached.is_terminal():
+            break
+        await engine.submit_action(game, seat, {"take": 1})
+        seat = 1 - seat
+    assert cached.revealed_seed == "s1"  # the SeedRevealed written with the last move
+
+
+class CountingStore(InMemoryEventStore):
+    """Counts the calls that ask the store about a game's log."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lookups = 0
+
+    async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
+        self.lookups += 1
+        return await super().read(game_id, from_version, limit)
+
+    async def command_result(self, game_id: str, command_id: str) -> CommandRecord | None:
+        self.lookups += 1
+        return await super().command_result(game_id, command_id)
+
+
+async def test_a_command_on_a_current_cache_only_appends(registry: RulesetRegistry) -> None:
+    store = CountingStore()
+    engine = make_engine(registry, store)
+    game = (await engine.create_game("nim", HUMANS, {})).game_id
+    store.lookups = 0
+    await engine.submit_action(game, 0, {"take": 1}, command_id="a")
+    await engine.submit_action(game, 1, {"take": 1}, expected_version=3)
+    assert store.lookups == 0
+    assert await engine.store.version(game) == 4
+
+
+async def test_a_stale_cache_never_changes_an_outcome(registry: RulesetRegistry) -> None:
+    store = InMemoryEventStore()
+    a, b = make_engine(registry, store), make_engine(registry, store)
+    game = (await a.create_game("nim", HUMANS, {"max_take": 1})).game_id
+    await b.load(game)  # b caches version 2: seat 0 to act
+    await a.submit_action(game, 0, {"take": 1})  # now version 3: seat 1 to act
+    # Legal on b's stale snapshot, not on the log: refused, nothing written.
+    with pytest.raises(RuleViolation) as info:
+        await b.submit_action(game, 0, {"take": 1})
+    assert info.value.rule == "not_your_turn"
+    assert await store.version(game) == 3
+    # Refused on b's stale snapshot (v2 says seat 0), legal on the log: applied.
+    await b.load(game)
+    await a.submit_action(game, 1, {"take": 1})  # version 4: seat 0 to act; b has 3
+    assert (await b.submit_action(game, 0, {"take": 1})).version == 5
+    # An expected version equal to the stale cached one is stale: a conflict.
+    await a.submit_action(game, 1, {"take": 1})  # version 6; b has 5
+    with pytest.raises(VersionConflict) as conflict:
+        await b.submit_action(game, 0, {"take": 1}, expected_version=5)
+    assert (conflict.value.expected, conflict.value.actual) == (5, 6)
+    for engine in (a, b):
+        assert await engine.load(game) == fold(game, await store.read(game), registry)
+
+
+async def test_a_command_applied_elsewhere_returns_its_result_and_keeps_the_cache(
+    registry: RulesetRegistry,
+) -> None:
+    store = InMemoryEventStore()
+    a, b = make_engine(registry, store), make_engine(registry, store)
+    game = (await a.create_game("nim", HUMANS, {})).game_id
+    await b.load(game)
+    first = await a.submit_action(game, 0, {"take": 1}, command_id="move-1")
+    # b retries the same command on its stale cache: the append reports the duplicate.
+    assert await b.submit_action(game, 0, {"take": 1}, command_id="move-1") == first
+    assert b._snapshots.cached(game) == fold(game, (await store.read(game))[:2], registry)
+    assert await b.load(game) == fold(game, await store.read(game), registry)

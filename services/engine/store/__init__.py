@@ -6,6 +6,7 @@ from services.engine.store.memory import InMemoryEventStore
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import (
     SYSTEM_SEAT,
+    AppendResult,
     CommandRecord,
     EventMetadata,
     StoredEvent,
@@ -16,6 +17,7 @@ from services.engine.store.redis_store import RedisEventStore
 
 __all__ = [
     "SYSTEM_SEAT",
+    "AppendResult",
     "ChainMismatch",
     "CommandRecord",
     "EventMetadata",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from services.engine.ruleset import DomainEvent
@@ -65,21 +65,26 @@ def chained(
     events: Sequence[DomainEvent],
     metadata: EventMetadata,
     prev_hash: str,
-) -> list[tuple[str, str]]:
-    """``(canonical payload, hash)`` of each event appended after ``prev_hash``."""
+) -> list[tuple[str, StoredEvent]]:
+    """Each of ``events`` as stored after ``prev_hash``: ``(canonical payload, record)``.
+
+    The record's payload is the canonical text decoded again and it carries its chained
+    hash, so it equals what reading the event back returns: folding it gives the same
+    state as folding the stored log.
+    """
     result = []
     previous = prev_hash
     for offset, event in enumerate(events):
         payload = canonical_json(dict(event.payload))
-        content = event_content(
+        record = StoredEvent(
             expected_version + 1 + offset,
             event.type,
             event.schema_version,
             json.loads(payload),
             metadata,
         )
-        previous = chain_hash(previous, content)
-        result.append((payload, previous))
+        previous = hash_of(previous, record)
+        result.append((payload, replace(record, hash=previous)))
     return result
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 
 from services.engine.ruleset import DomainEvent
 from services.engine.store.chain import GENESIS_HASH, chained
 from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.records import (
+    AppendResult,
     CommandRecord,
     EventMetadata,
     GameIndexEntry,
@@ -46,12 +46,29 @@ class InMemoryEventStore:
         new_game: NewGame | None = None,
     ) -> int:
         """See EventStore.append."""
+        result = await self.append_events(
+            game_id, expected_version, events, metadata, turn_requests, prev_hash, new_game
+        )
+        return result.last_version
+
+    async def append_events(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[DomainEvent],
+        metadata: EventMetadata,
+        turn_requests: Sequence[TurnRequest] = (),
+        prev_hash: str | None = None,
+        new_game: NewGame | None = None,
+    ) -> AppendResult:
+        """See EventStore.append_events."""
         if not events:
             raise ValueError("append needs at least one event")
         async with self._changed:
             commands = self._commands.setdefault(game_id, {})
             if metadata.command_id and metadata.command_id in commands:
-                return commands[metadata.command_id].last_version
+                done = commands[metadata.command_id]
+                return AppendResult(done.first_version, done.last_version)
             log = self._events.get(game_id, [])
             if len(log) != expected_version:
                 raise VersionConflict(game_id, expected_version, len(log))
@@ -64,24 +81,15 @@ class InMemoryEventStore:
                 self._events[game_id] = log
                 if new_game and new_game.secret_seed:
                     self._secrets[game_id] = new_game.secret_seed
-            for event, (payload, digest) in zip(
-                events, chained(expected_version, events, metadata, head), strict=True
-            ):
-                log.append(
-                    StoredEvent(
-                        version=len(log) + 1,
-                        type=event.type,
-                        schema_version=event.schema_version,
-                        payload=json.loads(payload),
-                        metadata=metadata,
-                        hash=digest,
-                    )
-                )
+            written = tuple(
+                record for _payload, record in chained(expected_version, events, metadata, head)
+            )
+            log.extend(written)
             if metadata.command_id:
                 commands[metadata.command_id] = CommandRecord(expected_version + 1, len(log))
             self.turn_requests.extend(turn_requests)
             self._changed.notify_all()
-            return len(log)
+            return AppendResult(expected_version + 1, len(log), written)
 
     async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """See EventStore.read."""

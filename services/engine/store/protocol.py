@@ -7,6 +7,7 @@ from typing import Protocol
 
 from services.engine.ruleset import DomainEvent
 from services.engine.store.records import (
+    AppendResult,
     CommandRecord,
     EventMetadata,
     GameIndexEntry,
@@ -46,6 +47,24 @@ class EventStore(Protocol):
         Returns the log's version after the append (for a retried command id: the version
         the original append reached). Raises VersionConflict if the log is elsewhere,
         ChainMismatch if the head hash differs, ValueError if ``events`` is empty.
+        """
+        ...
+
+    async def append_events(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[DomainEvent],
+        metadata: EventMetadata,
+        turn_requests: Sequence[TurnRequest] = (),
+        prev_hash: str | None = None,
+        new_game: NewGame | None = None,
+    ) -> AppendResult:
+        """:meth:`append`, telling also whether this call wrote the events and how.
+
+        The result's ``written`` records let a writer fold what it appended without
+        reading it back; they are empty when ``metadata.command_id`` had already been
+        applied (the versions are then the original append's). Raises as :meth:`append`.
         """
         ...
 

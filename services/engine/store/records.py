@@ -108,6 +108,29 @@ class TurnRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What one append did.
+
+    Attributes:
+        first_version / last_version: versions of the command's events; for a command id
+            applied before, those of that original append.
+        written: the events this call stored, exactly as a read returns them (payload
+            through canonical JSON, hash chained), so the writer can fold them without
+            reading them back. Empty when the command id had already been applied and
+            nothing was written.
+    """
+
+    first_version: int
+    last_version: int
+    written: tuple[StoredEvent, ...] = ()
+
+    @property
+    def duplicate(self) -> bool:
+        """True if the command id had been applied before and this call wrote nothing."""
+        return not self.written
+
+
+@dataclass(frozen=True, slots=True)
 class CommandRecord:
     """Result of an already-applied command: the versions its events got."""
 

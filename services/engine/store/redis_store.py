@@ -15,6 +15,7 @@ from services.engine.store.chain import GENESIS_HASH, chained
 from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.keys import DEFAULT_SHARDS, RedisKeys
 from services.engine.store.records import (
+    AppendResult,
     CommandRecord,
     EventMetadata,
     GameIndexEntry,
@@ -159,7 +160,23 @@ class RedisEventStore:
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
     ) -> int:
-        """See EventStore.append (one EVALSHA: check, XADD events, record, publish)."""
+        """See EventStore.append."""
+        result = await self.append_events(
+            game_id, expected_version, events, metadata, turn_requests, prev_hash, new_game
+        )
+        return result.last_version
+
+    async def append_events(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[DomainEvent],
+        metadata: EventMetadata,
+        turn_requests: Sequence[TurnRequest] = (),
+        prev_hash: str | None = None,
+        new_game: NewGame | None = None,
+    ) -> AppendResult:
+        """See EventStore.append_events (one EVALSHA: check, XADD events, record, publish)."""
         if not events:
             raise ValueError("append needs at least one event")
         if prev_hash is None:
@@ -176,10 +193,9 @@ class RedisEventStore:
             str(len(events)),
             str(len(turn_requests)),
         ]
-        for event, (payload, digest) in zip(
-            events, chained(expected_version, events, metadata, prev_hash), strict=True
-        ):
-            args += [event.type, str(event.schema_version), payload, digest]
+        records = chained(expected_version, events, metadata, prev_hash)
+        for payload, record in records:
+            args += [record.type, str(record.schema_version), payload, record.hash]
         for request in turn_requests:
             args += [request.game_id, str(request.seat), str(request.version)]
         keys = [
@@ -195,7 +211,12 @@ class RedisEventStore:
             raise VersionConflict(game_id, expected_version, int(value))
         if status == "chain":
             raise ChainMismatch(game_id, str(value))
-        return _parse_range(value).last_version
+        done = _parse_range(value)
+        if status == "dup":
+            return AppendResult(done.first_version, done.last_version)
+        return AppendResult(
+            done.first_version, done.last_version, tuple(record for _, record in records)
+        )
 
     async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """See EventStore.read."""
