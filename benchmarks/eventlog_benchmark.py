@@ -1,6 +1,6 @@
 """Event log benchmark: append latency and SubmitAction throughput vs raw XADD, one Redis.
 
-1. Append latency: sequential ``RedisEventStore.append_events`` of one event (hash chain
+1. Append latency: sequential ``RedisEventStore.append`` of one event (hash chain
    onto the previous append's head, Lua compare-and-append, command id) vs a plain
    ``XADD`` of the same fields, p50/p99.
 2. Throughput: 100 concurrent Nim games played through the gRPC gateway (token check,
@@ -59,7 +59,7 @@ async def append_latency(url: str, prefix: str, count: int) -> tuple[list[float]
         game = games[i % len(games)]
         event = DomainEvent("StonesTaken", PAYLOAD)
         start = time.perf_counter()
-        result = await store.append_events(
+        result = await store.append(
             game,
             versions[game],
             [event],

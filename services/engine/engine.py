@@ -133,7 +133,7 @@ class Engine:
         requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
         metadata = self._metadata(command_id, SYSTEM_SEAT)
         created_ms = int(self._clock().timestamp() * 1000)
-        result = await self.store.append_events(
+        result = await self.store.append(
             game_id,
             0,
             events,
@@ -274,7 +274,7 @@ class Engine:
     ) -> AppendResult:
         """Append ``events`` decided on ``snapshot``: the store checks its version and head
         hash. Raises VersionConflict (nothing written), ChainMismatch."""
-        return await self.store.append_events(
+        return await self.store.append(
             snapshot.game_id,
             snapshot.version,
             events,

@@ -33,10 +33,10 @@ def test_threads_on_separate_connections_race_for_each_version(
                 expected = await store.version(game)
                 barrier.wait()  # both writers now hold the same expected version
                 try:
-                    version = await store.append(
+                    result = await store.append(
                         game, expected, [DomainEvent("W", {"by": name})], EventMetadata("", 0, META)
                     )
-                    wins[name].append(version)
+                    wins[name].append(result.last_version)
                 except VersionConflict:
                     pass
             await store.close()

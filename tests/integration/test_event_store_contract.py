@@ -56,8 +56,8 @@ async def turn_requests(store: EventStore, store_game: str) -> list[TurnRequest]
 async def test_append_and_read_back_in_order(store: EventStore) -> None:
     game = new_game()
     assert await store.version(game) == 0
-    assert await store.append(game, 0, [ev(1), ev(2)], meta("c1", -1)) == 2
-    assert await store.append(game, 2, [ev(3)], meta("c2", 1)) == 3
+    assert (await store.append(game, 0, [ev(1), ev(2)], meta("c1", -1))).last_version == 2
+    assert (await store.append(game, 2, [ev(3)], meta("c2", 1))).last_version == 3
     events = await store.read(game)
     assert [e.version for e in events] == [1, 2, 3]
     assert [e.payload["n"] for e in events] == [1, 2, 3]
@@ -84,25 +84,25 @@ async def test_stale_expected_version_conflicts_and_appends_nothing(store: Event
 async def test_retried_command_id_returns_original_result(store: EventStore) -> None:
     game = new_game()
     await store.append(game, 0, [ev(1)], meta("create"))
-    assert await store.append(game, 1, [ev(2), ev(3)], meta("cmd-1")) == 3
+    assert (await store.append(game, 1, [ev(2), ev(3)], meta("cmd-1"))).last_version == 3
     # The retry carries the now-stale expected version: still no conflict, no append.
-    assert await store.append(game, 1, [ev(2), ev(3)], meta("cmd-1")) == 3
+    assert (await store.append(game, 1, [ev(2), ev(3)], meta("cmd-1"))).last_version == 3
     assert await store.version(game) == 3
     record = await store.command_result(game, "cmd-1")
     assert record is not None and (record.first_version, record.last_version) == (2, 3)
     assert await store.command_result(game, "unknown") is None
 
 
-async def test_append_events_returns_what_a_read_returns(store: EventStore) -> None:
+async def test_append_returns_what_a_read_returns(store: EventStore) -> None:
     game = new_game()
-    created = await store.append_events(game, 0, [ev(1)], meta("create"))
-    moved = await store.append_events(game, 1, [ev(2), ev(3)], meta("cmd-1", 1))
+    created = await store.append(game, 0, [ev(1)], meta("create"))
+    moved = await store.append(game, 1, [ev(2), ev(3)], meta("cmd-1", 1))
     assert (created.first_version, created.last_version) == (1, 1)
     assert (moved.first_version, moved.last_version) == (2, 3)
     assert not created.duplicate and not moved.duplicate
     assert [*created.written, *moved.written] == await store.read(game)
     # A retried command id writes nothing and reports the original versions.
-    retried = await store.append_events(game, 1, [ev(2), ev(3)], meta("cmd-1", 1))
+    retried = await store.append(game, 1, [ev(2), ev(3)], meta("cmd-1", 1))
     assert retried.duplicate and retried.written == ()
     assert (retried.first_version, retried.last_version) == (2, 3)
     assert await store.version(game) == 3
@@ -151,7 +151,7 @@ async def test_concurrent_writers_never_share_a_version(store: EventStore) -> No
 
     async def write(i: int) -> int | None:
         try:
-            return await store.append(game, 1, [ev(i)], meta(f"w{i}"))
+            return (await store.append(game, 1, [ev(i)], meta(f"w{i}"))).last_version
         except VersionConflict:
             return None
 

@@ -44,24 +44,8 @@ class InMemoryEventStore:
         turn_requests: Sequence[TurnRequest] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
-    ) -> int:
-        """See EventStore.append."""
-        result = await self.append_events(
-            game_id, expected_version, events, metadata, turn_requests, prev_hash, new_game
-        )
-        return result.last_version
-
-    async def append_events(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[DomainEvent],
-        metadata: EventMetadata,
-        turn_requests: Sequence[TurnRequest] = (),
-        prev_hash: str | None = None,
-        new_game: NewGame | None = None,
     ) -> AppendResult:
-        """See EventStore.append_events."""
+        """See EventStore.append."""
         if not events:
             raise ValueError("append needs at least one event")
         async with self._changed:

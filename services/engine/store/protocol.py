@@ -35,7 +35,7 @@ class EventStore(Protocol):
         turn_requests: Sequence[TurnRequest] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
-    ) -> int:
+    ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version``.
 
         In the same atomic step: check the head hash equals ``prev_hash`` (None: the store
@@ -44,27 +44,11 @@ class EventStore(Protocol):
         result, publish ``turn_requests`` on the game's shard, and for a new game
         (``expected_version == 0``) index it and keep ``new_game.secret_seed``.
 
-        Returns the log's version after the append (for a retried command id: the version
-        the original append reached). Raises VersionConflict if the log is elsewhere,
-        ChainMismatch if the head hash differs, ValueError if ``events`` is empty.
-        """
-        ...
-
-    async def append_events(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[DomainEvent],
-        metadata: EventMetadata,
-        turn_requests: Sequence[TurnRequest] = (),
-        prev_hash: str | None = None,
-        new_game: NewGame | None = None,
-    ) -> AppendResult:
-        """:meth:`append`, telling also whether this call wrote the events and how.
-
-        The result's ``written`` records let a writer fold what it appended without
-        reading it back; they are empty when ``metadata.command_id`` had already been
-        applied (the versions are then the original append's). Raises as :meth:`append`.
+        Returns the versions the append reached (for a retried command id: the original
+        append's, with ``duplicate`` set) and the ``written`` records, which let a writer
+        fold what it appended without reading it back (empty for a duplicate). Raises
+        VersionConflict if the log is elsewhere, ChainMismatch if the head hash differs,
+        ValueError if ``events`` is empty.
         """
         ...
 

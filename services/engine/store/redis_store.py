@@ -159,24 +159,8 @@ class RedisEventStore:
         turn_requests: Sequence[TurnRequest] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
-    ) -> int:
-        """See EventStore.append."""
-        result = await self.append_events(
-            game_id, expected_version, events, metadata, turn_requests, prev_hash, new_game
-        )
-        return result.last_version
-
-    async def append_events(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[DomainEvent],
-        metadata: EventMetadata,
-        turn_requests: Sequence[TurnRequest] = (),
-        prev_hash: str | None = None,
-        new_game: NewGame | None = None,
     ) -> AppendResult:
-        """See EventStore.append_events (one EVALSHA: check, XADD events, record, publish)."""
+        """See EventStore.append (one EVALSHA: check, XADD events, record, publish)."""
         if not events:
             raise ValueError("append needs at least one event")
         if prev_hash is None:
