@@ -28,7 +28,6 @@ class SeatInfo:
     kind: str  # "human" | "bot"
     name: str
     open: bool = False
-    token_hash: str = ""
     token: str = ""
 
 
@@ -155,9 +154,7 @@ class TeotiClient:
             reply.ruleset,
             reply.version,
             json.loads(reply.state_json),
-            tuple(
-                SeatInfo(_KINDS.get(s.kind, "?"), s.name, s.open, s.token_hash) for s in reply.seats
-            ),
+            tuple(SeatInfo(_KINDS.get(s.kind, "?"), s.name, s.open) for s in reply.seats),
             tuple(reply.seats_to_act),
             reply.finished,
             tuple(reply.scores),

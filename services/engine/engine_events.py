@@ -49,6 +49,21 @@ def seed_revealed(seed: str) -> DomainEvent:
     return DomainEvent(SEED_REVEALED, {"seed": seed})
 
 
+def without_token_hashes(event: DomainEvent) -> DomainEvent:
+    """``event`` as any API reader sees it: seat token hashes blanked (others as is).
+
+    A token hash is an unsalted SHA-256, and clients may choose their own tokens: a weak
+    one could be found offline from its hash. Only the engine needs the hashes (to check
+    tokens), so GameService never shows them; the event's hash still covers them.
+    """
+    if event.type == GAME_CREATED:
+        seats = [{**seat, "token_hash": ""} for seat in event.payload.get("seats", [])]
+        return DomainEvent(event.type, {**event.payload, "seats": seats}, event.schema_version)
+    if event.type == SEAT_JOINED:
+        return DomainEvent(event.type, {**event.payload, "token_hash": ""}, event.schema_version)
+    return event
+
+
 def legacy_seed(event: DomainEvent) -> str | None:
     """The clear seed of a v1 GameCreated (public since it was written), else None."""
     if event.type == GAME_CREATED and event.schema_version == 1:

@@ -72,7 +72,7 @@ class RemoteEngineClient:
         """See EngineClient.create_game."""
         request = self._pb.EngineServiceCreateGameRequest(
             ruleset=ruleset,
-            seats=seats_to_proto(seats),
+            seats=seats_to_proto(seats, token_hashes=True),
             options_json=canonical_json(dict(options)),
             command_id=command_id,
         )

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from services.engine.client import EngineClient
+from services.engine.engine_events import without_token_hashes
 from services.engine.errors import InvalidArgument, NotAuthorized
 from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, hash_token, new_token
@@ -271,12 +272,13 @@ class GameServicer:
         )
 
     def _shown(self, snapshot: GameSnapshot, viewer: int | None, event: StoredEvent) -> Any:
-        """``event`` as ``viewer`` may see it: other seats' secrets are redacted while the
-        game runs; once it has ended every event is shown whole, for audit."""
-        if snapshot.is_terminal():
-            return event_to_proto(event)
-        shown = snapshot.ruleset.redact_event(event.to_domain(), viewer)
-        return event_to_proto(event, shown.payload)
+        """``event`` as ``viewer`` may see it: seat token hashes are never shown, and other
+        seats' secrets are redacted while the game runs (once it has ended the rules'
+        events are shown whole, for audit)."""
+        public = without_token_hashes(event.to_domain())
+        if not snapshot.is_terminal():
+            public = snapshot.ruleset.redact_event(public, viewer)
+        return event_to_proto(event, public.payload)
 
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:

@@ -63,11 +63,18 @@ def seats_from_engine_proto(seats: Sequence[Any]) -> list[SeatSpec]:
     return [SeatSpec(_kind(i, seat), seat.name, seat.token_hash) for i, seat in enumerate(seats)]
 
 
-def seats_to_proto(seats: Sequence[SeatSpec]) -> list[Any]:
-    """``Seat`` messages from SeatSpecs (token hashes, never tokens)."""
+def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> list[Any]:
+    """``Seat`` messages from SeatSpecs; never tokens, and token hashes only when
+    ``token_hashes`` (the gateway's requests to the engine, which checks tokens; GameService
+    replies never show them, see ``engine_events.without_token_hashes``)."""
     pb = load_stubs().game_pb2
     return [
-        pb.Seat(kind=_KIND_TO_PROTO[s.kind], name=s.name, token_hash=s.token_hash, open=s.is_open)
+        pb.Seat(
+            kind=_KIND_TO_PROTO[s.kind],
+            name=s.name,
+            token_hash=s.token_hash if token_hashes else "",
+            open=s.is_open,
+        )
         for s in seats
     ]
 

@@ -6,6 +6,7 @@ builds the session and runs the full-screen app until the person quits.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import structlog
 
 from services.client import SeatInfo, TeotiClient
-from services.engine.game_seats import hash_token
+from services.engine.errors import NotAuthorized
 from services.engine.rulesets import RulesetRegistry
 from services.tui.app import LiveApp, ReplayApp
 from services.tui.backend import Session, create_game
@@ -49,10 +50,12 @@ async def seat_for_token(client: TeotiClient, game_id: str, token: str, seat: in
     LookupError when the token holds no seat and no seat is open.
     """
     view = await client.get_game(game_id)
-    digest = hash_token(token)
+    # The server never shows token hashes: ask for each claimed human seat's own view.
     for index, info in enumerate(view.seats):
-        if info.token_hash == digest:
-            return index
+        if info.kind == "human" and not info.open:
+            with contextlib.suppress(NotAuthorized):
+                await client.get_game(game_id, index, token)
+                return index
     open_seats = [i for i, info in enumerate(view.seats) if info.open]
     if seat is not None and seat not in open_seats:
         raise LookupError(f"seat {seat} of game {game_id} is not open")

@@ -86,9 +86,7 @@ def _view(snap: GameSnapshot) -> GameView:
         ruleset=snap.ruleset_name,
         version=snap.version,
         state=dict(ruleset.view(state, None)),
-        seats=tuple(
-            SeatInfo(seat.kind.value, seat.name, False, seat.token_hash) for seat in snap.seats
-        ),
+        seats=tuple(SeatInfo(seat.kind.value, seat.name, seat.is_open) for seat in snap.seats),
         seats_to_act=tuple(ruleset.seats_to_act(state)),
         finished=bool(ruleset.is_terminal(state)),
         scores=tuple(ruleset.scores(state)) if hasattr(ruleset, "scores") else (),

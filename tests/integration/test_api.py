@@ -14,9 +14,11 @@ import pytest
 from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.errors import InvalidArgument, NotAuthorized, RuleViolation
+from services.engine.game_seats import hash_token
 from services.engine.rulesets import RulesetRegistry
 from services.rpc.limits import PeerRateLimiter
 from services.rpc.stubs import load_stubs
+from services.tui.launch import seat_for_token
 
 
 @pytest.fixture
@@ -41,8 +43,8 @@ async def test_only_the_seats_token_may_act_or_see_its_view(client: TeotiClient)
     tokens = created.seat_tokens
     assert set(tokens) == {0, 1} and tokens[0] != tokens[1]
     public = await client.get_game(created.game_id)
-    assert all(s.token_hash and not s.open for s in public.seats)
-    assert tokens[0] not in str(public)  # only hashes are shown
+    assert not any(s.open for s in public.seats)
+    assert tokens[0] not in str(public)
     with pytest.raises(NotAuthorized):
         await client.submit_action(created.game_id, 0, tokens[1], {"take": 1})
     with pytest.raises(NotAuthorized):
@@ -105,6 +107,49 @@ async def test_open_seats_are_joined_once(client: TeotiClient) -> None:
     assert game not in (await client.list_games(status=3))[0]
     await client.submit_action(game, 0, created.seat_tokens[0], {"take": 1})
     await client.submit_action(game, 1, token, {"take": 1})
+
+
+async def test_token_hashes_are_never_shown(stack: Stack, client: TeotiClient) -> None:
+    """A seat token's unsalted SHA-256 stays in the log for the engine: no reply shows it
+    (a weak client-chosen token could be found from it offline)."""
+    created = await client.create_game(
+        [SeatInfo("human", "ann", token="ann-secret"), SeatInfo("human", "", open=True)]
+    )
+    game = created.game_id
+    await client.join_game(game, 1, "bob", token="bob-secret")
+    hashes = {hash_token("ann-secret"), hash_token("bob-secret")}
+    stored = await stack.store.read(game)
+    assert all(h in str([e.payload for e in stored]) for h in hashes)  # the log keeps them
+
+    pb = load_stubs().game_pb2
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        replies = [
+            await stub.GetGame(pb.GetGameRequest(game_id=game)),
+            await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0, seat_token="ann-secret")),
+            await stub.GetGameAt(pb.GetGameAtRequest(game_id=game, version=2)),
+            await stub.ListGames(pb.ListGamesRequest(page_size=100)),
+            await stub.ListEvents(pb.ListEventsRequest(game_id=game)),
+        ]
+        events = {e.type: e for e in replies[-1].events}
+    for reply in replies:
+        assert not any(h in str(reply) for h in hashes), reply
+    for kind in ("GameCreated", "SeatJoined"):
+        assert events[kind].redacted and "token_hash" in events[kind].payload_json
+    assert (await client.verify(game)).ok  # the stored events still chain
+
+
+async def test_a_token_finds_its_seat_or_claims_an_open_one(client: TeotiClient) -> None:
+    """``teoti play --join``: with hashes hidden, the seat is found by asking its view."""
+    created = await client.create_game(
+        [SeatInfo("human", "ann", token="ann-secret"), SeatInfo("human", "", open=True)]
+    )
+    game = created.game_id
+    assert await seat_for_token(client, game, "ann-secret", None) == 0
+    assert await seat_for_token(client, game, "bob-secret", None) == 1  # claims the open seat
+    assert await seat_for_token(client, game, "bob-secret", None) == 1  # and now holds it
+    with pytest.raises(LookupError):
+        await seat_for_token(client, game, "eve-secret", None)
 
 
 async def test_list_games_pages_and_filters(client: TeotiClient) -> None:
