@@ -519,6 +519,10 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")
     common(watch)
     watch.set_defaults(run=_watch)
+    for command in sub.choices.values():
+        # Also after the command (`teoti demo --log-level INFO`); SUPPRESS keeps a value
+        # given before it when none is given after.
+        command.add_argument("--log-level", default=argparse.SUPPRESS, help="as above")
     return parser
 
 

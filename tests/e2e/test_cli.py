@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from services.app import Stack, all_in_one
+from services.cli import build_parser
 from services.engine.rulesets import RulesetRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,3 +68,11 @@ async def test_bad_options_name_the_known_ones(stack: Stack) -> None:
     assert "Traceback" not in out
     code, out = await teoti("demo", "--target", target, "--options", "not json")
     assert code == 2 and "not valid JSON" in out
+
+
+def test_log_level_goes_before_or_after_the_command() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["demo", "--log-level", "INFO"]).log_level == "INFO"
+    assert parser.parse_args(["--log-level", "ERROR", "demo"]).log_level == "ERROR"
+    both = ["--log-level", "ERROR", "serve", "--log-level", "DEBUG"]
+    assert parser.parse_args(both).log_level == "DEBUG"
