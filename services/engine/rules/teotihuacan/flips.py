@@ -21,7 +21,7 @@ from __future__ import annotations
 from .context import Context
 from .discovery import MASK, tile_data, tile_kind
 from .evolve import Payload, handles
-from .flow import Action, free_choice
+from .flow import Action, free_action
 from .frozen import replace
 from .state import GameState
 from .tasks import PowerUps, ResourceChoice, Salary, Task, TempleSteps
@@ -49,7 +49,12 @@ def _flip_options(state: GameState, seat: int, task: Task) -> list[Action]:
     ]
 
 
-@free_choice("flip_discovery", _flip_options, "RULES.md §2, §4 (flipping discovery tiles)")
+@free_action(
+    "flip_discovery",
+    _flip_options,
+    "RULES.md §2, §4 (flipping discovery tiles)",
+    holds_single_option=True,
+)
 def flip_discovery(ctx: Context, seat: int, action: Action) -> None:
     """Flip one unused discovery tile and apply its effect at once."""
     tile = int(action["tile"])

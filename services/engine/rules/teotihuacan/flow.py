@@ -40,13 +40,22 @@ class TaskRules:
     always_asks: bool = False
 
 
-_RULES: dict[type[Task], TaskRules] = {}
-_FREE_ACTIONS: dict[
-    str, tuple[Callable[[GameState, int], bool], Callable[[Context, int], None]]
-] = {}
 FreeOptionsFn = Callable[[GameState, int, Task], list[Action]]
 FreeApplyFn = Callable[[Context, int, Action], None]
-_FREE_CHOICES: dict[str, tuple[FreeOptionsFn, FreeApplyFn, str]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class FreeAction:
+    """A free action (RULES.md §2): taken at the seat's own decisions, beside its options."""
+
+    options: FreeOptionsFn
+    apply: FreeApplyFn
+    rule: str
+    holds_single_option: bool
+
+
+_RULES: dict[type[Task], TaskRules] = {}
+_FREE_ACTIONS: dict[str, FreeAction] = {}
 
 
 def no_choice(state: GameState, task: Any) -> None:
@@ -87,43 +96,40 @@ def task_rules(
 
 
 def free_action(
-    action_type: str, allowed: Callable[[GameState, int], bool]
-) -> Callable[[Callable[[Context, int], None]], Callable[[Context, int], None]]:
-    """Register a free action (RULES.md §2) that can be taken at a seat's own decisions."""
-
-    def register(apply: Callable[[Context, int], None]) -> Callable[[Context, int], None]:
-        _FREE_ACTIONS[action_type] = (allowed, apply)
-        return apply
-
-    return register
-
-
-def free_choice(
-    action_type: str, options: FreeOptionsFn, rule: str
+    action_type: str, options: FreeOptionsFn, rule: str, *, holds_single_option: bool
 ) -> Callable[[FreeApplyFn], FreeApplyFn]:
-    """Register a free action with parameters (e.g. flipping one discovery tile, §4).
+    """Register a free action of ``action_type`` (RULES.md §2; e.g. paying to unlock,
+    flipping a discovery tile, §4); decorates its ``apply``.
 
     ``options(state, seat, task)`` lists the legal actions of that type while ``task`` waits
     for ``seat``; ``apply(ctx, seat, action)`` carries one out (it may push tasks, which
-    resolve before the waiting task). ``rule`` is cited when one is refused. While a seat
-    has such an action available, a single legal option of its waiting task is not applied
-    automatically, so the seat can still act first (e.g. flip before a forced power-up).
+    resolve before the waiting task). ``rule`` is cited when one is refused. With
+    ``holds_single_option``, while the seat has such an action available a single legal
+    option of its waiting task is not applied automatically, so the seat can still act
+    first (e.g. flip before a forced power-up).
     """
 
     def register(apply: FreeApplyFn) -> FreeApplyFn:
-        _FREE_CHOICES[action_type] = (options, apply, rule)
+        _FREE_ACTIONS[action_type] = FreeAction(options, apply, rule, holds_single_option)
         return apply
 
     return register
 
 
-def free_choices(state: GameState, seat: int, task: Task) -> list[Action]:
-    """The parameterised free actions ``seat`` may take while ``task`` waits for it."""
+def free_actions(state: GameState, seat: int, task: Task) -> list[Action]:
+    """The free actions ``seat`` may take while ``task`` waits for it."""
     if task.seat != seat:
         return []
-    return [
-        action for options, _, _ in _FREE_CHOICES.values() for action in options(state, seat, task)
-    ]
+    return [action for free in _FREE_ACTIONS.values() for action in free.options(state, seat, task)]
+
+
+def _holds_single_option(state: GameState, task: Task) -> bool:
+    """Whether a free action that holds single options is available to ``task``'s seat."""
+    return any(
+        free.options(state, task.seat, task)
+        for free in _FREE_ACTIONS.values()
+        if free.holds_single_option
+    )
 
 
 def rules_of(task: Task) -> TaskRules:
@@ -197,10 +203,7 @@ def _compute_legal_actions(state: GameState, seat: int) -> list[Action]:
         actions = list(known[1])
     else:
         actions = list(rules_of(task).options(state, _as_seat(task, seat)) or [])
-    for action_type, (allowed, _) in _FREE_ACTIONS.items():
-        if allowed(state, seat):
-            actions.append({"type": action_type})
-    actions.extend(free_choices(state, seat, task))
+    actions.extend(free_actions(state, seat, task))
     return actions
 
 
@@ -242,11 +245,8 @@ def apply(
         raise explain_refusal(state, _as_seat(task, seat), wanted, legal)
     ctx = Context(state, rng)
     free = _FREE_ACTIONS.get(str(wanted.get("type")))
-    choice = _FREE_CHOICES.get(str(wanted.get("type")))
     if free is not None:
-        free[1](ctx, seat)
-    elif choice is not None:
-        choice[1](ctx, seat, wanted)
+        free.apply(ctx, seat, wanted)
     else:
         ctx.agenda.pop()
         rules_of(task).resolve(ctx, _as_seat(task, seat), wanted)
@@ -280,7 +280,7 @@ def run_until_decision(ctx: Context) -> list[Action] | None:
         elif (
             len(options) == 1
             and not rules.always_asks
-            and not free_choices(ctx.state, task.seat, task)
+            and not _holds_single_option(ctx.state, task)
         ):
             ctx.agenda.pop()
             rules.resolve(ctx, task, options[0])
@@ -299,13 +299,7 @@ def explain_refusal(
     if kind in _FREE_ACTIONS:
         return RuleViolation(
             "free_action_not_allowed",
-            f"RULES.md §2: '{kind}' is not possible now (it needs a locked worker, "
-            "3 cocoa and your own normal turn)",
-        )
-    if kind in _FREE_CHOICES:
-        return RuleViolation(
-            "free_action_not_allowed",
-            f"{_FREE_CHOICES[kind][2]}: {wanted} is not possible now; possible: "
+            f"{_FREE_ACTIONS[kind].rule}: {wanted} is not possible now; possible: "
             f"{[a for a in legal if a['type'] == kind][:12]}",
         )
     if kind not in types:

@@ -29,7 +29,7 @@ from .context import Context
 from .flow import Action, free_action, task_rules
 from .solo.seat import is_teotibot
 from .state import GameState
-from .tasks import BoardAction, EndTurn, Salary, TakeTurn
+from .tasks import BoardAction, EndTurn, Salary, TakeTurn, Task
 from .technologies import owns_technology
 
 MAX_STEPS = 3
@@ -291,17 +291,25 @@ def resolve_board_action(ctx: Context, task: BoardAction, action: Action | None)
 # --- free action: pay 3 cocoa to unlock ----------------------------------------------
 
 
-def _may_pay_to_unlock(state: GameState, seat: int) -> bool:
-    if state.phase != "turn" or state.current != seat or not state.agenda:
-        return False
-    if isinstance(state.agenda[-1], Salary) or is_teotibot(state, seat):
-        return False  # Teotibot never unlocks (RULES.md §8)
+def _pay_unlock_options(state: GameState, seat: int, task: Task) -> list[Action]:
+    if state.phase != "turn" or state.current != seat or isinstance(task, Salary):
+        return []
+    if is_teotibot(state, seat):
+        return []  # Teotibot never unlocks (RULES.md §8)
     player = state.players[seat]
-    return player.cocoa >= UNLOCK_COST and any(w.locked for w in player.workers)
+    if player.cocoa >= UNLOCK_COST and any(w.locked for w in player.workers):
+        return [{"type": "pay_unlock"}]
+    return []
 
 
-@free_action("pay_unlock", _may_pay_to_unlock)
-def pay_to_unlock(ctx: Context, seat: int) -> None:
+@free_action(
+    "pay_unlock",
+    _pay_unlock_options,
+    "RULES.md §2 (paying 3 cocoa to unlock needs a locked worker, 3 cocoa and your own "
+    "normal turn)",
+    holds_single_option=False,
+)
+def pay_to_unlock(ctx: Context, seat: int, action: Action) -> None:
     """RULES.md §2: during its own turn a seat may pay 3 cocoa to unlock all its workers."""
     ctx.emit("WorkersUnlocked", seat=seat, cocoa_paid=UNLOCK_COST)
     ctx.change_goods(seat, "unlock", cocoa=-UNLOCK_COST)
