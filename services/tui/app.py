@@ -30,6 +30,7 @@ from services.tui.widgets.pyramid import PyramidPanel
 from services.tui.widgets.rondel import RondelPanel
 from services.tui.widgets.scoring import ResultScreen, render_eclipse, render_final
 from services.tui.widgets.seats import SeatsPanel
+from services.tui.widgets.teotibot import TeotibotPanel
 from services.tui.widgets.tracks import TracksPanel
 from services.tui.words import seat_label
 
@@ -72,6 +73,7 @@ class TableApp(App[None]):
                 yield TracksPanel(id="tracks")
                 yield PyramidPanel(id="pyramid")
                 yield DiscoveriesPanel(id="discoveries")
+                yield TeotibotPanel(id="teotibot")
             with Vertical(id="right"):
                 yield SeatsPanel(id="seats")
                 yield OffersPanel(id="offers")
@@ -110,6 +112,7 @@ class TableApp(App[None]):
             TracksPanel,
             PyramidPanel,
             DiscoveriesPanel,
+            TeotibotPanel,
             SeatsPanel,
             OffersPanel,
         ):

@@ -43,6 +43,11 @@ async def test_play_through_the_first_eclipse(client: TeotiClient) -> None:
         for board in ("Palace", "Forest", "Construction", "blue", "Avenue", "Calendar"):
             assert board in screen
         assert ("Teotibot" in screen) is game.solo
+        # Teotibot's action pyramid: the tile at each position and the dice that pick it.
+        view = await client.get_game(game.game_id)
+        assert "Teotibot's action pyramid" in screen and "dice 6-8→1" in screen
+        top = view.state["teotibot_tiles"][0].replace("_", " ")
+        assert f"[1 {top}]" in screen
 
         # A free action that is not possible now: the server's reason is shown.
         await pilot.press("u")
