@@ -61,6 +61,8 @@ class BotSettings:
     max_deliveries: int = DEFAULT_MAX_DELIVERIES
     health_address: str = ""
     """``host:port`` of the worker's gRPC health endpoint; empty: none."""
+    pause_s: float = 0.0
+    """Seconds each bot move waits (a person watching an all-bot game); 0: none."""
 
 
 @dataclass
@@ -81,7 +83,12 @@ def _bot(
         store.client, store.keys, consumer=consumer_name(), max_deliveries=bot.max_deliveries
     )
     return BotWorker(
-        queue, reader, client, concurrency=bot.concurrency, claim_idle_ms=bot.claim_idle_ms
+        queue,
+        reader,
+        client,
+        concurrency=bot.concurrency,
+        claim_idle_ms=bot.claim_idle_ms,
+        pause_s=bot.pause_s,
     )
 
 
@@ -97,9 +104,11 @@ async def all_in_one(
     shards: int = DEFAULT_SHARDS,
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     limiter: PeerRateLimiter | None = None,
+    bot_pause_s: float = 0.0,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
+    ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -114,7 +123,9 @@ async def all_in_one(
     server, port = await create_server(address, reader, client, default_ruleset, limiter)
     stop = asyncio.Event()
     worker = asyncio.create_task(
-        _bot(store, reader, client, BotSettings(concurrency=bot_concurrency)).run(stop)
+        _bot(
+            store, reader, client, BotSettings(concurrency=bot_concurrency, pause_s=bot_pause_s)
+        ).run(stop)
     )
     log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
     try:

@@ -191,8 +191,11 @@ async def _bot(args: argparse.Namespace) -> int:
 
 
 @contextlib.asynccontextmanager
-async def _target(args: argparse.Namespace, registry: RulesetRegistry) -> AsyncIterator[str]:
-    """The gateway to talk to: --target, or an embedded server for this run."""
+async def _target(
+    args: argparse.Namespace, registry: RulesetRegistry, bot_pause_s: float = 0.0
+) -> AsyncIterator[str]:
+    """The gateway to talk to: --target, or an embedded server for this run (whose bots
+    wait ``bot_pause_s`` before each move)."""
     if args.target:
         yield str(args.target)
         return
@@ -200,7 +203,9 @@ async def _target(args: argparse.Namespace, registry: RulesetRegistry) -> AsyncI
 
     seeds = fixed_seed(str(args.seed)) if getattr(args, "seed", None) is not None else random_seed
     with _redis(os.environ.get("REDIS_URL"), None, persist=False) as url:
-        async with all_in_one(url, "127.0.0.1:0", registry, seed_source=seeds) as stack:
+        async with all_in_one(
+            url, "127.0.0.1:0", registry, seed_source=seeds, bot_pause_s=bot_pause_s
+        ) as stack:
             yield f"127.0.0.1:{stack.port}"
 
 
@@ -285,7 +290,9 @@ async def _watch(args: argparse.Namespace) -> int:
     launch.log_to_file(Path(args.log_file), args.log_level)
     if args.game_id and not args.target:
         args.target = "127.0.0.1:50051"
-    async with _target(args, _registry(args.extra_ruleset)) as target:
+    if args.target and args.pace != DEFAULT_WATCH_PACE_S:
+        log.warning("pace_ignored_with_target", reason="the server's bots play at its speed")
+    async with _target(args, _registry(args.extra_ruleset), args.pace) as target:
         return await launch.watch(target, args.game_id, args.players)
 
 
@@ -356,6 +363,8 @@ async def _replay(args: argparse.Namespace) -> int:
 
 
 SERVICE_COMMANDS = frozenset({"serve", "engine", "gateway", "bot"})
+DEFAULT_WATCH_PACE_S = 0.4
+"""Seconds per bot move in ``teoti watch``'s own all-bot game: a 2-seat game in about a minute."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -516,6 +525,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     watch.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     watch.add_argument("--seed", help="game seed (embedded server only)")
+    watch.add_argument(
+        "--pace",
+        type=float,
+        default=DEFAULT_WATCH_PACE_S,
+        metavar="SECONDS",
+        help="embedded server only: each bot move waits this long, so you can follow "
+        f"the game (default {DEFAULT_WATCH_PACE_S}; 0: full speed)",
+    )
     watch.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")
     common(watch)
     watch.set_defaults(run=_watch)

@@ -52,6 +52,8 @@ class BotWorker:
         block_ms: how long one XREADGROUP waits.
         claim_idle_ms: pending entries idle this long are reclaimed (crashed workers).
         bot_seed: mixed into each request's rng so choices are reproducible.
+        pause_s: seconds each move waits before it is chosen, so that a person watching
+            an all-bot game can follow it (``teoti watch``); 0, the default, plays at once.
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class BotWorker:
         block_ms: int = 500,
         claim_idle_ms: int = 30_000,
         bot_seed: str = "bot",
+        pause_s: float = 0.0,
     ) -> None:
         self._queue = queue
         self._reader = reader
@@ -74,6 +77,7 @@ class BotWorker:
         self._block_ms = block_ms
         self._claim_idle_ms = claim_idle_ms
         self._bot_seed = bot_seed
+        self._pause_s = pause_s
         self._tasks: set[asyncio.Task[None]] = set()
         self._last_progress = time.monotonic()
 
@@ -93,6 +97,8 @@ class BotWorker:
         if not legal:
             bound.error("no_legal_action")
             return Outcome.NO_LEGAL_ACTION
+        if self._pause_s > 0:
+            await asyncio.sleep(self._pause_s)  # the expected version still guards the move
         rng = random.Random(f"{self._bot_seed}:{request.game_id}:{request.version}:{request.seat}")
         action = self._policy.choose(snapshot.ruleset, snapshot.state, request.seat, legal, rng)
         try:

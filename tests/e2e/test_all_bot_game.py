@@ -70,3 +70,29 @@ async def test_health_is_serving(stack: Stack) -> None:
             health_pb2.HealthCheckRequest(service="teotihuacan.v1.GameService")
         )
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_paced_bots_wait_before_each_move(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """``teoti watch``'s pace: each bot move of the embedded server waits ``bot_pause_s``."""
+    pause_s = 0.2
+    async with (
+        all_in_one(
+            redis_url, registry=registry, key_prefix=key_prefix, bot_pause_s=pause_s
+        ) as paced,
+        grpc.aio.insecure_channel(f"127.0.0.1:{paced.port}") as channel,
+    ):
+        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        pb = load_stubs().game_pb2
+        seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"bot{i}") for i in range(2)]
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        created = await stub.CreateGame(
+            pb.CreateGameRequest(ruleset="nim", seats=seats, options_json='{"max_take": 1}')
+        )
+        moves = 0
+        async for reply in stub.WatchGame(pb.WatchGameRequest(game_id=created.game_id)):
+            moves += reply.event.type == "StonesTaken"
+        assert moves >= 5
+        assert loop.time() - start >= moves * pause_s
