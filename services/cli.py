@@ -539,7 +539,11 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():
         # Also after the command (`teoti demo --log-level INFO`); SUPPRESS keeps a value
         # given before it when none is given after.
-        command.add_argument("--log-level", default=argparse.SUPPRESS, help="as above")
+        command.add_argument(
+            "--log-level",
+            default=argparse.SUPPRESS,
+            help="log level (default INFO for serve, engine, gateway, bot; WARNING otherwise)",
+        )
     return parser
 
 
