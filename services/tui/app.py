@@ -26,7 +26,7 @@ from services.tui.timeline import Timeline
 from services.tui.widgets.actions import ActionList, Choice, group_choices
 from services.tui.widgets.log import EventLog
 from services.tui.widgets.offers import DiscoveriesPanel, OffersPanel
-from services.tui.widgets.pyramid import PyramidPanel
+from services.tui.widgets.pyramid import PyramidPanel, placement_of
 from services.tui.widgets.rondel import RondelPanel
 from services.tui.widgets.scoring import ResultScreen, render_eclipse, render_final
 from services.tui.widgets.seats import SeatsPanel
@@ -147,6 +147,11 @@ class TableApp(App[None]):
 
     def _render_choices(self) -> None:
         """Subclasses fill the action list."""
+
+    def on_action_list_highlighted(self, message: ActionList.Highlighted) -> None:
+        """Preview a highlighted pyramid tile choice on the pyramid."""
+        action = message.choice.action if message.choice is not None else {}
+        self.query_one(PyramidPanel).show_preview(placement_of(action))
 
     def action_show_eclipse(self) -> None:
         """Show the last eclipse's scoring again."""

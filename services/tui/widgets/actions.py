@@ -67,6 +67,13 @@ class ActionList(OptionList):
             super().__init__()
             self.choice = choice
 
+    class Highlighted(Message):
+        """The cursor moved to ``choice`` (None: a heading or nothing)."""
+
+        def __init__(self, choice: Choice | None) -> None:
+            super().__init__()
+            self.choice = choice
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.choices: list[Choice] = []
@@ -95,6 +102,11 @@ class ActionList(OptionList):
                 options.append(Option(f"  {choice.words}", id=option_id))
         self.add_options(options)
         self.highlighted = first
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """Cursor moved: say which choice is under it (the pyramid previews tiles)."""
+        event.stop()
+        self.post_message(self.Highlighted(self._by_id.get(event.option.id or "")))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Enter on an action: post it."""
