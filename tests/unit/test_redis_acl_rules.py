@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
+import pytest
+
 from services.engine.store import RedisKeys
-from services.engine.store.acl import Role, acl_rules, key_patterns, setuser_args
+from services.engine.store.acl import (
+    Role,
+    acl_rules,
+    key_patterns,
+    redis_cli_lines,
+    setuser_args,
+)
 
 
 def reachable(role: Role, redis_version: tuple[int, ...] = (7, 2)) -> dict[str, str]:
@@ -66,3 +74,11 @@ def test_setuser_args_enable_the_user_after_the_reset() -> None:
 def test_a_prefix_with_glob_characters_is_matched_literally() -> None:
     (first, *_) = key_patterns(Role.GATEWAY, "a*b?[c]")
     assert first == r"%R~a\*b\?\[c\]:{s*}:game:*:events"
+
+
+def test_teoti_redis_acl_prints_the_setuser_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    from services.cli import main
+
+    assert main(["redis-acl", "--key-prefix", "game", "--redis-version", "6.2"]) == 0
+    assert capsys.readouterr().out.splitlines() == redis_cli_lines("game", (6, 2))
+    assert main(["redis-acl", "--redis-version", "seven"]) == 2

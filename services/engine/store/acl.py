@@ -33,6 +33,7 @@ on either version. Use Redis 7 where you can.
 from __future__ import annotations
 
 import re
+import shlex
 from enum import StrEnum
 
 
@@ -177,3 +178,38 @@ def setuser_args(
     """Arguments of ``ACL SETUSER``: the user, enabled, with ``password`` and the rules."""
     rules = acl_rules(role, prefix, redis_version, cluster)
     return [username, *rules[:1], "on", f">{password}", *rules[1:]]
+
+
+def password_variable(role: Role) -> str:
+    """The shell variable :func:`redis_cli_lines` expects each role's password in."""
+    return f"REDIS_{Role(role).upper()}_PASSWORD"
+
+
+def redis_cli_lines(
+    prefix: str = "teoti",
+    redis_version: tuple[int, ...] = REDIS_7_2,
+    cluster: bool = False,
+    usernames: dict[Role, str] | None = None,
+) -> list[str]:
+    """``redis-cli ACL SETUSER`` shell lines creating (or resetting) every role's user.
+
+    Passwords are read from ``$REDIS_ENGINE_PASSWORD`` etc. when the lines run, so they
+    never appear in this output; every other word is quoted for the shell (patterns hold
+    ``*`` and ``{``).
+    """
+    names = usernames or DEFAULT_USERNAMES
+    lines = []
+    for role in Role:
+        rules = acl_rules(role, prefix, redis_version, cluster)
+        words = [
+            "redis-cli",
+            "ACL",
+            "SETUSER",
+            shlex.quote(names[role]),
+            rules[0],
+            "on",
+            f'">${password_variable(role)}"',
+            *(shlex.quote(rule) for rule in rules[1:]),
+        ]
+        lines.append(" ".join(words))
+    return lines
