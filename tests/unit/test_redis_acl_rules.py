@@ -82,3 +82,11 @@ def test_teoti_redis_acl_prints_the_setuser_lines(capsys: pytest.CaptureFixture[
     assert main(["redis-acl", "--key-prefix", "game", "--redis-version", "6.2"]) == 0
     assert capsys.readouterr().out.splitlines() == redis_cli_lines("game", (6, 2))
     assert main(["redis-acl", "--redis-version", "seven"]) == 2
+
+
+def test_the_operations_guide_shows_the_current_lines() -> None:
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+    for line in redis_cli_lines():
+        assert line in guide, f"docs/operations.md lacks: {line}"
