@@ -51,6 +51,17 @@ class StoreSettings:
         """A store with these keys on ``redis`` (a URL, or a standalone/cluster config)."""
         return RedisEventStore.from_config(redis, prefix=self.key_prefix, shards=self.shards)
 
+    def reader(self, store: RedisEventStore, registry: RulesetRegistry) -> GameReader:
+        """The read side of a process that does not write the log (gateway, bot worker).
+
+        It reads the engine's stored snapshots but never writes one: the engine trusts
+        a stored snapshot's state, so letting these processes write them would let them
+        (and whoever takes one over) change games; their Redis users are read-only there
+        (docs/operations.md, "Redis users").
+        """
+        snapshots = SnapshotCache(store, registry, snapshot_every=self.snapshot_every, save=False)
+        return GameReader(store, registry, snapshots)
+
 
 @dataclass(frozen=True)
 class BotSettings:
@@ -166,9 +177,10 @@ async def run_gateway(
     """``teoti gateway``: GameService alone, writing through a remote engine."""
     from services.engine.remote import RemoteEngineClient
 
-    store = (settings or StoreSettings()).store(redis)
+    settings = settings or StoreSettings()
+    store = settings.store(redis)
     client = RemoteEngineClient(engine_target)
-    server, port = await create_server(address, GameReader(store, registry), client)
+    server, port = await create_server(address, settings.reader(store, registry), client)
     log.info("gateway_serving", port=port, engine=engine_target, redis=as_config(redis).describe())
     await stop.wait()
     await server.stop(SHUTDOWN_GRACE_S)
@@ -187,11 +199,12 @@ async def run_bot(
     """``teoti bot``: the bot worker alone, submitting through a remote engine."""
     from services.engine.remote import RemoteEngineClient
 
-    store = (settings or StoreSettings()).store(redis)
+    settings = settings or StoreSettings()
+    store = settings.store(redis)
     client = RemoteEngineClient(engine_target)
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     bot = bot or BotSettings()
-    worker = _bot(store, GameReader(store, registry), client, bot)
+    worker = _bot(store, settings.reader(store, registry), client, bot)
     if bot.health_address:
         from services.bot.health import BotHealth
 

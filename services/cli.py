@@ -190,6 +190,19 @@ async def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _redis_acl(args: argparse.Namespace) -> int:
+    from services.engine.store.acl import redis_cli_lines
+
+    try:
+        version = tuple(int(part) for part in args.redis_version.split("."))
+    except ValueError:
+        print(f"error: --redis-version {args.redis_version!r} is not MAJOR.MINOR", file=sys.stderr)
+        return 2
+    for line in redis_cli_lines(args.key_prefix, version, args.cluster):
+        print(line)
+    return 0
+
+
 @contextlib.asynccontextmanager
 async def _target(
     args: argparse.Namespace, registry: RulesetRegistry, bot_pause_s: float = 0.0
@@ -536,6 +549,25 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")
     common(watch)
     watch.set_defaults(run=_watch)
+    acl = sub.add_parser(
+        "redis-acl",
+        help="print the redis-cli ACL SETUSER lines of the engine, gateway and bot users",
+        description="One Redis user per service, so the gateway and the bot worker cannot "
+        "read the games' secret seeds (docs/operations.md, 'Redis users'). The lines read "
+        "the passwords from $REDIS_ENGINE_PASSWORD, $REDIS_GATEWAY_PASSWORD and "
+        "$REDIS_BOT_PASSWORD when run.",
+    )
+    acl.add_argument("--key-prefix", default="teoti", help="Redis key prefix (same everywhere)")
+    acl.add_argument(
+        "--redis-version",
+        default="7.2",
+        metavar="MAJOR.MINOR",
+        help="server version: 7+ gets read-only key patterns; default 7.2",
+    )
+    acl.add_argument(
+        "--cluster", action="store_true", help="also what the Redis Cluster client needs"
+    )
+    acl.set_defaults(run=_redis_acl)
     for command in sub.choices.values():
         # Also after the command (`teoti demo --log-level INFO`); SUPPRESS keeps a value
         # given before it when none is given after.

@@ -85,7 +85,11 @@ class SnapshotCache:
         registry: rulesets to fold with.
         capacity: games kept in memory; the least recently loaded is evicted first.
         snapshot_every: store a snapshot once the log is this many events past the last
-            stored one (0: never store snapshots).
+            stored one (0: never store snapshots, nor read them).
+        save: False to read stored snapshots but never write one. The gateway and the bot
+            worker run so: the engine trusts a stored snapshot's state (it checks only
+            that the log's tail chains onto it), so only the engine, the one writer of
+            the log, writes snapshots, and the others' Redis users may only read them.
     """
 
     def __init__(
@@ -94,11 +98,13 @@ class SnapshotCache:
         registry: RulesetRegistry,
         capacity: int = DEFAULT_CAPACITY,
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+        save: bool = True,
     ) -> None:
         self._store = store
         self._registry = registry
         self._capacity = capacity
         self._every = snapshot_every
+        self._save = save
         self._games: OrderedDict[str, GameSnapshot] = OrderedDict()
         self._stored_at: dict[str, int] = {}
 
@@ -165,7 +171,7 @@ class SnapshotCache:
             return None
 
     async def _maybe_store(self, snapshot: GameSnapshot) -> None:
-        if self._every <= 0:
+        if self._every <= 0 or not self._save:
             return
         if snapshot.version - self._stored_at.get(snapshot.game_id, 0) < self._every:
             return

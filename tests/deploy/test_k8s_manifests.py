@@ -34,7 +34,7 @@ K8S_VERSIONS = ("1.29.0", "latest")
 COMPONENTS = ("gateway", "engine", "bot")
 COMPONENT_LABEL = "app.kubernetes.io/component"
 # Created out of band in production (never from the repository).
-EXTERNAL_SECRETS = {"production": {"teoti-redis"}}
+EXTERNAL_SECRETS = {"production": {f"teoti-redis-{component}" for component in COMPONENTS}}
 
 
 def _kustomize_problem() -> str | None:
@@ -409,7 +409,73 @@ def test_production_ships_no_password_and_names_redis_endpoints() -> None:
 
 
 def test_dev_secret_is_the_documented_placeholder() -> None:
-    secret = named(_render("dev"), "Secret", "teoti-redis")
+    docs = _render("dev")
+    operations = (REPO / "docs" / "operations.md").read_text()
+    secret = named(docs, "Secret", "teoti-redis")
     assert secret["metadata"]["annotations"]["teotihuacan-server/placeholder"] == "true"
     assert secret["stringData"]["password"] == "change-me-dev-only"
-    assert "change-me-dev-only" in (REPO / "docs" / "operations.md").read_text()
+    assert "change-me-dev-only" in operations
+    for component in COMPONENTS:
+        login = named(docs, "Secret", f"teoti-redis-{component}")
+        assert login["metadata"]["annotations"]["teotihuacan-server/placeholder"] == "true"
+        assert login["type"] == "kubernetes.io/basic-auth"
+        assert login["stringData"]["password"] == f"change-me-dev-only-{component}"
+        assert f"change-me-dev-only-{component}" in operations
+
+
+def _env(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {var["name"]: var for var in container.get("env", [])}
+
+
+def test_each_service_logs_in_to_redis_as_its_own_user(target: str) -> None:
+    """Its own Secret teoti-redis-<component> (username, password), in REDIS_URL too; no
+    service sees the admin password (Secret teoti-redis) or another service's login."""
+    for deployment in of_kind(_render(target), "Deployment"):
+        component = pod_labels(deployment)[COMPONENT_LABEL]
+        (container,) = containers(deployment)
+        env = _env(container)
+        for var, key in (("REDIS_USERNAME", "username"), ("REDIS_PASSWORD", "password")):
+            ref = env[var]["valueFrom"]["secretKeyRef"]
+            assert (ref["name"], ref["key"]) == (f"teoti-redis-{component}", key), component
+        assert "://$(REDIS_USERNAME):$(REDIS_PASSWORD)@" in env["REDIS_URL"]["value"]
+        secrets = {
+            var["valueFrom"]["secretKeyRef"]["name"]
+            for var in env.values()
+            if "secretKeyRef" in var.get("valueFrom", {})
+        }
+        assert secrets == {f"teoti-redis-{component}"}, component
+
+
+def test_dev_redis_creates_each_services_acl_user() -> None:
+    """The dev Redis's --user lines are exactly `teoti redis-acl` for its image's version,
+    with each user's name and password from that service's Secret."""
+    from services.engine.store.acl import DEFAULT_USERNAMES, Role, acl_rules
+
+    docs = _render("dev")
+    (container,) = containers(named(docs, "StatefulSet", "teoti-redis"))
+    version = tuple(int(p) for p in re.findall(r"\d+", container["image"].partition(":")[2])[:2])
+    assert version >= (7, 2), container["image"]
+    command = container["command"]
+    groups: list[list[str]] = []
+    for word in command:
+        if word == "--user":
+            groups.append([])
+        elif groups:
+            assert not word.startswith("--"), f"{word}: --user lines must come last"
+            groups[-1].append(word)
+    env = _env(container)
+    assert len(groups) == len(Role)
+    for role, words in zip(Role, groups, strict=True):
+        name, reset, on, password, *rules = words
+        role_var = role.upper()
+        assert name == f"$(REDIS_{role_var}_USERNAME)"
+        assert [reset, on, password] == ["reset", "on", f">$(REDIS_{role_var}_PASSWORD)"]
+        assert rules == acl_rules(role, "teoti", version)[1:], role
+        for var, key in (
+            (f"REDIS_{role_var}_USERNAME", "username"),
+            (f"REDIS_{role_var}_PASSWORD", "password"),
+        ):
+            ref = env[var]["valueFrom"]["secretKeyRef"]
+            assert (ref["name"], ref["key"]) == (f"teoti-redis-{role}", key)
+        login = named(docs, "Secret", f"teoti-redis-{role}")
+        assert login["stringData"]["username"] == DEFAULT_USERNAMES[role]

@@ -178,6 +178,24 @@ async def test_stored_snapshots_are_only_a_cache(
     assert await SnapshotCache(redis_store, registry).load(game) == from_log
 
 
+async def test_a_read_only_snapshot_cache_reads_stored_snapshots_but_writes_none(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """The gateway's and bot worker's cache (save=False): their Redis users may not write."""
+    engine = make_engine(redis_store, registry, every=0)
+    game = (await engine.create_game("nim", HUMANS, {"max_take": 1})).game_id
+    for _ in range(6):
+        snapshot = await engine.load(game)
+        await engine.submit_action(game, snapshot.seats_to_act()[0], {"take": 1})
+    reader = SnapshotCache(redis_store, registry, snapshot_every=3, save=False)
+    loaded = await reader.load(game)
+    assert await redis_store.load_snapshot(game) is None
+
+    await SnapshotCache(redis_store, registry, snapshot_every=3).load(game)  # the engine's
+    assert await redis_store.load_snapshot(game) is not None
+    assert await SnapshotCache(redis_store, registry, save=False).load(game) == loaded
+
+
 async def test_command_ids_stay_idempotent_for_the_whole_game(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:

@@ -7,14 +7,20 @@ Cluster given by seed nodes (``REDIS_CLUSTER_NODES=host:port,host:port`` /
 follows MOVED/ASK redirections. Every key of a game and of its shard carries the shard's
 hash tag (see :mod:`services.engine.store.keys`), so each command and the append script
 touch a single slot.
+
+Each process should log in as its own Redis ACL user (docs/operations.md, "Redis
+users"): the gateway and the bot worker must not read the games' secret seeds. A URL
+carries the user as ``redis://USER:PASSWORD@host:port/db``; a cluster's seed nodes
+cannot, so the cluster client takes them from ``REDIS_USERNAME`` / ``REDIS_PASSWORD``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -24,6 +30,8 @@ RedisClient: TypeAlias = "aioredis.Redis | RedisCluster"
 
 URL_ENV = "REDIS_URL"
 CLUSTER_ENV = "REDIS_CLUSTER_NODES"
+USERNAME_ENV = "REDIS_USERNAME"
+PASSWORD_ENV = "REDIS_PASSWORD"
 
 
 def parse_nodes(text: str) -> tuple[tuple[str, int], ...]:
@@ -42,12 +50,27 @@ def parse_nodes(text: str) -> tuple[tuple[str, int], ...]:
     return tuple(nodes)
 
 
+def redact_url(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (URLs are logged; passwords never)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
 @dataclass(frozen=True, slots=True)
 class RedisConfig:
-    """A standalone Redis (``url``) or a Redis Cluster (``cluster_nodes``), never both."""
+    """A standalone Redis (``url``) or a Redis Cluster (``cluster_nodes``), never both.
+
+    ``username``/``password`` are the cluster's ACL login (a URL carries its own).
+    """
 
     url: str | None = None
     cluster_nodes: tuple[tuple[str, int], ...] = ()
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.cluster_nodes):
@@ -59,9 +82,12 @@ class RedisConfig:
         return cls(url=url)
 
     @classmethod
-    def cluster(cls, nodes: str) -> RedisConfig:
-        """A Redis Cluster reached through the seed nodes ``host:port,host:port``."""
-        return cls(cluster_nodes=parse_nodes(nodes))
+    def cluster(
+        cls, nodes: str, username: str | None = None, password: str | None = None
+    ) -> RedisConfig:
+        """A Redis Cluster reached through the seed nodes ``host:port,host:port``, logging
+        in as ``username`` with ``password`` (None: the default user / no password)."""
+        return cls(cluster_nodes=parse_nodes(nodes), username=username, password=password)
 
     @classmethod
     def resolve(
@@ -72,17 +98,19 @@ class RedisConfig:
     ) -> RedisConfig | None:
         """Flags first, then ``REDIS_CLUSTER_NODES``, then ``REDIS_URL``; None if none.
 
+        A cluster logs in with ``REDIS_USERNAME`` / ``REDIS_PASSWORD`` when they are set.
         Raises ValueError when both flags are given or the nodes are malformed.
         """
         if url and cluster_nodes:
             raise ValueError("give either a Redis URL or Redis Cluster nodes, not both")
+        env = os.environ if environ is None else environ
+        login = (env.get(USERNAME_ENV) or None, env.get(PASSWORD_ENV) or None)
         if cluster_nodes:
-            return cls.cluster(cluster_nodes)
+            return cls.cluster(cluster_nodes, *login)
         if url:
             return cls.standalone(url)
-        env = os.environ if environ is None else environ
         if env.get(CLUSTER_ENV):
-            return cls.cluster(env[CLUSTER_ENV])
+            return cls.cluster(env[CLUSTER_ENV], *login)
         if env.get(URL_ENV):
             return cls.standalone(env[URL_ENV])
         return None
@@ -93,10 +121,11 @@ class RedisConfig:
         return bool(self.cluster_nodes)
 
     def describe(self) -> str:
-        """For logs: the URL, or ``cluster:host:port,...``."""
+        """For logs: the URL without its password, or ``cluster:[user@]host:port,...``."""
         if self.url:
-            return self.url
-        return "cluster:" + ",".join(f"{host}:{port}" for host, port in self.cluster_nodes)
+            return redact_url(self.url)
+        user = f"{self.username}@" if self.username else ""
+        return f"cluster:{user}" + ",".join(f"{host}:{port}" for host, port in self.cluster_nodes)
 
     def client(self, **kwargs: Any) -> RedisClient:
         """A new client with ``decode_responses=True``; nothing connects until first use."""
@@ -105,6 +134,8 @@ class RedisConfig:
         return RedisCluster(
             startup_nodes=[ClusterNode(host, port) for host, port in self.cluster_nodes],
             decode_responses=True,
+            username=self.username,
+            password=self.password,
             **kwargs,
         )
 

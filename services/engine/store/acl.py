@@ -1,0 +1,215 @@
+"""Redis ACL users of a deployment: each process may touch only the keys it needs.
+
+Why: a game's secret seed (``...:game:<id>:secret``, see
+:mod:`services.engine.store.keys`) decides every future random draw, and the log holds
+only its commitment until the game ends. With one shared Redis login, the internet-facing
+gateway or a bot worker, once taken over, could read the seeds and predict every game,
+or rewrite logs and the snapshots the engine trusts. So each process logs in as its own
+user (Redis >= 6) and gets:
+
+- **engine** (the log's only writer): read and write on every key of a game (events,
+  head, command ids, secret seed, snapshot), the games indexes, and the turn-request
+  streams it publishes to. Not the dead letters.
+- **gateway** (public read side): read only, on events, heads, snapshots and the games
+  indexes. No secret, no command ids, no turn requests.
+- **bot** (turn-request consumer): read only on events and snapshots (it loads games);
+  read and write on the turn-request and dead-letter streams (its consumer group). No
+  secret, no heads, no command ids, no games indexes.
+
+Each user may run only the commands its code sends, found by running a whole game with
+every process logged in as a user allowed everything and recording what each sent
+(MONITOR; the append and ack scripts' own commands are checked against the caller's
+rules too, and EVAL/EVALSHA need every key the script names). The integration test
+``tests/integration/test_redis_acl.py`` plays games with these exact users and checks
+that the gateway and the bot get NOPERM on the secret keys.
+
+Redis 7 separates read from write access per key pattern (``%R~``); Redis 6 cannot
+(``~`` is read and write), so there the gateway stays read-only only because it may run
+no write command, and the bot's write commands (XADD, XDEL for its streams) would also
+work on the events and snapshots it may read. The secret keys are out of reach for both
+on either version. Use Redis 7 where you can.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    """A process of the deployment that logs in to Redis."""
+
+    ENGINE = "engine"
+    GATEWAY = "gateway"
+    BOT = "bot"
+
+
+DEFAULT_USERNAMES: dict[Role, str] = {role: f"teoti-{role}" for role in Role}
+"""User names the manifests and docs use (deploy/k8s, docs/operations.md)."""
+
+# Key patterns after ``<prefix>:{s*}:`` (the shard's hash tag), with the access needed.
+# "RW" also where only writes happen inside a script: EVAL/EVALSHA check every key the
+# script names as read and write (Redis cannot know what the script does with it).
+_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
+    Role.ENGINE: (
+        ("RW", "game:*:events"),  # XADD (append script), XREVRANGE, XRANGE (fold)
+        ("RW", "game:*:head"),  # HMGET, HSET
+        ("RW", "game:*:commands"),  # HGET (idempotency), HSET
+        ("RW", "game:*:secret"),  # SET at creation, GET to decide moves
+        ("RW", "game:*:snapshot"),  # GET, SET (only the engine saves snapshots)
+        ("RW", "games"),  # ZADD at creation (append script)
+        ("RW", "turns"),  # XADD turn requests (append script)
+    ),
+    Role.GATEWAY: (
+        ("R", "game:*:events"),  # XRANGE (fold, ListEvents), XREAD BLOCK (WatchGame)
+        ("R", "game:*:head"),  # HMGET (version, VerifyGame)
+        ("R", "game:*:snapshot"),  # GET
+        ("R", "games"),  # ZRANGEBYSCORE (ListGames)
+    ),
+    Role.BOT: (
+        ("R", "game:*:events"),  # XRANGE (loads the game it plays)
+        ("R", "game:*:snapshot"),  # GET
+        ("RW", "turns"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XPENDING, XACK, XDEL
+        ("RW", "dead"),  # XADD (dead-letter script)
+    ),
+}
+
+_COMMANDS: dict[Role, tuple[str, ...]] = {
+    Role.ENGINE: (
+        "evalsha",
+        "eval",  # the append script (EVAL once per server, after NOSCRIPT)
+        "xadd",
+        "xrevrange",
+        "xrange",
+        "hget",
+        "hmget",
+        "hset",
+        "get",
+        "set",
+        "zadd",
+    ),
+    Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore"),
+    Role.BOT: (
+        "evalsha",
+        "eval",  # the ack / dead-letter script
+        "xgroup|create",
+        "xreadgroup",
+        "xautoclaim",
+        "xpending",
+        "xack",
+        "xdel",
+        "xadd",
+        "xrange",
+        "get",
+    ),
+}
+
+# Commands the Redis Cluster client sends to learn the slot map (CLUSTER SLOTS) and which
+# arguments of a command are keys (COMMAND, COMMAND GETKEYS).
+_CLUSTER_COMMANDS = ("cluster|slots", "command")
+
+REDIS_7_2 = (7, 2)
+"""The default server version of the rules (the dev overlay's Redis image)."""
+
+
+def _handshake(version: tuple[int, ...]) -> list[str]:
+    """What redis-py (8) sends on every new connection besides HELLO/AUTH, where the server
+    takes a rule for it: CLIENT SETINFO (library name and version) and CLIENT
+    MAINT_NOTIFICATIONS. The client carries on when either is refused, but a refusal
+    still lands in ACL LOG, which should hold only real denials. Redis 6 accepts a rule
+    for any subcommand name; Redis 7 only for subcommands it has, so SETINFO from 7.2
+    and MAINT_NOTIFICATIONS (Redis 8) not at all: there its refusals show in ACL LOG.
+    """
+    if version[:1] < (7,):
+        return ["client|setinfo", "client|maint_notifications"]
+    return ["client|setinfo"] if version[:2] >= REDIS_7_2 else []
+
+
+def _glob_escape(text: str) -> str:
+    """``text`` matched literally inside a Redis glob pattern."""
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
+def key_patterns(
+    role: Role, prefix: str = "teoti", redis_version: tuple[int, ...] = REDIS_7_2
+) -> list[str]:
+    """The role's key rules (``%R~...``/``~...``; on Redis 6 all ``~...``)."""
+    tag = _glob_escape(prefix) + ":{s*}:"  # every shard's hash tag (RedisKeys._tag)
+    rules = []
+    for access, suffix in _KEYS[Role(role)]:
+        marker = "~" if access == "RW" or redis_version < (7,) else f"%{access}~"
+        rules.append(f"{marker}{tag}{suffix}")
+    return rules
+
+
+def acl_rules(
+    role: Role,
+    prefix: str = "teoti",
+    redis_version: tuple[int, ...] = REDIS_7_2,
+    cluster: bool = False,
+) -> list[str]:
+    """The rules of ``role``'s user on a server of ``redis_version`` (major, minor).
+
+    Starts with ``reset`` (no keys, no channels, no commands, no password), so applying
+    it again replaces the user's rules instead of adding to them; ``on`` and the
+    password must come after it (see :func:`setuser_args`). ``cluster`` adds the
+    commands a cluster client needs.
+    """
+    commands = list(_COMMANDS[Role(role)]) + (list(_CLUSTER_COMMANDS) if cluster else [])
+    commands += _handshake(redis_version)
+    return [
+        "reset",
+        "resetchannels",
+        *key_patterns(role, prefix, redis_version),
+        "-@all",
+        *(f"+{command}" for command in commands),
+    ]
+
+
+def setuser_args(
+    role: Role,
+    username: str,
+    password: str,
+    prefix: str = "teoti",
+    redis_version: tuple[int, ...] = REDIS_7_2,
+    cluster: bool = False,
+) -> list[str]:
+    """Arguments of ``ACL SETUSER``: the user, enabled, with ``password`` and the rules."""
+    rules = acl_rules(role, prefix, redis_version, cluster)
+    return [username, *rules[:1], "on", f">{password}", *rules[1:]]
+
+
+def password_variable(role: Role) -> str:
+    """The shell variable :func:`redis_cli_lines` expects each role's password in."""
+    return f"REDIS_{Role(role).upper()}_PASSWORD"
+
+
+def redis_cli_lines(
+    prefix: str = "teoti",
+    redis_version: tuple[int, ...] = REDIS_7_2,
+    cluster: bool = False,
+    usernames: dict[Role, str] | None = None,
+) -> list[str]:
+    """``redis-cli ACL SETUSER`` shell lines creating (or resetting) every role's user.
+
+    Passwords are read from ``$REDIS_ENGINE_PASSWORD`` etc. when the lines run, so they
+    never appear in this output; every other word is quoted for the shell (patterns hold
+    ``*`` and ``{``).
+    """
+    names = usernames or DEFAULT_USERNAMES
+    lines = []
+    for role in Role:
+        rules = acl_rules(role, prefix, redis_version, cluster)
+        words = [
+            "redis-cli",
+            "ACL",
+            "SETUSER",
+            shlex.quote(names[role]),
+            rules[0],
+            "on",
+            f'">${password_variable(role)}"',
+            *(shlex.quote(rule) for rule in rules[1:]),
+        ]
+        lines.append(" ".join(words))
+    return lines

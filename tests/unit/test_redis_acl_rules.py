@@ -1,0 +1,92 @@
+"""The ACL rules of each role name exactly the keys of services/engine/store/keys.py it
+needs (the integration test test_redis_acl.py runs them against a real Redis)."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+import pytest
+
+from services.engine.store import RedisKeys
+from services.engine.store.acl import (
+    Role,
+    acl_rules,
+    key_patterns,
+    redis_cli_lines,
+    setuser_args,
+)
+
+
+def reachable(role: Role, redis_version: tuple[int, ...] = (7, 2)) -> dict[str, str]:
+    """Which kinds of key the role's patterns match, and how (``R`` or ``RW``)."""
+    keys = RedisKeys("teoti", 16)
+    game = "0123abcd"
+    named = {
+        "events": keys.events(game),
+        "head": keys.head(game),
+        "commands": keys.commands(game),
+        "secret": keys.secret(game),
+        "snapshot": keys.snapshot(game),
+        "games": keys.games_of(game),
+        "turns": keys.turns_of(game),
+        "dead": keys.dead_letters(keys.shard_of(game)),
+    }
+    found = {}
+    for rule in key_patterns(role, "teoti", redis_version):
+        access, _, pattern = rule.partition("~")
+        for kind, key in named.items():
+            if fnmatchcase(key, pattern):
+                assert kind not in found, f"{kind} matched twice"
+                found[kind] = access.removeprefix("%") or "RW"
+    return found
+
+
+def test_only_the_engine_reaches_the_secret_seeds_and_command_ids() -> None:
+    assert reachable(Role.ENGINE) == dict.fromkeys(
+        ["events", "head", "commands", "secret", "snapshot", "games", "turns"], "RW"
+    )
+    assert reachable(Role.GATEWAY) == dict.fromkeys(["events", "head", "snapshot", "games"], "R")
+    assert reachable(Role.BOT) == {"events": "R", "snapshot": "R", "turns": "RW", "dead": "RW"}
+
+
+def test_redis_6_has_no_read_only_patterns_but_the_same_keys() -> None:
+    for role in Role:
+        on_6 = reachable(role, (6, 2))
+        assert set(on_6) == set(reachable(role)) and set(on_6.values()) == {"RW"}
+
+
+def test_rules_start_from_nothing_and_grant_no_write_command_to_the_gateway() -> None:
+    for role in Role:
+        rules = acl_rules(role)
+        assert rules[:2] == ["reset", "resetchannels"] and "-@all" in rules
+        assert not any(rule in ("~*", "allkeys", "+@all", "allcommands") for rule in rules)
+    gateway = {rule for rule in acl_rules(Role.GATEWAY) if rule.startswith("+")}
+    assert gateway == {"+xrange", "+xread", "+hmget", "+get", "+zrangebyscore", "+client|setinfo"}
+    assert "+client|setinfo" not in acl_rules(Role.BOT, redis_version=(7, 0))
+    assert "+cluster|slots" in acl_rules(Role.BOT, cluster=True)
+
+
+def test_setuser_args_enable_the_user_after_the_reset() -> None:
+    args = setuser_args(Role.BOT, "teoti-bot", "pw")
+    assert args[:4] == ["teoti-bot", "reset", "on", ">pw"]
+
+
+def test_a_prefix_with_glob_characters_is_matched_literally() -> None:
+    (first, *_) = key_patterns(Role.GATEWAY, "a*b?[c]")
+    assert first == r"%R~a\*b\?\[c\]:{s*}:game:*:events"
+
+
+def test_teoti_redis_acl_prints_the_setuser_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    from services.cli import main
+
+    assert main(["redis-acl", "--key-prefix", "game", "--redis-version", "6.2"]) == 0
+    assert capsys.readouterr().out.splitlines() == redis_cli_lines("game", (6, 2))
+    assert main(["redis-acl", "--redis-version", "seven"]) == 2
+
+
+def test_the_operations_guide_shows_the_current_lines() -> None:
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+    for line in redis_cli_lines():
+        assert line in guide, f"docs/operations.md lacks: {line}"
