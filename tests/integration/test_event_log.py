@@ -146,14 +146,20 @@ async def test_old_game_created_v1_with_a_clear_seed_is_upcast_and_playable(
     assert report.ok and report.seed_verified, report.problems
 
 
-async def test_stored_snapshots_are_only_a_cache(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    engine = make_engine(redis_store, registry, every=3)
+async def _game_of_six_takes(engine: Engine) -> str:
+    """A Nim game's id after six moves of one stone each."""
     game = (await engine.create_game("nim", HUMANS, {"max_take": 1})).game_id
     for _ in range(6):
         snapshot = await engine.load(game)
         await engine.submit_action(game, snapshot.seats_to_act()[0], {"take": 1})
+    return game
+
+
+async def test_stored_snapshots_are_only_a_cache(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    engine = make_engine(redis_store, registry, every=3)
+    game = await _game_of_six_takes(engine)
     await engine.load(game)
     stored = await redis_store.load_snapshot(game)
     assert stored is not None and json.loads(stored)["version"] >= 6
@@ -182,11 +188,7 @@ async def test_a_read_only_snapshot_cache_reads_stored_snapshots_but_writes_none
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """The gateway's and bot worker's cache (save=False): their Redis users may not write."""
-    engine = make_engine(redis_store, registry, every=0)
-    game = (await engine.create_game("nim", HUMANS, {"max_take": 1})).game_id
-    for _ in range(6):
-        snapshot = await engine.load(game)
-        await engine.submit_action(game, snapshot.seats_to_act()[0], {"take": 1})
+    game = await _game_of_six_takes(make_engine(redis_store, registry, every=0))
     reader = SnapshotCache(redis_store, registry, snapshot_every=3, save=False)
     loaded = await reader.load(game)
     assert await redis_store.load_snapshot(game) is None
