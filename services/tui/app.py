@@ -229,7 +229,10 @@ class LiveApp(TableApp):
                 await asyncio.sleep(RESUME_DELAY_S)
                 self._dirty.set()
                 continue
-            if self.frame is not None and self.frame.view.finished and not self.final_shown:
+            # The frame (GetGame) can show the end before the stream has delivered the
+            # last eclipses: the final scores wait for the stream's end, so they list all.
+            finished = self.frame is not None and self.frame.view.finished
+            if finished and self.stream_ended and not self.final_shown:
                 self.final_shown = True
                 self.push_screen(ResultScreen(self.final_body(), "final"))
 
