@@ -51,6 +51,16 @@ _SEED_CACHE = 4096
 _GAME_ID_NAMESPACE = uuid.UUID("6f1c5a5e-4d0e-4d84-9d7b-5b1f3b7f2a10")
 
 
+def _command_id_used(command_id: str, seat: int) -> RuleViolation:
+    """The refusal of a JoinGame whose command id is taken while its token holds no seat."""
+    return RuleViolation(
+        "command_id_used",
+        f"command id {command_id!r} was already used in this game and seat {seat} is not "
+        "held by this token; to retry a JoinGame safely, choose its token (seat_token) and "
+        "send the same one again",
+    )
+
+
 class Engine:
     """Command side of every game, whatever its ruleset.
 
@@ -242,25 +252,33 @@ class Engine:
     ) -> CommandResult:
         """Claim an open human seat for the holder of the token hashed to ``token_hash``.
 
-        Joining again with the same token hash is a success that appends nothing.
+        Joining again with the same token hash is a success that appends nothing, whatever
+        the command id: that is how a lost reply is retried. A command id already used in
+        this game while the seat is not held by this token is refused: an idempotent
+        replay must not answer "joined" to a request whose token would not work.
         Raises GameNotFound; InvalidArgument (unknown seat, blank name or hash);
-        RuleViolation ``seat_not_open`` (a bot seat, or taken by another token).
+        RuleViolation ``seat_not_open`` (a bot seat, or taken by another token),
+        ``command_id_used``.
         """
         if not name.strip() or len(token_hash) != 64:
             raise InvalidArgument("JoinGame needs a name and a token hash")
-        if command_id and (done := await self.store.command_result(game_id, command_id)):
-            return CommandResult(game_id, done.last_version, done.first_version)
         snapshot = await self.load(game_id)
         if not 0 <= seat < len(snapshot.seats):
             raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")
         current = snapshot.seats[seat]
         if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
             return CommandResult(game_id, snapshot.version, snapshot.version)
+        if command_id and await self.store.command_result(game_id, command_id):
+            raise _command_id_used(command_id, seat)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
         result = await self._write(
             snapshot, [seat_joined(seat, name, token_hash)], self._metadata(command_id, SYSTEM_SEAT)
         )
+        if result.duplicate:  # a concurrent request with this command id was appended first
+            if (await self.load(game_id)).seats[seat].token_hash != token_hash:
+                raise _command_id_used(command_id, seat)
+            return CommandResult(game_id, result.last_version, result.first_version)
         await self._remember(snapshot, result)
         log.info("seat_joined", game_id=game_id, seat=seat, version=result.last_version)
         return CommandResult(game_id, result.last_version, result.first_version)

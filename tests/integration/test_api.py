@@ -152,6 +152,25 @@ async def test_a_token_finds_its_seat_or_claims_an_open_one(client: TeotiClient)
         await seat_for_token(client, game, "eve-secret", None)
 
 
+async def test_a_retried_join_never_answers_with_a_token_that_does_not_work(
+    client: TeotiClient,
+) -> None:
+    seats = [SeatInfo("human", "ann"), SeatInfo("human", "", open=True)]
+    created = await client.create_game(seats, command_id="create-join-retry")
+    game = created.game_id
+    token = await client.join_game(game, 1, "bob", command_id="join-1")  # server-made token
+    for retry in ({}, {"token": "eve-secret"}):  # a fresh token again, or another one
+        with pytest.raises(RuleViolation) as refused:
+            await client.join_game(game, 1, "bob", command_id="join-1", **retry)
+        assert refused.value.rule == "command_id_used"
+    with pytest.raises(RuleViolation) as refused:  # the game's create command, a held seat
+        await client.join_game(game, 0, "eve", command_id="create-join-retry")
+    assert refused.value.rule == "command_id_used"
+    assert await client.join_game(game, 1, "bob", token, command_id="join-1") == token
+    await client.submit_action(game, 0, created.seat_tokens[0], {"take": 1})
+    await client.submit_action(game, 1, token, {"take": 1})  # bob's first token still works
+
+
 async def test_list_games_pages_and_filters(client: TeotiClient) -> None:
     games = [(await client.create_game(HUMANS)).game_id for _ in range(5)]
     seen: list[str] = []
