@@ -191,12 +191,19 @@ async def _bot(args: argparse.Namespace) -> int:
 
 
 async def _redis_acl(args: argparse.Namespace) -> int:
-    from services.engine.store.acl import redis_cli_lines
+    from services.engine.store.acl import MIN_REDIS, redis_cli_lines
 
     try:
         version = tuple(int(part) for part in args.redis_version.split("."))
     except ValueError:
         print(f"error: --redis-version {args.redis_version!r} is not MAJOR.MINOR", file=sys.stderr)
+        return 2
+    if version < MIN_REDIS:
+        print(
+            f"error: Redis {args.redis_version} is too old; these ACL rules need Redis "
+            f"{'.'.join(map(str, MIN_REDIS))} or newer",
+            file=sys.stderr,
+        )
         return 2
     for line in redis_cli_lines(args.key_prefix, version, args.cluster):
         print(line)

@@ -185,6 +185,10 @@ def password_variable(role: Role) -> str:
     return f"REDIS_{Role(role).upper()}_PASSWORD"
 
 
+MIN_REDIS = (6, 2)
+"""Oldest server the rules work on: ACL users came in 6.0, ``resetchannels`` in 6.2."""
+
+
 def redis_cli_lines(
     prefix: str = "teoti",
     redis_version: tuple[int, ...] = REDIS_7_2,
@@ -194,8 +198,9 @@ def redis_cli_lines(
     """``redis-cli ACL SETUSER`` shell lines creating (or resetting) every role's user.
 
     Passwords are read from ``$REDIS_ENGINE_PASSWORD`` etc. when the lines run, so they
-    never appear in this output; every other word is quoted for the shell (patterns hold
-    ``*`` and ``{``).
+    never appear in this output; an unset or empty one stops the line with an error
+    (``${VAR:?}``) rather than create a user whose password is empty. Every other word
+    is quoted for the shell (patterns hold ``*`` and ``{``).
     """
     names = usernames or DEFAULT_USERNAMES
     lines = []
@@ -208,7 +213,7 @@ def redis_cli_lines(
             shlex.quote(names[role]),
             rules[0],
             "on",
-            f'">${password_variable(role)}"',
+            f'">${{{password_variable(role)}:?set it first}}"',
             *(shlex.quote(rule) for rule in rules[1:]),
         ]
         lines.append(" ".join(words))
