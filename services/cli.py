@@ -44,7 +44,7 @@ from services.engine.rulesets import (
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
-from services.logging_setup import configure_logging
+from services.logging_setup import LEVELS, configure_logging
 from services.rpc.server import AddressInUse
 
 log = structlog.get_logger("teoti")
@@ -383,6 +383,15 @@ async def _replay(args: argparse.Namespace) -> int:
 
 
 SERVICE_COMMANDS = frozenset({"serve", "engine", "gateway", "bot"})
+
+
+def _log_level(value: str) -> str:
+    """``--log-level`` (and ``$TEOTI_LOG_LEVEL``): a level name, any case; upper-cased."""
+    if value.upper() not in LEVELS:
+        raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(LEVELS)}")
+    return value.upper()
+
+
 DEFAULT_WATCH_PACE_S = 0.4
 """Seconds per bot move in ``teoti watch``'s own all-bot game: a 2-seat game in about a minute."""
 
@@ -392,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="teoti", description=__doc__)
     parser.add_argument(
         "--log-level",
+        type=_log_level,
         default=os.environ.get("TEOTI_LOG_LEVEL"),
         help="INFO for the services (serve, engine, gateway, bot); WARNING for the commands "
         "a person reads (demo, replay, play, watch), so logs don't bury their output",
@@ -580,6 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
         # given before it when none is given after.
         command.add_argument(
             "--log-level",
+            type=_log_level,
             default=argparse.SUPPRESS,
             help="log level (default INFO for serve, engine, gateway, bot; WARNING otherwise)",
         )

@@ -7,16 +7,42 @@ import sys
 
 import structlog
 
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_stdlib_handler: logging.Handler | None = None
+
 
 def configure_logging(level: str = "INFO") -> None:
-    """Send structlog (and stdlib logging) output as JSON lines to stderr."""
+    """Send structlog and stdlib logging output (asyncio, grpc, ...) as JSON lines to stderr.
+
+    ``level`` is one of :data:`LEVELS` (any case). Raises ValueError for another name.
+    """
+    global _stdlib_handler
+    if level.upper() not in LEVELS:
+        raise ValueError(f"unknown log level {level!r}; one of {', '.join(LEVELS)}")
     numeric = logging.getLevelName(level.upper())
-    logging.basicConfig(stream=sys.stderr, level=numeric, format="%(message)s")
+    timestamp = structlog.processors.TimeStamper(fmt="iso", utc=True)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processor=structlog.processors.JSONRenderer(),
+            foreign_pre_chain=[
+                structlog.stdlib.add_log_level,
+                structlog.stdlib.add_logger_name,
+                timestamp,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    if _stdlib_handler is not None:  # configured before: replace only our own handler
+        root.removeHandler(_stdlib_handler)
+    root.addHandler(handler)
+    root.setLevel(numeric)
+    _stdlib_handler = handler
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            timestamp,
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(),
