@@ -97,6 +97,7 @@ def to_rpc_status(exc: Exception) -> grpc.Status | None:
         return None
     code, reason, metadata = mapped
     message = metadata.get("message") or str(exc)
+    metadata = {**metadata, "message": message}  # every refusal explains itself (README)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)

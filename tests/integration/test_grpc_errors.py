@@ -60,6 +60,8 @@ async def expect(call: Any, code: grpc.StatusCode) -> grpc.aio.AioRpcError:
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await call
     assert info.value.code() == code, info.value.details()
+    detail = error_info(info.value)  # every refusal names its reason and explains itself
+    assert detail is not None and detail.reason and dict(detail.metadata)["message"]
     return info.value
 
 
