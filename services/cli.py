@@ -279,7 +279,10 @@ async def _demo(args: argparse.Namespace) -> int:
         final = await client.get_game(created.game_id)
     print(f"finished after {final.version} events")
     for place, seat in enumerate(final.ranking, start=1):
-        print(f"  {place}. {final.seats[seat].name} (seat {seat}): {final.scores[seat]} points")
+        score = final.scores[seat]
+        print(
+            f"  {place}. {final.seats[seat].name} (seat {seat}): {score} point{'s' * (score != 1)}"
+        )
     print(f"game id: {created.game_id}")
     return 0 if final.finished else 1
 

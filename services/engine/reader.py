@@ -57,7 +57,11 @@ class GameReader:
         if not events:
             raise GameNotFound(game_id)
         if version < 2 or len(events) < version:
-            raise InvalidArgument(f"version {version} is not between 2 and the log's end")
+            end = await self.store.version(game_id)
+            raise InvalidArgument(
+                f"version {version} is not between 2 and the log's end, {end} (version 1 is "
+                "the game's creation, before its setup)"
+            )
         return fold(game_id, events, self.registry)
 
     async def events(
