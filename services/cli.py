@@ -280,9 +280,8 @@ async def _demo(args: argparse.Namespace) -> int:
     print(f"finished after {final.version} events")
     for place, seat in enumerate(final.ranking, start=1):
         score = final.scores[seat]
-        print(
-            f"  {place}. {final.seats[seat].name} (seat {seat}): {score} point{'s' * (score != 1)}"
-        )
+        unit = "point" if score == 1 else "points"
+        print(f"  {place}. {final.seats[seat].name} (seat {seat}): {score} {unit}")
     print(f"game id: {created.game_id}")
     return 0 if final.finished else 1
 
