@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Self
 
 
 def redis_server_binary() -> Path:
@@ -62,7 +62,54 @@ def _lock_dir(data_dir: Path) -> IO[bytes]:
     return lock
 
 
-class EmbeddedRedis:
+def _terminate(processes: list[subprocess.Popen[bytes]]) -> None:
+    """End every process still running: SIGTERM to all, then SIGKILL any not gone in 5 s."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class _ServerProcesses:
+    """What both embedded servers share: a data folder (a temporary one they own and remove
+    on stop when given none) and the context-manager protocol (start on enter, stop on exit).
+    """
+
+    def __init__(self, data_dir: Path | None, temporary_prefix: str) -> None:
+        self._owned_dir = data_dir is None
+        self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix=temporary_prefix))
+
+    def start(self) -> Self:
+        """Start the server(s); see the subclass."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop the server(s); see the subclass."""
+        raise NotImplementedError
+
+    def _remove_owned_dir(self) -> None:
+        if self._owned_dir:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(self.data_dir)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class EmbeddedRedis(_ServerProcesses):
     """A redis-server subprocess on a free loopback port.
 
     Args:
@@ -74,8 +121,7 @@ class EmbeddedRedis:
     """
 
     def __init__(self, data_dir: Path | None = None, persist: bool = False) -> None:
-        self._owned_dir = data_dir is None
-        self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="teoti-redis-"))
+        super().__init__(data_dir, "teoti-redis-")
         self.persist = persist
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -133,31 +179,13 @@ class EmbeddedRedis:
 
     def stop(self) -> None:
         """Terminate the server (SIGTERM, then SIGKILL) and remove a temporary data dir."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+        if self._process is not None:
+            _terminate([self._process])
         self._process = None
         if self._lock is not None:
             self._lock.close()  # closing the file releases the lock
             self._lock = None
-        if self._owned_dir:
-            with contextlib.suppress(OSError):
-                shutil.rmtree(self.data_dir)
-
-    def __enter__(self) -> EmbeddedRedis:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+        self._remove_owned_dir()
 
 
 CLUSTER_SLOTS = 16384
@@ -181,7 +209,7 @@ def free_cluster_port(taken: set[int] | None = None) -> int:
     raise RuntimeError("no free port pair for a cluster node")
 
 
-class EmbeddedRedisCluster:
+class EmbeddedRedisCluster(_ServerProcesses):
     """``masters`` redis-server subprocesses on loopback forming one Redis Cluster.
 
     Each node gets ``--cluster-enabled yes`` and its own folder under ``data_dir`` (a
@@ -192,9 +220,8 @@ class EmbeddedRedisCluster:
     """
 
     def __init__(self, masters: int = 3, data_dir: Path | None = None) -> None:
+        super().__init__(data_dir, "teoti-cluster-")
         self.masters = masters
-        self._owned_dir = data_dir is None
-        self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="teoti-cluster-"))
         self.ports: list[int] = []
         self._processes: list[subprocess.Popen[bytes]] = []
 
@@ -274,27 +301,6 @@ class EmbeddedRedisCluster:
 
     def stop(self) -> None:
         """Terminate every node (SIGTERM, then SIGKILL); remove a temporary data dir."""
-        for process in self._processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self._processes:
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        _terminate(self._processes)
         self._processes = []
-        if self._owned_dir:
-            with contextlib.suppress(OSError):
-                shutil.rmtree(self.data_dir)
-
-    def __enter__(self) -> EmbeddedRedisCluster:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+        self._remove_owned_dir()
