@@ -1,6 +1,7 @@
 """Golden games: fixed seeds must keep producing exactly the same events.
 
-One fingerprint (SHA-256 over every event's type, schema version and canonical payload)
+One fingerprint (SHA-256 over every event's type, schema version, canonical payload and
+sealed values)
 per setup, over a few random games each. It pins the rules' behaviour, so that a
 refactor, a speed-up or the mypyc-compiled build (docs/performance.md) that changes any
 game is caught even when every invariant still holds.
@@ -39,10 +40,10 @@ SETUPS: dict[str, tuple[int, dict[str, Any]]] = {
     "solo": (2, {"solo": True, "first_game": False}),
 }
 FINGERPRINTS = {
-    "first_game_4": "eed5c05f5d30700438bc7c4555b662f64eb1a8ccd3506300f33fe0e786587a4b",
-    "standard_3": "82f820657c99d963d18ef7d1136ea999b42e0b871a70149a29a05e90ec36674f",
-    "draft_dark_advanced_2": "358cbf441aeed9b78b538d60bdd6736697b8247f1960e3e0dacc13c460cb63cd",
-    "solo": "41cf907a2769041bd2b2ab2a95d5e354c1084ec55098017c8b3b0169c6ab9de5",
+    "first_game_4": "c3952ae3168226c4519fdb428f45dfcdc74ed723b2604ba01d2c2695c18ed79b",
+    "standard_3": "e1ce94a5980ef3a767ccc1f6470b8f65df6584e80ec8f2151687ff8f502dc9bc",
+    "draft_dark_advanced_2": "9f40b70b4180560b9702534034564c624e99b3f886cc2c461fb9d78a0b395864",
+    "solo": "30554166c77e5d1cbb1dd6f39557da4fda48edabad417544c808116147d228d8",
 }
 
 
@@ -63,6 +64,9 @@ def fingerprint(seats: int, options: dict[str, Any]) -> str:
         for event in events:
             digest.update(f"{event.type}/{event.schema_version}/".encode())
             digest.update(canonical_json(event.payload).encode())
+            # Hidden values are part of the game too (the log holds only commitments).
+            sealed = {k: [v.value, list(v.seats)] for k, v in event.sealed.items()}
+            digest.update(canonical_json([sealed, list(event.reveals)]).encode())
             digest.update(b"\n")
     return digest.hexdigest()
 
