@@ -32,11 +32,7 @@ import asyncio
 import gzip
 import json
 import logging
-import random
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,72 +42,35 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from services.bot.policy import Policy, RandomPolicy, SeatPolicy  # noqa: E402
-from services.engine.engine import Engine  # noqa: E402
+from services.bot.policy import RandomPolicy  # noqa: E402
 from services.engine.event_json import event_to_json  # noqa: E402
 from services.engine.game import GameSnapshot  # noqa: E402
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token  # noqa: E402
-from services.engine.rulesets import RulesetRegistry, default_registry  # noqa: E402
-from services.engine.store.memory import InMemoryEventStore  # noqa: E402
 from services.engine.store.records import StoredEvent  # noqa: E402
+from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
 
 FIXTURE_DIR = ROOT / "tests" / "fixtures" / "logs"
 FORMAT_DATE = "2026-12-01"
 """The code date whose log format the fixtures recorded today show."""
 
 
-@dataclass(frozen=True)
-class Fixture:
-    """One game to record.
-
-    Attributes:
-        name: file stem.
-        ruleset: registered ruleset name.
-        seats: seat specs at creation (open human seats have no name and no token).
-        options: game options.
-        joins: (seat, name, token) claimed with JoinGame right after creation.
-        policy: picks every seat's move.
-        stop_after: stop once the log has at least this many events (0: play to the end).
-    """
-
-    name: str
-    ruleset: str
-    seats: tuple[SeatSpec, ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
-    joins: tuple[tuple[int, str, str], ...] = ()
-    policy: Callable[[], Policy] = SeatPolicy
-    stop_after: int = 0
-
-
-def _human(name: str) -> SeatSpec:
-    # Fixture tokens are public test data; only their SHA-256 is in today's format.
-    return SeatSpec(SeatKind.HUMAN, name, hash_token(f"fixture-token-{name}-0123456789abcdef"))
-
-
-def _bot(name: str) -> SeatSpec:
-    return SeatSpec(SeatKind.BOT, name)
-
-
-OPEN = SeatSpec(SeatKind.HUMAN, "")
-
 FIXTURES: tuple[Fixture, ...] = (
     Fixture(
         "first_game_4_bots",
         "teotihuacan",
-        (_bot("b0"), _bot("b1"), _bot("b2"), _bot("b3")),
+        (bot("b0"), bot("b1"), bot("b2"), bot("b3")),
         {"first_game": True},
     ),
     Fixture(
         "standard_3_humans",
         "teotihuacan",
-        (_human("ann"), _human("bob"), _bot("cat")),
+        (human("ann"), human("bob"), bot("cat")),
         {"first_game": False},
         policy=RandomPolicy,
     ),
     Fixture(
         "draft_dark_advanced_3",
         "teotihuacan",
-        (_human("ann"), _bot("bo"), _bot("cy")),
+        (human("ann"), bot("bo"), bot("cy")),
         {
             "first_game": False,
             "draft_starting_tiles": True,
@@ -123,13 +82,13 @@ FIXTURES: tuple[Fixture, ...] = (
     Fixture(
         "solo_teotibot",
         "teotihuacan",
-        (_human("ann"), _bot("Teotibot")),
+        (human("ann"), bot("Teotibot")),
         {"solo": True, "first_game": False},
     ),
     Fixture(
         "joined_seat_2",
         "teotihuacan",
-        (_bot("bo"), OPEN),
+        (bot("bo"), OPEN),
         {"first_game": True},
         joins=((1, "dee", "fixture-token-dee-0123456789abcdef"),),
         policy=RandomPolicy,
@@ -137,75 +96,21 @@ FIXTURES: tuple[Fixture, ...] = (
     Fixture(
         "unfinished_standard_4",
         "teotihuacan",
-        (_human("ann"), _bot("bo"), _human("cy"), _bot("di")),
+        (human("ann"), bot("bo"), human("cy"), bot("di")),
         {"first_game": False},
         policy=RandomPolicy,
         stop_after=150,
     ),
-    Fixture("nim_2_bots", "nim", (_bot("n0"), _bot("n1")), {"max_take": 3}),
+    Fixture("nim_2_bots", "nim", (bot("n0"), bot("n1")), {"max_take": 3}),
     Fixture(
         "nim_3_joined",
         "nim",
-        (_bot("n0"), OPEN, _human("n2")),
+        (bot("n0"), OPEN, human("n2")),
         {"max_take": 4},
         joins=((1, "joiner", "fixture-token-joiner-0123456789abcdef"),),
     ),
-    Fixture("nim_unfinished", "nim", (_bot("n0"), _bot("n1")), {}, stop_after=4),
+    Fixture("nim_unfinished", "nim", (bot("n0"), bot("n1")), {}, stop_after=4),
 )
-
-
-def registry() -> RulesetRegistry:
-    """The shipped rulesets plus the test Nim ruleset (tests/nim.py)."""
-    from tests.nim import NimRuleset
-
-    reg = default_registry()
-    reg.register("nim", NimRuleset)
-    return reg
-
-
-def _clock(start: datetime) -> Callable[[], datetime]:
-    """A clock that ticks one second per call (deterministic timestamps)."""
-    ticks = [0]
-
-    def now() -> datetime:
-        ticks[0] += 1
-        return start + timedelta(seconds=ticks[0])
-
-    return now
-
-
-async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent], GameSnapshot]:
-    """Play ``fixture`` through the engine; returns its stored log and the final snapshot."""
-    store = InMemoryEventStore()
-    engine = Engine(
-        store,
-        reg,
-        clock=_clock(datetime(2026, 12, 1, tzinfo=UTC)),
-        seed_source=lambda: f"fixture-seed-{fixture.name}-00112233445566778899aabbccddeeff",
-        id_source=lambda: f"fixture-{fixture.name}".replace("_", "-"),
-    )
-    created = await engine.create_game(fixture.ruleset, fixture.seats, fixture.options)
-    game_id = created.game_id
-    for seat, name, token in fixture.joins:
-        await engine.join_game(game_id, seat, name, hash_token(token), command_id=f"join-{seat}")
-    policy = fixture.policy()
-    snapshot = await engine.load(game_id)
-    while not snapshot.is_terminal():
-        if fixture.stop_after and snapshot.version >= fixture.stop_after:
-            break
-        seat = snapshot.seats_to_act()[0]
-        legal = list(snapshot.ruleset.legal_actions(snapshot.state, seat))
-        rng = random.Random(f"{fixture.name}:{snapshot.version}:{seat}")
-        action = policy.choose(snapshot.ruleset, snapshot.state, seat, legal, rng)
-        await engine.submit_action(
-            game_id,
-            seat,
-            action,
-            expected_version=snapshot.version,
-            command_id=f"cmd-{snapshot.version}-{seat}",
-        )
-        snapshot = await engine.load(game_id)
-    return await store.read(game_id), snapshot
 
 
 def expected_json(snapshot: GameSnapshot, events: int) -> dict[str, Any]:
