@@ -97,6 +97,15 @@ def sample_games(seeds: int = 1) -> list[Fixture]:
                 policy=RandomPolicy,
             )
         )
+        games.append(  # hidden information: sealed lucky numbers, revealed mid-game
+            Fixture(
+                f"schemas_nim_lucky_{seed}",
+                "nim",
+                (bot("n0"), bot("n1")),
+                {"max_take": 2, "lucky": True},
+                policy=RandomPolicy,
+            )
+        )
     return games
 
 

@@ -8,9 +8,10 @@ commitments: ``PileSet`` deals each seat a secret lucky number 1..3 (sealed
 ``lucky:<seat>``, seen by that seat), and the ``StonesTaken`` that brings the pile to
 REVEAL_AT or below reveals them all (the engine reveals any left at the end).
 
-Events (test ruleset, docs/events.md): ``PileSet`` v1 ``{seats, pile, max_take}`` (+
-sealed ``lucky:<seat>`` with ``lucky``), ``StonesTaken`` v1 ``{seat, count}``,
-``GameWon`` v1 ``{seat}``.
+Events (test ruleset, docs/events.md): ``PileSet`` v2 ``{seats, pile, max_take}`` (+
+the engine's ``sealed`` commitments to ``lucky:<seat>`` with ``lucky``; v1 never had
+them, upcast unchanged), ``StonesTaken`` v2 ``{seat, count, reveals_lucky?}`` (v1 never
+had ``reveals_lucky``, upcast unchanged), ``GameWon`` v1 ``{seat}``.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ class NimRuleset:
             DomainEvent(
                 "PileSet",
                 {"seats": request.seat_count, "pile": pile, "max_take": max_take},
-                sealed=sealed,
+                2,
+                sealed,
             )
         ]
 
@@ -104,6 +106,8 @@ class NimRuleset:
         raise ValueError(f"unknown event {event.type}")
 
     def upcast(self, event: DomainEvent) -> DomainEvent:
+        if event.type in ("PileSet", "StonesTaken") and event.schema_version == 1:
+            return DomainEvent(event.type, event.payload, 2)  # v2 only added optional keys
         return event
 
     def seats_to_act(self, state: NimState) -> tuple[int, ...]:
@@ -130,6 +134,7 @@ class NimRuleset:
             DomainEvent(
                 "StonesTaken",
                 payload,
+                2,
                 reveals=tuple(lucky_id(s) for s in range(state.seats)) if reveal else (),
             )
         ]

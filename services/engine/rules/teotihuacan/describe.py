@@ -186,8 +186,7 @@ def _hide_starting_tiles(
     visible.discard(NOT_A_TILE)  # placeholders of a fold without the sealed values
     for index, player in enumerate(data["players"]):
         if index != seat:
-            # Sorted: a public fold learns a hand's tiles in another order than it was dealt.
-            player["starting_tiles"] = sorted(t for t in player["starting_tiles"] if t in visible)
+            player["starting_tiles"] = [t for t in player["starting_tiles"] if t in visible]
             player["chosen_starting_tiles"] = [
                 t for t in player["chosen_starting_tiles"] if t in visible
             ]

@@ -138,7 +138,9 @@ def state_from_setup(event: DomainEvent) -> GameState:
         for seat in range(len(p["players"]))
         if hand_id(seat) in event.sealed
     }
-    discoveries = [NOT_A_TILE] * len(components().raw["starting_tiles"])
+    dealt = p["starting_tile_offer"] or any(d["starting_tiles_dealt"] for d in p["players"])
+    # Only the standard setup deals starting tiles (the first game has none at all).
+    discoveries = [NOT_A_TILE] * (len(components().raw["starting_tiles"]) if dealt else 0)
     for tile, d in p["starting_tile_offer_discoveries"]:
         discoveries[tile] = d
     for hand in hands.values():
