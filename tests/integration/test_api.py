@@ -194,7 +194,8 @@ async def test_a_retried_join_never_answers_with_a_token_that_does_not_work(
     created = await client.create_game(seats, command_id="create-join-retry")
     game = created.game_id
     token = await client.join_game(game, 1, "bob", command_id="join-1")  # server-made token
-    for retry in ({}, {"token": "eve-secret-0123456789abcdef"}):  # a fresh token again, or another one
+    eve = {"token": "eve-secret-0123456789abcdef"}
+    for retry in ({}, eve):  # a fresh token again, or another one
         with pytest.raises(RuleViolation) as refused:
             await client.join_game(game, 1, "bob", command_id="join-1", **retry)
         assert refused.value.rule == "command_id_used"
