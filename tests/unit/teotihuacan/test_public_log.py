@@ -19,6 +19,7 @@ from services.engine.rules.teotihuacan.public_setup import (
     state_from_setup,
 )
 from services.engine.rules.teotihuacan.state import GameState, state_to_dict
+from services.engine.rules.teotihuacan.tasks import AGENDA_FIELDS, TASK_TYPES, task_field_names
 from services.engine.ruleset import DomainEvent, SetupRequest
 
 from .builders import RULES
@@ -156,3 +157,12 @@ def test_nothing_is_recovered_from_the_starting_tile_commitments() -> None:
         for nonce in guesses:
             assert commitment(candidate, nonce) not in shown
     assert sealed["returned_discoveries"] in candidates  # the true value was among them
+
+
+def test_the_agenda_wire_format_is_explicit_and_matches_every_task_class() -> None:
+    """AgendaUpdated v1 is written from AGENDA_FIELDS, not reflected from the classes: a
+    renamed class keeps its kind, and a renamed or added field fails here (bump the
+    version and add an upcaster instead of changing the logs silently)."""
+    assert set(TASK_TYPES) == set(AGENDA_FIELDS)
+    for kind, cls in TASK_TYPES.items():
+        assert task_field_names(cls) == AGENDA_FIELDS[kind], kind
