@@ -98,6 +98,8 @@ def _check_commitments(events: Sequence[StoredEvent]) -> _Commitments:
                 else:
                     opened[secret_id] = entry.get("value")
             continue
+        if SEALED_KEY not in event.payload:
+            continue
         for secret_id, digest in committed_parts(event.payload).items():
             if secret_id in committed:
                 problems.append((event.version, f"secret {secret_id!r} committed twice"))

@@ -24,7 +24,7 @@ from services.engine.engine_events import (
 from services.engine.errors import CorruptLog, GameNotFound
 from services.engine.fairness import rng_for
 from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.ruleset import DomainEvent, Ruleset, Sealed
+from services.engine.ruleset import SEALED_KEY, DomainEvent, Ruleset, Sealed
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.chain import GENESIS_HASH, hash_of
 from services.engine.store.records import NO_PRIVATE, PrivateRecords, StoredEvent
@@ -123,9 +123,11 @@ class GameSnapshot:
             elif domain.type == SECRETS_REVEALED:
                 revealed.update(str(s["id"]) for s in domain.payload["secrets"])
             else:
-                for secret_id in committed_parts(domain.payload):
-                    commitments.setdefault(secret_id, event.version)
-                state = self.ruleset.evolve(state, self.ruleset.upcast(unsealed(domain, known)))
+                if SEALED_KEY in domain.payload:
+                    for secret_id in committed_parts(domain.payload):
+                        commitments.setdefault(secret_id, event.version)
+                    domain = unsealed(domain, known)
+                state = self.ruleset.evolve(state, self.ruleset.upcast(domain))
             version = event.version
             head = event.hash
         return replace(

@@ -29,10 +29,14 @@ from .starting_tiles import (
     choice_id,
 )
 
+_UPCAST_TYPES = frozenset(
+    {"GameSetUp", STARTING_TILES_CHOSEN, STARTING_TILES_REVEALED, STARTING_TILES_RETURNED}
+)
+
 
 def upcast(event: DomainEvent) -> DomainEvent:
     """``event`` at its type's current schema version (current events as they are)."""
-    if event.schema_version != 1:
+    if event.schema_version != 1 or event.type not in _UPCAST_TYPES:
         return event
     p = event.payload
     if event.type == "GameSetUp":
