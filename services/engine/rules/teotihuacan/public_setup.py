@@ -9,6 +9,8 @@ The payload names every field itself (docs/events.md, "Teotihuacan"), so renamin
   the discovery tile dealt with each that has one (RULES.md §1.2.4).
 - ``discovery_bag`` (seen by nobody): the sorted discovery tile ids left in the bag, which
   would otherwise tell which discovery tiles were dealt face down with starting tiles.
+  Sealed only when starting tiles were dealt face down; otherwise (first game, draft)
+  the bag is deducible from the face-up tiles and listed in clear (``discovery_bag``).
 
 Folded without the sealed values (a public auditor), hidden tiles are ``NOT_A_TILE``
 placeholders: the counts are right and every public view is the same.
@@ -95,7 +97,11 @@ def setup_event(state: GameState) -> DomainEvent:
         "teotibot_set_aside": state.teotibot_set_aside,
         "teotibot_directions": list(state.teotibot_directions),
     }
-    sealed = {DISCOVERY_BAG: Sealed(sorted(state.discovery_supply), ())}
+    sealed: dict[str, Sealed] = {}
+    if any(p.starting_tiles for p in state.players) and not state.starting_tile_offer:
+        sealed[DISCOVERY_BAG] = Sealed(sorted(state.discovery_supply), ())
+    else:
+        payload[DISCOVERY_BAG] = sorted(state.discovery_supply)
     for seat, player in enumerate(state.players):
         if player.starting_tiles:
             dealt = [
@@ -147,7 +153,12 @@ def state_from_setup(event: DomainEvent) -> GameState:
         for tile, d in hand["discoveries"]:
             discoveries[tile] = d
     bag = event.sealed.get(DISCOVERY_BAG)
-    supply = tuple(bag.value) if bag is not None else (NOT_A_TILE,) * int(p["discovery_bag_size"])
+    if bag is not None:
+        supply = tuple(bag.value)
+    elif DISCOVERY_BAG in p:  # not secret in this setup
+        supply = tuple(p[DISCOVERY_BAG])
+    else:
+        supply = (NOT_A_TILE,) * int(p["discovery_bag_size"])
     return GameState(
         options=GameOptions.model_validate(p["options"]),
         players=tuple(_player(d, hands.get(i)) for i, d in enumerate(p["players"])),
