@@ -8,12 +8,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import json
 import os
 import signal
 import sys
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,14 @@ from services.engine.errors import (
     VersionConflict,
 )
 from services.engine.game import fold
+from services.engine.public_log import (
+    LogHeader,
+    PublicLogError,
+    audit_public_log,
+    looks_like_file,
+    read_public_log,
+    write_public_log,
+)
 from services.engine.ruleset import DomainEvent
 from services.engine.rulesets import (
     DEFAULT_RULESET,
@@ -322,6 +332,8 @@ async def _replay(args: argparse.Namespace) -> int:
     from services.client import TeotiClient
 
     registry = _registry(args.extra_ruleset)
+    if looks_like_file(args.game_id):
+        return await _replay_file(args, registry)
     target = args.target or "127.0.0.1:50051"
     if args.step:
         from services.tui import launch
@@ -381,6 +393,73 @@ async def _replay(args: argparse.Namespace) -> int:
             print(f"verify: FAILED (first bad version: {bad})")
             return 1
         print(f"verify: OK (chain head {report.head_hash})")
+    return 0
+
+
+async def _export(args: argparse.Namespace) -> int:
+    """Write a game's public log (what a spectator may read) to a file or stdout."""
+    from services.client import TeotiClient
+
+    target = args.target or "127.0.0.1:50051"
+    async with TeotiClient(target) as client:
+        stored = await client.get_game(args.game_id)
+        # The game may move on meanwhile: keep the events up to the head GetGame gave.
+        events = [e for e in await client.events(args.game_id) if e.version <= stored.version]
+    header = LogHeader(
+        game_id=args.game_id,
+        ruleset=stored.ruleset,
+        finished=stored.finished,
+        head_version=stored.version,
+        head_hash=stored.head_hash,
+        events=len(events),
+        exported_at=datetime.now(UTC).isoformat(),
+        source=target,
+        state=stored.state,
+    )
+    text = io.StringIO()
+    write_public_log(text, header, events)
+    if args.output == "-":
+        sys.stdout.write(text.getvalue())
+    else:
+        await asyncio.to_thread(Path(args.output).write_text, text.getvalue(), "utf-8")
+        print(f"exported {len(events)} events of game {args.game_id} to {args.output}")
+    return 0
+
+
+async def _replay_file(args: argparse.Namespace, registry: RulesetRegistry) -> int:
+    """``teoti replay FILE``: an exported log (services/engine/public_log.py), no server."""
+    public = await asyncio.to_thread(read_public_log, Path(args.game_id))
+    game_id = public.header.game_id
+    events = list(public.events)
+    if args.step:
+        from services.tui import launch
+
+        launch.log_to_file(Path(args.log_file), args.log_level)
+        return await launch.replay_log(game_id, events, registry)
+    print(
+        f"game {game_id}: {len(events)} events, ruleset {public.header.ruleset} "
+        f"(file {args.game_id}, exported {public.header.exported_at or '?'})"
+    )
+    for event in events:
+        milestone, text = _describe(registry, public.header.ruleset, event.to_domain())
+        if milestone:
+            print(f"  v{event.version:>5}  {text}")
+    if not public.header.finished:
+        print("game still running when exported: no seed revealed yet")
+    report = audit_public_log(public, registry)
+    if report.ok:
+        result = (game := fold(game_id, events, registry)).ruleset.result(game.state)
+        if result is not None:
+            print(f"final scores {list(result.scores)}, ranking {list(result.ranking)}")
+    if report.seed_revealed:
+        print(f"seed: revealed, {'verified' if report.seed_verified else 'NOT verified'}")
+    for problem in report.problems:
+        print(f"PROBLEM: {problem}")
+    if args.verify:
+        if not report.ok:
+            print(f"verify: FAILED (first bad version: {report.first_bad_version})")
+            return 1
+        print(f"verify: OK (chain head {report.head_hash}, offline)")
     return 0
 
 
@@ -512,7 +591,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     replay = sub.add_parser("replay", help="rebuild a game from its log and summarise it")
-    replay.add_argument("game_id")
+    replay.add_argument(
+        "game_id", metavar="GAME_OR_FILE", help="game id, or a file written by teoti export"
+    )
     replay.add_argument("--target", metavar="HOST:PORT", help="gateway (default 127.0.0.1:50051)")
     replay.add_argument(
         "--verify",
@@ -525,6 +606,15 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--log-file", default=".teoti/tui.log", help="log file with --step")
     common(replay)
     replay.set_defaults(run=_replay)
+
+    export = sub.add_parser("export", help="write a game's public log to a JSON-lines file")
+    export.add_argument("game_id")
+    export.add_argument("--target", metavar="HOST:PORT", help="gateway (default 127.0.0.1:50051)")
+    export.add_argument(
+        "-o", "--output", default="-", metavar="FILE", help="file to write (default: stdout)"
+    )
+    common(export)
+    export.set_defaults(run=_export)
 
     play = sub.add_parser("play", help="play on a full-screen terminal table")
     play.add_argument(
@@ -623,6 +713,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: not valid JSON ({error})", file=sys.stderr)
         return 2
     except (AddressInUse, DataDirInUse) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except PublicLogError as error:
+        print(f"error: not a teoti export file: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # an export or replay file that can't be read or written
         print(f"error: {error}", file=sys.stderr)
         return 2
     except TimeoutError:
