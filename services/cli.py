@@ -435,7 +435,12 @@ async def _replay_file(args: argparse.Namespace, registry: RulesetRegistry) -> i
         from services.tui import launch
 
         launch.log_to_file(Path(args.log_file), args.log_level)
-        return await launch.replay_log(game_id, events, registry)
+        try:
+            return await launch.replay_log(game_id, events, registry)
+        except (CorruptLog, UnknownRuleset) as error:
+            print(f"error: cannot step through {args.game_id}: {error}", file=sys.stderr)
+            print(f"(teoti replay {args.game_id} --verify names what is wrong)", file=sys.stderr)
+            return 2
     print(
         f"game {game_id}: {len(events)} events, ruleset {public.header.ruleset} "
         f"(file {args.game_id}, exported {public.header.exported_at or '?'})"

@@ -70,6 +70,9 @@ async def test_export_then_verify_offline_and_catch_tampering(stack: Stack, tmp_
     assert code == 1, out
     assert f"first bad version: {events[victim - 1]['version']}" in out
 
+    code, out = await teoti("replay", str(tmp_path / "tampered.jsonl"), "--step")
+    assert code == 2 and "cannot step through" in out and "Traceback" not in out, out
+
     _write(tmp_path / "short.jsonl", lines[:-1])
     code, out = await teoti("replay", str(tmp_path / "short.jsonl"), "--verify")
     assert code == 1 and "verify: FAILED" in out, out
