@@ -34,6 +34,7 @@ from services.engine.errors import (
     VersionConflict,
 )
 from services.engine.game import fold
+from services.engine.public_log import PublicLogError, looks_like_file
 from services.engine.ruleset import DomainEvent
 from services.engine.rulesets import (
     DEFAULT_RULESET,
@@ -44,6 +45,7 @@ from services.engine.rulesets import (
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
+from services.export_cli import export_game, replay_file
 from services.logging_setup import LEVELS, configure_logging
 from services.rpc.server import AddressInUse
 
@@ -322,6 +324,8 @@ async def _replay(args: argparse.Namespace) -> int:
     from services.client import TeotiClient
 
     registry = _registry(args.extra_ruleset)
+    if looks_like_file(args.game_id):
+        return await replay_file(args, registry, _describe)
     target = args.target or "127.0.0.1:50051"
     if args.step:
         from services.tui import launch
@@ -504,7 +508,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     replay = sub.add_parser("replay", help="rebuild a game from its log and summarise it")
-    replay.add_argument("game_id")
+    replay.add_argument(
+        "game_id", metavar="GAME_OR_FILE", help="game id, or a file written by teoti export"
+    )
     replay.add_argument("--target", metavar="HOST:PORT", help="gateway (default 127.0.0.1:50051)")
     replay.add_argument(
         "--verify",
@@ -517,6 +523,15 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--log-file", default=".teoti/tui.log", help="log file with --step")
     common(replay)
     replay.set_defaults(run=_replay)
+
+    export = sub.add_parser("export", help="write a game's public log to a JSON-lines file")
+    export.add_argument("game_id")
+    export.add_argument("--target", metavar="HOST:PORT", help="gateway (default 127.0.0.1:50051)")
+    export.add_argument(
+        "-o", "--output", default="-", metavar="FILE", help="file to write (default: stdout)"
+    )
+    common(export)
+    export.set_defaults(run=export_game)
 
     play = sub.add_parser("play", help="play on a full-screen terminal table")
     play.add_argument(
@@ -615,6 +630,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: not valid JSON ({error})", file=sys.stderr)
         return 2
     except (AddressInUse, DataDirInUse) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except PublicLogError as error:
+        print(f"error: not a teoti export file: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # an export or replay file that can't be read or written
         print(f"error: {error}", file=sys.stderr)
         return 2
     except TimeoutError:

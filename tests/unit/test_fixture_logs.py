@@ -4,7 +4,8 @@ The fixtures under ``tests/fixtures/logs/<ruleset>/`` are real games recorded by
 ``scripts/record_fixture_logs.py`` with the code of their ``format_date``, stored exactly
 as the store held them. They are never regenerated: when an event's schema changes, its
 upcaster (``engine_events.upcast`` / ``Ruleset.upcast``) must make these logs fold to
-the same result, scores, seats and public view as when they were recorded.
+the same result, scores, seats (names and kinds: token hashes are leaving the log) and
+public view (every key recorded) as when they were recorded.
 """
 
 from __future__ import annotations
@@ -89,7 +90,11 @@ def test_fixture_log_chains_and_folds_to_its_recorded_final_state(path: Path) ->
     assert game.revealed_seed == expected["revealed_seed"]
     assert [seat.name for seat in game.seats] == [s["name"] for s in expected["seats"]]
     assert [seat.kind.value for seat in game.seats] == [s["kind"] for s in expected["seats"]]
-    assert json.loads(json.dumps(ruleset.view(game.state, None))) == expected["public_view"]
+    # Every public view key recorded then must still hold its value; keys a later view
+    # adds are not part of the old log's promise.
+    view = json.loads(json.dumps(ruleset.view(game.state, None)))
+    changed = {k for k, v in expected["public_view"].items() if view.get(k, KeyError) != v}
+    assert not changed, f"public view differs at {sorted(changed)}"
 
 
 @pytest.mark.parametrize("path", LOGS[:1], ids=lambda p: p.name)

@@ -19,7 +19,9 @@ A deliberate rules change changes the playthroughs: regenerate them with
 from __future__ import annotations
 
 import difflib
+import os
 import random
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,6 +128,27 @@ def test_fixed_seeds_play_exactly_the_recorded_games(setup: str, seed: int) -> N
             f"{setup} seed {seed} no longer plays its golden game; first differences:\n"
             f"{shown}\nIf a rule changed on purpose: {REGENERATE}"
         )
+
+
+@pytest.mark.parametrize("hash_seed", ["1", "4242"])
+def test_playthroughs_do_not_depend_on_the_hash_seed(hash_seed: str) -> None:
+    """Set and dict orders of str keys change with PYTHONHASHSEED: none may leak into a line."""
+    setup, seed = "standard_3", 1
+    code = (
+        "import sys\n"
+        "from tests.unit.teotihuacan.test_golden_games import playthrough\n"
+        f"sys.stdout.write(playthrough({setup!r}, {seed}))\n"
+    )
+    played = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[3],
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    assert played == golden_path(setup, seed).read_text(encoding="utf-8")
 
 
 def test_every_golden_file_is_a_case() -> None:
