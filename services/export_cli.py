@@ -86,8 +86,9 @@ async def replay_file(
         if milestone:
             print(f"  v{event.version:>5}  {text}")
     if not public.header.finished:
-        print("game still running when exported: no seed revealed yet")
+        print("game still running when exported: chain and commitments checked; no seed yet")
     report = audit_public_log(public, registry)
+    print(f"commitments: {report.commitments}, opened and verified: {report.reveals_verified}")
     if report.ok:
         result = (game := fold(game_id, events, registry)).ruleset.result(game.state)
         if result is not None:

@@ -7,8 +7,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from services.app import Stack
 from services.client import SeatInfo, TeotiClient
 from services.engine.public_log import FORMAT, FORMAT_VERSION
@@ -84,11 +82,6 @@ async def test_export_then_verify_offline_and_catch_tampering(stack: Stack, tmp_
     assert code == 1 and f"first bad version: {len(events)}" in out, out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 (branch audit): today a human seat's token hash is blanked in what "
-    "readers get after it was hashed, so a public log with a human seat breaks at version 1",
-)
 async def test_a_running_game_exports_and_verifies_without_a_seed(
     stack: Stack, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ import random
 import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,7 +71,7 @@ async def _verify_cli(stack: Stack, game: str) -> str:
 
 
 async def test_a_human_standard_game_verifies_from_the_public_api_mid_game(
-    stack: Stack, registry: RulesetRegistry
+    stack: Stack, registry: RulesetRegistry, tmp_path: Path
 ) -> None:
     async with TeotiClient(f"127.0.0.1:{stack.port}") as client:
         created = await client.create_game(
@@ -94,6 +95,13 @@ async def test_a_human_standard_game_verifies_from_the_public_api_mid_game(
         view = await client.get_game(game)
         report = audit_log(game, events[: view.version], registry, (view.version, view.head_hash))
         assert report.ok and not report.seed_revealed, report.problems
+    # Offline, years later: the exported public log verifies without the server.
+    exported = tmp_path / "standard.jsonl"
+    target = f"127.0.0.1:{stack.port}"
+    code, out = await teoti("export", game, "--target", target, "-o", str(exported))
+    assert code == 0, out
+    code, out = await teoti("replay", str(exported), "--verify", "--target", "127.0.0.1:9")
+    assert code == 0 and "verify: OK" in out and "commitments: " in out, out
 
 
 async def test_all_bot_and_solo_standard_games_verify_at_the_end(
