@@ -16,7 +16,8 @@ Errors (a game that does not verify, a failed play) are counted and printed; the
 code is 1 if there was any. Runs unchanged on older code without the sealed/tokens keys
 (they are measured when the store has them), so before/after figures compare.
 
-Run: ``python -m benchmarks.audit_benchmark [--redis-url URL] [--games 3] [--runs 5]``
+Run: ``python -m benchmarks.audit_benchmark [--redis-url URL] [--games 3] [--runs 5]
+[--first-game]``
 from the repository root (embedded Redis if no URL / REDIS_URL).
 """
 
@@ -41,13 +42,15 @@ from services.engine.store import RedisEventStore
 from services.logging_setup import configure_logging
 
 SEATS = [SeatSpec(SeatKind.BOT, f"bot{i}") for i in range(4)]
-OPTIONS = {"first_game": False}
+OPTIONS: dict[str, Any] = {"first_game": False}
 KEY_KINDS = ("events", "head", "commands", "secret", "sealed", "tokens", "snapshot")
 
 
-async def play_game(store: RedisEventStore, engine: Engine, seed: int) -> str:
+async def play_game(
+    store: RedisEventStore, engine: Engine, seed: int, options: dict[str, Any]
+) -> str:
     """A finished game played by seeded random legal moves; its id."""
-    game = (await engine.create_game("teotihuacan", SEATS, OPTIONS)).game_id
+    game = (await engine.create_game("teotihuacan", SEATS, options)).game_id
     rng = random.Random(seed)
     snapshot = await engine.load(game)
     while not snapshot.is_terminal():
@@ -75,7 +78,7 @@ def spread(values: list[float]) -> str:
     return f"{min(values):,.0f} / {statistics.median(values):,.0f} / {max(values):,.0f}"
 
 
-async def run(url: str, games: int, runs: int) -> int:
+async def run(url: str, games: int, runs: int, options: dict[str, Any]) -> int:
     prefix = f"bench-audit-{uuid.uuid4().hex[:8]}"
     store = RedisEventStore.from_url(url, prefix=prefix)
     registry = default_registry()
@@ -88,7 +91,7 @@ async def run(url: str, games: int, runs: int) -> int:
     lengths: list[float] = []
     for seed in range(games):
         try:
-            game = await play_game(store, engine, seed)
+            game = await play_game(store, engine, seed, options)
         except Exception as exc:  # a benchmark counts and reports, it does not stop
             errors += 1
             print(f"ERROR playing game {seed}: {exc!r}")
@@ -108,7 +111,7 @@ async def run(url: str, games: int, runs: int) -> int:
             speeds.append(len(events) / elapsed)
     await store.close()
     if speeds:
-        print(f"finished 4-seat standard games: {len(lengths)}, events per game {spread(lengths)}")
+        print(f"finished 4-seat games {options}: {len(lengths)}, events per game {spread(lengths)}")
         print(
             f"audit speed, wall (events/s, min / median / max of {len(speeds)}): {spread(speeds)}"
         )
@@ -126,10 +129,14 @@ def main() -> None:
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--first-game", action="store_true", help="first-game setup (no hidden information)"
+    )
     args = parser.parse_args()
     configure_logging("WARNING")
     with redis_url(args.redis_url) as url:
-        sys.exit(asyncio.run(run(url, args.games, args.runs)))
+        options = {"first_game": True} if args.first_game else OPTIONS
+        sys.exit(asyncio.run(run(url, args.games, args.runs, options)))
 
 
 if __name__ == "__main__":
