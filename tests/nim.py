@@ -2,6 +2,16 @@
 
 Seats take 1..max_take stones in turn; whoever takes the last stone wins. The starting
 pile is drawn from the setup rng and recorded in ``PileSet`` so folding never draws.
+
+With option ``"lucky": true`` it also has hidden information, to test the generic
+commitments: ``PileSet`` deals each seat a secret lucky number 1..3 (sealed
+``lucky:<seat>``, seen by that seat), and the ``StonesTaken`` that brings the pile to
+REVEAL_AT or below reveals them all (the engine reveals any left at the end).
+
+Events (test ruleset, docs/events.md): ``PileSet`` v2 ``{seats, pile, max_take}`` (+
+the engine's ``sealed`` commitments to ``lucky:<seat>`` with ``lucky``; v1 never had
+them, upcast unchanged), ``StonesTaken`` v2 ``{seat, count, reveals_lucky?}`` (v1 never
+had ``reveals_lucky``, upcast unchanged), ``GameWon`` v1 ``{seat}``.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from services.engine.ruleset import (
     InvalidOptions,
     JsonDict,
     RuleViolation,
+    Sealed,
     SetupRequest,
 )
 
@@ -29,6 +40,16 @@ class NimState:
     turn: int = 0
     taken: tuple[int, ...] = ()
     winner: int | None = None
+    lucky: tuple[int | None, ...] = ()
+    lucky_revealed: bool = False
+
+
+REVEAL_AT = 5
+
+
+def lucky_id(seat: int) -> str:
+    """Secret id of ``seat``'s lucky number."""
+    return f"lucky:{seat}"
 
 
 class NimRuleset:
@@ -41,16 +62,34 @@ class NimRuleset:
         if not isinstance(max_take, int) or max_take < 1:
             raise InvalidOptions("max_take", "max_take must be a positive integer")
         pile = rng.randint(10, 20)
+        sealed = (
+            {lucky_id(s): Sealed(rng.randint(1, 3), (s,)) for s in range(request.seat_count)}
+            if request.options.get("lucky")
+            else {}
+        )
         return [
             DomainEvent(
-                "PileSet", {"seats": request.seat_count, "pile": pile, "max_take": max_take}
+                "PileSet",
+                {"seats": request.seat_count, "pile": pile, "max_take": max_take},
+                2,
+                sealed,
             )
         ]
 
     def evolve(self, state: NimState | None, event: DomainEvent) -> NimState:
         p = event.payload
         if event.type == "PileSet":
-            return NimState(p["seats"], p["pile"], p["max_take"], taken=(0,) * p["seats"])
+            lucky = tuple(
+                event.sealed[lucky_id(s)].value if lucky_id(s) in event.sealed else None
+                for s in range(p["seats"])
+            )
+            return NimState(
+                p["seats"],
+                p["pile"],
+                p["max_take"],
+                taken=(0,) * p["seats"],
+                lucky=lucky if event.sealed_ids() else (),
+            )
         assert state is not None
         if event.type == "StonesTaken":
             taken = list(state.taken)
@@ -60,12 +99,15 @@ class NimRuleset:
                 pile=state.pile - p["count"],
                 taken=tuple(taken),
                 turn=(p["seat"] + 1) % state.seats,
+                lucky_revealed=state.lucky_revealed or bool(p.get("reveals_lucky")),
             )
         if event.type == "GameWon":
             return replace(state, winner=p["seat"])
         raise ValueError(f"unknown event {event.type}")
 
     def upcast(self, event: DomainEvent) -> DomainEvent:
+        if event.type in ("PileSet", "StonesTaken") and event.schema_version == 1:
+            return DomainEvent(event.type, event.payload, 2)  # v2 only added optional keys
         return event
 
     def seats_to_act(self, state: NimState) -> tuple[int, ...]:
@@ -84,7 +126,18 @@ class NimRuleset:
             raise RuleViolation(
                 "nim.take_range", f"take 1..{min(state.max_take, state.pile)} stones"
             )
-        events = [DomainEvent("StonesTaken", {"seat": seat, "count": count})]
+        reveal = bool(state.lucky) and not state.lucky_revealed and state.pile - count <= REVEAL_AT
+        payload: JsonDict = {"seat": seat, "count": count}
+        if reveal:
+            payload["reveals_lucky"] = True
+        events = [
+            DomainEvent(
+                "StonesTaken",
+                payload,
+                2,
+                reveals=tuple(lucky_id(s) for s in range(state.seats)) if reveal else (),
+            )
+        ]
         if count == state.pile:
             events.append(DomainEvent("GameWon", {"seat": seat}))
         return events
@@ -108,6 +161,11 @@ class NimRuleset:
             "taken": list(state.taken),
             "winner": state.winner,
             "max_take": state.max_take,
+            **(
+                {"your_lucky": state.lucky[seat]}
+                if seat is not None and state.lucky and 0 <= seat < state.seats
+                else {}
+            ),
         }
 
     def describe_action(self, action: Mapping[str, Any]) -> str:
@@ -125,10 +183,7 @@ class NimRuleset:
 
     # Optional snapshot methods (services.engine.ruleset.SnapshottingRuleset).
     def snapshot(self, state: NimState) -> JsonDict:
-        return {**asdict(state), "taken": list(state.taken)}
+        return {**asdict(state), "taken": list(state.taken), "lucky": list(state.lucky)}
 
     def restore(self, data: JsonDict) -> NimState:
-        return NimState(**{**data, "taken": tuple(data["taken"])})
-
-    def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
-        return event  # Nim has no hidden information
+        return NimState(**{**data, "taken": tuple(data["taken"]), "lucky": tuple(data["lucky"])})

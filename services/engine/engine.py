@@ -21,7 +21,14 @@ from services.engine.clock import (
     random_seed,
     system_clock,
 )
-from services.engine.engine_events import game_created, seat_joined, seed_revealed
+from services.engine.commitments import seal
+from services.engine.engine_events import (
+    ENGINE_EVENTS,
+    game_created,
+    seat_joined,
+    secrets_revealed,
+    seed_revealed,
+)
 from services.engine.errors import (
     CorruptLog,
     GameNotFound,
@@ -42,6 +49,8 @@ from services.engine.store.records import (
     AppendResult,
     EventMetadata,
     NewGame,
+    PrivateRecords,
+    SecretValue,
     TurnRequest,
 )
 
@@ -138,7 +147,14 @@ class Engine:
         )
         if not setup:
             raise RuntimeError(f"ruleset {ruleset_name} returned no setup events")
-        events = [game_created(ruleset_name, seats, options, seed), *setup]
+        sealed_setup, secrets = seal(setup, {})
+        events = [
+            game_created(ruleset_name, seats, options, seed),
+            *_with_reveals(sealed_setup, secrets),
+        ]
+        private = PrivateRecords(
+            secrets, {i: seat.token_hash for i, seat in enumerate(seats) if seat.token_hash}
+        )
         snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options)
         requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
         metadata = self._metadata(command_id, SYSTEM_SEAT)
@@ -151,10 +167,11 @@ class Engine:
             requests,
             prev_hash=GENESIS_HASH,
             new_game=NewGame(seed, created_ms),
+            private=private,
         )
         if not result.duplicate:
             # What the first command and the gateway's next read would fetch: keep it.
-            await self._snapshots.appended(game_id, None, result.written)
+            await self._snapshots.appended(game_id, None, result.written, private)
             self._remember_seed(game_id, seed)
         log.info(
             "game_created",
@@ -193,12 +210,12 @@ class Engine:
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:
-                events, requests = await self._command_events(cached, seat, action)
-                result = await self._write(cached, events, metadata, requests)
+                events, requests, private = await self._command_events(cached, seat, action)
+                result = await self._write(cached, events, metadata, requests, private)
             except (RuleViolation, InvalidArgument, VersionConflict):
                 pass  # perhaps only because the cached game is behind: ask the store
             else:
-                return await self._applied(cached, result, len(events), bound)
+                return await self._applied(cached, result, len(events), bound, private)
         if command_id and (done := await self.store.command_result(game_id, command_id)):
             bound.info("duplicate_command", version=done.last_version)
             return CommandResult(game_id, done.last_version, done.first_version)
@@ -207,40 +224,54 @@ class Engine:
             snapshot = await self.load(game_id)
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
-            events, requests = await self._command_events(snapshot, seat, action)
+            events, requests, private = await self._command_events(snapshot, seat, action)
             try:
-                result = await self._write(snapshot, events, metadata, requests)
+                result = await self._write(snapshot, events, metadata, requests, private)
             except VersionConflict as exc:
                 if expected_version is not None:
                     raise
                 conflict = exc
                 bound.info("append_conflict_retrying", expected=exc.expected, actual=exc.actual)
                 continue
-            return await self._applied(snapshot, result, len(events), bound)
+            return await self._applied(snapshot, result, len(events), bound, private)
         assert conflict is not None
         raise conflict
 
     async def _command_events(
         self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any]
-    ) -> tuple[list[DomainEvent], list[TurnRequest]]:
-        """The events of ``action`` on ``snapshot`` and the turn requests to publish with
-        them. Raises InvalidArgument, RuleViolation (see :meth:`submit_action`)."""
+    ) -> tuple[list[DomainEvent], list[TurnRequest], PrivateRecords]:
+        """The events of ``action`` on ``snapshot`` (hidden parts committed, reveals
+        added), the turn requests to publish with them, and the secrets to keep. Raises
+        InvalidArgument, RuleViolation (see :meth:`submit_action`)."""
         seed = await self._seed(snapshot)
-        events, after = self._decide(snapshot, seat, action, seed)
+        decided, after = self._decide(snapshot, seat, action, seed)
+        sealed, secrets = seal(decided, snapshot.private.secrets)
+        events = _with_reveals(sealed, {**snapshot.private.secrets, **secrets})
         if after.is_terminal():
-            # Same atomic append as the last move: nobody can see the end without it.
+            # Same atomic append as the last move: nobody can see the end without its
+            # secrets and seed, so every commitment left is opened now (RULES D7).
+            opened = {i for e in events for s in e.payload.get("secrets", ()) for i in [s["id"]]}
+            left = [i for i in (*snapshot.unrevealed(), *secrets) if i not in opened]
+            if left:
+                known = {**snapshot.private.secrets, **secrets}
+                events.append(secrets_revealed({i: known[i] for i in left}))
             events.append(seed_revealed(seed))
         requests = [
-            TurnRequest(snapshot.game_id, s, after.version)
+            TurnRequest(snapshot.game_id, s, snapshot.version + len(events))
             for s in snapshot.bot_seats_to_act(after.state)
         ]
-        return events, requests
+        return events, requests, PrivateRecords(secrets)
 
     async def _applied(
-        self, snapshot: GameSnapshot, result: AppendResult, events: int, bound: FilteringBoundLogger
+        self,
+        snapshot: GameSnapshot,
+        result: AppendResult,
+        events: int,
+        bound: FilteringBoundLogger,
+        private: PrivateRecords | None = None,
     ) -> CommandResult:
         """Remember and log an append of ``events`` events onto ``snapshot``."""
-        await self._remember(snapshot, result)
+        await self._remember(snapshot, result, private)
         if result.duplicate:
             bound.info("duplicate_command", version=result.last_version)
         else:
@@ -272,14 +303,18 @@ class Engine:
             raise _command_id_used(command_id, seat)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
+        binding = PrivateRecords(token_hashes={seat: token_hash})
         result = await self._write(
-            snapshot, [seat_joined(seat, name, token_hash)], self._metadata(command_id, SYSTEM_SEAT)
+            snapshot,
+            [seat_joined(seat, name)],
+            self._metadata(command_id, SYSTEM_SEAT),
+            private=binding,
         )
         if result.duplicate:  # a concurrent request with this command id was appended first
             if (await self.load(game_id)).seats[seat].token_hash != token_hash:
                 raise _command_id_used(command_id, seat)
             return CommandResult(game_id, result.last_version, result.first_version)
-        await self._remember(snapshot, result)
+        await self._remember(snapshot, result, binding)
         log.info("seat_joined", game_id=game_id, seat=seat, version=result.last_version)
         return CommandResult(game_id, result.last_version, result.first_version)
 
@@ -289,9 +324,11 @@ class Engine:
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
         requests: Sequence[TurnRequest] = (),
+        private: PrivateRecords | None = None,
     ) -> AppendResult:
-        """Append ``events`` decided on ``snapshot``: the store checks its version and head
-        hash. Raises VersionConflict (nothing written), ChainMismatch."""
+        """Append ``events`` decided on ``snapshot`` with the ``private`` records they need
+        (in the same atomic step): the store checks its version and head hash. Raises
+        VersionConflict (nothing written), ChainMismatch."""
         return await self.store.append(
             snapshot.game_id,
             snapshot.version,
@@ -299,15 +336,18 @@ class Engine:
             metadata,
             requests,
             prev_hash=snapshot.head_hash,
+            private=private,
         )
 
-    async def _remember(self, snapshot: GameSnapshot, result: AppendResult) -> None:
+    async def _remember(
+        self, snapshot: GameSnapshot, result: AppendResult, private: PrivateRecords | None = None
+    ) -> None:
         """Fold what was just appended onto ``snapshot`` into the cache, so the next
         command and the next read of this game start from it instead of reading those
         events back. Nothing is remembered for a command id the store reports as already
         applied, since then these events were not the ones written."""
         if not result.duplicate:
-            await self._snapshots.appended(snapshot.game_id, snapshot, result.written)
+            await self._snapshots.appended(snapshot.game_id, snapshot, result.written, private)
 
     async def _seed(self, snapshot: GameSnapshot) -> str:
         """The game's secret seed (engine-only key), checked against its commitment."""
@@ -346,6 +386,24 @@ class Engine:
         return list(events), _preview(snapshot, events)
 
 
+def _with_reveals(
+    events: Sequence[DomainEvent], secrets: Mapping[str, SecretValue]
+) -> list[DomainEvent]:
+    """``events`` with a ``SecretsRevealed`` right after each event that reveals secrets.
+
+    Raises RuntimeError (a ruleset bug) for a reveal of an unknown secret id.
+    """
+    result: list[DomainEvent] = []
+    for event in events:
+        result.append(event)
+        if event.reveals:
+            missing = [i for i in event.reveals if i not in secrets]
+            if missing:
+                raise RuntimeError(f"{event.type} reveals unknown secrets {missing}")
+            result.append(secrets_revealed({i: secrets[i] for i in event.reveals}))
+    return result
+
+
 def _preview(snapshot: GameSnapshot, events: Sequence[DomainEvent]) -> GameSnapshot:
     """The snapshot after ruleset ``events`` (not yet stored), to find who acts next."""
     state = snapshot.state
@@ -369,7 +427,8 @@ def _fold_new(
     start = GameSnapshot(
         game_id, ruleset_name, ruleset, tuple(seats), dict(options), commit(seed), 2, state
     )
-    return _preview(start, events[2:])
+    ruleset_events = [e for e in events[2:] if e.type not in ENGINE_EVENTS]
+    return replace(_preview(start, ruleset_events), version=len(events))
 
 
 __all__ = ["Engine", "SeatKind", "SeatSpec"]

@@ -9,18 +9,25 @@ events, with the engine's ``SeatJoined`` and ``SeedRevealed`` among them (see
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from services.engine import engine_events
-from services.engine.engine_events import GAME_CREATED, SEAT_JOINED, SEED_REVEALED, game_created
+from services.engine.commitments import committed_parts
+from services.engine.engine_events import (
+    GAME_CREATED,
+    SEAT_JOINED,
+    SECRETS_REVEALED,
+    SEED_REVEALED,
+    game_created,
+)
 from services.engine.errors import CorruptLog, GameNotFound
 from services.engine.fairness import rng_for
 from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.ruleset import Ruleset
+from services.engine.ruleset import SEALED_KEY, DomainEvent, Ruleset, Sealed
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.chain import GENESIS_HASH, hash_of
-from services.engine.store.records import StoredEvent
+from services.engine.store.records import NO_PRIVATE, PrivateRecords, StoredEvent
 
 __all__ = [
     "GAME_CREATED",
@@ -45,6 +52,10 @@ class GameSnapshot:
         state: the ruleset's state (opaque to the engine).
         head_hash: hash of the last folded event (what the next append chains onto).
         revealed_seed: the seed once public (SeedRevealed, or a v1 GameCreated), else None.
+        private: the service-only records folded in (secrets, token bindings); empty for
+            a fold of the public log alone.
+        commitments: every secret id committed so far -> the version committing it.
+        revealed: secret ids opened by SecretsRevealed so far.
     """
 
     game_id: str
@@ -57,6 +68,13 @@ class GameSnapshot:
     state: Any
     head_hash: str = GENESIS_HASH
     revealed_seed: str | None = None
+    private: PrivateRecords = NO_PRIVATE
+    commitments: Mapping[str, int] = field(default_factory=dict)
+    revealed: frozenset[str] = frozenset()
+
+    def unrevealed(self) -> tuple[str, ...]:
+        """Secret ids committed and not yet opened, in commitment order."""
+        return tuple(k for k in self.commitments if k not in self.revealed)
 
     def seats_to_act(self) -> tuple[int, ...]:
         """Seats the ruleset waits for."""
@@ -73,44 +91,105 @@ class GameSnapshot:
             s for s in self.ruleset.seats_to_act(current) if self.seats[s].kind is SeatKind.BOT
         )
 
-    def evolve(self, events: Sequence[StoredEvent]) -> GameSnapshot:
+    def evolve(
+        self, events: Sequence[StoredEvent], private: PrivateRecords | None = None
+    ) -> GameSnapshot:
         """This snapshot with ``events`` (which must continue the log) folded in.
 
-        Raises CorruptLog on a version gap or an event that does not chain onto the one
-        before.
+        ``private`` adds service-only records (secrets the events commit to, token
+        bindings) to those already known; without them the ruleset folds the public
+        payloads alone. Raises CorruptLog on a version gap or an event that does not
+        chain onto the one before.
         """
+        known = self.private.merged(private) if private is not None else self.private
         state = self.state
         version = self.version
         head = self.head_hash
-        seats = self.seats
-        revealed = self.revealed_seed
+        seats = _bound(self.seats, known)
+        revealed_seed = self.revealed_seed
+        commitments = dict(self.commitments)
+        revealed = set(self.revealed)
         for event in events:
             if event.version != version + 1:
                 raise CorruptLog(f"game {self.game_id}: version {event.version} after {version}")
             if hash_of(head, event) != event.hash:
                 raise CorruptLog(f"game {self.game_id}: version {event.version} breaks the chain")
-            domain = engine_events.upcast(event.to_domain())
+            raw = event.to_domain()
+            domain = engine_events.upcast(raw)
             if domain.type == SEAT_JOINED:
-                seats = _joined(seats, domain.payload)
+                seats = _joined(seats, domain.payload, known, raw)
             elif domain.type == SEED_REVEALED:
-                revealed = str(domain.payload["seed"])
+                revealed_seed = str(domain.payload["seed"])
+            elif domain.type == SECRETS_REVEALED:
+                revealed.update(str(s["id"]) for s in domain.payload["secrets"])
             else:
+                if SEALED_KEY in domain.payload:
+                    for secret_id in committed_parts(domain.payload):
+                        commitments.setdefault(secret_id, event.version)
+                    domain = unsealed(domain, known)
                 state = self.ruleset.evolve(state, self.ruleset.upcast(domain))
             version = event.version
             head = event.hash
         return replace(
-            self, seats=seats, version=version, state=state, head_hash=head, revealed_seed=revealed
+            self,
+            seats=seats,
+            version=version,
+            state=state,
+            head_hash=head,
+            revealed_seed=revealed_seed,
+            private=known,
+            commitments=commitments,
+            revealed=frozenset(revealed),
         )
 
 
-def _joined(seats: tuple[SeatSpec, ...], payload: Mapping[str, Any]) -> tuple[SeatSpec, ...]:
+def unsealed(event: DomainEvent, private: PrivateRecords) -> DomainEvent:
+    """``event`` with the values of its committed secrets that ``private`` holds."""
+    ids = committed_parts(event.payload)
+    if not ids:
+        return event
+    known = {
+        secret_id: Sealed(private.secrets[secret_id].value, private.secrets[secret_id].seats)
+        for secret_id in ids
+        if secret_id in private.secrets
+    }
+    return DomainEvent(event.type, event.payload, event.schema_version, known, event.reveals)
+
+
+def _bound(seats: tuple[SeatSpec, ...], private: PrivateRecords) -> tuple[SeatSpec, ...]:
+    """``seats`` with the token hashes the service-only bindings hold."""
+    if not private.token_hashes:
+        return seats
+    return tuple(
+        replace(seat, token_hash=private.token_hashes[index])
+        if index in private.token_hashes and not seat.token_hash
+        else seat
+        for index, seat in enumerate(seats)
+    )
+
+
+def _joined(
+    seats: tuple[SeatSpec, ...],
+    payload: Mapping[str, Any],
+    private: PrivateRecords,
+    raw: DomainEvent,
+) -> tuple[SeatSpec, ...]:
     index = int(payload["seat"])
-    updated = SeatSpec(seats[index].kind, str(payload["name"]), str(payload["token_hash"]))
+    token_hash = engine_events.legacy_token_hashes(raw).get(index) or private.token_hashes.get(
+        index, ""
+    )
+    updated = SeatSpec(seats[index].kind, str(payload["name"]), token_hash, claimed=True)
     return (*seats[:index], updated, *seats[index + 1 :])
 
 
-def fold(game_id: str, events: Sequence[StoredEvent], registry: RulesetRegistry) -> GameSnapshot:
-    """Rebuild a game from its whole log.
+def fold(
+    game_id: str,
+    events: Sequence[StoredEvent],
+    registry: RulesetRegistry,
+    private: PrivateRecords = NO_PRIVATE,
+) -> GameSnapshot:
+    """Rebuild a game from its whole log (with the service-only ``private`` records, if
+    the caller may read them; a public fold gets none).
 
     Raises GameNotFound for an empty log, CorruptLog if it does not start with
     GameCreated plus at least one ruleset event, has version gaps or a broken hash chain,
@@ -126,6 +205,9 @@ def fold(game_id: str, events: Sequence[StoredEvent], registry: RulesetRegistry)
     if hash_of(GENESIS_HASH, first) != first.hash:
         raise CorruptLog(f"game {game_id}: version 1 breaks the chain")
     created = engine_events.upcast(first.to_domain())
+    legacy = engine_events.legacy_token_hashes(first.to_domain())
+    if legacy:
+        private = PrivateRecords(private.secrets, {**legacy, **private.token_hashes})
     payload = created.payload
     ruleset = registry.get(str(payload["ruleset"]))
     setup = rest[0]
@@ -133,16 +215,19 @@ def fold(game_id: str, events: Sequence[StoredEvent], registry: RulesetRegistry)
         raise CorruptLog(f"game {game_id}: version {setup.version} after 1")
     if hash_of(first.hash, setup) != setup.hash:
         raise CorruptLog(f"game {game_id}: version 2 breaks the chain")
+    opening = setup.to_domain()
     start = GameSnapshot(
         game_id,
         str(payload["ruleset"]),
         ruleset,
-        tuple(SeatSpec.from_json(seat) for seat in payload["seats"]),
+        _bound(tuple(SeatSpec.from_json(seat) for seat in payload["seats"]), private),
         dict(payload.get("options", {})),
         str(payload["seed_commitment"]),
         2,
-        ruleset.evolve(None, ruleset.upcast(setup.to_domain())),
+        ruleset.evolve(None, ruleset.upcast(unsealed(opening, private))),
         setup.hash,
         engine_events.legacy_seed(first.to_domain()),
+        private,
+        {secret_id: 2 for secret_id in committed_parts(opening.payload)},
     )
     return start.evolve(rest[1:])

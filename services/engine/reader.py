@@ -48,7 +48,8 @@ class GameReader:
         return self._snapshots.cached(game_id)
 
     async def load_at(self, game_id: str, version: int) -> GameSnapshot:
-        """The game as it was at ``version`` (folded from the log, no cache).
+        """The game as it was at ``version`` (folded from the log with the service-only
+        records, so a seat's view shows it its own secrets; no cache).
 
         Raises GameNotFound; InvalidArgument if ``version`` is < 2 or past the log's end.
         """
@@ -62,7 +63,7 @@ class GameReader:
                 f"version {version} is not between 2 and the log's end, {end} (version 1 is "
                 "the game's creation, before its setup)"
             )
-        return fold(game_id, events, self.registry)
+        return fold(game_id, events, self.registry, await self.store.read_private(game_id))
 
     async def events(
         self, game_id: str, from_version: int = 0, limit: int = 0

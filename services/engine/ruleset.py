@@ -7,6 +7,12 @@ returns (RULES.md D7), so folding events never draws randomness again.
 
 Actions and event payloads cross this boundary as JSON-safe mappings so that every
 service, the wire format and the event log share one representation.
+
+Hidden information never enters a payload in clear: a ruleset puts it in
+``DomainEvent.sealed`` and the engine logs only a salted commitment to it (see
+:mod:`services.engine.commitments`), reveals it when the ruleset says so
+(``DomainEvent.reveals``) and at the latest when the game ends. The public log is
+therefore exactly what is stored and hash-chained: nothing is redacted after hashing.
 """
 
 from __future__ import annotations
@@ -22,18 +28,54 @@ StateT = TypeVar("StateT")
 
 
 @dataclass(frozen=True, slots=True)
+class Sealed:
+    """A hidden value of an event: only a salted commitment to it enters the public log.
+
+    Attributes:
+        value: JSON-safe hidden value (e.g. a seat's secret choice of starting tiles).
+        seats: seats entitled to see it before it is revealed (empty: nobody, e.g. the
+            contents of a bag).
+    """
+
+    value: Any
+    seats: tuple[int, ...] = ()
+
+
+SEALED_KEY = "sealed"
+"""Payload key the engine reserves for commitments (see docs/events.md, "Commitments")."""
+
+
+@dataclass(frozen=True, slots=True)
 class DomainEvent:
     """One fact produced by a ruleset.
 
     Attributes:
         type: past-tense event name, e.g. ``"WorkerMoved"``.
-        payload: JSON-safe data of the fact.
+        payload: JSON-safe PUBLIC data of the fact: stored, hash-chained and shown to
+            every reader as is. It must not use the key ``"sealed"`` (the engine's).
         schema_version: version of this event type's payload layout (starts at 1).
+        sealed: hidden parts by secret id (unique within a game, chosen by the ruleset,
+            e.g. ``"choice:2"``). The engine logs a salted commitment to each in
+            ``payload["sealed"][id]`` and keeps value and nonce in service-only storage.
+            When folding, a ruleset finds here the values the folder may know (the
+            engine and gateway: all; a public auditor: none) and must fold either way.
+        reveals: ids of earlier secrets this event makes public (the engine appends
+            ``SecretsRevealed`` with their values and nonces right after it).
     """
 
     type: str
     payload: Mapping[str, Any]
     schema_version: int = 1
+    sealed: Mapping[str, Sealed] = field(default_factory=dict)
+    reveals: tuple[str, ...] = ()
+
+    def sealed_ids(self) -> tuple[str, ...]:
+        """Ids of the secrets this event commits to (from ``sealed`` or, read back from
+        the log, from the commitments in its payload)."""
+        committed = self.payload.get(SEALED_KEY)
+        if isinstance(committed, Mapping):
+            return tuple(committed)
+        return tuple(self.sealed)
 
 
 class RuleViolation(Exception):
@@ -149,15 +191,6 @@ class Ruleset(Protocol[StateT]):
 
     def is_milestone(self, event: DomainEvent) -> bool:
         """True for events a summary shows (e.g. an eclipse's scoring, the game's end)."""
-        ...
-
-    def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
-        """``event`` as ``seat`` (None: a watcher) may see it while the game runs.
-
-        Hidden information of other seats (secret choices, private hands) is removed;
-        return ``event`` itself when nothing is hidden. After the game ends the service
-        shows every event whole, so anyone can audit the log.
-        """
         ...
 
 

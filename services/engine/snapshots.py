@@ -20,17 +20,24 @@ from typing import Any
 
 import structlog
 
+from services.engine.commitments import committed_parts
+from services.engine.engine_events import SEAT_JOINED
 from services.engine.errors import CorruptLog
 from services.engine.game import GameSnapshot, fold
 from services.engine.game_seats import SeatSpec
 from services.engine.ruleset import supports_snapshots
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.protocol import EventStore
-from services.engine.store.records import StoredEvent, canonical_json
+from services.engine.store.records import (
+    PrivateRecords,
+    SecretValue,
+    StoredEvent,
+    canonical_json,
+)
 
 DEFAULT_CAPACITY = 2048
 DEFAULT_SNAPSHOT_EVERY = 100
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 log = structlog.get_logger(__name__)
 
 
@@ -44,13 +51,17 @@ def encode_snapshot(snapshot: GameSnapshot) -> str | None:
             "format": SNAPSHOT_FORMAT,
             "game_id": snapshot.game_id,
             "ruleset": snapshot.ruleset_name,
-            "seats": [seat.to_json() for seat in snapshot.seats],
+            "seats": [seat.private_json() for seat in snapshot.seats],
             "options": dict(snapshot.options),
             "seed_commitment": snapshot.seed_commitment,
             "version": snapshot.version,
             "head_hash": snapshot.head_hash,
             "revealed_seed": snapshot.revealed_seed,
             "state": ruleset.snapshot(snapshot.state),
+            "secrets": {k: json.loads(v.to_json()) for k, v in snapshot.private.secrets.items()},
+            "token_hashes": {str(k): v for k, v in snapshot.private.token_hashes.items()},
+            "commitments": dict(snapshot.commitments),
+            "revealed": sorted(snapshot.revealed),
         }
     )
 
@@ -74,7 +85,19 @@ def decode_snapshot(text: str, registry: RulesetRegistry) -> GameSnapshot:
         ruleset.restore(data["state"]),
         str(data["head_hash"]),
         data.get("revealed_seed"),
+        PrivateRecords(
+            {k: SecretValue.from_json(canonical_json(v)) for k, v in data["secrets"].items()},
+            {int(k): str(v) for k, v in data["token_hashes"].items()},
+        ),
+        {str(k): int(v) for k, v in data["commitments"].items()},
+        frozenset(str(k) for k in data["revealed"]),
     )
+
+
+def _needs_private(events: Sequence[StoredEvent]) -> bool:
+    """True if folding ``events`` needs the service-only records (a commitment to fold
+    whole, or a seat bound to a token)."""
+    return any(e.type == SEAT_JOINED or committed_parts(e.payload) for e in events)
 
 
 class SnapshotCache:
@@ -115,10 +138,13 @@ class SnapshotCache:
         """
         cached = self._games.get(game_id) or await self._stored(game_id)
         if cached is None:
-            snapshot = fold(game_id, await self._store.read(game_id), self._registry)
+            events = await self._store.read(game_id)
+            private = await self._store.read_private(game_id) if events else None
+            snapshot = fold(game_id, events, self._registry, private or PrivateRecords())
         else:
             newer = await self._store.read(game_id, cached.version)
-            snapshot = cached.evolve(newer) if newer else cached
+            private = await self._store.read_private(game_id) if _needs_private(newer) else None
+            snapshot = cached.evolve(newer, private) if newer else cached
         self._remember(game_id, snapshot)
         await self._maybe_store(snapshot)
         return snapshot
@@ -136,24 +162,30 @@ class SnapshotCache:
         return snapshot
 
     async def appended(
-        self, game_id: str, before: GameSnapshot | None, written: Sequence[StoredEvent]
+        self,
+        game_id: str,
+        before: GameSnapshot | None,
+        written: Sequence[StoredEvent],
+        private: PrivateRecords | None = None,
     ) -> GameSnapshot:
         """Remember the game after events this process just appended, with no read.
 
         ``before`` is the snapshot the append chained onto (None for a new game) and
         ``written`` the records the store reported writing (``AppendResult.written``),
-        which are exactly what a read would return; folding them checks their chain like
-        any load does. Returns the new snapshot.
+        which are exactly what a read would return, and ``private`` the service-only
+        records the append kept with them; folding them checks their chain like any load
+        does. Returns the new snapshot.
         """
         if before is None:
-            snapshot = fold(game_id, written, self._registry)
+            snapshot = fold(game_id, written, self._registry, private or PrivateRecords())
         else:
-            snapshot = before.evolve(written)
+            snapshot = before.evolve(written, private)
         self._remember(game_id, snapshot)
         await self._maybe_store(snapshot)
         return snapshot
 
     async def _stored(self, game_id: str) -> GameSnapshot | None:
+        """The stored snapshot, if readable (its tail is checked, not folded, here)."""
         if self._every <= 0:
             return None
         text = await self._store.load_snapshot(game_id)

@@ -1,9 +1,11 @@
 """gRPC GameService: reads from the store + ruleset, writes through an EngineClient.
 
-The gateway owns seat tokens: it generates them, hands the engine only their hashes,
-and checks a request's token against the seat's hash before reading hidden information
-or forwarding an action. Every method first spends one token of the connection's rate
-limit.
+The gateway owns seat tokens: it generates them (or checks a client-chosen one's
+strength), hands the engine only their hashes, and checks a request's token against the
+seat's hash (from service-only storage) before showing a seat its own secrets or
+forwarding an action. Events are shown exactly as stored and hash-chained: hidden
+information is in them only as salted commitments, so nothing is redacted. Every
+method first spends one token of the connection's rate limit.
 """
 
 from __future__ import annotations
@@ -12,13 +14,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from services.engine.client import EngineClient
-from services.engine.engine_events import without_token_hashes
 from services.engine.errors import InvalidArgument, NotAuthorized
 from services.engine.game import GameSnapshot
-from services.engine.game_seats import SeatKind, hash_token, new_token
+from services.engine.game_seats import SeatKind, check_client_token, hash_token, new_token
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
+from services.engine.store.records import GameIndexEntry, canonical_json
 from services.rpc import deadlines
 from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
 from services.rpc.errors import stream_errors, unary_errors
@@ -221,7 +222,7 @@ class GameServicer:
     async def JoinGame(self, request: Any, context: Context) -> Any:
         """Claim an open seat with a client-chosen or fresh token."""
         self._admit(context)
-        token = request.seat_token or new_token()
+        token = check_client_token(request.seat_token) if request.seat_token else new_token()
         result = await self._client.join_game(
             request.game_id, request.seat, request.name, hash_token(token), request.command_id
         )
@@ -271,26 +272,17 @@ class GameServicer:
             version=result.version, first_version=result.first_version
         )
 
-    def _shown(self, snapshot: GameSnapshot, viewer: int | None, event: StoredEvent) -> Any:
-        """``event`` as ``viewer`` may see it: seat token hashes are never shown, and other
-        seats' secrets are redacted while the game runs (once it has ended the rules'
-        events are shown whole, for audit)."""
-        public = without_token_hashes(event.to_domain())
-        if not snapshot.is_terminal():
-            public = snapshot.ruleset.redact_event(public, viewer)
-        return event_to_proto(event, public.payload)
-
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
         """Stream events after from_version until the game ends (public unless a seat with
         its token is given)."""
         self._admit(context)
         snapshot = await self._reader.load(request.game_id)
-        viewer = self._viewer(snapshot, request, context)
+        self._viewer(snapshot, request, context)  # a seat given must hold its token
         async for event in self._reader.watch(
             request.game_id, request.from_version, self._block_ms
         ):
-            yield self._pb.WatchGameResponse(event=self._shown(snapshot, viewer, event))
+            yield self._pb.WatchGameResponse(event=event_to_proto(event))
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:
@@ -300,13 +292,13 @@ class GameServicer:
         if not 0 < limit <= MAX_EVENTS_PAGE:
             raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")
         snapshot = await self._reader.load(request.game_id)
-        viewer = self._viewer(snapshot, request, context)
+        self._viewer(snapshot, request, context)  # a seat given must hold its token
         events = await self._reader.events(request.game_id, request.from_version, limit)
         more = len(events) == limit and events[-1].version < await self._reader.store.version(
             request.game_id
         )
         return self._pb.ListEventsResponse(
-            events=[self._shown(snapshot, viewer, e) for e in events],
+            events=[event_to_proto(e) for e in events],
             next_from_version=events[-1].version if more else 0,
         )
 

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from services.engine.errors import InvalidArgument
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token, new_token
+from services.engine.game_seats import (
+    SeatKind,
+    SeatSpec,
+    check_client_token,
+    hash_token,
+    new_token,
+)
 from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
 from services.rpc.stubs import load_stubs
 
@@ -38,8 +44,9 @@ def _kind(index: int, seat: Any) -> SeatKind:
 def seats_with_tokens(seats: Sequence[Any]) -> tuple[list[SeatSpec], dict[int, str]]:
     """SeatSpecs from public ``Seat`` messages, and the token of each claimed human seat.
 
-    A human seat gets its client-chosen ``token`` or a fresh one; an ``open`` seat gets
-    none. Raises InvalidArgument for an unspecified kind or a bot seat with a token.
+    A human seat gets its client-chosen ``token`` (at least 128 bits' worth, see
+    ``game_seats.check_client_token``) or a fresh one; an ``open`` seat gets none. Raises
+    InvalidArgument for an unspecified kind, a bot seat with a token, or a weak token.
     """
     specs: list[SeatSpec] = []
     tokens: dict[int, str] = {}
@@ -52,7 +59,7 @@ def seats_with_tokens(seats: Sequence[Any]) -> tuple[list[SeatSpec], dict[int, s
         elif seat.open:
             specs.append(SeatSpec(kind, seat.name))
         else:
-            token = seat.token or new_token()
+            token = check_client_token(seat.token) if seat.token else new_token()
             tokens[index] = token
             specs.append(SeatSpec(kind, seat.name, hash_token(token)))
     return specs, tokens
@@ -65,8 +72,8 @@ def seats_from_engine_proto(seats: Sequence[Any]) -> list[SeatSpec]:
 
 def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> list[Any]:
     """``Seat`` messages from SeatSpecs; never tokens, and token hashes only when
-    ``token_hashes`` (the gateway's requests to the engine, which checks tokens; GameService
-    replies never show them, see ``engine_events.without_token_hashes``)."""
+    ``token_hashes`` (the gateway's requests to the engine, which binds them to seats in
+    service-only storage; GameService replies never show them)."""
     pb = load_stubs().game_pb2
     return [
         pb.Seat(
@@ -79,20 +86,16 @@ def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> 
     ]
 
 
-def event_to_proto(event: StoredEvent, payload: Mapping[str, Any] | None = None) -> Any:
-    """An ``Event`` message from a stored event (payload as canonical JSON).
-
-    ``payload`` replaces the stored payload for a reader who may not see all of it; the
-    message is then marked ``redacted`` (its hash still covers the stored event).
-    """
+def event_to_proto(event: StoredEvent) -> Any:
+    """An ``Event`` message from a stored event (payload as canonical JSON), exactly as
+    stored and hash-chained: hidden parts are only commitments, so ``redacted`` is never
+    set (it is kept in the proto for older clients)."""
     pb = load_stubs().game_pb2
-    shown = event.payload if payload is None else payload
     return pb.Event(
         version=event.version,
         type=event.type,
         schema_version=event.schema_version,
-        payload_json=canonical_json(dict(shown)),
-        redacted=payload is not None and dict(payload) != dict(event.payload),
+        payload_json=canonical_json(dict(event.payload)),
         metadata=pb.EventMetadata(
             command_id=event.metadata.command_id,
             seat=event.metadata.seat,

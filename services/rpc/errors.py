@@ -70,7 +70,9 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
     if isinstance(exc, UnknownRuleset):
         return grpc.StatusCode.INVALID_ARGUMENT, "unknown_ruleset", {"kind": "unknown_ruleset"}
     if isinstance(exc, InvalidArgument):
-        return grpc.StatusCode.INVALID_ARGUMENT, "invalid_argument", {"kind": "invalid_argument"}
+        # A refusal that names its rule (e.g. seat_token_strength) carries it as the reason.
+        reason = str(getattr(exc, "rule", "invalid_argument"))
+        return grpc.StatusCode.INVALID_ARGUMENT, reason, {"kind": "invalid_argument"}
     if isinstance(exc, NotAuthorized):
         return (
             grpc.StatusCode.PERMISSION_DENIED,

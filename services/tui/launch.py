@@ -17,6 +17,7 @@ import structlog
 from services.client import SeatInfo, TeotiClient
 from services.engine.errors import NotAuthorized
 from services.engine.rulesets import RulesetRegistry
+from services.engine.store.records import StoredEvent
 from services.tui.app import LiveApp, ReplayApp
 from services.tui.backend import Session, create_game
 from services.tui.timeline import Timeline
@@ -112,5 +113,10 @@ async def replay(target: str, game_id: str, registry: RulesetRegistry) -> int:
     """Step through ``game_id``'s log, folded locally with the ruleset."""
     async with TeotiClient(target) as client:
         events = await client.events(game_id)
+    return await replay_log(game_id, events, registry)
+
+
+async def replay_log(game_id: str, events: list[StoredEvent], registry: RulesetRegistry) -> int:
+    """Step through ``events`` (a whole log, e.g. from ``teoti export``), folded locally."""
     await ReplayApp(Timeline(game_id, events, registry)).run_async()
     return 0

@@ -21,7 +21,7 @@ from services.rpc.limits import PeerRateLimiter
 from services.rpc.stubs import load_stubs
 
 SLOW_SOLO_GAMES = int(os.environ.get("TEOTI_SOLO_E2E_GAMES", "300"))
-TOKEN = "solo-human-secret"
+TOKEN = "solo-human-secret-0123456789"
 
 
 @pytest.fixture

@@ -68,14 +68,20 @@ async def test_token_in_metadata_and_bot_seats_refuse_everyone(stack: Stack) -> 
         created = await stub.CreateGame(
             pb.CreateGameRequest(
                 seats=[
-                    pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token="my-secret"),
+                    pb.Seat(
+                        kind=pb.SEAT_KIND_HUMAN, name="ann", token="my-secret-0123456789abcdef"
+                    ),
                     pb.Seat(kind=pb.SEAT_KIND_BOT, name="bot"),
                 ]
             )
         )
-        assert [(t.seat, t.token) for t in created.seat_tokens] == [(0, "my-secret")]
+        assert [(t.seat, t.token) for t in created.seat_tokens] == [
+            (0, "my-secret-0123456789abcdef")
+        ]
         request = pb.SubmitActionRequest(game_id=created.game_id, seat=0, action_json='{"take":1}')
-        reply = await stub.SubmitAction(request, metadata=[("authorization", "Bearer my-secret")])
+        reply = await stub.SubmitAction(
+            request, metadata=[("authorization", "Bearer my-secret-0123456789abcdef")]
+        )
         assert reply.version == 3
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await stub.SubmitAction(
@@ -94,9 +100,12 @@ async def test_open_seats_are_joined_once(client: TeotiClient) -> None:
     assert [s.open for s in view.seats] == [False, True]
     open_page, _ = await client.list_games(status=3)
     assert game in open_page
-    token = await client.join_game(game, 1, "bob", token="bob-token")
-    assert token == "bob-token"
-    assert await client.join_game(game, 1, "bob", token="bob-token") == "bob-token"  # retry
+    token = await client.join_game(game, 1, "bob", token="bob-token-0123456789abcdef")
+    assert token == "bob-token-0123456789abcdef"
+    assert (
+        await client.join_game(game, 1, "bob", token="bob-token-0123456789abcdef")
+        == "bob-token-0123456789abcdef"
+    )  # retry
     with pytest.raises(RuleViolation) as info:
         await client.join_game(game, 1, "eve")
     assert info.value.rule == "seat_not_open"
@@ -109,47 +118,73 @@ async def test_open_seats_are_joined_once(client: TeotiClient) -> None:
     await client.submit_action(game, 1, token, {"take": 1})
 
 
-async def test_token_hashes_are_never_shown(stack: Stack, client: TeotiClient) -> None:
-    """A seat token's unsalted SHA-256 stays in the log for the engine: no reply shows it
-    (a weak client-chosen token could be found from it offline)."""
+async def test_no_token_derived_value_is_in_the_log_or_any_reply(
+    stack: Stack, client: TeotiClient
+) -> None:
+    """Seat tokens and their hashes never enter the log (the binding lives in the game's
+    service-only ``tokens`` key), and no reply shows them; the log chains as read."""
+    ann, bob = "ann-secret-0123456789abcdef", "bob-secret-0123456789abcdef"
     created = await client.create_game(
-        [SeatInfo("human", "ann", token="ann-secret"), SeatInfo("human", "", open=True)]
+        [SeatInfo("human", "ann", token=ann), SeatInfo("human", "", open=True)]
     )
     game = created.game_id
-    await client.join_game(game, 1, "bob", token="bob-secret")
-    hashes = {hash_token("ann-secret"), hash_token("bob-secret")}
+    await client.join_game(game, 1, "bob", token=bob)
+    derived = {ann, bob, hash_token(ann), hash_token(bob)}
     stored = await stack.store.read(game)
-    assert all(h in str([e.payload for e in stored]) for h in hashes)  # the log keeps them
+    assert not any(d in str([e.payload for e in stored]) for d in derived)
+    assert (await stack.store.read_private(game)).token_hashes == {
+        0: hash_token(ann),
+        1: hash_token(bob),
+    }
 
     pb = load_stubs().game_pb2
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
         stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
         replies = [
             await stub.GetGame(pb.GetGameRequest(game_id=game)),
-            await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0, seat_token="ann-secret")),
+            await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0, seat_token=ann)),
             await stub.GetGameAt(pb.GetGameAtRequest(game_id=game, version=2)),
             await stub.ListGames(pb.ListGamesRequest(page_size=100)),
             await stub.ListEvents(pb.ListEventsRequest(game_id=game)),
         ]
-        events = {e.type: e for e in replies[-1].events}
     for reply in replies:
-        assert not any(h in str(reply) for h in hashes), reply
-    for kind in ("GameCreated", "SeatJoined"):
-        assert events[kind].redacted and "token_hash" in events[kind].payload_json
-    assert (await client.verify(game)).ok  # the stored events still chain
+        assert not any(d in str(reply) for d in derived), reply
+    assert not any(e.redacted for e in replies[-1].events)
+    assert (await client.verify(game)).ok
+
+
+async def test_a_weak_client_chosen_token_is_refused_naming_the_rule(
+    client: TeotiClient,
+) -> None:
+    """RULES: seat_token_strength (services/engine/game_seats.py): 22+ characters."""
+    for weak in ("ann-secret", "x" * 21, "has space 0123456789abcdef"):
+        with pytest.raises(InvalidArgument, match="seat_token_strength"):
+            await client.create_game([SeatInfo("human", "ann", token=weak)])
+    created = await client.create_game(
+        [SeatInfo("human", "ann", token="x" * 22), SeatInfo("human", "", open=True)]
+    )
+    with pytest.raises(InvalidArgument, match="seat_token_strength"):
+        await client.join_game(created.game_id, 1, "bob", token="bob-secret")
 
 
 async def test_a_token_finds_its_seat_or_claims_an_open_one(client: TeotiClient) -> None:
     """``teoti play --join``: with hashes hidden, the seat is found by asking its view."""
     created = await client.create_game(
-        [SeatInfo("human", "ann", token="ann-secret"), SeatInfo("human", "", open=True)]
+        [
+            SeatInfo("human", "ann", token="ann-secret-0123456789abcdef"),
+            SeatInfo("human", "", open=True),
+        ]
     )
     game = created.game_id
-    assert await seat_for_token(client, game, "ann-secret", None) == 0
-    assert await seat_for_token(client, game, "bob-secret", None) == 1  # claims the open seat
-    assert await seat_for_token(client, game, "bob-secret", None) == 1  # and now holds it
+    assert await seat_for_token(client, game, "ann-secret-0123456789abcdef", None) == 0
+    assert (
+        await seat_for_token(client, game, "bob-secret-0123456789abcdef", None) == 1
+    )  # claims the open seat
+    assert (
+        await seat_for_token(client, game, "bob-secret-0123456789abcdef", None) == 1
+    )  # and now holds it
     with pytest.raises(LookupError):
-        await seat_for_token(client, game, "eve-secret", None)
+        await seat_for_token(client, game, "eve-secret-0123456789abcdef", None)
 
 
 async def test_a_retried_join_never_answers_with_a_token_that_does_not_work(
@@ -159,7 +194,8 @@ async def test_a_retried_join_never_answers_with_a_token_that_does_not_work(
     created = await client.create_game(seats, command_id="create-join-retry")
     game = created.game_id
     token = await client.join_game(game, 1, "bob", command_id="join-1")  # server-made token
-    for retry in ({}, {"token": "eve-secret"}):  # a fresh token again, or another one
+    eve = {"token": "eve-secret-0123456789abcdef"}
+    for retry in ({}, eve):  # a fresh token again, or another one
         with pytest.raises(RuleViolation) as refused:
             await client.join_game(game, 1, "bob", command_id="join-1", **retry)
         assert refused.value.rule == "command_id_used"

@@ -70,13 +70,17 @@ def server(redis_url: str) -> Iterator[Server]:
         created = stub.CreateGame(
             pb.CreateGameRequest(
                 seats=[
-                    pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token="tok-0"),
-                    pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="bob", token="tok-1"),
+                    pb.Seat(
+                        kind=pb.SEAT_KIND_HUMAN, name="ann", token="tok-0-abcdefghijklmnopqrst"
+                    ),
+                    pb.Seat(
+                        kind=pb.SEAT_KIND_HUMAN, name="bob", token="tok-1-abcdefghijklmnopqrst"
+                    ),
                 ],
                 options_json='{"max_take": 3}',
             )
         )
-        yield Server(stub, created.game_id, "tok-0")
+        yield Server(stub, created.game_id, "tok-0-abcdefghijklmnopqrst")
     stop["loop"].call_soon_threadsafe(stop["event"].set)
     thread.join(30)
 

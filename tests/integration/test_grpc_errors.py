@@ -49,7 +49,7 @@ async def stub(
 async def new_game(stub: Any) -> str:
     pb = load_stubs().game_pb2
     seats = [
-        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=f"t{i}")
+        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=f"t{i}-0123456789abcdefghij")
         for i, n in enumerate(("ann", "bob"))
     ]
     reply = await stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=seats))
@@ -73,7 +73,12 @@ async def test_illegal_action_is_failed_precondition_naming_the_rule(
     before = await redis_store.read(game)
     error = await expect(
         stub.SubmitAction(
-            pb.SubmitActionRequest(game_id=game, seat=0, seat_token="t0", action_json='{"take": 9}')
+            pb.SubmitActionRequest(
+                game_id=game,
+                seat=0,
+                seat_token="t0-0123456789abcdefghij",
+                action_json='{"take": 9}',
+            )
         ),
         grpc.StatusCode.FAILED_PRECONDITION,
     )
@@ -82,7 +87,12 @@ async def test_illegal_action_is_failed_precondition_naming_the_rule(
     assert "nim.take_range" in (error.details() or "")
     error = await expect(
         stub.SubmitAction(
-            pb.SubmitActionRequest(game_id=game, seat=1, seat_token="t1", action_json='{"take": 1}')
+            pb.SubmitActionRequest(
+                game_id=game,
+                seat=1,
+                seat_token="t1-0123456789abcdefghij",
+                action_json='{"take": 1}',
+            )
         ),
         grpc.StatusCode.FAILED_PRECONDITION,
     )
@@ -95,7 +105,11 @@ async def test_stale_expected_version_is_aborted(stub: Any, redis_store: RedisEv
     game = await new_game(stub)
     ok = await stub.SubmitAction(
         pb.SubmitActionRequest(
-            game_id=game, seat=0, seat_token="t0", action_json='{"take": 1}', expected_version=2
+            game_id=game,
+            seat=0,
+            seat_token="t0-0123456789abcdefghij",
+            action_json='{"take": 1}',
+            expected_version=2,
         )
     )
     assert ok.version == 3
@@ -103,7 +117,11 @@ async def test_stale_expected_version_is_aborted(stub: Any, redis_store: RedisEv
     error = await expect(
         stub.SubmitAction(
             pb.SubmitActionRequest(
-                game_id=game, seat=1, seat_token="t1", action_json='{"take": 1}', expected_version=2
+                game_id=game,
+                seat=1,
+                seat_token="t1-0123456789abcdefghij",
+                action_json='{"take": 1}',
+                expected_version=2,
             )
         ),
         grpc.StatusCode.ABORTED,
@@ -119,23 +137,32 @@ async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None
     bad = grpc.StatusCode.INVALID_ARGUMENT
     await expect(
         stub.SubmitAction(
-            pb.SubmitActionRequest(game_id=game, seat=0, seat_token="t0", action_json="{")
+            pb.SubmitActionRequest(
+                game_id=game, seat=0, seat_token="t0-0123456789abcdefghij", action_json="{"
+            )
         ),
         bad,
     )
     await expect(
         stub.SubmitAction(
-            pb.SubmitActionRequest(game_id=game, seat=0, seat_token="t0", action_json="[1]")
+            pb.SubmitActionRequest(
+                game_id=game, seat=0, seat_token="t0-0123456789abcdefghij", action_json="[1]"
+            )
         ),
         bad,
     )
     await expect(
         stub.SubmitAction(
-            pb.SubmitActionRequest(game_id=game, seat=5, seat_token="t5", action_json="{}")
+            pb.SubmitActionRequest(
+                game_id=game, seat=5, seat_token="t5-0123456789abcdefghij", action_json="{}"
+            )
         ),
         bad,
     )
-    await expect(stub.GetGame(pb.GetGameRequest(game_id=game, seat=5, seat_token="t5")), bad)
+    await expect(
+        stub.GetGame(pb.GetGameRequest(game_id=game, seat=5, seat_token="t5-0123456789abcdefghij")),
+        bad,
+    )
     seat = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="x")
     await expect(
         stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[seat, seat], options_json="{")),
@@ -156,7 +183,9 @@ async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None
     await expect(stub.ListEvents(pb.ListEventsRequest(game_id="nope")), missing)
     await expect(
         stub.SubmitAction(
-            pb.SubmitActionRequest(game_id="nope", seat=0, seat_token="t0", action_json="{}")
+            pb.SubmitActionRequest(
+                game_id="nope", seat=0, seat_token="t0-0123456789abcdefghij", action_json="{}"
+            )
         ),
         missing,
     )
@@ -172,7 +201,7 @@ async def test_reads_and_legal_actions(stub: Any) -> None:
     pb = load_stubs().game_pb2
     game = await new_game(stub)
     legal = await stub.ListLegalActions(
-        pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token="t0")
+        pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token="t0-0123456789abcdefghij")
     )
     assert [a.action_json for a in legal.actions] == ['{"take":1}', '{"take":2}', '{"take":3}']
     assert legal.actions[0].description == "take 1"
@@ -180,12 +209,16 @@ async def test_reads_and_legal_actions(stub: Any) -> None:
         list(
             (
                 await stub.ListLegalActions(
-                    pb.ListLegalActionsRequest(game_id=game, seat=1, seat_token="t1")
+                    pb.ListLegalActionsRequest(
+                        game_id=game, seat=1, seat_token="t1-0123456789abcdefghij"
+                    )
                 )
             ).actions
         )
         == []
     )
-    got = await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0, seat_token="t0"))
+    got = await stub.GetGame(
+        pb.GetGameRequest(game_id=game, seat=0, seat_token="t0-0123456789abcdefghij")
+    )
     assert got.ruleset == "nim" and got.version == 2 and list(got.seats_to_act) == [0]
     assert not got.finished and [s.name for s in got.seats] == ["ann", "bob"]

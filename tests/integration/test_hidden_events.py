@@ -1,9 +1,13 @@
-"""Hidden information stays hidden in the event stream while a game runs (RULES.md §1.2.4):
-other seats' dealt starting tiles and secret choices are redacted for the public and for
-other seats, shown to their own seat, and the hash still covers the stored event."""
+"""Hidden information enters the public log only as salted commitments (RULES.md §1.2.4
+starting tiles; docs/events.md "Commitments"): every reader gets the same events, whose
+hashes verify from what they show; a seat's own view shows it its own secrets; the
+reveal opens each commitment; and a spectator who tries every candidate secret against
+what it sees recovers nothing."""
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,10 +16,16 @@ import grpc
 import pytest
 
 from services.app import all_in_one
+from services.engine.audit import audit_log
+from services.engine.commitments import opens
+from services.engine.rules.teotihuacan.components import components
 from services.engine.rulesets import RulesetRegistry
+from services.engine.store.chain import verify_chain
+from services.engine.store.records import canonical_json
+from services.rpc.convert import event_from_proto
 from services.rpc.stubs import load_stubs
 
-TOKENS = ("ann-secret", "bob-secret")
+TOKENS = ("ann-secret-0123456789abcdef", "bob-secret-0123456789abcdef")
 
 
 @pytest.fixture
@@ -27,53 +37,127 @@ async def stub(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> As
         yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
 
 
-async def _events(stub: Any, game_id: str, seat: int | None = None) -> dict[str, Any]:
+async def _events(stub: Any, game_id: str, seat: int | None = None) -> list[Any]:
     pb = load_stubs().game_pb2
     request = pb.ListEventsRequest(game_id=game_id)
     if seat is not None:
         request.seat = seat
         request.seat_token = TOKENS[seat]
-    reply = await stub.ListEvents(request)
-    return {e.type: e for e in reply.events}
+    return list((await stub.ListEvents(request)).events)
 
 
-async def test_secret_starting_tile_choice_is_redacted_for_others(stub: Any) -> None:
+async def _view(stub: Any, game_id: str, seat: int | None = None) -> dict[str, Any]:
     pb = load_stubs().game_pb2
-    seats = [
-        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=t) for n, t in zip("ab", TOKENS, strict=True)
-    ]
-    standard = '{"first_game": false}'
-    created = await stub.CreateGame(
-        pb.CreateGameRequest(ruleset="teotihuacan", seats=seats, options_json=standard)
-    )
+    request = pb.GetGameRequest(game_id=game_id)
+    if seat is not None:
+        request.seat = seat
+        request.seat_token = TOKENS[seat]
+    return dict(json.loads((await stub.GetGame(request)).state_json))
+
+
+async def _choose(stub: Any, game_id: str, seat: int) -> list[int]:
+    pb = load_stubs().game_pb2
     own = await stub.ListLegalActions(
-        pb.ListLegalActionsRequest(game_id=created.game_id, seat=0, seat_token=TOKENS[0])
+        pb.ListLegalActionsRequest(game_id=game_id, seat=seat, seat_token=TOKENS[seat])
     )
     choice = own.actions[0].action_json
     await stub.SubmitAction(
         pb.SubmitActionRequest(
-            game_id=created.game_id, seat=0, seat_token=TOKENS[0], action_json=choice
+            game_id=game_id, seat=seat, seat_token=TOKENS[seat], action_json=choice
         )
     )
-    chosen = json.loads(choice)["tiles"]
+    return list(json.loads(choice)["tiles"])
 
-    public = await _events(stub, created.game_id)
-    assert json.loads(public["StartingTilesChosen"].payload_json)["tiles"] == []
-    assert public["StartingTilesChosen"].redacted and public["StartingTilesChosen"].hash
-    hands = json.loads(public["GameSetUp"].payload_json)["state"]["players"]
-    assert [p["starting_tiles"] for p in hands] == [[], []]
 
-    other = await _events(stub, created.game_id, seat=1)
-    assert json.loads(other["StartingTilesChosen"].payload_json)["tiles"] == []
-    other_hands = json.loads(other["GameSetUp"].payload_json)["state"]["players"]
-    assert other_hands[0]["starting_tiles"] == [] and len(other_hands[1]["starting_tiles"]) == 4
+def _candidates_recovering(commitment: str, candidates: list[Any]) -> list[Any]:
+    """Every candidate a spectator can confirm from what it sees: the commitment re-hashed
+    over the value alone, or with the nonces it could guess (empty, all zeros)."""
+    found = []
+    for value in candidates:
+        text = canonical_json(value).encode()
+        guesses = {
+            hashlib.sha256(text).hexdigest(),
+            hashlib.sha256(bytes(32) + text).hexdigest(),
+            hashlib.sha256(bytes(16) + text).hexdigest(),
+        }
+        if commitment in guesses:
+            found.append(value)
+    return found
 
-    mine = await _events(stub, created.game_id, seat=0)
-    assert json.loads(mine["StartingTilesChosen"].payload_json)["tiles"] == chosen
-    assert not mine["StartingTilesChosen"].redacted
-    assert mine["StartingTilesChosen"].hash == public["StartingTilesChosen"].hash
+
+async def test_secret_starting_tiles_are_committed_shown_to_their_seat_and_revealed(
+    stub: Any, registry: RulesetRegistry
+) -> None:
+    pb = load_stubs().game_pb2
+    seats = [
+        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=t) for n, t in zip("ab", TOKENS, strict=True)
+    ]
+    created = await stub.CreateGame(
+        pb.CreateGameRequest(
+            ruleset="teotihuacan", seats=seats, options_json='{"first_game": false}'
+        )
+    )
+    game = created.game_id
+    own_hand = (await _view(stub, game, 0))["players"][0]["starting_tiles"]
+    assert len(own_hand) == 4
+    chosen = await _choose(stub, game, 0)
+
+    public = await _events(stub, game)
+    # Every reader gets the very same events, and they chain as shown: nothing redacted.
+    for seat in (0, 1):
+        assert [e.SerializeToString() for e in await _events(stub, game, seat)] == [
+            e.SerializeToString() for e in public
+        ]
+    stored = [event_from_proto(e) for e in public]
+    assert verify_chain(stored).ok and not any(e.redacted for e in public)
+    assert audit_log(game, stored, registry).ok
+
+    by_type = {e.type: json.loads(e.payload_json) for e in public}
+    setup = by_type["GameSetUp"]
+    assert "state" not in setup and "discovery_supply" not in setup
+    assert [p["starting_tiles_dealt"] for p in setup["players"]] == [4, 4]
+    assert set(setup["sealed"]) == {"discovery_bag", "starting_hand:0", "starting_hand:1"}
+    assert setup["sealed"]["starting_hand:0"]["seats"] == [0]
+    choice = by_type["StartingTilesChosen"]
+    assert choice == {
+        "seat": 0,
+        "sealed": {
+            "choice:0": {"commitment": choice["sealed"]["choice:0"]["commitment"], "seats": [0]}
+        },
+    }
+
+    # A spectator tries every pair of starting tiles (and every hand): nothing matches.
+    tiles = range(len(components().raw["starting_tiles"]))
+    pairs = [list(p) for p in itertools.permutations(tiles, 2)]
+    assert _candidates_recovering(choice["sealed"]["choice:0"]["commitment"], pairs) == []
+    hands = [{"tiles": list(h), "discoveries": []} for h in itertools.permutations(own_hand, 4)]
+    for seat in (0, 1):
+        digest = setup["sealed"][f"starting_hand:{seat}"]["commitment"]
+        assert _candidates_recovering(digest, hands) == []
+
+    # Views: a seat sees its own choice; the other seat and the public do not.
+    assert (await _view(stub, game, 0))["players"][0]["chosen_starting_tiles"] == chosen
+    assert (await _view(stub, game, 1))["players"][0]["chosen_starting_tiles"] == []
+    assert (await _view(stub, game))["players"][0]["starting_tiles"] == []
+    assert (await _view(stub, game, 1))["players"][0]["starting_tiles"] == []
+
+    # Once both chose, the choices are revealed and each reveal opens its commitment.
+    await _choose(stub, game, 1)
+    events = await _events(stub, game)
+    stored = [event_from_proto(e) for e in events]
+    report = audit_log(game, stored, registry)
+    assert report.ok and report.reveals_verified == 2, report.problems
+    reveal = next(json.loads(e.payload_json) for e in events if e.type == "SecretsRevealed")
+    opened = {s["id"]: s for s in reveal["secrets"]}
+    assert opened["choice:0"]["value"] == chosen
+    commitment = choice["sealed"]["choice:0"]["commitment"]
+    assert opens(commitment, chosen, opened["choice:0"]["nonce"])
+    assert len(bytes.fromhex(opened["choice:0"]["nonce"])) * 8 >= 128
+    revealed = next(json.loads(e.payload_json) for e in events if e.type == "StartingTilesRevealed")
+    assert revealed["choices"]["0"] == chosen
+    assert (await stub.VerifyGame(pb.VerifyGameRequest(game_id=game))).ok
 
     with pytest.raises(grpc.aio.AioRpcError) as refused:
-        request = pb.ListEventsRequest(game_id=created.game_id, seat=0, seat_token=TOKENS[1])
+        request = pb.ListEventsRequest(game_id=game, seat=0, seat_token=TOKENS[1])
         await stub.ListEvents(request)
     assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED

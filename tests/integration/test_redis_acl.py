@@ -217,6 +217,12 @@ async def test_each_service_as_its_own_user_plays_games_and_only_the_engine_read
                 await clients[role].set(keys.snapshot(game_id), "{}")
             with pytest.raises(NoPermissionError):
                 await clients[role].keys("*")
+            # Service-only secrets and token bindings: readable (seat views, token
+            # checks), never writable, by the gateway and the bot.
+            await clients[role].hgetall(keys.sealed(game_id))
+            await clients[role].hgetall(keys.tokens(game_id))
+            with pytest.raises(NoPermissionError):
+                await clients[role].hset(keys.tokens(game_id), "0", "forged")
         with pytest.raises(NoPermissionError):
             await clients[Role.GATEWAY].xadd(keys.turns_of(game_id), {"game_id": game_id})
         if users.version >= (7,):

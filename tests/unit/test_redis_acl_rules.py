@@ -61,7 +61,15 @@ def test_rules_start_from_nothing_and_grant_no_write_command_to_the_gateway() ->
         assert rules[:2] == ["reset", "resetchannels"] and "-@all" in rules
         assert not any(rule in ("~*", "allkeys", "+@all", "allcommands") for rule in rules)
     gateway = {rule for rule in acl_rules(Role.GATEWAY) if rule.startswith("+")}
-    assert gateway == {"+xrange", "+xread", "+hmget", "+get", "+zrangebyscore", "+client|setinfo"}
+    assert gateway == {
+        "+xrange",
+        "+xread",
+        "+hmget",
+        "+hgetall",
+        "+get",
+        "+zrangebyscore",
+        "+client|setinfo",
+    }
     assert "+client|setinfo" not in acl_rules(Role.BOT, redis_version=(7, 0))
     assert "+cluster|slots" in acl_rules(Role.BOT, cluster=True)
 

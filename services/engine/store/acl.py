@@ -8,13 +8,16 @@ or rewrite logs and the snapshots the engine trusts. So each process logs in as 
 user (Redis >= 6) and gets:
 
 - **engine** (the log's only writer): read and write on every key of a game (events,
-  head, command ids, secret seed, snapshot), the games indexes, and the turn-request
-  streams it publishes to. Not the dead letters.
-- **gateway** (public read side): read only, on events, heads, snapshots and the games
-  indexes. No secret, no command ids, no turn requests.
-- **bot** (turn-request consumer): read only on events and snapshots (it loads games);
-  read and write on the turn-request and dead-letter streams (its consumer group). No
-  secret, no heads, no command ids, no games indexes.
+  head, command ids, secret seed, sealed secrets, token bindings, snapshot), the games
+  indexes, and the turn-request streams it publishes to. Not the dead letters.
+- **gateway** (public read side): read only, on events, heads, snapshots, a game's
+  sealed secrets and token bindings (it folds games whole to show a seat its own
+  secrets, and checks seat tokens), and the games indexes. No seed, no command ids, no
+  turn requests.
+- **bot** (turn-request consumer): read only on events, snapshots, sealed secrets and
+  token bindings (it loads the games it plays); read and write on the turn-request and
+  dead-letter streams (its consumer group). No seed, no heads, no command ids, no games
+  indexes.
 
 Each user may run only the commands its code sends, found by running a whole game with
 every process logged in as a user allowed everything and recording what each sent
@@ -58,6 +61,8 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "game:*:commands"),  # HGET (idempotency), HSET
         ("RW", "game:*:secret"),  # SET at creation, GET to decide moves
         ("RW", "game:*:snapshot"),  # GET, SET (only the engine saves snapshots)
+        ("RW", "game:*:sealed"),  # HSET (append script), HGETALL (fold with secrets)
+        ("RW", "game:*:tokens"),  # HSET (append script), HGETALL (token bindings)
         ("RW", "games"),  # ZADD at creation (append script)
         ("RW", "turns"),  # XADD turn requests (append script)
     ),
@@ -65,11 +70,15 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "game:*:events"),  # XRANGE (fold, ListEvents), XREAD BLOCK (WatchGame)
         ("R", "game:*:head"),  # HMGET (version, VerifyGame)
         ("R", "game:*:snapshot"),  # GET
+        ("R", "game:*:sealed"),  # HGETALL (a seat's view shows it its own secrets)
+        ("R", "game:*:tokens"),  # HGETALL (checks a request's seat token)
         ("R", "games"),  # ZRANGEBYSCORE (ListGames)
     ),
     Role.BOT: (
         ("R", "game:*:events"),  # XRANGE (loads the game it plays)
         ("R", "game:*:snapshot"),  # GET
+        ("R", "game:*:sealed"),  # HGETALL (its seat's own secrets, e.g. its dealt tiles)
+        ("R", "game:*:tokens"),  # HGETALL (read with the secrets when loading a game)
         ("RW", "turns"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XPENDING, XACK, XDEL
         ("RW", "dead"),  # XADD (dead-letter script)
     ),
@@ -88,8 +97,9 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "get",
         "set",
         "zadd",
+        "hgetall",
     ),
-    Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore"),
+    Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore", "hgetall"),
     Role.BOT: (
         "evalsha",
         "eval",  # the ack / dead-letter script
@@ -102,6 +112,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xadd",
         "xrange",
         "get",
+        "hgetall",
     ),
 }
 

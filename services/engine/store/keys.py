@@ -9,6 +9,9 @@ slot:
 - ``<prefix>:{s<k>}:game:<id>:head``     hash {version, hash}: the chain's head
 - ``<prefix>:{s<k>}:game:<id>:commands`` hash, command_id -> ``"<first>-<last>"`` versions
 - ``<prefix>:{s<k>}:game:<id>:secret``   the game's seed (only the engine reads it)
+- ``<prefix>:{s<k>}:game:<id>:sealed``   hash, secret id -> ``{value, nonce, seats}`` of each
+  commitment in the log (service-only: engine writes, gateway reads for seat views)
+- ``<prefix>:{s<k>}:game:<id>:tokens``   hash, seat -> SHA-256 hex of its token (the binding)
 - ``<prefix>:{s<k>}:game:<id>:snapshot`` cached folded state (deletable at any time)
 - ``<prefix>:{s<k>}:games``              sorted set of the shard's game ids by creation ms
 - ``<prefix>:{s<k>}:turns``              turn requests {game_id, seat, version} (group "bots")
@@ -69,6 +72,14 @@ class RedisKeys:
     def secret(self, game_id: str) -> str:
         """The game's secret seed."""
         return f"{self._game(game_id)}:secret"
+
+    def sealed(self, game_id: str) -> str:
+        """The game's committed secrets (values and nonces)."""
+        return f"{self._game(game_id)}:sealed"
+
+    def tokens(self, game_id: str) -> str:
+        """The game's seat -> token hash binding."""
+        return f"{self._game(game_id)}:tokens"
 
     def snapshot(self, game_id: str) -> str:
         """The game's cached snapshot."""

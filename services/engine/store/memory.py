@@ -14,6 +14,7 @@ from services.engine.store.records import (
     EventMetadata,
     GameIndexEntry,
     NewGame,
+    PrivateRecords,
     StoredEvent,
     TurnRequest,
 )
@@ -31,6 +32,7 @@ class InMemoryEventStore:
         self._commands: dict[str, dict[str, CommandRecord]] = {}
         self._games: list[GameIndexEntry] = []
         self._secrets: dict[str, str] = {}
+        self._private: dict[str, PrivateRecords] = {}
         self._snapshots: dict[str, str] = {}
         self.turn_requests: list[TurnRequest] = []
         self._changed = asyncio.Condition()
@@ -44,6 +46,7 @@ class InMemoryEventStore:
         turn_requests: Sequence[TurnRequest] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
+        private: PrivateRecords | None = None,
     ) -> AppendResult:
         """See EventStore.append."""
         if not events:
@@ -69,6 +72,10 @@ class InMemoryEventStore:
                 record for _payload, record in chained(expected_version, events, metadata, head)
             )
             log.extend(written)
+            if private is not None:
+                self._private[game_id] = self._private.get(game_id, PrivateRecords()).merged(
+                    private
+                )
             if metadata.command_id:
                 commands[metadata.command_id] = CommandRecord(expected_version + 1, len(log))
             self.turn_requests.extend(turn_requests)
@@ -121,6 +128,10 @@ class InMemoryEventStore:
     async def secret_seed(self, game_id: str) -> str | None:
         """See EventStore.secret_seed."""
         return self._secrets.get(game_id)
+
+    async def read_private(self, game_id: str) -> PrivateRecords:
+        """See EventStore.read_private."""
+        return self._private.get(game_id, PrivateRecords())
 
     async def save_snapshot(self, game_id: str, data: str) -> None:
         """See EventStore.save_snapshot."""

@@ -12,6 +12,7 @@ from services.engine.store.records import (
     EventMetadata,
     GameIndexEntry,
     NewGame,
+    PrivateRecords,
     StoredEvent,
     TurnRequest,
 )
@@ -35,6 +36,7 @@ class EventStore(Protocol):
         turn_requests: Sequence[TurnRequest] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
+        private: PrivateRecords | None = None,
     ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version``.
 
@@ -42,7 +44,9 @@ class EventStore(Protocol):
         reads it first; the check still runs), record ``metadata.command_id`` (if not
         empty) so a retry of that command appends nothing and returns the original
         result, publish ``turn_requests`` on the game's shard, and for a new game
-        (``expected_version == 0``) index it and keep ``new_game.secret_seed``.
+        (``expected_version == 0``) index it and keep ``new_game.secret_seed``, and keep
+        ``private`` (the secrets the events commit to, new token bindings) in the game's
+        service-only keys: no event is ever stored without its secrets.
 
         Returns the versions the append reached (for a retried command id: the original
         append's, with ``duplicate`` set) and the ``written`` records, which let a writer
@@ -83,6 +87,10 @@ class EventStore(Protocol):
 
     async def secret_seed(self, game_id: str) -> str | None:
         """The game's secret seed (engine only), or None if not kept."""
+        ...
+
+    async def read_private(self, game_id: str) -> PrivateRecords:
+        """The game's service-only records: committed secrets and token bindings."""
         ...
 
     async def save_snapshot(self, game_id: str, data: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.engine.ruleset import DomainEvent
@@ -74,6 +74,56 @@ class GameIndexEntry:
         if not sep or not game_id:
             raise ValueError(f"bad page token {token!r}")
         return cls(int(ms), game_id)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretValue:
+    """A committed hidden value, as kept in service-only storage (never in the log).
+
+    Attributes:
+        value: the JSON-safe hidden value.
+        nonce: hex of the commitment's random nonce (see ``services.engine.commitments``).
+        seats: seats entitled to see it before it is revealed.
+    """
+
+    value: Any
+    nonce: str
+    seats: tuple[int, ...] = ()
+
+    def to_json(self) -> str:
+        """Stored form: canonical JSON ``{"value", "nonce", "seats"}``."""
+        return canonical_json({"value": self.value, "nonce": self.nonce, "seats": list(self.seats)})
+
+    @classmethod
+    def from_json(cls, text: str) -> SecretValue:
+        """Inverse of :meth:`to_json`. Raises ValueError/KeyError on bad text."""
+        data = json.loads(text)
+        return cls(data["value"], str(data["nonce"]), tuple(int(s) for s in data["seats"]))
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateRecords:
+    """A game's service-only records, kept next to its log in the same shard.
+
+    Attributes:
+        secrets: committed hidden values by secret id.
+        token_hashes: seat -> SHA-256 hex of the token that may act for it (the
+            token-to-seat binding; never in the log).
+    """
+
+    secrets: Mapping[str, SecretValue] = field(default_factory=dict)
+    token_hashes: Mapping[int, str] = field(default_factory=dict)
+
+    def merged(self, other: PrivateRecords) -> PrivateRecords:
+        """These records plus ``other``'s (``other`` wins on a clash)."""
+        if not other.secrets and not other.token_hashes:
+            return self
+        return PrivateRecords(
+            {**self.secrets, **other.secrets}, {**self.token_hashes, **other.token_hashes}
+        )
+
+
+NO_PRIVATE = PrivateRecords()
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,8 @@ from services.engine.store.records import (
     EventMetadata,
     GameIndexEntry,
     NewGame,
+    PrivateRecords,
+    SecretValue,
     StoredEvent,
     TurnRequest,
 )
@@ -31,10 +33,12 @@ from services.engine.store.redis_client import RedisClient, RedisConfig, create_
 # The head key is the source of truth for version and hash; the stream's last entry must
 # agree with it, so deleting the last entries (or the head) is refused, not "healed".
 APPEND_SCRIPT = """
--- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests
+-- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests,
+--       7 sealed secrets, 8 token bindings
 -- ARGV: 1 game_id, 2 expected, 3 prev_hash, 4 command_id, 5 seat, 6 recorded_at,
---       7 created_ms, 8 secret seed, 9 #events, 10 #requests,
---       then 4 per event (type, schema_version, payload, hash), 3 per request
+--       7 created_ms, 8 secret seed, 9 #events, 10 #requests, 11 #secrets, 12 #tokens,
+--       then 4 per event (type, schema_version, payload, hash), 3 per request,
+--       2 per secret (id, json), 2 per token binding (seat, token hash)
 local command_id = ARGV[4]
 if command_id ~= '' then
   local done = redis.call('HGET', KEYS[3], command_id)
@@ -54,7 +58,9 @@ if stream_version ~= expected then
 end
 local n = tonumber(ARGV[9])
 local t = tonumber(ARGV[10])
-local base = 10
+local ns = tonumber(ARGV[11])
+local nt = tonumber(ARGV[12])
+local base = 12
 local version = expected
 local hash = head_hash
 for i = 0, n - 1 do
@@ -77,6 +83,14 @@ for i = 0, t - 1 do
   redis.call('XADD', KEYS[6], '*',
     'game_id', ARGV[base + 1 + i * 3], 'seat', ARGV[base + 2 + i * 3],
     'version', ARGV[base + 3 + i * 3])
+end
+base = base + t * 3
+for i = 0, ns - 1 do
+  redis.call('HSET', KEYS[7], ARGV[base + 1 + i * 2], ARGV[base + 2 + i * 2])
+end
+base = base + ns * 2
+for i = 0, nt - 1 do
+  redis.call('HSET', KEYS[8], ARGV[base + 1 + i * 2], ARGV[base + 2 + i * 2])
 end
 return {'ok', range}
 """.replace("__GENESIS__", GENESIS_HASH)
@@ -159,8 +173,10 @@ class RedisEventStore:
         turn_requests: Sequence[TurnRequest] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
+        private: PrivateRecords | None = None,
     ) -> AppendResult:
-        """See EventStore.append (one EVALSHA: check, XADD events, record, publish)."""
+        """See EventStore.append (one EVALSHA: check, XADD events, record, publish, keep
+        the secrets and token bindings)."""
         if not events:
             raise ValueError("append needs at least one event")
         if prev_hash is None:
@@ -176,12 +192,19 @@ class RedisEventStore:
             new_game.secret_seed if new_game else "",
             str(len(events)),
             str(len(turn_requests)),
+            str(len(private.secrets) if private else 0),
+            str(len(private.token_hashes) if private else 0),
         ]
         records = chained(expected_version, events, metadata, prev_hash)
         for payload, record in records:
             args += [record.type, str(record.schema_version), payload, record.hash]
         for request in turn_requests:
             args += [request.game_id, str(request.seat), str(request.version)]
+        if private is not None:
+            for secret_id, secret in private.secrets.items():
+                args += [secret_id, secret.to_json()]
+            for seat, token_hash in private.token_hashes.items():
+                args += [str(seat), token_hash]
         keys = [
             self.keys.events(game_id),
             self.keys.head(game_id),
@@ -189,6 +212,8 @@ class RedisEventStore:
             self.keys.secret(game_id),
             self.keys.games_of(game_id),
             self.keys.turns_of(game_id),
+            self.keys.sealed(game_id),
+            self.keys.tokens(game_id),
         ]
         status, value = await self._run_script(keys, args)
         if status == "conflict":
@@ -270,6 +295,17 @@ class RedisEventStore:
         """See EventStore.secret_seed."""
         value: Any = await self._redis.get(self.keys.secret(game_id))
         return str(value) if value is not None else None
+
+    async def read_private(self, game_id: str) -> PrivateRecords:
+        """See EventStore.read_private (HGETALL of the sealed and tokens keys)."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hgetall(self.keys.sealed(game_id))
+        pipe.hgetall(self.keys.tokens(game_id))
+        sealed, tokens = await pipe.execute()
+        return PrivateRecords(
+            {str(k): SecretValue.from_json(v) for k, v in (sealed or {}).items()},
+            {int(k): str(v) for k, v in (tokens or {}).items()},
+        )
 
     async def save_snapshot(self, game_id: str, data: str) -> None:
         """See EventStore.save_snapshot."""

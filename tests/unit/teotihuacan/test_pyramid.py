@@ -308,7 +308,7 @@ def test_the_level_four_tile_completes_the_pyramid_and_triggers_the_final_eclips
     assert pyramid.legal_slots(state.pyramid_tiles) == []
     # Play on at random: the game ends after this first eclipse, scored as the first (D8).
     start = state
-    log = [DomainEvent("GameSetUp", {"state": state_to_dict(start)})]
+    log: list[DomainEvent] = []  # folded onto ``start`` (GameSetUp only opens a game)
     rng = random.Random(7)
     scored: list[DomainEvent] = []
     steps = 0
@@ -324,7 +324,7 @@ def test_the_level_four_tile_completes_the_pyramid_and_triggers_the_final_eclips
     assert len(scored) == 1 and state.eclipses == 1 and state.phase == "ended"
     line = scored[0].payload["scores"][0]
     assert steps >= 4 and line["pyramid"] == 4 * steps
-    assert fold(log) == state
+    assert fold(log, start) == state
 
 
 def test_completing_the_pyramid_makes_the_pending_eclipse_the_final_one(two: GameState) -> None:

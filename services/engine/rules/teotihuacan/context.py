@@ -42,6 +42,11 @@ class Context:
         self.state = fold(self.state, event)
         self.events.append(event)
 
+    def record(self, event: DomainEvent) -> None:
+        """Record one prepared event (e.g. with sealed parts) and fold it into :attr:`state`."""
+        self.state = fold(self.state, event)
+        self.events.append(event)
+
     def write_agenda(self) -> None:
         """Emit ``AgendaUpdated`` with the pending tasks (the end of a decision)."""
         tasks = tuple(self.agenda)

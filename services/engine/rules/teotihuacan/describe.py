@@ -9,7 +9,7 @@ from services.engine.ruleset import DomainEvent
 
 from .components import NOT_A_TILE, components
 from .flow import legal_actions, pending_task, rules_of
-from .state import GameState, state_from_dict, state_to_dict
+from .state import GameState, state_to_dict
 from .tasks import kind_of
 
 MILESTONES = frozenset({"EclipseScored", "GameEnded", "EclipseTriggered"})
@@ -183,6 +183,7 @@ def _hide_starting_tiles(
     """``data`` (the JSON form of ``state``) without the starting tiles ``seat`` can't see:
     other seats' hands and secret choices, and the discovery tiles dealt with them."""
     visible = _visible_starting_tiles(state, seat)
+    visible.discard(NOT_A_TILE)  # placeholders of a fold without the sealed values
     for index, player in enumerate(data["players"]):
         if index != seat:
             player["starting_tiles"] = [t for t in player["starting_tiles"] if t in visible]
@@ -194,18 +195,6 @@ def _hide_starting_tiles(
         for tile, d in enumerate(state.starting_tile_discoveries)
     ]
     return data
-
-
-def redact_event(event: DomainEvent, seat: int | None) -> DomainEvent:
-    """``event`` without what ``seat`` (None: a watcher) may not see yet (RULES.md §1.2.4):
-    other seats' dealt starting tiles (with their discovery tiles) and secret choices."""
-    if event.type == "GameSetUp":
-        state = state_from_dict(dict(event.payload["state"]))
-        hidden = _hide_starting_tiles(state_to_dict(state), state, seat)
-        return DomainEvent(event.type, {**event.payload, "state": hidden}, event.schema_version)
-    if event.type == "StartingTilesChosen" and event.payload["seat"] != seat:
-        return DomainEvent(event.type, {**event.payload, "tiles": []}, event.schema_version)
-    return event
 
 
 def _visible_starting_tiles(state: GameState, seat: int | None) -> set[int]:

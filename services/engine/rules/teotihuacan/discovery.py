@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .components import TEMPLES, components
+from .components import NOT_A_TILE, TEMPLES, components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
@@ -108,8 +108,13 @@ def _discovery_drawn(state: GameState, payload: Payload) -> GameState:
     return replace(
         state,
         worship_discoveries=tuple(worship),
-        discovery_supply=without(state.discovery_supply, payload["tile"]),
+        discovery_supply=_drawn(state.discovery_supply, payload["tile"]),
     )
+
+
+def _drawn(bag: tuple[int, ...], tile: int) -> tuple[int, ...]:
+    """The bag less ``tile``; folded without the sealed bag, less one unknown tile."""
+    return without(bag, tile if tile in bag else NOT_A_TILE)
 
 
 # --- an optional claim: after a worship ability, or on Avenue steps 3, 6, 8 -------------

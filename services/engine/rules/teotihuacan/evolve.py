@@ -14,13 +14,16 @@ from services.engine.ruleset import DomainEvent
 
 from .components import PALACE, TEMPLES
 from .frozen import replace
-from .state import GameState, Player, Worker, state_from_dict
+from .public_setup import state_from_setup, upcast_setup
+from .state import GameState, Player, Worker
 from .tasks import task_from_dict
 
 Payload = Mapping[str, Any]
 Handler = Callable[[GameState, Payload], GameState]
+EventHandler = Callable[[GameState, DomainEvent], GameState]
 
 _HANDLERS: dict[str, Handler] = {}
+_EVENT_HANDLERS: dict[str, EventHandler] = {}
 
 
 def handles(event_type: str) -> Callable[[Handler], Handler]:
@@ -33,8 +36,21 @@ def handles(event_type: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def handles_sealed(event_type: str) -> Callable[[EventHandler], EventHandler]:
+    """Register the handler of ``event_type``, an event with sealed parts: it gets the
+    whole event, whose ``sealed`` values are present only when the folder knows them
+    (else it folds placeholders, see ``public_setup``)."""
+
+    def register(fn: EventHandler) -> EventHandler:
+        _EVENT_HANDLERS[event_type] = fn
+        return fn
+
+    return register
+
+
 def evolve(state: GameState | None, event: DomainEvent) -> GameState:
-    """Fold ``event`` into ``state``; ``state`` is None only for ``GameSetUp``.
+    """Fold ``event`` (at its current schema version) into ``state``; ``state`` is None
+    only for ``GameSetUp``.
 
     Raises:
         KeyError: unknown event type.
@@ -43,8 +59,8 @@ def evolve(state: GameState | None, event: DomainEvent) -> GameState:
     if state is None:
         if event.type != "GameSetUp":
             raise ValueError(f"the first event must be GameSetUp, not {event.type}")
-        return state_from_dict(dict(event.payload["state"]))
-    return _HANDLERS[event.type](state, event.payload)
+        return state_from_setup(upcast_setup(event))
+    return fold(state, event)
 
 
 def fold(state: GameState, event: DomainEvent) -> GameState:
@@ -53,12 +69,15 @@ def fold(state: GameState, event: DomainEvent) -> GameState:
     Raises:
         KeyError: unknown event type.
     """
+    special = _EVENT_HANDLERS.get(event.type)
+    if special is not None:
+        return special(state, event)
     return _HANDLERS[event.type](state, event.payload)
 
 
 def known_event_types() -> frozenset[str]:
     """Every event type evolve understands."""
-    return frozenset(_HANDLERS) | {"GameSetUp"}
+    return frozenset(_HANDLERS) | frozenset(_EVENT_HANDLERS) | {"GameSetUp"}
 
 
 def _player(state: GameState, payload: Payload) -> Player:
@@ -71,9 +90,9 @@ def _with_worker(player: Player, worker_id: int, worker: Worker) -> Player:
     return replace(player, workers=tuple(workers))
 
 
-@handles("GameSetUp")
-def _game_set_up(state: GameState, payload: Payload) -> GameState:
-    return state_from_dict(dict(payload["state"]))
+@handles_sealed("GameSetUp")
+def _game_set_up(state: GameState, event: DomainEvent) -> GameState:
+    return state_from_setup(upcast_setup(event))
 
 
 @handles("TurnStarted")

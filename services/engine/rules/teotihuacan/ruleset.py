@@ -23,6 +23,7 @@ from .options import GameOptions, explain_options_error
 from .setup import set_up
 from .solo.setup import set_up_solo
 from .state import GameState, state_from_dict, state_to_dict
+from .upcast import upcast
 
 
 class TeotihuacanRuleset:
@@ -47,8 +48,9 @@ class TeotihuacanRuleset:
         return evolve(state, event)
 
     def upcast(self, event: DomainEvent) -> DomainEvent:
-        """Every event type is at schema version 1 so far: nothing to convert."""
-        return event
+        """Bring an event of an older schema version to the current one (see
+        :mod:`.upcast`; old logs' clear hidden values become plain sealed values)."""
+        return upcast(event)
 
     def snapshot(self, state: GameState) -> JsonDict:
         """The whole state as JSON (optional snapshot method of the contract)."""
@@ -105,10 +107,6 @@ class TeotihuacanRuleset:
     def describe_event(self, event: DomainEvent) -> str:
         """One line telling what the event means."""
         return describe.describe_event(event)
-
-    def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
-        """Other seats' starting tiles and secret choices removed (RULES.md §1.2.4)."""
-        return describe.redact_event(event, seat)
 
     def is_milestone(self, event: DomainEvent) -> bool:
         """Eclipse triggers and scoring, and the game's end."""

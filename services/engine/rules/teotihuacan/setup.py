@@ -13,8 +13,9 @@ from .flow import run_until_decision
 from .frozen import replace
 from .neutral import draw_neutral_placement, neutral_colour_count
 from .options import GameOptions
+from .public_setup import setup_event
 from .starting_tiles import deal_starting_tiles, opening_tasks, standard_board
-from .state import NOT_IN_PLAY, GameState, Player, Worker, state_to_dict
+from .state import NOT_IN_PLAY, GameState, Player, Worker
 from .tasks import StartTurn, task_to_dict
 from .technologies import column_temple
 from .temples import advance_temple
@@ -88,7 +89,7 @@ def set_up(seat_count: int, options: GameOptions, rng: random.Random) -> list[Do
         )
     state = _board(seat_count, options, rng)
     ctx = Context(state, rng)
-    ctx.emit("GameSetUp", state=state_to_dict(state))
+    ctx.record(setup_event(state))
     ctx.agenda = []
     if options.first_game:
         _grant_first_game_seats(ctx)

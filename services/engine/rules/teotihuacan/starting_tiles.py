@@ -13,10 +13,12 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from services.engine.ruleset import DomainEvent, Sealed
+
 from .components import NOT_A_TILE, TEMPLES, components
 from .context import Context
 from .discovery import ClaimDiscovery
-from .evolve import handles
+from .evolve import handles, handles_sealed
 from .flow import Action, no_choice, task_rules
 from .frozen import replace
 from .state import GameState, Worker
@@ -139,26 +141,79 @@ def _choice_options(state: GameState, task: ChooseStartingTiles) -> list[Action]
 def resolve_choose_starting_tiles(
     ctx: Context, task: ChooseStartingTiles, action: Action | None
 ) -> None:
-    """Record one seat's secret choice; once every seat chose, reveal them together."""
+    """Record one seat's secret choice (sealed: only a commitment is logged, the seat
+    itself sees it); once every seat chose, reveal them together (RULES.md §1.2.4)."""
     if action is None:
-        choices = {
-            s: list(ctx.state.players[s].chosen_starting_tiles) for s in ctx.state.turn_order
-        }
-        ctx.emit("StartingTilesRevealed", choices={str(s): c for s, c in choices.items()})
+        state = ctx.state
+        choices = {s: list(state.players[s].chosen_starting_tiles) for s in state.turn_order}
+        chosen = [t for tiles in choices.values() for t in tiles]
+        ctx.record(
+            DomainEvent(
+                STARTING_TILES_REVEALED,
+                {
+                    "choices": {str(s): c for s, c in choices.items()},
+                    "discoveries": [
+                        [t, state.starting_tile_discoveries[t]]
+                        for t in sorted(chosen)
+                        if state.starting_tile_discoveries[t] != NOT_A_TILE
+                    ],
+                },
+                STARTING_TILES_REVEALED_VERSION,
+                reveals=tuple(choice_id(s) for s in state.turn_order if choices[s]),
+            )
+        )
         return
-    ctx.emit("StartingTilesChosen", seat=task.seat, tiles=list(action["tiles"]))
+    tiles = list(action["tiles"])
+    ctx.record(
+        DomainEvent(
+            STARTING_TILES_CHOSEN,
+            {"seat": task.seat},
+            STARTING_TILES_CHOSEN_VERSION,
+            {choice_id(task.seat): Sealed(tiles, (task.seat,))},
+        )
+    )
     ctx.push(ChooseStartingTiles(seat=-1))
 
 
-@handles("StartingTilesChosen")
-def _starting_tiles_chosen(state: GameState, payload: Any) -> GameState:
-    player = replace(state.players[payload["seat"]], chosen_starting_tiles=tuple(payload["tiles"]))
-    return state.with_player(payload["seat"], player)
+STARTING_TILES_CHOSEN = "StartingTilesChosen"
+STARTING_TILES_CHOSEN_VERSION = 2
+STARTING_TILES_REVEALED = "StartingTilesRevealed"
+STARTING_TILES_REVEALED_VERSION = 2
+STARTING_TILES_RETURNED = "StartingTilesReturned"
+STARTING_TILES_RETURNED_VERSION = 2
+RETURNED_DISCOVERIES = "returned_discoveries"
 
 
-@handles("StartingTilesRevealed")
+def choice_id(seat: int) -> str:
+    """Secret id of ``seat``'s choice of starting tiles."""
+    return f"choice:{seat}"
+
+
+@handles_sealed(STARTING_TILES_CHOSEN)
+def _starting_tiles_chosen(state: GameState, event: DomainEvent) -> GameState:
+    seat = int(event.payload["seat"])
+    choice = event.sealed.get(choice_id(seat))
+    tiles = tuple(choice.value) if choice is not None else (NOT_A_TILE,) * TILES_KEPT
+    player = replace(state.players[seat], chosen_starting_tiles=tiles)
+    return state.with_player(seat, player)
+
+
+@handles(STARTING_TILES_REVEALED)
 def _starting_tiles_revealed(state: GameState, payload: Any) -> GameState:
-    return state  # the choices are already recorded; this marks the moment they go public
+    """The choices go public, with the discovery tiles dealt with the chosen tiles; a
+    public fold learns them here (its hands were placeholders)."""
+    players = list(state.players)
+    for key, tiles in payload["choices"].items():
+        seat = int(key)
+        player = players[seat]
+        hand = player.starting_tiles
+        if NOT_A_TILE in hand:  # folded without the sealed hand: what is now known of it
+            hand = (*tiles, *(NOT_A_TILE,) * (len(hand) - len(tiles)))
+        players[seat] = replace(player, chosen_starting_tiles=tuple(tiles), starting_tiles=hand)
+    discoveries = list(state.starting_tile_discoveries)
+    for tile, discovery in payload.get("discoveries", ()):
+        discoveries[tile] = discovery
+    return replace(state, players=tuple(players), starting_tile_discoveries=tuple(discoveries))
 
 
 # --- draft variant --------------------------------------------------------------------
@@ -222,7 +277,14 @@ def resolve_set_up_seats(ctx: Context, task: SetUpSeats, action: Action | None) 
         for tile, d in enumerate(state.starting_tile_discoveries)
         if d != NOT_A_TILE and tile not in chosen
     ]
-    ctx.emit("StartingTilesReturned", discoveries=returned)
+    ctx.record(
+        DomainEvent(
+            STARTING_TILES_RETURNED,
+            {"count": len(returned)},
+            STARTING_TILES_RETURNED_VERSION,
+            {RETURNED_DISCOVERIES: Sealed(sorted(returned), ())},
+        )
+    )
     per_seat: list[Task] = []
     for seat in state.turn_order:
         if state.players[seat].chosen_starting_tiles:  # solo: Teotibot has its own start
@@ -230,11 +292,23 @@ def resolve_set_up_seats(ctx: Context, task: SetUpSeats, action: Action | None) 
     ctx.push(*per_seat, StartTurn(seat=state.turn_order[0]))
 
 
-@handles("StartingTilesReturned")
-def _starting_tiles_returned(state: GameState, payload: Any) -> GameState:
-    supply = tuple(sorted((*state.discovery_supply, *payload["discoveries"])))
-    returned = set(payload["discoveries"])
-    discoveries = tuple(NOT_A_TILE if d in returned else d for d in state.starting_tile_discoveries)
+@handles_sealed(STARTING_TILES_RETURNED)
+def _starting_tiles_returned(state: GameState, event: DomainEvent) -> GameState:
+    """Unchosen tiles' discovery tiles go back into the bag, face down (sealed: which
+    ones would tell which tiles the seats were dealt and did not keep)."""
+    sealed = event.sealed.get(RETURNED_DISCOVERIES)
+    if sealed is not None:
+        returned = tuple(sealed.value)
+        supply = tuple(sorted((*state.discovery_supply, *returned)))
+    else:
+        returned = ()
+        supply = (*state.discovery_supply, *(NOT_A_TILE,) * int(event.payload["count"]))
+    gone = set(returned)
+    chosen = {t for p in state.players for t in p.chosen_starting_tiles}
+    discoveries = tuple(
+        NOT_A_TILE if d in gone or tile not in chosen else d
+        for tile, d in enumerate(state.starting_tile_discoveries)
+    )
     return replace(
         state,
         discovery_supply=supply,

@@ -124,30 +124,65 @@ for _cls, _kind in (
     register_task(_cls, _kind)
 
 
+AGENDA_FIELDS: dict[str, tuple[str, ...]] = {
+    "after_main_action": ("seat", "board"),
+    "ascension_reward": ("seat",),
+    "board_action": ("seat", "board", "workers"),
+    "calendar_advance": ("seat",),
+    "choose_building_row": ("seat", "workers"),
+    "choose_starting_tiles": ("seat",),
+    "choose_technology": ("seat", "workers"),
+    "claim_discovery": ("seat", "where", "board", "step", "starting_tile"),
+    "decoration_choice": ("seat",),
+    "draft_starting_tile": ("seat",),
+    "eclipse_end": ("seat",),
+    "end_turn": ("seat",),
+    "extra_power_up": ("seat", "board"),
+    "major_step_choice": ("seat", "temple", "step"),
+    "matched_icon_steps": ("seat", "temples"),
+    "place_starting_workers": ("seat",),
+    "power_ups": ("seat", "board", "count"),
+    "pyramid_construction": ("seat", "tiles_left", "placed"),
+    "pyramid_track_step": ("seat",),
+    "refill_decoration_offer": ("seat",),
+    "refill_pyramid_offer": ("seat",),
+    "resource_choice": ("seat", "count"),
+    "royal_ability": ("seat", "tile", "power", "done"),
+    "salary": ("seat",),
+    "set_up_seats": ("seat",),
+    "start_turn": ("seat",),
+    "starting_tile_gains": ("seat",),
+    "take_turn": ("seat",),
+    "temple_steps": ("seat", "temple", "count"),
+    "teotibot_turn": ("seat",),
+}
+"""The public wire format of an agenda entry (``AgendaUpdated`` v1, docs/events.md):
+``{"kind": <kind>, <these fields>}`` per task kind, written here and not reflected from
+the task classes, so renaming a class or a field cannot silently change the logs'
+schema (tests/unit/teotihuacan/test_public_log.py checks the classes still match)."""
+
+
 def task_to_dict(task: Task) -> dict[str, Any]:
-    """JSON form: ``{"kind": ..., <fields>}`` (tuples become lists)."""
-    data: dict[str, Any] = {"kind": _KINDS[type(task)]}
-    for name in _field_names(type(task)):
+    """JSON form: ``{"kind": ..., <AGENDA_FIELDS of the kind>}`` (tuples become lists)."""
+    kind = _KINDS[type(task)]
+    data: dict[str, Any] = {"kind": kind}
+    for name in AGENDA_FIELDS[kind]:
         value = getattr(task, name)
         data[name] = list(value) if isinstance(value, tuple) else value
     return data
 
 
-_FIELD_NAMES: dict[type[Task], tuple[str, ...]] = {}
-
-
-def _field_names(cls: type[Task]) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return names
+def task_field_names(cls: type[Task]) -> tuple[str, ...]:
+    """The dataclass fields of a task class (to check them against AGENDA_FIELDS)."""
+    return tuple(f.name for f in fields(cls))
 
 
 def task_from_dict(data: dict[str, Any]) -> Task:
     """Inverse of :func:`task_to_dict`. Raises KeyError for an unknown kind."""
-    cls = TASK_TYPES[data["kind"]]
+    kind = data["kind"]
+    cls = TASK_TYPES[kind]
     kwargs: dict[str, Any] = {}
-    for name in _field_names(cls):
+    for name in AGENDA_FIELDS[kind]:
         value = data[name]
         kwargs[name] = tuple(value) if isinstance(value, list) else value
     return cls(**kwargs)

@@ -26,9 +26,10 @@ from ..context import Context
 from ..flow import run_until_decision
 from ..frozen import replace
 from ..options import GameOptions
+from ..public_setup import setup_event
 from ..setup import FIRST_GAME_SEATS, _board, _setup_temple_step, starting_cocoa
 from ..starting_tiles import opening_tasks
-from ..state import NOT_IN_PLAY, GameState, Player, Worker, state_to_dict
+from ..state import NOT_IN_PLAY, GameState, Player, Worker
 from ..tasks import StartTurn, task_to_dict
 from .action_pyramid import DIRECTIONS
 from .seat import ACTION_TILES, HUMAN_SEAT, SOLO_SEATS, TEOTIBOT_SEAT
@@ -58,7 +59,7 @@ def set_up_solo(seat_count: int, options: GameOptions, rng: random.Random) -> li
         )
     state = solo_board(options, rng)
     ctx = Context(state, rng)
-    ctx.emit("GameSetUp", state=state_to_dict(state))
+    ctx.record(setup_event(state))
     ctx.agenda = []
     if options.first_game:
         layout = FIRST_GAME_SEATS[0]

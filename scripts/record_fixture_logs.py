@@ -1,0 +1,183 @@
+"""Record fixture logs: real games played through the engine, stored as the store holds them.
+
+Usage (from the repository root)::
+
+    .venv/bin/python scripts/record_fixture_logs.py            # write the missing fixtures
+    .venv/bin/python scripts/record_fixture_logs.py --list     # what it would record
+
+Each fixture is two files under ``tests/fixtures/logs/<ruleset>/``:
+
+- ``<name>.jsonl.gz``: one JSON object per stored event, in version order, exactly as
+  :class:`services.engine.store.records.StoredEvent` holds it: ``{version, type,
+  schema_version, payload, metadata: {command_id, seat, recorded_at}, hash}``. The
+  engine's own events (GameCreated, SeatJoined, SeedRevealed) are included.
+- ``<name>.expected.json``: what folding the log gave when it was recorded:
+  ``{game_id, ruleset, format_date, events, version, head_hash, terminal, seats_to_act,
+  scores, result: {scores, ranking} | null, revealed_seed, seats, public_view}``.
+
+Games are played by the engine over the in-memory store (same records as the Redis
+store) with a fixed seed, game id and clock, every seat's move chosen by the bot
+worker's own policy (Teotibot in solo, greedy otherwise) or at random.
+
+THE COMMITTED FILES ARE THE CONTRACT: they pin what logs written by the code of their
+date look like, so that every later version must still fold them (through upcasters).
+This script never overwrites an existing fixture; record a NEW fixture (new name) to
+capture a new format, never regenerate an old one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from services.bot.policy import RandomPolicy  # noqa: E402
+from services.engine.event_json import event_to_json  # noqa: E402
+from services.engine.game import GameSnapshot  # noqa: E402
+from services.engine.store.records import StoredEvent  # noqa: E402
+from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
+
+FIXTURE_DIR = ROOT / "tests" / "fixtures" / "logs"
+FORMAT_DATE = "2026-12-01"
+"""The code date whose log format the fixtures recorded today show."""
+
+
+FIXTURES: tuple[Fixture, ...] = (
+    Fixture(
+        "first_game_4_bots",
+        "teotihuacan",
+        (bot("b0"), bot("b1"), bot("b2"), bot("b3")),
+        {"first_game": True},
+    ),
+    Fixture(
+        "standard_3_humans",
+        "teotihuacan",
+        (human("ann"), human("bob"), bot("cat")),
+        {"first_game": False},
+        policy=RandomPolicy,
+    ),
+    Fixture(
+        "draft_dark_advanced_3",
+        "teotihuacan",
+        (human("ann"), bot("bo"), bot("cy")),
+        {
+            "first_game": False,
+            "draft_starting_tiles": True,
+            "dark_eclipse": True,
+            "advanced_worship": True,
+        },
+        policy=RandomPolicy,
+    ),
+    Fixture(
+        "solo_teotibot",
+        "teotihuacan",
+        (human("ann"), bot("Teotibot")),
+        {"solo": True, "first_game": False},
+    ),
+    Fixture(
+        "joined_seat_2",
+        "teotihuacan",
+        (bot("bo"), OPEN),
+        {"first_game": True},
+        joins=((1, "dee", "fixture-token-dee-0123456789abcdef"),),
+        policy=RandomPolicy,
+    ),
+    Fixture(
+        "unfinished_standard_4",
+        "teotihuacan",
+        (human("ann"), bot("bo"), human("cy"), bot("di")),
+        {"first_game": False},
+        policy=RandomPolicy,
+        stop_after=150,
+    ),
+    Fixture("nim_2_bots", "nim", (bot("n0"), bot("n1")), {"max_take": 3}),
+    Fixture(
+        "nim_3_joined",
+        "nim",
+        (bot("n0"), OPEN, human("n2")),
+        {"max_take": 4},
+        joins=((1, "joiner", "fixture-token-joiner-0123456789abcdef"),),
+    ),
+    Fixture("nim_unfinished", "nim", (bot("n0"), bot("n1")), {}, stop_after=4),
+)
+
+
+def expected_json(snapshot: GameSnapshot, events: int) -> dict[str, Any]:
+    """What the fixture test compares after folding (see the module docstring)."""
+    ruleset = snapshot.ruleset
+    result = ruleset.result(snapshot.state)
+    return {
+        "game_id": snapshot.game_id,
+        "ruleset": snapshot.ruleset_name,
+        "format_date": FORMAT_DATE,
+        "events": events,
+        "version": snapshot.version,
+        "head_hash": snapshot.head_hash,
+        "terminal": snapshot.is_terminal(),
+        "seats_to_act": list(snapshot.seats_to_act()),
+        "scores": list(ruleset.scores(snapshot.state)),
+        "result": None
+        if result is None
+        else {"scores": list(result.scores), "ranking": list(result.ranking)},
+        "revealed_seed": snapshot.revealed_seed,
+        "seats": [seat.to_json() for seat in snapshot.seats],
+        "public_view": ruleset.view(snapshot.state, None),
+    }
+
+
+def paths(fixture: Fixture) -> tuple[Path, Path]:
+    """(log file, expected-state file) of ``fixture``."""
+    folder = FIXTURE_DIR / fixture.ruleset
+    return folder / f"{fixture.name}.jsonl.gz", folder / f"{fixture.name}.expected.json"
+
+
+def write(fixture: Fixture, events: list[StoredEvent], snapshot: GameSnapshot) -> None:
+    """Write both files of ``fixture`` (gzip without a timestamp, so bytes are stable)."""
+    log_path, expected_path = paths(fixture)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    lines = "".join(json.dumps(event_to_json(e), sort_keys=True) + "\n" for e in events)
+    with (
+        log_path.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out,
+    ):
+        out.write(lines.encode("utf-8"))
+    expected_path.write_text(
+        json.dumps(expected_json(snapshot, len(events)), indent=1, sort_keys=True) + "\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Record every fixture that has no file yet; never overwrite one."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="list fixtures and exit")
+    args = parser.parse_args(argv)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    reg = registry()
+    for fixture in FIXTURES:
+        log_path, expected_path = paths(fixture)
+        if args.list:
+            exists = "exists" if log_path.exists() else "missing"
+            sys.stdout.write(f"{fixture.ruleset}/{fixture.name}: {exists}\n")
+            continue
+        if log_path.exists() or expected_path.exists():
+            sys.stdout.write(f"kept {log_path.relative_to(ROOT)} (never regenerated)\n")
+            continue
+        events, snapshot = asyncio.run(play(fixture, reg))
+        write(fixture, events, snapshot)
+        sys.stdout.write(f"wrote {log_path.relative_to(ROOT)}: {len(events)} events\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,111 @@
+"""Play whole games through the real engine (in-memory store) for recorded logs.
+
+Used by ``scripts/record_fixture_logs.py`` (fixture logs) and the event schema guard
+(``tests/event_schemas.py``): a fixed seed, game id and clock, and every move chosen by
+a seeded policy, so the same spec always gives the same log.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from services.bot.policy import Policy, SeatPolicy
+from services.engine.engine import Engine
+from services.engine.game import GameSnapshot
+from services.engine.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.rulesets import RulesetRegistry, default_registry
+from services.engine.store.memory import InMemoryEventStore
+from services.engine.store.records import StoredEvent
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One game to record.
+
+    Attributes:
+        name: file stem.
+        ruleset: registered ruleset name.
+        seats: seat specs at creation (open human seats have no name and no token).
+        options: game options.
+        joins: (seat, name, token) claimed with JoinGame right after creation.
+        policy: picks every seat's move.
+        stop_after: stop once the log has at least this many events (0: play to the end).
+    """
+
+    name: str
+    ruleset: str
+    seats: tuple[SeatSpec, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    joins: tuple[tuple[int, str, str], ...] = ()
+    policy: Callable[[], Policy] = SeatPolicy
+    stop_after: int = 0
+
+
+def human(name: str) -> SeatSpec:
+    # Fixture tokens are public test data; only their SHA-256 is in today's format.
+    return SeatSpec(SeatKind.HUMAN, name, hash_token(f"fixture-token-{name}-0123456789abcdef"))
+
+
+def bot(name: str) -> SeatSpec:
+    return SeatSpec(SeatKind.BOT, name)
+
+
+OPEN = SeatSpec(SeatKind.HUMAN, "")
+
+
+def registry() -> RulesetRegistry:
+    """The shipped rulesets plus the test Nim ruleset (tests/nim.py)."""
+    from tests.nim import NimRuleset
+
+    reg = default_registry()
+    reg.register("nim", NimRuleset)
+    return reg
+
+
+def _clock(start: datetime) -> Callable[[], datetime]:
+    """A clock that ticks one second per call (deterministic timestamps)."""
+    ticks = [0]
+
+    def now() -> datetime:
+        ticks[0] += 1
+        return start + timedelta(seconds=ticks[0])
+
+    return now
+
+
+async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent], GameSnapshot]:
+    """Play ``fixture`` through the engine; returns its stored log and the final snapshot."""
+    store = InMemoryEventStore()
+    engine = Engine(
+        store,
+        reg,
+        clock=_clock(datetime(2026, 12, 1, tzinfo=UTC)),
+        seed_source=lambda: f"fixture-seed-{fixture.name}-00112233445566778899aabbccddeeff",
+        id_source=lambda: f"fixture-{fixture.name}".replace("_", "-"),
+    )
+    created = await engine.create_game(fixture.ruleset, fixture.seats, fixture.options)
+    game_id = created.game_id
+    for seat, name, token in fixture.joins:
+        await engine.join_game(game_id, seat, name, hash_token(token), command_id=f"join-{seat}")
+    policy = fixture.policy()
+    snapshot = await engine.load(game_id)
+    while not snapshot.is_terminal():
+        if fixture.stop_after and snapshot.version >= fixture.stop_after:
+            break
+        seat = snapshot.seats_to_act()[0]
+        legal = list(snapshot.ruleset.legal_actions(snapshot.state, seat))
+        rng = random.Random(f"{fixture.name}:{snapshot.version}:{seat}")
+        action = policy.choose(snapshot.ruleset, snapshot.state, seat, legal, rng)
+        await engine.submit_action(
+            game_id,
+            seat,
+            action,
+            expected_version=snapshot.version,
+            command_id=f"cmd-{snapshot.version}-{seat}",
+        )
+        snapshot = await engine.load(game_id)
+    return await store.read(game_id), snapshot

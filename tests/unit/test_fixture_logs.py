@@ -1,0 +1,110 @@
+"""Old logs fold forever: every committed fixture log reaches its recorded final state.
+
+The fixtures under ``tests/fixtures/logs/<ruleset>/`` are real games recorded by
+``scripts/record_fixture_logs.py`` with the code of their ``format_date``, stored exactly
+as the store held them. They are never regenerated: when an event's schema changes, its
+upcaster (``engine_events.upcast`` / ``Ruleset.upcast``) must make these logs fold to
+the same result, scores, seats (names and kinds: token hashes are leaving the log) and
+public view (every key recorded) as when they were recorded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.engine.event_json import event_from_json
+from services.engine.game import fold
+from services.engine.rulesets import RulesetRegistry, default_registry
+from services.engine.store.chain import verify_chain
+from services.engine.store.records import StoredEvent
+from tests.nim import NimRuleset
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
+LOGS = sorted(FIXTURES.glob("*/*.jsonl.gz"))
+
+
+def load_log(path: Path) -> list[StoredEvent]:
+    """The stored events of one fixture log, in file order."""
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return [event_from_json(json.loads(line)) for line in lines if line.strip()]
+
+
+def registry() -> RulesetRegistry:
+    """Shipped rulesets plus the test Nim ruleset the nim fixtures were recorded with."""
+    reg = default_registry()
+    reg.register("nim", NimRuleset)
+    return reg
+
+
+def expected_of(path: Path) -> dict[str, Any]:
+    """The recorded final state next to ``path``."""
+    stem = path.name.removesuffix(".jsonl.gz")
+    data: dict[str, Any] = json.loads(path.with_name(f"{stem}.expected.json").read_text())
+    return data
+
+
+def test_fixtures_cover_every_ruleset_and_option_set() -> None:
+    names = {f"{p.parent.name}/{p.name.removesuffix('.jsonl.gz')}" for p in LOGS}
+    assert {
+        "teotihuacan/first_game_4_bots",
+        "teotihuacan/standard_3_humans",
+        "teotihuacan/draft_dark_advanced_3",
+        "teotihuacan/solo_teotibot",
+        "teotihuacan/joined_seat_2",
+        "teotihuacan/unfinished_standard_4",
+        "nim/nim_2_bots",
+        "nim/nim_3_joined",
+        "nim/nim_unfinished",
+    } <= names
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fixture_log_chains_and_folds_to_its_recorded_final_state(path: Path) -> None:
+    events = load_log(path)
+    expected = expected_of(path)
+    chain = verify_chain(events, (expected["version"], expected["head_hash"]))
+    assert chain.ok, chain.reason
+    assert len(events) == expected["events"]
+
+    game = fold(expected["game_id"], events, registry())
+
+    ruleset = game.ruleset
+    result = ruleset.result(game.state)
+    assert game.ruleset_name == expected["ruleset"]
+    assert game.version == expected["version"]
+    assert game.head_hash == expected["head_hash"]
+    assert game.is_terminal() is expected["terminal"]
+    assert list(game.seats_to_act()) == expected["seats_to_act"]
+    assert list(ruleset.scores(game.state)) == expected["scores"]
+    if expected["result"] is None:
+        assert result is None
+    else:
+        assert result is not None
+        assert list(result.scores) == expected["result"]["scores"]
+        assert list(result.ranking) == expected["result"]["ranking"]
+    assert game.revealed_seed == expected["revealed_seed"]
+    assert [seat.name for seat in game.seats] == [s["name"] for s in expected["seats"]]
+    assert [seat.kind.value for seat in game.seats] == [s["kind"] for s in expected["seats"]]
+    # Every public view key recorded then must still hold its value; keys a later view
+    # adds are not part of the old log's promise.
+    view = json.loads(json.dumps(ruleset.view(game.state, None)))
+    changed = {k for k, v in expected["public_view"].items() if view.get(k, KeyError) != v}
+    assert not changed, f"public view differs at {sorted(changed)}"
+
+
+@pytest.mark.parametrize("path", LOGS[:1], ids=lambda p: p.name)
+def test_a_tampered_fixture_no_longer_chains(path: Path) -> None:
+    events = load_log(path)
+    victim = events[len(events) // 2]
+    payload = {**victim.payload, "tampered": True}
+    events[len(events) // 2] = StoredEvent(
+        victim.version, victim.type, victim.schema_version, payload, victim.metadata, victim.hash
+    )
+    chain = verify_chain(events)
+    assert not chain.ok
+    assert chain.first_bad_version == victim.version
