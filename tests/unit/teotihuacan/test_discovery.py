@@ -313,10 +313,41 @@ def test_teleport_moves_to_any_board(four: GameState) -> None:
     state = turn_of(goods(state, 0, discoveries=(TELEPORT,)), 0)
     state = _flip(state, TELEPORT)
     boards = [a["board"] for a in _types(state, 0, "teleport")]
-    assert sorted(boards) == [1, 3, 4, 5, 6, 7, 8]
+    assert sorted(boards) == [1, 2, 3, 4, 5, 6, 7, 8]  # D15: its own board (2) included
     state = play(state, 0, {"type": "teleport", "worker": 0, "board": GOLD})
     assert state.agenda[-1] == BoardAction(seat=0, board=GOLD, workers=(0,))
     assert state.players[0].active_effects == ()
+
+
+def test_d15_teleport_to_its_own_board_is_a_lap_and_the_worker_does_not_count_itself(
+    four: GameState,
+) -> None:
+    # D15: "A teleport may move the worker to any action board, its own included (a full
+    # lap). Arriving on its own board, the worker does not count itself for the main
+    # action's cost." A full lap goes onto the Palace: technology #1 (slot 0) pays 1 cocoa.
+    state = place(four, 0, (FOREST, 1))
+    state = place(state, 1, (FOREST, 1))
+    state = goods(state, 0, discoveries=(TELEPORT,), wood=2, technologies=(0,))
+    state = _flip(turn_of(state, 0), TELEPORT)
+    state = play(state, 0, {"type": "teleport", "worker": 0, "board": FOREST})
+    assert state.agenda[-1] == BoardAction(seat=0, board=FOREST, workers=(0,))
+    assert state.players[0].workers[0].board == FOREST
+    assert state.players[0].cocoa == 1  # technology #1: the lap passed the Palace
+    state = play(state, 0, {"type": "collect_cocoa"})
+    assert state.players[0].cocoa == 1 + (1 + 1)  # X = 1: seat 1's colour, not its own
+
+
+def test_d15_teleport_to_its_own_board_for_the_main_action(four: GameState) -> None:
+    # Forest's main action with the worker alone there again: X = 0 colours, so it is free,
+    # and the worker counts as "your worker on the board" (1 worker, lowest power 1).
+    state = place(four, 0, (FOREST, 1))
+    state = goods(state, 0, discoveries=(TELEPORT,))
+    state = _flip(turn_of(state, 0), TELEPORT)
+    state = play(state, 0, {"type": "teleport", "worker": 0, "board": FOREST})
+    assert state.players[0].cocoa == 0
+    assert {"type": "main_action"} in RULES.legal_actions(state, 0)  # cost X = 0
+    state = play(state, 0, {"type": "main_action"})
+    assert state.players[0].workers[0].power == 2  # "power up once (1-2 workers)"
 
 
 def test_teleport_and_double_move_refused_without_their_tiles(four: GameState) -> None:

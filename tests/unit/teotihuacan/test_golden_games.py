@@ -39,7 +39,7 @@ SETUPS: dict[str, tuple[int, dict[str, Any]]] = {
     "solo": (2, {"solo": True, "first_game": False}),
 }
 FINGERPRINTS = {
-    "first_game_4": "eed5c05f5d30700438bc7c4555b662f64eb1a8ccd3506300f33fe0e786587a4b",
+    "first_game_4": "94ec71c9ea8aaefd4fbc22bea55b4ff9887a1682d91f5bb3c0612f00d1e7648b",
     "standard_3": "82f820657c99d963d18ef7d1136ea999b42e0b871a70149a29a05e90ec36674f",
     "draft_dark_advanced_2": "358cbf441aeed9b78b538d60bdd6736697b8247f1960e3e0dacc13c460cb63cd",
     "solo": "41cf907a2769041bd2b2ab2a95d5e354c1084ec55098017c8b3b0169c6ab9de5",
