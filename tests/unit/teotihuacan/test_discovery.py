@@ -12,6 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.engine.rules.teotihuacan.context import Context
 from services.engine.rules.teotihuacan.discovery import ClaimDiscovery
@@ -446,3 +448,20 @@ def test_a_single_forced_option_waits_while_the_seat_may_flip(four: GameState) -
     assert state.agenda[-1] == PowerUps(seat=0, board=FOREST, count=1)
     state = _flip(state, VP_4)
     assert state.players[0].vp == 4 and state.current == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(board=st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8]))
+def test_d15_property_a_teleport_reaches_every_action_board(board: int) -> None:
+    # "A teleport may move the worker to any action board, its own included."
+    state = clear_board(new_game(seats=4, seed=1))
+    state = place(state, 0, (board, 2))
+    state = _flip(turn_of(goods(state, 0, discoveries=(TELEPORT,)), 0), TELEPORT)
+    boards = sorted(a["board"] for a in _types(state, 0, "teleport"))
+    assert boards == [1, 2, 3, 4, 5, 6, 7, 8]
+    events = RULES.decide(
+        state, 0, {"type": "teleport", "worker": 0, "board": board}, random.Random(0)
+    )
+    (moved,) = [e.payload for e in events if e.type == "WorkerMoved"]
+    assert (moved["from_board"], moved["to_board"]) == (board, board)
+    assert fold(events, state).players[0].workers[0].board == board

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from services.engine.rules.teotihuacan.royal import RoyalAbility
 from services.engine.rules.teotihuacan.state import GameState
 from services.engine.rules.teotihuacan.tasks import ResourceChoice, TakeTurn
@@ -265,3 +268,32 @@ def test_an_agenda_written_before_the_free_field_still_restores() -> None:
     covered = RoyalAbility(seat=0, tile=1, power=3, free=True)
     assert task_to_dict(covered)["free"] is True
     assert task_from_dict(task_to_dict(covered)) == covered
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    tile=st.sampled_from([1, 5]),
+    power=st.integers(1, 5),
+    cocoa=st.integers(0, 6),
+    flipped=st.booleans(),
+)
+def test_d11_property_pair_trades_cost_cocoa_unless_a_free_tile_is_flipped(
+    tile: int, power: int, cocoa: int, flipped: bool
+) -> None:
+    # Royal tiles 1 and 5 trade 1 cocoa for a pair of resources "up to N times"; with a
+    # flipped free-cocoa-payment tile every trade of that worship is free (D11).
+    state = _at_palace(tile, power, cocoa=cocoa, discoveries=(FREE_COCOA,))
+    if flipped:
+        state = _flip_free_cocoa(state)
+    state = _worship(state)
+    most = power if flipped else min(power, cocoa)
+    if isinstance(state.agenda[-1], RoyalAbility):
+        options = [a["times"] for a in RULES.legal_actions(state, 0) if a["type"] == "royal_trade"]
+        assert options == list(range(most + 1))
+        state = play(state, 0, {"type": "royal_trade", "times": most})
+    else:  # the single option "0 trades" resolved on its own (D16)
+        assert most == 0
+    player = state.players[0]
+    assert player.cocoa == (cocoa if flipped else cocoa - most)
+    assert player.stone == most and (player.wood if tile == 1 else player.gold) == most
+    assert player.used_discoveries == ((FREE_COCOA,) if flipped else ())
