@@ -69,3 +69,18 @@ def play_all(state: GameState, seat: int, *actions: dict[str, Any]) -> GameState
     for action in actions:
         state = play(state, seat, action)
     return state
+
+
+def with_buildings(
+    state: GameState, top: tuple[int, ...], middle: tuple[int, ...], bottom: tuple[int, ...]
+) -> GameState:
+    """Nobles rows with buildings on exactly these space indices (0 = leftmost); the count
+    of buildings taken from the row is left to the caller."""
+    rows = (tuple(sorted(top)), tuple(sorted(middle)), tuple(sorted(bottom)))
+    return replace(state, nobles_built=rows, nobles_rows=(len(rows[0]), len(rows[1]), len(rows[2])))
+
+
+def with_leftmost_buildings(state: GameState, rows: tuple[int, int, int]) -> GameState:
+    """Nobles rows holding ``rows`` buildings each, filled from the left (as seats build)."""
+    top, middle, bottom = (tuple(range(n)) for n in rows)
+    return with_buildings(state, top, middle, bottom)

@@ -21,7 +21,7 @@ from services.engine.rules.teotihuacan.context import Context
 from services.engine.rules.teotihuacan.flow import run_until_decision
 from services.engine.rules.teotihuacan.main_action import AfterMainAction, workers_for_action
 from services.engine.rules.teotihuacan.nobles import ChooseBuildingRow
-from services.engine.rules.teotihuacan.state import GameState, state_to_dict
+from services.engine.rules.teotihuacan.state import GameState, state_from_dict, state_to_dict
 from services.engine.rules.teotihuacan.tasks import (
     BoardAction,
     EndTurn,
@@ -33,7 +33,18 @@ from services.engine.rules.teotihuacan.tasks import (
 from services.engine.rules.teotihuacan.technologies import construction_discount
 from services.engine.ruleset import RuleViolation
 
-from .builders import RULES, clear_board, fold, goods, new_game, place, play, turn_of
+from .builders import (
+    RULES,
+    clear_board,
+    fold,
+    goods,
+    new_game,
+    place,
+    play,
+    turn_of,
+    with_buildings,
+    with_leftmost_buildings,
+)
 
 PALACE, FOREST, GOLD, ALCHEMY, NOBLES, CONSTRUCTION = 1, 2, 4, 5, 6, 8
 MOVE_1 = {"type": "move", "worker": 0, "steps": 1}
@@ -93,7 +104,7 @@ def at_nobles(
     state: GameState, *workers: tuple[int, int], rows: tuple[int, int, int], taken: int
 ) -> GameState:
     """Seat 0 (3 wood) has ``workers`` (the first one on Alchemy) and these Nobles rows."""
-    state = replace(state, nobles_rows=rows, buildings_taken=taken)
+    state = replace(with_leftmost_buildings(state, rows), buildings_taken=taken)
     return turn_of(goods(place(state, 0, *workers), 0, wood=3), 0)
 
 
@@ -234,6 +245,40 @@ def test_three_workers_choose_a_row_above_when_the_bottom_is_full(four: GameStat
     state = play(state, 0, build("top"))
     assert state.nobles_rows == (2, 2, 3) and state.players[0].vp == 2
     assert state.buildings_taken == 7
+
+
+def test_a_seat_builds_on_the_leftmost_empty_space_left_of_a_bots_building(
+    four: GameState,
+) -> None:
+    # §3.3 "the leftmost empty space of a row": Teotibot (§8) may have built further right,
+    # on the lowest-VP spaces (the top row reads 3, 2, 2, 1, 1: spaces 3 and 4).
+    state = at_nobles(four, (ALCHEMY, 1), rows=(0, 0, 0), taken=3)
+    state = with_buildings(state, (0, 3, 4), (), ())
+    state = play(play(state, 0, MOVE_1), 0, MAIN)
+    assert state.nobles_built == ((0, 1, 3, 4), (), ()) and state.nobles_rows == (4, 0, 0)
+    assert state.players[0].vp == 2  # space 1 of the top row
+
+
+def test_a_row_with_every_space_built_is_full_whatever_the_order(four: GameState) -> None:
+    state = at_nobles(four, (ALCHEMY, 1), rows=(0, 0, 0), taken=5)
+    state = with_buildings(state, (4, 3, 0, 1, 2), (), ())
+    state = play(state, 0, MOVE_1)
+    assert MAIN not in RULES.legal_actions(state, 0)  # 1 worker: the top row only
+
+
+def test_a_state_saved_before_spaces_were_tracked_restores_rows_filled_from_the_left(
+    four: GameState,
+) -> None:
+    # Snapshots and GameSetUp events written before ``nobles_built`` existed hold only the
+    # counts; every building then went to its row's leftmost empty space. Rows without
+    # gaps are still written that way (the setup events of old games re-derive exactly).
+    data = state_to_dict(with_leftmost_buildings(four, (2, 1, 0)))
+    assert "nobles_built" not in data and data["nobles_rows"] == [2, 1, 0]
+    restored = state_from_dict(data)
+    assert restored.nobles_built == ((0, 1), (0,), ()) and restored.nobles_rows == (2, 1, 0)
+    gapped = with_buildings(four, (0, 3), (), (1,))
+    assert state_to_dict(gapped)["nobles_built"] == [[0, 3], [], [1]]
+    assert state_from_dict(state_to_dict(gapped)) == gapped
 
 
 def test_nobles_is_allowed_at_the_top_of_the_avenue(four: GameState) -> None:

@@ -12,6 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.engine.rules.teotihuacan.context import Context
 from services.engine.rules.teotihuacan.discovery import ClaimDiscovery
@@ -313,10 +315,41 @@ def test_teleport_moves_to_any_board(four: GameState) -> None:
     state = turn_of(goods(state, 0, discoveries=(TELEPORT,)), 0)
     state = _flip(state, TELEPORT)
     boards = [a["board"] for a in _types(state, 0, "teleport")]
-    assert sorted(boards) == [1, 3, 4, 5, 6, 7, 8]
+    assert sorted(boards) == [1, 2, 3, 4, 5, 6, 7, 8]  # D15: its own board (2) included
     state = play(state, 0, {"type": "teleport", "worker": 0, "board": GOLD})
     assert state.agenda[-1] == BoardAction(seat=0, board=GOLD, workers=(0,))
     assert state.players[0].active_effects == ()
+
+
+def test_d15_teleport_to_its_own_board_is_a_lap_and_the_worker_does_not_count_itself(
+    four: GameState,
+) -> None:
+    # D15: "A teleport may move the worker to any action board, its own included (a full
+    # lap). Arriving on its own board, the worker does not count itself for the main
+    # action's cost." A full lap goes onto the Palace: technology #1 (slot 0) pays 1 cocoa.
+    state = place(four, 0, (FOREST, 1))
+    state = place(state, 1, (FOREST, 1))
+    state = goods(state, 0, discoveries=(TELEPORT,), wood=2, technologies=(0,))
+    state = _flip(turn_of(state, 0), TELEPORT)
+    state = play(state, 0, {"type": "teleport", "worker": 0, "board": FOREST})
+    assert state.agenda[-1] == BoardAction(seat=0, board=FOREST, workers=(0,))
+    assert state.players[0].workers[0].board == FOREST
+    assert state.players[0].cocoa == 1  # technology #1: the lap passed the Palace
+    state = play(state, 0, {"type": "collect_cocoa"})
+    assert state.players[0].cocoa == 1 + (1 + 1)  # X = 1: seat 1's colour, not its own
+
+
+def test_d15_teleport_to_its_own_board_for_the_main_action(four: GameState) -> None:
+    # Forest's main action with the worker alone there again: X = 0 colours, so it is free,
+    # and the worker counts as "your worker on the board" (1 worker, lowest power 1).
+    state = place(four, 0, (FOREST, 1))
+    state = goods(state, 0, discoveries=(TELEPORT,))
+    state = _flip(turn_of(state, 0), TELEPORT)
+    state = play(state, 0, {"type": "teleport", "worker": 0, "board": FOREST})
+    assert state.players[0].cocoa == 0
+    assert {"type": "main_action"} in RULES.legal_actions(state, 0)  # cost X = 0
+    state = play(state, 0, {"type": "main_action"})
+    assert state.players[0].workers[0].power == 2  # "power up once (1-2 workers)"
 
 
 def test_teleport_and_double_move_refused_without_their_tiles(four: GameState) -> None:
@@ -415,3 +448,20 @@ def test_a_single_forced_option_waits_while_the_seat_may_flip(four: GameState) -
     assert state.agenda[-1] == PowerUps(seat=0, board=FOREST, count=1)
     state = _flip(state, VP_4)
     assert state.players[0].vp == 4 and state.current == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(board=st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8]))
+def test_d15_property_a_teleport_reaches_every_action_board(board: int) -> None:
+    # "A teleport may move the worker to any action board, its own included."
+    state = clear_board(new_game(seats=4, seed=1))
+    state = place(state, 0, (board, 2))
+    state = _flip(turn_of(goods(state, 0, discoveries=(TELEPORT,)), 0), TELEPORT)
+    boards = sorted(a["board"] for a in _types(state, 0, "teleport"))
+    assert boards == [1, 2, 3, 4, 5, 6, 7, 8]
+    events = RULES.decide(
+        state, 0, {"type": "teleport", "worker": 0, "board": board}, random.Random(0)
+    )
+    (moved,) = [e.payload for e in events if e.type == "WorkerMoved"]
+    assert (moved["from_board"], moved["to_board"]) == (board, board)
+    assert fold(events, state).players[0].workers[0].board == board

@@ -8,6 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.engine.rules.teotihuacan import pyramid
 from services.engine.rules.teotihuacan.solo.action_pyramid import flip, position_for, shift
@@ -16,7 +18,15 @@ from services.engine.rules.teotihuacan.state import GameState
 from services.engine.rules.teotihuacan.tasks import kind_of
 from services.engine.ruleset import DomainEvent, InvalidOptions, RuleViolation, SetupRequest
 
-from .builders import RULES, fold, goods, new_game, place
+from .builders import (
+    RULES,
+    fold,
+    goods,
+    new_game,
+    place,
+    with_buildings,
+    with_leftmost_buildings,
+)
 
 BOT, HUMAN = 1, 0
 TURN = {"type": "teotibot_turn"}
@@ -205,14 +215,83 @@ def test_nobles_builds_on_the_row_of_the_era_and_advances_the_avenue() -> None:
     assert after.players[BOT].avenue == 2 and after.players[BOT].wood == 0
 
 
-def test_nobles_full_row_takes_the_lowest_vp_space_and_forest_harvests() -> None:
-    state = goods(bot_workers(solo(), (6, 2), (4, 2), (8, 2), (7, 1, 0)), BOT, wood=2)
-    state = replace(state, nobles_rows=(0, 4, 0), buildings_taken=4, eclipses=1)
+def test_nobles_full_row_takes_the_lowest_vp_space_of_all_rows() -> None:
+    # §8: "if that row is full, on the lowest-VP empty space of all rows"; Korean solo rules:
+    # "줄이 다 차면, 세줄 중에서 가장 승점이 낮은 칸에 지어요". The rows read top 3, 2, 2, 1, 1;
+    # middle 5, 4, 3, 3; bottom 7, 6, 5: with the middle full, the lowest is a 1 of the top
+    # row, its 4th space (not the row's leftmost, worth 3).
+    state = goods(bot_workers(solo(), (6, 2), (4, 2), (8, 2), (7, 1, 0)), BOT, wood=4)
+    state = replace(with_leftmost_buildings(state, (0, 4, 0)), buildings_taken=4, eclipses=1)
+    events, after = bot_turn(state, "nobles")
+    built = next(e for e in events if e.type == "BuildingBuilt").payload
+    assert (built["row"], built["space"], built["vp"]) == ("top", 3, 1)
+    assert after.nobles_built == ((3,), (0, 1, 2, 3), ()) and after.players[BOT].vp == 1
+    # The next one: the other 1 VP space; then the 2s, left first (ties: the left space).
+    state = replace(with_buildings(state, (3,), (0, 1, 2, 3), ()), buildings_taken=5)
     built = next(e for e in bot_turn(state, "nobles")[0] if e.type == "BuildingBuilt").payload
-    assert (built["row"], built["vp"]) == ("top", 3)
+    assert (built["row"], built["space"], built["vp"]) == ("top", 4, 1)
+    state = replace(with_buildings(state, (3, 4), (0, 1, 2, 3), ()), buildings_taken=6)
+    built = next(e for e in bot_turn(state, "nobles")[0] if e.type == "BuildingBuilt").payload
+    assert (built["row"], built["space"], built["vp"]) == ("top", 1, 2)
+
+
+def test_nobles_full_row_may_take_a_space_of_a_lower_row() -> None:
+    # After the 2nd eclipse the bot builds on the bottom row; full, with the top row full
+    # too and the middle row's 3s built, the lowest empty space is the middle row's 4.
+    state = goods(bot_workers(solo(), (6, 2), (4, 2), (8, 2), (7, 1, 0)), BOT, wood=2)
+    state = with_buildings(state, (0, 1, 2, 3, 4), (2, 3), (0, 1, 2))
+    state = replace(state, buildings_taken=10, eclipses=2)
+    built = next(e for e in bot_turn(state, "nobles")[0] if e.type == "BuildingBuilt").payload
+    assert (built["row"], built["space"], built["vp"]) == ("middle", 1, 4)
+
+
+def test_nobles_in_its_era_row_builds_on_the_leftmost_empty_space() -> None:
+    state = goods(bot_workers(solo(), (6, 2), (4, 2), (8, 2), (7, 1, 0)), BOT, wood=2)
+    state = replace(with_buildings(state, (0, 3, 4), (), ()), buildings_taken=3)
+    built = next(e for e in bot_turn(state, "nobles")[0] if e.type == "BuildingBuilt").payload
+    assert (built["row"], built["space"], built["vp"]) == ("top", 1, 2)
+
+
+def test_nobles_without_wood_harvests_on_forest() -> None:
     state = goods(bot_workers(solo(), (2, 2), (4, 2), (8, 2), (7, 1, 0)), BOT, wood=0)
     events, after = bot_turn(state, "nobles")
     assert chosen(events)["step"] == "harvest" and after.players[BOT].wood == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(built=st.lists(st.booleans(), min_size=12, max_size=12), eclipses=st.integers(0, 2))
+def test_nobles_property_the_bot_builds_on_an_empty_space_and_the_lowest_when_full(
+    built: list[bool], eclipses: int
+) -> None:
+    spaces = {"top": [3, 2, 2, 1, 1], "middle": [5, 4, 3, 3], "bottom": [7, 6, 5]}
+    flags = iter(built)
+    rows = {row: tuple(k for k in range(len(vps)) if next(flags)) for row, vps in spaces.items()}
+    taken = sum(len(r) for r in rows.values())
+    state = goods(bot_workers(solo(), (6, 2), (4, 2), (8, 2), (7, 1, 0)), BOT, wood=2)
+    state = with_buildings(state, rows["top"], rows["middle"], rows["bottom"])
+    state = replace(state, buildings_taken=min(taken, 10), eclipses=eclipses)
+    empty = [
+        (vp, row, k)
+        for row, vps in spaces.items()
+        for k, vp in enumerate(vps)
+        if k not in rows[row]
+    ]
+    events, after = bot_turn(state, "nobles")
+    builds = [e.payload for e in events if e.type == "BuildingBuilt"]
+    if not empty:
+        assert builds == [] and chosen(events)["step"] != "main"
+        return
+    (b,) = builds
+    assert b["space"] not in rows[b["row"]] and b["vp"] == spaces[b["row"]][b["space"]]
+    era = ("top", "middle", "bottom")[eclipses]
+    era_empty = [k for k in range(len(spaces[era])) if k not in rows[era]]
+    if era_empty:
+        assert (b["row"], b["space"]) == (era, era_empty[0])
+    else:
+        assert b["vp"] == min(vp for vp, _, _ in empty)
+    row_index = ("top", "middle", "bottom").index(b["row"])
+    assert after.nobles_built[row_index] == tuple(sorted((*rows[b["row"]], b["space"])))
+    assert after.nobles_rows[row_index] == len(rows[b["row"]]) + 1
 
 
 # --- Mastery ----------------------------------------------------------------------------
@@ -388,6 +467,34 @@ def test_the_bot_pays_no_salary_and_scores_its_final_extras() -> None:
     bonus = next(e for e in ctx.events if e.type == "TempleBonusScored").payload
     assert bonus["seat"] == BOT and bonus["vp"] == 15
     assert ctx.state.players[BOT].vp == 50 + 12 + 15
+
+
+@pytest.mark.parametrize(
+    ("eclipses", "final", "extras"),
+    [(1, True, True), (2, True, True), (3, False, True), (1, False, False), (2, False, False)],
+)
+def test_d17_final_extras_come_at_the_eclipse_that_ends_the_game(
+    eclipses: int, final: bool, extras: bool
+) -> None:
+    # D17: "scored at the eclipse that ends the game, whichever it is": the 3rd eclipse, or
+    # an earlier one made final by the completed pyramid; never at an eclipse that doesn't.
+    from services.engine.rules.teotihuacan.calendar import resolve_eclipse_end
+    from services.engine.rules.teotihuacan.context import Context
+    from services.engine.rules.teotihuacan.tasks import EclipseEnd
+
+    state = goods(solo(), BOT, cocoa=3, wood=2, stone=0, gold=1, vp=20, technologies=(5,))
+    state = replace(state, eclipses=eclipses, final_eclipse=final, phase="eclipse")
+    ctx = Context(state, random.Random(0))
+    resolve_eclipse_end(ctx, EclipseEnd(seat=HUMAN), None)
+    scored = [e.payload for e in ctx.events if e.type == "TeotibotFinalScored"]
+    ended = [e for e in ctx.events if e.type == "GameEnded"]
+    if extras:
+        assert scored == [
+            {"seat": BOT, "cocoa": 3, "resources": 3, "technologies": 1, "vp": 3 + 3 + 2}
+        ]
+        assert len(ended) == 1 and ctx.state.players[BOT].vp >= 20 + 8
+    else:
+        assert scored == [] and ended == [] and ctx.state.players[BOT].vp == 20
 
 
 def test_a_tie_goes_to_the_bot() -> None:

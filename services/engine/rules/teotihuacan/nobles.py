@@ -3,7 +3,9 @@
 The seat pays the cocoa cost and 2 wood, takes the next building from the row (they leave
 in a fixed order, so only their count matters: ``state.buildings_taken``, which sets the
 Avenue value) and puts it on the leftmost empty space of a Nobles row fixed by its counted
-workers (D9: an extra-worker discovery effect counts, capped at 3):
+workers (D9: an extra-worker discovery effect counts, capped at 3). Spaces are tracked one
+by one (``state.nobles_built``): in a solo game Teotibot may have built further right
+(RULES.md §8), and the leftmost empty space is then not the row's count.
 
 - 1 worker: the top row only;
 - 2 workers: the middle row, or the top row if the middle is full;
@@ -66,9 +68,20 @@ def row_spaces(row: str) -> list[int]:
     return spaces
 
 
+def empty_spaces(state: GameState, row: str) -> list[int]:
+    """Indices (0 = leftmost) of the empty spaces of ``row``, left to right."""
+    built = state.nobles_built[ROWS.index(row)]
+    return [space for space in range(len(row_spaces(row))) if space not in built]
+
+
 def has_room(state: GameState, row: str) -> bool:
     """True if ``row`` has an empty space."""
-    return state.nobles_rows[ROWS.index(row)] < len(row_spaces(row))
+    return len(state.nobles_built[ROWS.index(row)]) < len(row_spaces(row))
+
+
+def leftmost_empty_space(state: GameState, row: str) -> int:
+    """The space a seat builds on in ``row`` (§3.3). Raises IndexError if the row is full."""
+    return empty_spaces(state, row)[0]
 
 
 def building_rows(state: GameState, workers: int) -> list[str]:
@@ -155,7 +168,7 @@ def resolve_building_row(ctx: Context, task: ChooseBuildingRow, action: Action |
     """Build on the row's leftmost empty space, score it, Avenue +1, then the power-ups."""
     assert action is not None
     seat, row = task.seat, str(action["row"])
-    space = ctx.state.nobles_rows[ROWS.index(row)]
+    space = leftmost_empty_space(ctx.state, row)
     ctx.emit("BuildingBuilt", seat=seat, row=row, space=space, vp=row_spaces(row)[space])
     follow_ups = advance_avenue(ctx, seat)
     power_ups = 2 if task.workers >= MAX_COUNTED_WORKERS else 1
@@ -164,11 +177,18 @@ def resolve_building_row(ctx: Context, task: ChooseBuildingRow, action: Action |
 
 @handles("BuildingBuilt")
 def _building_built(state: GameState, payload: Payload) -> GameState:
-    """One more building on ``row`` (leaving the row of buildings); the seat scores ``vp``."""
+    """One more building (leaving the row of buildings) on ``space`` of ``row``; the seat
+    scores ``vp``."""
+    index = ROWS.index(payload["row"])
     rows = list(state.nobles_rows)
-    rows[ROWS.index(payload["row"])] += 1
+    rows[index] += 1
+    built = list(state.nobles_built)
+    built[index] = tuple(sorted((*built[index], int(payload["space"]))))
     player = state.players[payload["seat"]]
     state = state.with_player(payload["seat"], replace(player, vp=player.vp + payload["vp"]))
     return replace(
-        state, nobles_rows=(rows[0], rows[1], rows[2]), buildings_taken=state.buildings_taken + 1
+        state,
+        nobles_rows=(rows[0], rows[1], rows[2]),
+        nobles_built=tuple(built),
+        buildings_taken=state.buildings_taken + 1,
     )

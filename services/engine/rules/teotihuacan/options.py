@@ -1,8 +1,13 @@
-"""Game options of Teotihuacan (RULES.md §7, §8) as a validated, frozen model."""
+"""Game options of Teotihuacan (RULES.md §7, §8) as a validated, frozen model.
+
+Validation is strict (issue 13, item 7): a value of the wrong JSON type is refused, never
+coerced (``{"first_game": "no"}`` or ``{"first_game": 1}`` would otherwise read as a
+boolean), and an unknown option is refused as well.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import json
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -19,10 +24,11 @@ class TeotibotOptions(BaseModel):
         worship_steps: change (-1..+1) of the temple steps of its Worship tile.
         temple_bonus_vp: change (±5, ±10) of the VP per temple bonus it qualifies for (15).
         technology_vp: change (-2..+2) of its final VP per technology (2).
-    Raises pydantic.ValidationError outside these ranges.
+    Raises pydantic.ValidationError outside these ranges or for a value that is not a
+    JSON integer (strict: no ``"1"``, ``1.0`` or ``true``).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     power_gold_deposits: int = Field(default=0, ge=-1, le=1)
     power_nobles: int = Field(default=0, ge=-1, le=1)
@@ -30,7 +36,8 @@ class TeotibotOptions(BaseModel):
     resources: int = Field(default=0, ge=-1, le=1)
     cocoa_vp: int = Field(default=0, ge=-2, le=2)
     worship_steps: int = Field(default=0, ge=-1, le=1)
-    temple_bonus_vp: Literal[-10, -5, 0, 5, 10] = 0
+    # A strict int, not Literal[-10, -5, 0, 5, 10]: a Literal would let 5.0 through.
+    temple_bonus_vp: int = Field(default=0, ge=-10, le=10, multiple_of=5)
     technology_vp: int = Field(default=0, ge=-2, le=2)
 
 
@@ -45,10 +52,11 @@ class GameOptions(BaseModel):
         advanced_worship: displacing gains 1 cocoa; own workers may be displaced (§7).
         solo: the solo mode (§8): two seats, seat 0 the human (first seat), seat 1 Teotibot.
         teotibot: Teotibot's difficulty knobs (only read when ``solo``).
-    Raises pydantic.ValidationError on unknown keys or wrong types.
+    Raises pydantic.ValidationError on unknown keys or wrong types (strict: a flag must be
+    a JSON boolean, ``teotibot`` a JSON object).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     first_game: bool = True
     draft_starting_tiles: bool = False
@@ -58,18 +66,58 @@ class GameOptions(BaseModel):
     teotibot: TeotibotOptions = TeotibotOptions()
 
 
+_EXPECTED_BY_ERROR = {
+    "bool_type": "a boolean (true or false)",
+    "int_type": "an integer",
+    "model_type": "a JSON object",
+    "dict_type": "a JSON object",
+}
+"""What a strict type error's option expects, in words (pydantic error type → text)."""
+
+
+def _json_kind(value: object) -> str:
+    """The JSON type of a decoded JSON value, as a reader of the request would call it."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null" if value is None else type(value).__name__
+
+
+def _shown(value: object) -> str:
+    """``value`` as JSON when it is JSON (options arrive as decoded JSON), else its repr."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def explain_options_error(error: ValidationError) -> str:
-    """One readable line per problem of a rejected options object, naming the known options
-    for a misspelt one (e.g. ``unknown option 'nope' (known: advanced_worship, ...)``)."""
+    """One readable line per problem of a rejected options object, naming the option and
+    what it expects (e.g. ``option 'first_game' must be a boolean (true or false), not the
+    string "no"``) or, for a misspelt one, the known options
+    (``unknown option 'nope' (known: advanced_worship, ...)``)."""
     problems = []
     for problem in error.errors():
         where = ".".join(str(part) for part in problem["loc"])
+        expected = _EXPECTED_BY_ERROR.get(problem["type"])
         if problem["type"] == "extra_forbidden":
             model: type[BaseModel] = (
                 TeotibotOptions if where.startswith("teotibot.") else GameOptions
             )
             known = ", ".join(sorted(model.model_fields))
             problems.append(f"unknown option {where!r} (known: {known})")
+        elif expected is not None:
+            given = problem["input"]
+            problems.append(
+                f"option {where!r} must be {expected}, not the {_json_kind(given)} {_shown(given)}"
+            )
         else:
             problems.append(f"option {where!r}: {problem['msg']}")
     return "; ".join(problems)

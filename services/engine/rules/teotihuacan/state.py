@@ -122,6 +122,9 @@ class GameState:
         decorations: placed decorations as (side, step 1-4, tile id).
         decoration_offer, decoration_supply: face-up decoration tiles and the bag.
         nobles_rows: buildings placed on the top, middle and bottom rows of Nobles (6).
+        nobles_built: per row (top, middle, bottom), the occupied space indices (0 = the
+            leftmost), ascending. Seats fill a row from the left, but Teotibot may build on a
+            row's lowest-VP space further right (RULES.md §8), leaving empty spaces before it.
         discovery_supply: discovery tile ids still in the bag.
         worship_discoveries: discovery tile at each board's worship area, indexed by
             printed board number (index 0 unused; -1: none).
@@ -162,6 +165,7 @@ class GameState:
     decoration_offer: tuple[int, ...] = ()
     decoration_supply: tuple[int, ...] = ()
     nobles_rows: tuple[int, int, int] = (0, 0, 0)
+    nobles_built: tuple[tuple[int, ...], ...] = ((), (), ())
     discovery_supply: tuple[int, ...] = ()
     worship_discoveries: tuple[int, ...] = ()
     avenue_discoveries: tuple[tuple[int, ...], ...] = ()
@@ -256,8 +260,19 @@ def _frozen(value: Any) -> Any:
 _SPECIAL_FIELDS = frozenset({"options", "players", "agenda"})
 
 
+def _gapless_nobles(rows: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """``nobles_built`` of rows holding ``rows`` buildings each, filled from the left."""
+    return tuple(tuple(range(n)) for n in rows)
+
+
 def state_to_dict(state: GameState) -> dict[str, Any]:
-    """JSON-safe dict of the whole state (hidden parts included)."""
+    """JSON-safe dict of the whole state (hidden parts included).
+
+    ``nobles_built`` is written only when a row has a gap (Teotibot built right of an
+    empty space); otherwise ``nobles_rows`` says it all, and the dict (``GameSetUp``'s
+    payload, snapshots) stays as before the field existed: an old game's setup events
+    still re-derive exactly (VerifyGame).
+    """
     data: dict[str, Any] = {
         "options": state.options.model_dump(),
         "players": [_player_to_dict(p) for p in state.players],
@@ -266,16 +281,22 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
     for f in fields(GameState):
         if f.name not in _SPECIAL_FIELDS:
             data[f.name] = _json(getattr(state, f.name))
+    if state.nobles_built == _gapless_nobles(state.nobles_rows):
+        del data["nobles_built"]
     return data
 
 
 def state_from_dict(data: dict[str, Any]) -> GameState:
-    """Inverse of :func:`state_to_dict`; missing newer fields take their defaults."""
+    """Inverse of :func:`state_to_dict`; missing newer fields take their defaults, except
+    ``nobles_built``: without it the rows have no gaps (as in every state written before
+    the field existed) and it follows from ``nobles_rows``."""
     values: dict[str, Any] = {
         f.name: _frozen(data[f.name])
         for f in fields(GameState)
         if f.name not in _SPECIAL_FIELDS and f.name in data
     }
+    if "nobles_built" not in values and "nobles_rows" in values:
+        values["nobles_built"] = _gapless_nobles(values["nobles_rows"])
     return GameState(
         options=GameOptions.model_validate(data.get("options", {})),
         players=tuple(_player_from_dict(p) for p in data["players"]),

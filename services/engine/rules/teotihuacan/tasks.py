@@ -90,10 +90,17 @@ class EclipseEnd(Task):
 
 TASK_TYPES: dict[str, type[Task]] = {}
 _KINDS: dict[type[Task], str] = {}
+_LATER_FIELDS: dict[type[Task], dict[str, object]] = {}
 
 
-def register_task(cls: type[Task], kind: str) -> None:
+def register_task(
+    cls: type[Task], kind: str, later_fields: dict[str, object] | None = None
+) -> None:
     """Name the task class ``cls`` ``kind`` in JSON, for :func:`task_from_dict`.
+
+    ``later_fields``: fields added after games were recorded, with their defaults. They
+    are left out of the JSON while they hold the default, so the events of a situation the
+    field doesn't change (every ``AgendaUpdated`` holding the task) stay as they were.
 
     A call after the class, not a class attribute or decorator: the rules compile with
     mypyc (``setup.py``), whose native dataclasses take neither a ``ClassVar`` default
@@ -101,6 +108,8 @@ def register_task(cls: type[Task], kind: str) -> None:
     """
     TASK_TYPES[kind] = cls
     _KINDS[cls] = kind
+    if later_fields:
+        _LATER_FIELDS[cls] = dict(later_fields)
 
 
 def kind_of(task: Task) -> str:
@@ -147,7 +156,7 @@ AGENDA_FIELDS: dict[str, tuple[str, ...]] = {
     "refill_decoration_offer": ("seat",),
     "refill_pyramid_offer": ("seat",),
     "resource_choice": ("seat", "count"),
-    "royal_ability": ("seat", "tile", "power", "done"),
+    "royal_ability": ("seat", "tile", "power", "done", "free"),
     "salary": ("seat",),
     "set_up_seats": ("seat",),
     "start_turn": ("seat",),
@@ -163,11 +172,16 @@ schema (tests/unit/teotihuacan/test_public_log.py checks the classes still match
 
 
 def task_to_dict(task: Task) -> dict[str, Any]:
-    """JSON form: ``{"kind": ..., <AGENDA_FIELDS of the kind>}`` (tuples become lists)."""
+    """JSON form: ``{"kind": ..., <AGENDA_FIELDS of the kind>}`` (tuples become lists; a
+    later field holding its default is left out, see :func:`register_task`, so agendas
+    keep the shape older logs have)."""
     kind = _KINDS[type(task)]
     data: dict[str, Any] = {"kind": kind}
+    later = _LATER_FIELDS.get(type(task))
     for name in AGENDA_FIELDS[kind]:
         value = getattr(task, name)
+        if later is not None and name in later and later[name] == value:
+            continue
         data[name] = list(value) if isinstance(value, tuple) else value
     return data
 
@@ -178,11 +192,16 @@ def task_field_names(cls: type[Task]) -> tuple[str, ...]:
 
 
 def task_from_dict(data: dict[str, Any]) -> Task:
-    """Inverse of :func:`task_to_dict`. Raises KeyError for an unknown kind."""
+    """Inverse of :func:`task_to_dict`. A field missing from ``data`` takes its default, so
+    agendas written before a task gained a defaulted field still fold (e.g. ``free`` of
+    ``royal_ability``). Raises KeyError for an unknown kind, TypeError for a missing
+    required field."""
     kind = data["kind"]
     cls = TASK_TYPES[kind]
     kwargs: dict[str, Any] = {}
     for name in AGENDA_FIELDS[kind]:
+        if name not in data:
+            continue  # the dataclass default applies; a required field fails in cls()
         value = data[name]
         kwargs[name] = tuple(value) if isinstance(value, list) else value
     return cls(**kwargs)

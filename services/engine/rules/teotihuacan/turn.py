@@ -9,9 +9,9 @@ collect cocoa, main action, worship), with the movement discovery tiles of §4:
   extra worker spends one active double-move (stacked tiles move more workers). To keep the
   list finite and free of duplicates, ``with_workers`` is sorted and every id in it is
   greater than ``worker``.
-- ``teleport`` active: ``{"type": "teleport", "worker": w, "board": b}`` to any other
-  board (with ``"with_workers"`` too when a double-move is active as well: the effects
-  combine, RULES.md §4).
+- ``teleport`` active: ``{"type": "teleport", "worker": w, "board": b}`` to any action
+  board, the worker's own included (D15: a full lap, which passes the Palace), with
+  ``"with_workers"`` too when a double-move is active as well (the effects combine, §4).
 
 Every moved worker is one of "the moved worker(s)" of the board action (cost X).
 """
@@ -114,6 +114,13 @@ def destination(state: GameState, board: int, steps: int) -> int:
     return state.board_at(state.position(board) + steps)
 
 
+def teleport_steps(state: GameState, start: int, target: int) -> int:
+    """Positions a teleport travels clockwise from ``start`` to ``target`` (1..8): a full lap
+    when the worker teleports to its own board (D15), so it goes onto the Palace."""
+    laps = len(state.rondel)
+    return (state.position(target) - state.position(start)) % laps or laps
+
+
 def passes_palace(state: GameState, board: int, steps: int) -> bool:
     """True if a move of ``steps`` from ``board`` goes onto or past the Palace (position 1)."""
     start = state.position(board)
@@ -152,11 +159,8 @@ def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
                     {"type": "move", "worker": worker_id, "steps": steps, "with_workers": group}
                     for group in groups
                 )
-        if teleport:
-            here = player.workers[worker_id].board
+        if teleport:  # D15: any action board, its own included
             for board in state.rondel:
-                if board == here:
-                    continue
                 moves.append({"type": "teleport", "worker": worker_id, "board": board})
                 moves.extend(
                     {"type": "teleport", "worker": worker_id, "board": board, "with_workers": g}
@@ -209,7 +213,7 @@ def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> No
     start = ctx.state.players[seat].workers[worker_id].board
     if action["type"] == "teleport":
         target = int(action["board"])
-        steps = (ctx.state.position(target) - ctx.state.position(start)) % len(ctx.state.rondel)
+        steps = teleport_steps(ctx.state, start, target)
         ctx.emit("DiscoveryEffectUsed", seat=seat, effect=TELEPORT)
     else:
         steps = int(action["steps"])

@@ -10,7 +10,8 @@ Action: ``{"type": "worship", "space": k, "mode": m}`` with ``m`` one of ``"abil
 ``"discovery"``, ``"ability_then_discovery"``, ``"discovery_then_ability"``.
 
 - All cocoa for displacing and for "both" is paid first; an active free-cocoa-payment
-  tile covers all of it (D11; the tile's own cost is not a worship payment and is paid).
+  tile covers all of it and the cocoa of the royal tile's trades on the Palace (D11; the
+  discovery tile's own cost is not a worship payment and is paid).
 - ``"discovery"`` and ``"discovery_then_ability"`` are listed only when the tile's cost is
   in hand after those cocoa payments.
 - ``"ability_then_discovery"`` is listed whenever a tile is there and the cocoa for both can
@@ -104,10 +105,12 @@ def _can_pay_with_cocoa(player: Player, cocoa: int, tile: int) -> bool:
     )
 
 
-def _ability(state: GameState, task: BoardAction, space: int, worker: int) -> Task:
+def _ability(state: GameState, task: BoardAction, space: int, worker: int, free: bool) -> Task:
+    """The space's ability; ``free``: this worship's free cocoa payment was spent (D11)."""
     if task.board == PALACE:  # N = the locked worker's power
         power = state.players[task.seat].workers[worker].power
-        return RoyalAbility(seat=task.seat, tile=state.royal_tiles[space], power=power)
+        tile = state.royal_tiles[space]
+        return RoyalAbility(seat=task.seat, tile=tile, power=power, free=free)
     temple = components().board(task.board).worship_temple or ""
     return TempleSteps(seat=task.seat, temple=temple, count=1)
 
@@ -118,7 +121,8 @@ def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
     assert change is not None
     displace_paid = max(0, -change)
     both_paid = BOTH_COCOA if mode in BOTH_MODES else 0
-    if (displace_paid or both_paid) and has_effect(ctx.state, seat, FREE_COCOA_PAYMENT):
+    free = bool(displace_paid or both_paid) and has_effect(ctx.state, seat, FREE_COCOA_PAYMENT)
+    if free:
         use_effect(ctx, seat, FREE_COCOA_PAYMENT)  # D11: covers the whole worship
         displace_paid = both_paid = 0
     ctx.change_goods(seat, "worship_displace", cocoa=max(0, change) - displace_paid)
@@ -130,7 +134,7 @@ def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
         ctx.emit("WorkerDisplaced", seat=occupant[0], worker=occupant[1], board=task.board)
     worker = workers_still_there(ctx.state, task)[0]
     ctx.emit("WorkerLocked", seat=seat, worker=worker, board=task.board, space=space)
-    ability = _ability(ctx.state, task, space, worker)
+    ability = _ability(ctx.state, task, space, worker, free)
     source = {"kind": "worship", "board": task.board}
     if mode in (DISCOVERY, DISCOVERY_FIRST):
         claim(ctx, seat, worship_tile(ctx.state, task.board), source)

@@ -16,8 +16,10 @@ why the bot did what it did. Steps:
 - ``mask``: a mask taken from a worship area (no dice move).
 
 Decisions (documented where the books are silent):
-- Nobles: buildings fill each row from the left, so "the lowest-VP empty space of all
-  rows" is read as the row whose next space scores least (ties: top, middle, bottom).
+- Nobles: in the row of the era the bot builds on the leftmost empty space, like a seat;
+  with that row full, on "the lowest-VP empty space of all rows" (RULES.md §8; Korean:
+  "세줄 중에서 가장 승점이 낮은 칸"), which is usually not a row's leftmost since the values
+  fall from left to right. Ties (the books are silent): the upper row, then the left space.
 - A main step also needs its component: an offered tile and a legal place (Construction,
   Decorations), a building left (Nobles, D14); otherwise it is not possible.
 - The bot's rotation of its pyramid tile is random (recorded, D7); it scores no matched
@@ -34,7 +36,7 @@ from ..construction import complete_pyramid
 from ..context import Context
 from ..decorations import legal_spaces
 from ..discovery import MASK, NO_TILE, can_pay, claim, tile_data, worship_tile
-from ..nobles import ROWS, building_count, has_room, row_spaces
+from ..nobles import ROWS, building_count, empty_spaces, has_room, leftmost_empty_space, row_spaces
 from ..state import GameState
 from ..technologies import column_temple
 from ..tracks import advance_pyramid_track
@@ -121,7 +123,7 @@ def main_possible(state: GameState, seat: int, board: int) -> bool:
         return (
             _resource(state, seat, "wood") >= NOBLES_WOOD
             and state.buildings_taken < building_count()
-            and building_row(state) is not None
+            and building_space(state) is not None
         )
     return False
 
@@ -144,19 +146,25 @@ def technology_slot(state: GameState, seat: int) -> int:
     return min(lacking, key=number) if lacking else -1
 
 
-def building_row(state: GameState) -> str | None:
-    """Nobles: top row before the 1st eclipse, middle before the 2nd, bottom after; a full
-    row → the row whose next space scores least (ties top, middle, bottom)."""
+def building_space(state: GameState) -> tuple[str, int] | None:
+    """Nobles (§8): (row, space) of the bot's building, None if every row is full.
+
+    The top row before the 1st eclipse, the middle before the 2nd, the bottom after, on its
+    leftmost empty space; that row full → the lowest-VP empty space of all three rows
+    (ties: upper row, then left space).
+    """
     row = ROWS[min(state.eclipses, len(ROWS) - 1)]
     if has_room(state, row):
-        return row
-    open_rows = [r for r in ROWS if has_room(state, r)]
-    if not open_rows:
+        return row, leftmost_empty_space(state, row)
+    empty = [
+        (row_spaces(r)[space], index, space)
+        for index, r in enumerate(ROWS)
+        for space in empty_spaces(state, r)
+    ]
+    if not empty:
         return None
-    return min(
-        open_rows,
-        key=lambda r: (row_spaces(r)[state.nobles_rows[ROWS.index(r)]], ROWS.index(r)),
-    )
+    _, index, space = min(empty)
+    return ROWS[index], space
 
 
 def mask_choice(state: GameState, seat: int) -> tuple[int, int] | None:
@@ -353,10 +361,10 @@ def _alchemy(ctx: Context, seat: int) -> None:
 
 
 def _nobles(ctx: Context, seat: int) -> None:
-    """Pay 2 wood; build on the row of :func:`building_row`; its VP; Avenue +1."""
-    row = building_row(ctx.state)
-    assert row is not None
-    space = ctx.state.nobles_rows[ROWS.index(row)]
+    """Pay 2 wood; build on the space of :func:`building_space`; its VP; Avenue +1."""
+    target = building_space(ctx.state)
+    assert target is not None
+    row, space = target
     ctx.change_goods(seat, "teotibot_nobles", wood=-NOBLES_WOOD)
     ctx.emit("BuildingBuilt", seat=seat, row=row, space=space, vp=row_spaces(row)[space])
     avenue_step(ctx, seat)
