@@ -6,13 +6,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from teoti_client.proto import game_service_pb2 as pb
+
 from services.engine.errors import InvalidArgument
 from services.engine.game_seats import SeatKind, SeatSpec, hash_token, new_token
 from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
-from services.rpc.stubs import load_stubs
 
-_KIND_TO_PROTO = {SeatKind.HUMAN: 1, SeatKind.BOT: 2}
-_PROTO_TO_KIND = {v: k for k, v in _KIND_TO_PROTO.items()}
+_KIND_TO_PROTO = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND_BOT}
+_PROTO_TO_KIND: dict[int, SeatKind] = {int(v): k for k, v in _KIND_TO_PROTO.items()}
 
 
 def parse_object(text: str, what: str) -> dict[str, Any]:
@@ -63,11 +64,10 @@ def seats_from_engine_proto(seats: Sequence[Any]) -> list[SeatSpec]:
     return [SeatSpec(_kind(i, seat), seat.name, seat.token_hash) for i, seat in enumerate(seats)]
 
 
-def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> list[Any]:
+def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> list[pb.Seat]:
     """``Seat`` messages from SeatSpecs; never tokens, and token hashes only when
     ``token_hashes`` (the gateway's requests to the engine, which checks tokens; GameService
     replies never show them, see ``engine_events.without_token_hashes``)."""
-    pb = load_stubs().game_pb2
     return [
         pb.Seat(
             kind=_KIND_TO_PROTO[s.kind],
@@ -79,13 +79,12 @@ def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> 
     ]
 
 
-def event_to_proto(event: StoredEvent, payload: Mapping[str, Any] | None = None) -> Any:
+def event_to_proto(event: StoredEvent, payload: Mapping[str, Any] | None = None) -> pb.Event:
     """An ``Event`` message from a stored event (payload as canonical JSON).
 
     ``payload`` replaces the stored payload for a reader who may not see all of it; the
     message is then marked ``redacted`` (its hash still covers the stored event).
     """
-    pb = load_stubs().game_pb2
     shown = event.payload if payload is None else payload
     return pb.Event(
         version=event.version,
@@ -102,7 +101,7 @@ def event_to_proto(event: StoredEvent, payload: Mapping[str, Any] | None = None)
     )
 
 
-def event_from_proto(event: Any) -> StoredEvent:
+def event_from_proto(event: pb.Event) -> StoredEvent:
     """Inverse of :func:`event_to_proto`."""
     return StoredEvent(
         event.version,
