@@ -46,7 +46,6 @@ if os.environ.get("TEOTI_COMPILE_RULES") == "1":
     ext_modules = mypycify(compiled_rules_modules(), opt_level="3")
 
 
-
 class BuildPyWithStubs(build_py):
     """``build_py`` that first generates the protobuf/gRPC stubs into the source tree."""
 

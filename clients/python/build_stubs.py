@@ -32,6 +32,8 @@ PROTO_PACKAGE_DIR = "teotihuacan/v1"
 CLIENT_DIR = Path(__file__).resolve().parent
 #: The repository's proto root (the client builds in place from a checkout).
 REPO_PROTO_ROOT = CLIENT_DIR.parent.parent / "proto"
+#: The public protos the client needs, relative to a proto root.
+PUBLIC_PROTOS = (f"{PROTO_PACKAGE_DIR}/game_service.proto",)
 #: The client's private protos (wire-compatible copies of google.rpc's Status/ErrorInfo).
 CLIENT_PROTO_ROOT = CLIENT_DIR / "proto"
 #: Name of the file, in each generated package, holding the hash of its sources.
@@ -54,14 +56,19 @@ class ProtoSet:
     grpc: bool = True
 
 
-def client_sets(
-    client_dir: Path = CLIENT_DIR, proto_root: Path = REPO_PROTO_ROOT
-) -> list[ProtoSet]:
+def public_proto_root(client_dir: Path = CLIENT_DIR) -> Path:
+    """Where the public protos are: the checkout's ``proto/``, else (building from the
+    client's sdist, which carries a copy) the client's own ``proto/``."""
+    repo_root = client_dir.parent.parent / "proto"
+    return repo_root if (repo_root / PUBLIC_PROTOS[0]).exists() else client_dir / "proto"
+
+
+def client_sets(client_dir: Path = CLIENT_DIR, proto_root: Path | None = None) -> list[ProtoSet]:
     """The client distribution's stubs: the public GameService and the error details."""
     return [
         ProtoSet(
-            proto_root,
-            (f"{PROTO_PACKAGE_DIR}/game_service.proto",),
+            proto_root or public_proto_root(client_dir),
+            PUBLIC_PROTOS,
             client_dir / "teoti_client" / "proto",
             "teoti_client.proto",
         ),
