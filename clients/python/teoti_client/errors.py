@@ -1,8 +1,9 @@
 """Refusals of the game service as Python exceptions.
 
 Every refusal carries a ``google.rpc.ErrorInfo`` (README, "API guide"): ``reason`` is the
-broken rule (``RULES.md §…`` id) or a fixed error kind, ``metadata["kind"]`` says which
-of the classes below it is, ``metadata["message"]`` explains it. Calls the server did not
+broken rule's id (e.g. ``"not_your_turn"``) or a fixed error kind, ``metadata["kind"]``
+says which of the classes below it is, ``metadata["message"]`` explains it (naming the
+rulebook section, ``RULES.md §…``, for a rule). Calls the server did not
 refuse that way (UNAVAILABLE, DEADLINE_EXCEEDED, ...) stay ``grpc.aio.AioRpcError``.
 """
 
