@@ -112,6 +112,18 @@ def test_shown_reply_uses_proto_names_and_omits_zero_values(
     assert not re.search(r'"[a-z]+[A-Z]\w*":', json.dumps(reply))
 
 
+def test_reflection_serves_no_json_names() -> None:
+    # Why grpcurl prints proto names: server reflection sends each file's descriptor as
+    # protoc serialized it for Python, without json_name, and grpcurl's JSON printer
+    # (protoreflect's dynamic messages) falls back to the field's own name when a
+    # descriptor has none.
+    from google.protobuf import descriptor_pb2
+
+    file = descriptor_pb2.FileDescriptorProto.FromString(pb.DESCRIPTOR.serialized_pb)
+    fields = [field for message in file.message_type for field in message.field]
+    assert fields and not any(field.HasField("json_name") for field in fields)
+
+
 async def _replies_of_a_real_server(port: int) -> dict[str, Message]:
     """The CreateGame and JoinGame replies of the README's own requests, as messages."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
