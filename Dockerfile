@@ -18,9 +18,13 @@ WORKDIR /src
 COPY pyproject.toml setup.py README.md LICENSE ./
 COPY services ./services
 COPY proto ./proto
+COPY clients/python ./clients/python
 # mypyc type-checks the rules against what they import, so the dependencies go in first
 # (a plain install); then the wheels: the project's compiled, and every dependency's.
-RUN python -m pip install --no-cache-dir setuptools==84.2.1 wheel==0.48.0 mypy==2.4.1 . \
+# Both builds generate the gRPC stubs (setup.py, grpcio-tools, same pin as pyproject.toml)
+# into the wheel, with the teoti_client package they live in.
+RUN python -m pip install --no-cache-dir setuptools==84.2.1 wheel==0.48.0 mypy==2.4.1 \
+       grpcio-tools==1.85.1 . \
     && rm -rf build \
     && TEOTI_COMPILE_RULES=1 python -m pip wheel --no-cache-dir --no-build-isolation \
        --wheel-dir /wheels .
@@ -44,14 +48,12 @@ RUN python -m venv /opt/teoti \
        /wheels/teotihuacan_server-*.whl \
     && rm -rf /wheels
 
-# services/rpc/stubs.py generates the gRPC stubs from <site-packages>/proto (two levels
-# above services/rpc/) into services/gateway/generated/. The wheel carries no proto/, so
-# put it there and generate the stubs now, as root: at run time the stubs are fresh and
-# nothing is written (the root filesystem may be read-only; /tmp is a writable emptyDir
-# in deploy/k8s and the stub cache fallback, XDG_CACHE_HOME, points into it).
-COPY proto /opt/teoti/lib/python3.11/site-packages/proto
+# The wheel carries the generated gRPC stubs (built in the build stage), so nothing is
+# generated or written at run time (the root filesystem may be read-only). Importing them
+# here proves they are there; byte-compiling now spares every start the work.
 RUN python -c "from services.rpc.stubs import load_stubs; load_stubs()" \
-    && python -m compileall -q /opt/teoti/lib/python3.11/site-packages/services
+    && python -m compileall -q /opt/teoti/lib/python3.11/site-packages/services \
+       /opt/teoti/lib/python3.11/site-packages/teoti_client
 
 USER 10001:10001
 WORKDIR /tmp

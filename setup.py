@@ -1,4 +1,13 @@
-"""Optional native build of the Teotihuacan rules with mypyc (docs/performance.md).
+"""Build of the server: protobuf stubs generated at build time, optional mypyc rules.
+
+Stubs: ``build_py`` (run by ``pip install``, ``pip install -e`` and ``pip wheel``) first
+calls ``clients/python/build_stubs.py``, which generates the public GameService stubs into
+``clients/python/teoti_client/proto/`` and the internal EngineService stubs into
+``services/rpc/generated/``, each with a ``.pyi`` type stub. The server distribution
+ships the ``teoti_client`` package itself (mapped from ``clients/python/``), so server
+and client import one and the same generated code.
+
+Rules, optional native build with mypyc (docs/performance.md).
 
 ``pip install .`` (and every editable install) ships the rules as plain Python. With
 ``TEOTI_COMPILE_RULES=1`` and mypy installed in the build environment
@@ -11,9 +20,15 @@ ordinary dict-backed classes so ``frozen.replace`` can copy them in one C call).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_namespace_packages, setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "clients" / "python"))
+import build_stubs  # noqa: E402
 
 RULES = Path("services/engine/rules/teotihuacan")
 INTERPRETED = {"__init__.py", "options.py", "state.py"}
@@ -30,4 +45,22 @@ if os.environ.get("TEOTI_COMPILE_RULES") == "1":
 
     ext_modules = mypycify(compiled_rules_modules(), opt_level="3")
 
-setup(ext_modules=ext_modules)
+
+class BuildPyWithStubs(build_py):
+    """``build_py`` that first generates the protobuf/gRPC stubs into the source tree."""
+
+    def run(self) -> None:
+        build_stubs.generate(build_stubs.server_sets(ROOT))
+        super().run()
+
+
+setup(
+    packages=[
+        *find_namespace_packages(include=["services*"]),
+        "teoti_client",
+        "teoti_client.proto",
+    ],
+    package_dir={"teoti_client": "clients/python/teoti_client"},
+    cmdclass={"build_py": BuildPyWithStubs},
+    ext_modules=ext_modules,
+)

@@ -1,14 +1,19 @@
-"""Python client library of the public GameService API."""
+"""Python client library of the public GameService API, with the engine's types.
 
-from services.client.client import (
+The data classes are ``teoti_client``'s; ``TeotiClient`` decodes events and refusals into
+the engine's own types (see ``services.client.client``).
+"""
+
+from teoti_client.client import (
     ActionResult,
     CreatedGame,
     GameView,
     LegalMove,
     SeatInfo,
-    TeotiClient,
     VerifyResult,
 )
+
+from services.client.client import TeotiClient
 
 __all__ = [
     "ActionResult",

@@ -6,6 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from teoti_client.proto import game_service_pb2 as pb
+
 from services.engine.errors import InvalidArgument
 from services.engine.game_seats import (
     SeatKind,
@@ -15,10 +17,9 @@ from services.engine.game_seats import (
     new_token,
 )
 from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
-from services.rpc.stubs import load_stubs
 
-_KIND_TO_PROTO = {SeatKind.HUMAN: 1, SeatKind.BOT: 2}
-_PROTO_TO_KIND = {v: k for k, v in _KIND_TO_PROTO.items()}
+_KIND_TO_PROTO = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND_BOT}
+_PROTO_TO_KIND: dict[int, SeatKind] = {int(v): k for k, v in _KIND_TO_PROTO.items()}
 
 
 def parse_object(text: str, what: str) -> dict[str, Any]:
@@ -70,11 +71,10 @@ def seats_from_engine_proto(seats: Sequence[Any]) -> list[SeatSpec]:
     return [SeatSpec(_kind(i, seat), seat.name, seat.token_hash) for i, seat in enumerate(seats)]
 
 
-def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> list[Any]:
+def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> list[pb.Seat]:
     """``Seat`` messages from SeatSpecs; never tokens, and token hashes only when
     ``token_hashes`` (the gateway's requests to the engine, which binds them to seats in
     service-only storage; GameService replies never show them)."""
-    pb = load_stubs().game_pb2
     return [
         pb.Seat(
             kind=_KIND_TO_PROTO[s.kind],
@@ -86,11 +86,10 @@ def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> 
     ]
 
 
-def event_to_proto(event: StoredEvent) -> Any:
+def event_to_proto(event: StoredEvent) -> pb.Event:
     """An ``Event`` message from a stored event (payload as canonical JSON), exactly as
     stored and hash-chained: hidden parts are only commitments, so ``redacted`` is never
     set (it is kept in the proto for older clients)."""
-    pb = load_stubs().game_pb2
     return pb.Event(
         version=event.version,
         type=event.type,
@@ -105,7 +104,7 @@ def event_to_proto(event: StoredEvent) -> Any:
     )
 
 
-def event_from_proto(event: Any) -> StoredEvent:
+def event_from_proto(event: pb.Event) -> StoredEvent:
     """Inverse of :func:`event_to_proto`."""
     return StoredEvent(
         event.version,

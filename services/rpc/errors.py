@@ -17,6 +17,7 @@ import structlog
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+from teoti_client.errors import DOMAIN as DOMAIN  # one spelling for server and client
 
 from services.engine.errors import (
     ChainMismatch,
@@ -31,7 +32,6 @@ from services.engine.errors import (
 )
 from services.rpc.limits import RateLimited
 
-DOMAIN = "teotihuacan.v1"
 _DETAILS_KEY = "grpc-status-details-bin"
 log = structlog.get_logger(__name__)
 

@@ -238,7 +238,10 @@ async def test_teotihuacan_options_of_a_wrong_type_are_refused_not_coerced(
 ) -> None:
     # Issue 13 item 7: {"first_game": "no"} and {"first_game": 1} used to start a game.
     pb = load_stubs().game_pb2
-    seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=f"t{i}") for i, n in enumerate("ab")]
+    seats = [
+        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=f"t{i}-0123456789abcdefghij")
+        for i, n in enumerate("ab")
+    ]
     request = pb.CreateGameRequest(ruleset="teotihuacan", seats=seats, options_json=options_json)
     error = await expect(stub.CreateGame(request), grpc.StatusCode.INVALID_ARGUMENT)
     info = error_info(error)

@@ -1,0 +1,49 @@
+"""Python client of the Teotihuacan game service (``teotihuacan.v1.GameService``).
+
+Depends only on grpcio and protobuf; its stubs (``teoti_client.proto``) are generated
+when the distribution is built, with type stubs, so mypy checks every field name.
+"""
+
+from teoti_client.client import (
+    ActionResult,
+    CreatedGame,
+    Event,
+    GameServiceClient,
+    GameView,
+    LegalMove,
+    SeatInfo,
+    TeotiClient,
+    VerifyResult,
+    canonical_json,
+)
+from teoti_client.errors import (
+    GameNotFound,
+    GameServiceError,
+    InvalidArgument,
+    LogCorrupted,
+    NotAuthorized,
+    RateLimited,
+    RuleViolation,
+    VersionConflict,
+)
+
+__all__ = [
+    "ActionResult",
+    "CreatedGame",
+    "Event",
+    "GameNotFound",
+    "GameServiceClient",
+    "GameServiceError",
+    "GameView",
+    "InvalidArgument",
+    "LegalMove",
+    "LogCorrupted",
+    "NotAuthorized",
+    "RateLimited",
+    "RuleViolation",
+    "SeatInfo",
+    "TeotiClient",
+    "VerifyResult",
+    "VersionConflict",
+    "canonical_json",
+]

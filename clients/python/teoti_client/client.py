@@ -1,0 +1,327 @@
+"""Typed async access to ``teotihuacan.v1.GameService``.
+
+:class:`TeotiClient` is the client for Python programs: plain dataclasses in, plain
+dataclasses out, refusals raised as :mod:`teoti_client.errors` exceptions. Its base,
+:class:`GameServiceClient`, is generic over the event type and the error decoding, so the
+server's own tools (``services.client``) reuse every call with the engine's types.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar, cast
+
+import grpc
+
+from teoti_client.errors import decode_error
+from teoti_client.proto import game_service_pb2 as pb
+from teoti_client.proto import game_service_pb2_grpc as pb_grpc
+
+EventT = TypeVar("EventT")
+_KINDS = {pb.SEAT_KIND_HUMAN: "human", pb.SEAT_KIND_BOT: "bot"}
+_KIND_VALUES = {name: value for value, name in _KINDS.items()}
+
+
+def canonical_json(value: Mapping[str, Any]) -> str:
+    """JSON text with sorted keys and no spaces, as the server writes it (UTF-8 as is)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """A seat as the server shows it (``token`` only for a seat you create/claim).
+
+    ``kind`` is ``"human"`` or ``"bot"``; an ``open`` human seat waits for JoinGame.
+    """
+
+    kind: str
+    name: str
+    open: bool = False
+    token: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedGame:
+    """Result of create_game: the game id, its version, and each claimed seat's token."""
+
+    game_id: str
+    version: int
+    seat_tokens: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A projection of a game (GetGame / GetGameAt); ``state`` is the ruleset's view."""
+
+    game_id: str
+    ruleset: str
+    version: int
+    state: dict[str, Any]
+    seats: tuple[SeatInfo, ...]
+    seats_to_act: tuple[int, ...]
+    finished: bool
+    scores: tuple[int, ...]
+    ranking: tuple[int, ...]
+    head_hash: str
+    seed_commitment: str
+    revealed_seed: str
+
+
+@dataclass(frozen=True, slots=True)
+class LegalMove:
+    """One legal action (the JSON object to submit) and its description."""
+
+    action: dict[str, Any]
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """Versions after an accepted action: the last and the first event it appended."""
+
+    version: int
+    first_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
+    """Audit of a game's log (VerifyGame)."""
+
+    ok: bool
+    first_bad_version: int
+    problems: tuple[str, ...]
+    events: int
+    head_hash: str
+    seed_revealed: bool
+    seed_verified: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One event of a game's log as the API shows it.
+
+    ``payload`` is decoded JSON; ``seat`` is -1 for system events; ``redacted`` marks a
+    payload shortened for this reader (``hash`` covers the stored, whole event).
+    """
+
+    version: int
+    type: str
+    schema_version: int
+    payload: dict[str, Any]
+    command_id: str
+    seat: int
+    recorded_at: str
+    hash: str
+    redacted: bool = False
+
+
+class GameServiceClient(Generic[EventT]):
+    """Every GameService call, generic over how events and refusals are decoded.
+
+    Subclasses implement :meth:`_decode_event` and may override :meth:`_decode_error`.
+    ``target`` is ``host:port`` (or any gRPC target); ``timeout_s`` is the deadline of
+    each unary call; ``channel`` replaces the default insecure channel (e.g. TLS).
+    """
+
+    def __init__(
+        self, target: str, timeout_s: float = 30.0, channel: grpc.aio.Channel | None = None
+    ) -> None:
+        self._channel = channel if channel is not None else grpc.aio.insecure_channel(target)
+        self._stub = pb_grpc.GameServiceStub(self._channel)
+        self._timeout = timeout_s
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self._channel.close()
+
+    def _decode_event(self, event: pb.Event) -> EventT:
+        raise NotImplementedError
+
+    def _decode_error(self, error: grpc.aio.AioRpcError) -> Exception:
+        return decode_error(error)
+
+    async def _call(self, method: Any, request: Any) -> Any:
+        try:
+            return await method(request, timeout=self._timeout)
+        except grpc.aio.AioRpcError as error:
+            raise self._decode_error(error) from error
+
+    async def create_game(
+        self,
+        seats: Sequence[SeatInfo],
+        ruleset: str = "",
+        options: Mapping[str, Any] | None = None,
+        command_id: str = "",
+    ) -> CreatedGame:
+        """Create a game (``ruleset`` "" = the server's default); ``SeatInfo.token`` may
+        preset a human seat's token. Raises KeyError for a kind other than human/bot."""
+        request = pb.CreateGameRequest(
+            ruleset=ruleset,
+            seats=[
+                pb.Seat(kind=_KIND_VALUES[s.kind], name=s.name, token=s.token, open=s.open)
+                for s in seats
+            ],
+            options_json=canonical_json(dict(options or {})),
+            command_id=command_id,
+        )
+        reply: pb.CreateGameResponse = await self._call(self._stub.CreateGame, request)
+        return CreatedGame(
+            reply.game_id, reply.version, {t.seat: t.token for t in reply.seat_tokens}
+        )
+
+    @staticmethod
+    def _view(reply: pb.GetGameResponse) -> GameView:
+        return GameView(
+            reply.game_id,
+            reply.ruleset,
+            reply.version,
+            json.loads(reply.state_json),
+            tuple(SeatInfo(_KINDS.get(s.kind, "?"), s.name, s.open) for s in reply.seats),
+            tuple(reply.seats_to_act),
+            reply.finished,
+            tuple(reply.scores),
+            tuple(reply.result.ranking),
+            reply.head_hash,
+            reply.seed_commitment,
+            reply.revealed_seed,
+        )
+
+    async def get_game(self, game_id: str, seat: int | None = None, token: str = "") -> GameView:
+        """The public view, or ``seat``'s own view (needs its token)."""
+        request = pb.GetGameRequest(game_id=game_id, seat_token=token)
+        if seat is not None:
+            request.seat = seat
+        reply: pb.GetGameResponse = await self._call(self._stub.GetGame, request)
+        return self._view(reply)
+
+    async def get_game_at(
+        self, game_id: str, version: int, seat: int | None = None, token: str = ""
+    ) -> GameView:
+        """The view at an earlier ``version``."""
+        request = pb.GetGameAtRequest(game_id=game_id, version=version, seat_token=token)
+        if seat is not None:
+            request.seat = seat
+        reply: pb.GetGameAtResponse = await self._call(self._stub.GetGameAt, request)
+        return self._view(reply.game)
+
+    async def list_games(
+        self, page_size: int = 20, page_token: str = "", ruleset: str = "", status: int = 0
+    ) -> tuple[list[str], str]:
+        """``(game ids, next page token)`` of one page; ``status`` is a
+        ``GameStatusFilter`` value (0 = all)."""
+        request = pb.ListGamesRequest(
+            page_size=page_size,
+            page_token=page_token,
+            ruleset=ruleset,
+            status=cast(pb.GameStatusFilter, status),  # any enum number is valid on the wire
+        )
+        reply: pb.ListGamesResponse = await self._call(self._stub.ListGames, request)
+        return [g.game_id for g in reply.games], reply.next_page_token
+
+    async def join_game(
+        self, game_id: str, seat: int, name: str, token: str = "", command_id: str = ""
+    ) -> str:
+        """Claim an open seat; returns its token (``token`` if you chose one)."""
+        request = pb.JoinGameRequest(
+            game_id=game_id, seat=seat, name=name, seat_token=token, command_id=command_id
+        )
+        reply: pb.JoinGameResponse = await self._call(self._stub.JoinGame, request)
+        return reply.seat_token.token
+
+    async def legal_actions(self, game_id: str, seat: int, token: str) -> list[LegalMove]:
+        """The seat's legal actions now (empty when it is not the seat's turn)."""
+        request = pb.ListLegalActionsRequest(game_id=game_id, seat=seat, seat_token=token)
+        reply: pb.ListLegalActionsResponse = await self._call(self._stub.ListLegalActions, request)
+        return [LegalMove(json.loads(a.action_json), a.description) for a in reply.actions]
+
+    async def submit_action(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+    ) -> ActionResult:
+        """Submit one action for a human seat (``command_id`` makes a retry safe)."""
+        request = pb.SubmitActionRequest(
+            game_id=game_id,
+            seat=seat,
+            action_json=canonical_json(dict(action)),
+            command_id=command_id,
+            seat_token=token,
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        reply: pb.SubmitActionResponse = await self._call(self._stub.SubmitAction, request)
+        return ActionResult(reply.version, reply.first_version)
+
+    async def events(self, game_id: str, from_version: int = 0) -> list[EventT]:
+        """The whole log after ``from_version`` (pages through ListEvents)."""
+        result: list[EventT] = []
+        while True:
+            request = pb.ListEventsRequest(game_id=game_id, from_version=from_version)
+            reply: pb.ListEventsResponse = await self._call(self._stub.ListEvents, request)
+            result += [self._decode_event(e) for e in reply.events]
+            if not reply.next_from_version:
+                return result
+            from_version = reply.next_from_version
+
+    async def watch(self, game_id: str, from_version: int = 0) -> AsyncIterator[EventT]:
+        """Events as they are recorded, until the game ends (no deadline)."""
+        request = pb.WatchGameRequest(game_id=game_id, from_version=from_version)
+        try:
+            async for reply in self._stub.WatchGame(request):
+                typed: pb.WatchGameResponse = reply
+                yield self._decode_event(typed.event)
+        except grpc.aio.AioRpcError as error:
+            raise self._decode_error(error) from error
+
+    async def verify(self, game_id: str) -> VerifyResult:
+        """Audit the game's log on the server."""
+        request = pb.VerifyGameRequest(game_id=game_id)
+        r: pb.VerifyGameResponse = await self._call(self._stub.VerifyGame, request)
+        return VerifyResult(
+            r.ok,
+            r.first_bad_version,
+            tuple(r.problems),
+            r.events,
+            r.head_hash,
+            r.seed_revealed,
+            r.seed_verified,
+        )
+
+
+class TeotiClient(GameServiceClient[Event]):
+    """The client for Python programs: events as :class:`Event`, refusals as
+    :class:`~teoti_client.errors.GameServiceError` subclasses.
+
+    Use ``async with TeotiClient("127.0.0.1:50051") as client:``.
+    """
+
+    def _decode_event(self, event: pb.Event) -> Event:
+        return Event(
+            event.version,
+            event.type,
+            event.schema_version,
+            json.loads(event.payload_json),
+            event.metadata.command_id,
+            event.metadata.seat,
+            event.metadata.recorded_at,
+            event.hash,
+            event.redacted,
+        )

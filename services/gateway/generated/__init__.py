@@ -1,1 +1,0 @@
-"""Protobuf/gRPC stubs generated from ../../../proto by services.rpc.stubs (never edited, never committed)."""

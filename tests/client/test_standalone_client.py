@@ -1,0 +1,95 @@
+"""``teoti_client.TeotiClient`` against a real server: results, events and refusals.
+
+The standalone client decodes refusals from the ErrorInfo alone (no server code): each
+error kind the README lists arrives as its own ``GameServiceError`` subclass with the
+status code, the reason and the server's message; events arrive as ``Event``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+from teoti_client import (
+    Event,
+    GameNotFound,
+    GameServiceError,
+    InvalidArgument,
+    NotAuthorized,
+    RuleViolation,
+    SeatInfo,
+    TeotiClient,
+    VersionConflict,
+)
+
+from tests.nim import NimRuleset
+
+
+@pytest.fixture
+async def client(redis_url: str, key_prefix: str) -> AsyncIterator[TeotiClient]:
+    from services.app import all_in_one
+    from services.engine.rulesets import default_registry
+
+    registry = default_registry()
+    registry.register("nim", NimRuleset)
+    async with (
+        all_in_one(redis_url, key_prefix=key_prefix, registry=registry) as stack,
+        TeotiClient(f"127.0.0.1:{stack.port}") as connected,
+    ):
+        yield connected
+
+
+async def _nim_game(client: TeotiClient) -> tuple[str, str]:
+    created = await client.create_game(
+        [SeatInfo("human", "ann", token="ann-token-0123456789abcdef"), SeatInfo("human", "bob")],
+        ruleset="nim",
+        options={"max_take": 2},
+    )
+    return created.game_id, created.seat_tokens[0]
+
+
+async def test_a_game_played_through_the_client(client: TeotiClient) -> None:
+    game_id, token = await _nim_game(client)
+    view = await client.get_game(game_id)
+    assert view.ruleset == "nim" and [s.name for s in view.seats] == ["ann", "bob"]
+    seat = view.seats_to_act[0]
+    assert seat == 0  # nim: seat 0 starts
+    moves = await client.legal_actions(game_id, 0, token)
+    assert moves and all(isinstance(m.action, dict) for m in moves)
+    result = await client.submit_action(game_id, 0, token, moves[0].action, view.version)
+    assert result.version > view.version
+    events = await client.events(game_id)
+    assert all(isinstance(e, Event) for e in events)
+    assert [e.version for e in events] == list(range(1, result.version + 1))
+    assert events[0].type == "GameCreated" and events[0].seat == -1
+    assert not any(e.redacted for e in events)  # shown exactly as stored and chained
+    assert events[-1].seat == 0
+    assert (await client.verify(game_id)).ok
+
+
+async def test_refusals_arrive_as_their_own_error_classes(client: TeotiClient) -> None:
+    game_id, token = await _nim_game(client)
+    with pytest.raises(NotAuthorized) as denied:
+        await client.legal_actions(game_id, 0, "not-ann")
+    assert denied.value.code == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(GameNotFound) as missing:
+        await client.get_game("no-such-game")
+    assert missing.value.code == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(RuleViolation) as refused:
+        await client.submit_action(game_id, 0, token, {"take": 9})
+    assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert refused.value.reason == "nim.take_range" and str(refused.value)
+    with pytest.raises(VersionConflict) as stale:
+        await client.submit_action(game_id, 0, token, {"take": 1}, expected_version=1)
+    assert stale.value.expected == 1 and stale.value.actual > 1
+    with pytest.raises(InvalidArgument):
+        await client.create_game([SeatInfo("human", "x")], ruleset="no-such-ruleset")
+    assert issubclass(InvalidArgument, GameServiceError)
+
+
+async def test_an_outage_stays_a_grpc_error() -> None:
+    async with TeotiClient("127.0.0.1:1", timeout_s=2) as offline:
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await offline.get_game("g")
+    assert error.value.code() in {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
