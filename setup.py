@@ -16,12 +16,14 @@ from pathlib import Path
 from setuptools import setup
 
 RULES = Path("services/engine/rules/teotihuacan")
+SHARED = [Path("services/engine/rules/frozen.py")]  # helpers every ruleset's fold calls
 INTERPRETED = {"__init__.py", "options.py", "state.py"}
 
 
 def compiled_rules_modules() -> list[str]:
     """Paths of the rules modules mypyc compiles, sorted."""
-    return sorted(str(p) for p in RULES.rglob("*.py") if p.name not in INTERPRETED)
+    modules = [p for p in RULES.rglob("*.py") if p.name not in INTERPRETED] + SHARED
+    return sorted(str(p) for p in modules)
 
 
 ext_modules = []
