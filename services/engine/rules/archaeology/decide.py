@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.engine.ruleset import DomainEvent, JsonDict
+from services.engine.ruleset import JsonDict
 
 from . import cards as c
 from . import dig, market, museum, ruins, turn
@@ -117,8 +117,9 @@ def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
 
 def decide(
     comp: Components, state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
-) -> list[DomainEvent]:
-    """Events caused by ``seat`` taking ``action``.
+) -> Play:
+    """The events caused by ``seat`` taking ``action``, already folded (``play.events``,
+    ``play.state``).
 
     Raises RuleViolation: ``game_over``, ``not_your_turn``, ``bad_action`` (no or unknown
     ``type``), ``action_not_allowed_now`` (an action of another step), or the specific
@@ -135,7 +136,7 @@ def decide(
     handler = _step_handler(state, kind)
     handler(play, seat, dict(action))
     turn.end_if_over(play)
-    return play.events
+    return play
 
 
 Handler = Callable[[Play, int, dict[str, Any]], None]

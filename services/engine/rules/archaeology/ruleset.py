@@ -57,7 +57,14 @@ class ArchaeologyRuleset:
         self, state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
     ) -> list[DomainEvent]:
         """Events of ``seat`` taking ``action``. Raises RuleViolation naming the rule."""
-        return rules.decide(self.comp, state, seat, action, rng)
+        return rules.decide(self.comp, state, seat, action, rng).events
+
+    def apply(
+        self, state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
+    ) -> tuple[list[DomainEvent], GameState]:
+        """``decide`` and the state after its events (folded once, while deciding)."""
+        play = rules.decide(self.comp, state, seat, action, rng)
+        return play.events, play.state
 
     def is_terminal(self, state: GameState) -> bool:
         """True once the expedition has ended (A4)."""
