@@ -6,13 +6,14 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.engine.ruleset import DomainEvent, GameResult, JsonDict, SetupRequest
+from services.engine.ruleset import BotPolicy, DomainEvent, GameResult, JsonDict, SetupRequest
 
 from . import decide as rules
 from .components import Components, components
 from .describe import MILESTONES, describe_action, describe_event
 from .evolve import evolve
 from .options import parse_options
+from .policy import ArchaeologyBot
 from .setup import set_up
 from .state import GameState, state_from_dict, state_to_dict
 from .turn import result_of
@@ -97,6 +98,10 @@ class ArchaeologyRuleset:
     def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
         """``event`` as ``seat`` may see it (A5)."""
         return redact_event(self.comp, event, seat)
+
+    def bot_policy(self) -> BotPolicy:
+        """The heuristic bot for bot seats (:mod:`.policy`)."""
+        return ArchaeologyBot(self.comp)
 
     def snapshot(self, state: GameState) -> JsonDict:
         """The whole state as JSON (optional snapshot method)."""

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from services.engine.ruleset import (
+    BotPolicy,
     DomainEvent,
     GameResult,
     InvalidOptions,
@@ -49,6 +50,12 @@ class TeotihuacanRuleset:
     def upcast(self, event: DomainEvent) -> DomainEvent:
         """Every event type is at schema version 1 so far: nothing to convert."""
         return event
+
+    def bot_policy(self) -> BotPolicy:
+        """The bot for bot seats: Teotibot's turn in solo games, else greedy play."""
+        from .bots import TeotihuacanBot  # imported on use: the engine never needs it
+
+        return TeotihuacanBot()
 
     def snapshot(self, state: GameState) -> JsonDict:
         """The whole state as JSON (optional snapshot method of the contract)."""
