@@ -13,8 +13,9 @@ Rules, optional native build with mypyc (docs/performance.md).
 ``TEOTI_COMPILE_RULES=1`` and mypy installed in the build environment
 (``pip install --no-build-isolation``), the rules modules are compiled to C extensions:
 same code, same events, about 1.5x the steps per second (benchmarks/rules_benchmark.py).
-Left as Python: ``options.py`` (pydantic models) and ``state.py`` (the state classes stay
-ordinary dict-backed classes so ``frozen.replace`` can copy them in one C call).
+Left as Python: ``options.py`` (pydantic models), ``state.py`` (the state classes stay
+ordinary dict-backed classes so ``frozen.replace`` can copy them in one C call) and the
+``bots`` package (the bot worker's policies, not the rules).
 """
 
 from __future__ import annotations
@@ -31,12 +32,17 @@ sys.path.insert(0, str(ROOT / "clients" / "python"))
 import build_stubs  # noqa: E402
 
 RULES = Path("services/engine/rules/teotihuacan")
+SHARED = [Path("services/engine/rules/frozen.py")]  # helpers every ruleset's fold calls
 INTERPRETED = {"__init__.py", "options.py", "state.py"}
 
 
 def compiled_rules_modules() -> list[str]:
     """Paths of the rules modules mypyc compiles, sorted."""
-    return sorted(str(p) for p in RULES.rglob("*.py") if p.name not in INTERPRETED)
+    modules = [
+        p for p in RULES.rglob("*.py") if p.name not in INTERPRETED and "bots" not in p.parts
+    ]
+    modules += SHARED
+    return sorted(str(p) for p in modules)
 
 
 ext_modules = []

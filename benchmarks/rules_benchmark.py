@@ -1,11 +1,12 @@
-"""Rules engine benchmark: random legal 4-seat games on one core (issue: complete base game).
+"""Rules engine benchmark: random legal games on one core, for any registered ruleset.
 
 Measures (1) legal-actions + apply steps per second (apply = decide, returning the
-events and the new state) and (2) the median wall time
-of one full random 4-seat game. Run: ``python -m benchmarks.rules_benchmark [--games N]``;
+events and the new state) and (2) the median wall time of one full random game
+(Teotihuacan: 4 seats; Archaeology: 5 seats by default). Run:
+``python -m benchmarks.rules_benchmark [--ruleset NAME] [--seats N] [--games N]``;
 ``scripts/compile_rules.sh .venv/bin/python -m benchmarks.rules_benchmark`` measures the
-mypyc-compiled rules (docs/performance.md). The first line printed says which it measured.
-Targets: >= 50,000 steps/s and a median full game < 100 ms.
+mypyc-compiled Teotihuacan rules (docs/performance.md). The first line printed says which
+it measured. Targets (Teotihuacan): >= 50,000 steps/s and a median full game < 100 ms.
 """
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ import statistics
 import time
 from typing import Any
 
-from services.engine.rules.teotihuacan import TeotihuacanRuleset, flow
+from services.engine.rules.teotihuacan import flow
 from services.engine.ruleset import SetupRequest
+from services.engine.rulesets import default_registry
+
+DEFAULT_SEATS = {"teotihuacan": 4, "archaeology": 5}
 
 
-def play_one(rules: TeotihuacanRuleset, seed: int, options: dict[str, Any]) -> int:
+def play_one(rules: Any, seed: int, seats: int, options: dict[str, Any]) -> int:
     """Play one random game to the end; returns the number of decisions taken."""
     rng = random.Random(seed)
     state: Any = None
-    for event in rules.setup(SetupRequest(seat_count=4, options=options), rng):
+    for event in rules.setup(SetupRequest(seat_count=seats, options=options), rng):
         state = rules.evolve(state, event)
     steps = 0
     while not rules.is_terminal(state):
@@ -44,18 +48,26 @@ def main() -> None:
     """Print steps/s and game-time percentiles as one JSON-ish line per measure."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--standard", action="store_true", help="standard setup, not first game")
+    parser.add_argument("--ruleset", default="teotihuacan", choices=sorted(DEFAULT_SEATS))
+    parser.add_argument("--seats", type=int, help="seats per game (default: 4, archaeology 5)")
+    parser.add_argument(
+        "--standard", action="store_true", help="teotihuacan: standard setup, not first game"
+    )
     args = parser.parse_args()
-    rules = TeotihuacanRuleset()
-    options = {"first_game": not args.standard}
+    rules = default_registry().get(args.ruleset)
+    seats = args.seats or DEFAULT_SEATS[args.ruleset]
+    options = {"first_game": not args.standard} if args.ruleset == "teotihuacan" else {}
     times, total_steps = [], 0
     for seed in range(args.games):
         start = time.perf_counter()
-        total_steps += play_one(rules, seed, options)
+        total_steps += play_one(rules, seed, seats, options)
         times.append(time.perf_counter() - start)
     elapsed = sum(times)
-    setup = "standard" if args.standard else "first_game"
-    print(f"rules: {rules_build()}  games: {args.games}  setup: {setup}")
+    setup = ("standard" if args.standard else "first_game") if options else "default"
+    build = rules_build() if args.ruleset == "teotihuacan" else "interpreted"
+    print(
+        f"ruleset: {args.ruleset}  rules: {build}  seats: {seats}  games: {args.games}  setup: {setup}"
+    )
     print(
         f"steps/s: {total_steps / elapsed:,.0f}  (steps per game: {total_steps / args.games:.0f})"
     )

@@ -1,32 +1,16 @@
-"""How a bot picks an action: the Policy protocol, random play, and the worker's default
-(Teotibot's turn in solo games, greedy play for other bot seats)."""
+"""How a bot picks an action: the Policy protocol, random play, and the worker's default,
+which asks each game's ruleset for its own bot (the worker knows no game)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from services.bot.greedy import GreedyPolicy
-from services.bot.teotibot import TEOTIBOT_ACTION, is_teotibot_turn
-from services.engine.ruleset import JsonDict, Ruleset
+from services.engine.ruleset import BotPolicy, JsonDict, Ruleset, bot_policy_of
 
-
-class Policy(Protocol):
-    """Chooses one of ``legal_actions`` (never empty) for ``seat`` in ``state``."""
-
-    name: str
-
-    def choose(
-        self,
-        ruleset: Ruleset[Any],
-        state: Any,
-        seat: int,
-        legal_actions: Sequence[JsonDict],
-        rng: random.Random,
-    ) -> JsonDict:
-        """Return one element of ``legal_actions``."""
-        ...
+Policy = BotPolicy
+"""Chooses one of ``legal_actions`` (never empty) for ``seat`` in ``state``."""
 
 
 class RandomPolicy:
@@ -46,14 +30,23 @@ class RandomPolicy:
         return legal_actions[rng.randrange(len(legal_actions))]
 
 
-class SeatPolicy:
-    """The bot worker's default: Teotibot's turn when that is the seat's decision
-    (solo games, RULES.md §8), otherwise the ``other`` policy (greedy by default)."""
+class RulesetPolicy:
+    """The bot worker's default: each ruleset's own bot (``bot_policy()``: Teotibot and
+    greedy play for Teotihuacan, the heuristic bot for Archaeology), else random play."""
 
-    name = "seat"
+    name = "ruleset"
 
-    def __init__(self, other: Policy | None = None) -> None:
-        self.other: Policy = other or GreedyPolicy()
+    def __init__(self, fallback: Policy | None = None) -> None:
+        self._fallback: Policy = fallback or RandomPolicy()
+        self._by_ruleset: dict[str, Policy] = {}
+
+    def policy_for(self, ruleset: Ruleset[Any]) -> Policy:
+        """The policy playing ``ruleset``'s bot seats (built once per ruleset)."""
+        policy = self._by_ruleset.get(ruleset.name)
+        if policy is None:
+            policy = bot_policy_of(ruleset) or self._fallback
+            self._by_ruleset[ruleset.name] = policy
+        return policy
 
     def choose(
         self,
@@ -64,6 +57,4 @@ class SeatPolicy:
         rng: random.Random,
     ) -> JsonDict:
         """See Policy.choose."""
-        if is_teotibot_turn(legal_actions):
-            return dict(TEOTIBOT_ACTION)
-        return self.other.choose(ruleset, state, seat, legal_actions, rng)
+        return self.policy_for(ruleset).choose(ruleset, state, seat, legal_actions, rng)

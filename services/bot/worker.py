@@ -12,7 +12,7 @@ import grpc
 import structlog
 from redis.exceptions import RedisError
 
-from services.bot.policy import Policy, SeatPolicy
+from services.bot.policy import Policy, RulesetPolicy
 from services.bot.queue import Delivery, TurnRequestQueue
 from services.engine.client import EngineClient
 from services.engine.errors import GameNotFound, RuleViolation, VersionConflict
@@ -47,7 +47,7 @@ class BotWorker:
         queue: the consumer-group reader.
         reader: loads games from the store.
         client: submits actions (in-process or remote engine).
-        policy: chooses the action (default: Teotibot's turn in solo games, else greedy).
+        policy: chooses the action (default: each ruleset's own bot, see RulesetPolicy).
         concurrency: at most this many requests handled at once.
         block_ms: how long one XREADGROUP waits.
         claim_idle_ms: pending entries idle this long are reclaimed (crashed workers).
@@ -71,7 +71,7 @@ class BotWorker:
         self._queue = queue
         self._reader = reader
         self._client = client
-        self._policy = policy or SeatPolicy()
+        self._policy = policy or RulesetPolicy()
         self._slots = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
         self._block_ms = block_ms

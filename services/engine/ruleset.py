@@ -216,3 +216,36 @@ def supports_snapshots(ruleset: object) -> bool:
     return callable(getattr(ruleset, "snapshot", None)) and callable(
         getattr(ruleset, "restore", None)
     )
+
+
+class BotPolicy(Protocol):
+    """How a bot seat of one ruleset picks its action (the bot worker plays it through the
+    same command path as a person's).
+
+    A ruleset offers its own bot with an OPTIONAL ``bot_policy() -> BotPolicy`` method (see
+    :func:`bot_policy_of`); the worker plays uniformly random legal actions for a ruleset
+    without one.
+    """
+
+    name: str
+
+    def choose(
+        self,
+        ruleset: Ruleset[Any],
+        state: Any,
+        seat: int,
+        legal_actions: Sequence[JsonDict],
+        rng: random.Random,
+    ) -> JsonDict:
+        """One element of ``legal_actions`` (never empty) for ``seat`` in ``state``; draws
+        only from ``rng`` so a redelivered turn request picks the same."""
+        ...
+
+
+def bot_policy_of(ruleset: object) -> BotPolicy | None:
+    """The ruleset's own bot (its optional ``bot_policy()``), or None."""
+    factory = getattr(ruleset, "bot_policy", None)
+    if not callable(factory):
+        return None
+    policy: BotPolicy = factory()
+    return policy

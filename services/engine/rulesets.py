@@ -1,4 +1,5 @@
-"""Registry of rulesets by name; ``teotihuacan`` is registered lazily (imported on use)."""
+"""Registry of rulesets by name; ``teotihuacan`` and ``archaeology`` are registered lazily
+(imported on use)."""
 
 from __future__ import annotations
 
@@ -67,5 +68,8 @@ def default_registry() -> RulesetRegistry:
     registry = RulesetRegistry()
     registry.register(
         DEFAULT_RULESET, lazy_factory("services.engine.rules.teotihuacan:TeotihuacanRuleset")
+    )
+    registry.register(
+        "archaeology", lazy_factory("services.engine.rules.archaeology:ArchaeologyRuleset")
     )
     return registry

@@ -6,10 +6,11 @@ import random
 
 import pytest
 
-from services.bot.greedy import GreedyPolicy
-from services.bot.policy import RandomPolicy, SeatPolicy
-from services.bot.teotibot import TeotibotPolicy
+from services.bot.policy import RandomPolicy, RulesetPolicy
+from services.engine.rules.archaeology import ArchaeologyRuleset
+from services.engine.rules.archaeology.policy import ArchaeologyBot
 from services.engine.rules.teotihuacan import TeotihuacanRuleset
+from services.engine.rules.teotihuacan.bots import GreedyPolicy, TeotibotPolicy, TeotihuacanBot
 from services.engine.ruleset import SetupRequest
 
 RULES = TeotihuacanRuleset()
@@ -22,11 +23,11 @@ def _start(seats: int, seed: int, **options: bool) -> object:
     return state
 
 
-def test_seat_policy_plays_teotibot_on_the_bot_seat_and_greedy_elsewhere() -> None:
+def test_teotihuacan_bot_plays_teotibot_on_the_bot_seat_and_greedy_elsewhere() -> None:
     state = _start(2, 1, solo=True)
     state = RULES.apply(state, 0, {"type": "unlock"}, random.Random(0))[1]
     legal = list(RULES.legal_actions(state, 1))
-    assert SeatPolicy().choose(RULES, state, 1, legal, random.Random(0)) == {
+    assert TeotihuacanBot().choose(RULES, state, 1, legal, random.Random(0)) == {
         "type": "teotibot_turn"
     }
     assert TeotibotPolicy().choose(RULES, state, 1, legal, random.Random(0)) == legal[0]
@@ -53,3 +54,14 @@ def _match(seed: int) -> bool:
 def test_greedy_beats_random_play() -> None:
     # Measured over 210 games of 2-4 seats (one greedy seat): 208 wins (99%).
     assert sum(_match(seed) for seed in range(6)) >= 5
+
+
+def test_the_worker_default_plays_each_rulesets_own_bot() -> None:
+    policy = RulesetPolicy()
+    assert isinstance(policy.policy_for(RULES), TeotihuacanBot)
+    assert isinstance(policy.policy_for(ArchaeologyRuleset()), ArchaeologyBot)
+
+    class Plain:  # a ruleset without a bot of its own (e.g. the test Nim)
+        name = "plain"
+
+    assert isinstance(policy.policy_for(Plain()), RandomPolicy)  # type: ignore[arg-type]

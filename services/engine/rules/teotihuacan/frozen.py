@@ -1,52 +1,6 @@
-"""A faster ``dataclasses.replace`` for the rules' frozen state classes.
+"""The shared frozen-dataclass helpers (:mod:`services.engine.rules.frozen`), re-exported
+under the name the Teotihuacan modules import."""
 
-Folding calls it for nearly every event; ``dataclasses.replace`` re-runs ``__init__`` over
-all ~40 fields of the game state each time, which dominated the rules benchmark. This
-copies the fields directly. Same contract: returns a new object, the original is
-untouched, and an unknown field name raises TypeError.
-"""
+from services.engine.rules.frozen import replace, without
 
-from __future__ import annotations
-
-from dataclasses import fields
-from functools import cache
-from typing import Any, TypeVar
-
-T = TypeVar("T")
-
-
-@cache
-def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
-    names = tuple(f.name for f in fields(cls))
-    return names, frozenset(names)
-
-
-def replace(obj: T, /, **changes: Any) -> T:
-    """Copy of the frozen dataclass ``obj`` with ``changes`` applied.
-
-    An object with a ``__dict__`` (the game state, a player) is copied without
-    ``__init__``; any other (slotted, or a mypyc-compiled native class, which can't be
-    built with ``object.__new__``) is built through its own ``__init__``.
-
-    Raises:
-        TypeError: a name in ``changes`` is not a field of ``obj``'s class.
-    """
-    cls = type(obj)
-    names, known = _field_names(cls)  # type: ignore[arg-type]  # classes hash
-    if not known.issuperset(changes):
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes.keys() - known)}")
-    attributes: dict[str, Any] | None = getattr(obj, "__dict__", None)
-    if attributes is None:
-        return cls(**{name: changes.get(name, getattr(obj, name)) for name in names})
-    new: T = object.__new__(cls)
-    copied = attributes.copy()  # one C-level copy, then swapped in whole
-    copied.update(changes)
-    object.__setattr__(new, "__dict__", copied)
-    return new
-
-
-def without(values: tuple[T, ...], value: T) -> tuple[T, ...]:
-    """``values`` less one occurrence of ``value``. Raises ValueError if it is absent."""
-    items = list(values)
-    items.remove(value)
-    return tuple(items)
+__all__ = ["replace", "without"]

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from services.engine.ruleset import (
+    BotPolicy,
     DomainEvent,
     GameResult,
     InvalidOptions,
@@ -51,6 +52,12 @@ class TeotihuacanRuleset:
         """Bring an event of an older schema version to the current one (see
         :mod:`.upcast`; old logs' clear hidden values become plain sealed values)."""
         return upcast(event)
+
+    def bot_policy(self) -> BotPolicy:
+        """The bot for bot seats: Teotibot's turn in solo games, else greedy play."""
+        from .bots import TeotihuacanBot  # imported on use: the engine never needs it
+
+        return TeotihuacanBot()
 
     def snapshot(self, state: GameState) -> JsonDict:
         """The whole state as JSON (optional snapshot method of the contract)."""

@@ -9,8 +9,7 @@ e.g. the board action after a move), it looks one decision further and takes the
 follow-up's score, so a move is valued by what can be done where it lands. The best
 score wins; ties go to the first candidate. Lookahead draws come from a private rng
 seeded from the request's rng, so the choice is reproducible for a redelivered request.
-It only reads the Teotihuacan state's public attributes and falls back to the first
-legal action for any other ruleset.
+It reads the seat's own player record of the Teotihuacan state.
 """
 
 from __future__ import annotations
@@ -20,6 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.engine.ruleset import JsonDict, Ruleset, RuleViolation
+
+from ..state import GameState
 
 DEFAULT_MAX_ACTIONS = 16
 DEFAULT_FOLLOW_UP_CAP = 8
@@ -38,7 +39,7 @@ WEIGHTS = {
 }
 
 
-def position_value(state: Any, seat: int) -> float:
+def position_value(state: GameState, seat: int) -> float:
     """Heuristic worth of ``seat``'s position in a Teotihuacan state."""
     player = state.players[seat]
     w = WEIGHTS
@@ -77,7 +78,7 @@ class GreedyPolicy:
         rng: random.Random,
     ) -> JsonDict:
         """See Policy.choose."""
-        if len(legal_actions) == 1 or not hasattr(state, "players"):
+        if len(legal_actions) == 1:
             return legal_actions[0]
         candidates = list(legal_actions)
         if len(candidates) > self.max_actions:

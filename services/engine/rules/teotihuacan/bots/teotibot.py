@@ -1,4 +1,4 @@
-"""The bot worker's side of Teotibot (RULES.md §8): pick the bot seat's one action.
+"""Teotibot's side of the bot worker (RULES.md §8): pick the bot seat's one action.
 
 Why so thin: the solo rules are part of the game's rules, so the whole Teotibot turn
 (dice roll, tile action and fallbacks, pyramid shift, direction flip, cocoa, calendar) is
@@ -15,7 +15,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from services.engine.ruleset import JsonDict, Ruleset
+from services.engine.ruleset import BotPolicy, JsonDict, Ruleset
+
+from .greedy import GreedyPolicy
 
 TEOTIBOT_ACTION: JsonDict = {"type": "teotibot_turn"}
 
@@ -42,3 +44,26 @@ class TeotibotPolicy:
         if not is_teotibot_turn(legal_actions):
             raise ValueError("not Teotibot's turn: no 'teotibot_turn' among the legal actions")
         return dict(TEOTIBOT_ACTION)
+
+
+class TeotihuacanBot:
+    """The ruleset's bot (``TeotihuacanRuleset.bot_policy``): Teotibot's turn when that is
+    the seat's decision (solo games, RULES.md §8), otherwise ``other`` (greedy play)."""
+
+    name = "teotihuacan"
+
+    def __init__(self, other: BotPolicy | None = None) -> None:
+        self.other: BotPolicy = other or GreedyPolicy()
+
+    def choose(
+        self,
+        ruleset: Ruleset[Any],
+        state: Any,
+        seat: int,
+        legal_actions: Sequence[JsonDict],
+        rng: random.Random,
+    ) -> JsonDict:
+        """See BotPolicy.choose."""
+        if is_teotibot_turn(legal_actions):
+            return dict(TEOTIBOT_ACTION)
+        return self.other.choose(ruleset, state, seat, legal_actions, rng)

@@ -1,0 +1,193 @@
+"""Who acts, what they may do, and what their actions cause (RULES.md A3-A8).
+
+Actions are JSON objects with a ``type``:
+
+- ``{"type": "dig"}``: the turn's compulsory dig (A3.1), again after a sandstorm.
+- ``{"type": "rob", "victim": s}``: a thief's victim (E2).
+- ``{"type": "tent", "use": bool}``: a sandstorm's tent declaration (E11).
+- ``{"type": "lose", "kind": k}``: one card lost to a sandstorm (E3).
+- ``{"type": "offer", "kind": k}`` / ``{"type": "choose", "kind": k}`` /
+  ``{"type": "confirm_trade"}`` / ``{"type": "cancel_trade"}``: a market trade (E8).
+- ``{"type": "explore", "room": r}`` (sphinx: ``"named": [k1, k2]``): an exploration.
+- ``{"type": "take", "cards": {k: n}}``: the tomb's choice (A6.3).
+- ``{"type": "mine", "go": bool}``: reveal the mine's next card, or stop and take (A6.4).
+- ``{"type": "sell", "kind": k, "count": n}``: a museum sale (A3.2).
+- ``{"type": "peek", "room": r}`` / ``{"type": "no_peek"}``: the temple's peek (A6.2).
+- ``{"type": "end_turn"}``: end the turn (a pass when nothing was done, A4).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from services.engine.ruleset import JsonDict
+
+from . import cards as c
+from . import dig, market, museum, ruins, turn
+from .components import Components
+from .play import Play, refuse
+from .state import (
+    GameState,
+    MinePending,
+    PeekPending,
+    SandstormPending,
+    ThiefPending,
+    TombPending,
+    TradePending,
+)
+
+
+def seats_to_act(state: GameState) -> tuple[int, ...]:
+    """The seat whose decision the game waits for (empty once over)."""
+    if state.ended:
+        return ()
+    pending = state.pending
+    if isinstance(pending, SandstormPending):
+        seat = dig.sandstorm_seat(pending)
+        return () if seat is None else (seat,)
+    return (state.turn.seat,)
+
+
+def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDict]:
+    """Every action ``seat`` may take now, exactly (A3-A8); empty when not its turn."""
+    if seat not in seats_to_act(state):
+        return []
+    kinds = comp.kinds
+    pending = state.pending
+    hand = state.seats[seat].hand
+    if isinstance(pending, ThiefPending):
+        return [{"type": "rob", "victim": s} for s in dig.thief_targets(state, seat)]
+    if isinstance(pending, SandstormPending):
+        if pending.to_declare:
+            return [{"type": "tent", "use": True}, {"type": "tent", "use": False}]
+        return [{"type": "lose", "kind": kinds[k]} for k, n in enumerate(hand) if n]
+    if isinstance(pending, TradePending):
+        actions: list[JsonDict] = [
+            {"type": "offer", "kind": kinds[k]} for k, n in enumerate(hand) if n > pending.give[k]
+        ]
+        actions += [
+            {"type": "choose", "kind": kinds[k]}
+            for k in range(len(kinds))
+            if market.can_choose(comp, state.market, pending, k)
+        ]
+        if c.size(pending.give) and c.size(pending.take):
+            actions.append({"type": "confirm_trade"})
+        actions.append({"type": "cancel_trade"})
+        return actions
+    if isinstance(pending, MinePending):
+        return [{"type": "mine", "go": True}, {"type": "mine", "go": False}]
+    if isinstance(pending, TombPending):
+        take = comp.ruins[state.options.ruin].params.get("take", 2)
+        return [
+            {"type": "take", "cards": c.to_json(choice, kinds)}
+            for choice in ruins.tomb_choices(state.rooms[pending.room], take)
+        ]
+    if isinstance(pending, PeekPending):
+        rooms = [r for r, room in enumerate(state.rooms) if c.size(room)]
+        return [{"type": "peek", "room": r} for r in rooms] + [{"type": "no_peek"}]
+    if state.turn.must_dig:
+        return [{"type": "dig"}]
+    return _free_actions(comp, state, seat)
+
+
+def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDict]:
+    kinds = comp.kinds
+    actions: list[JsonDict] = [
+        {"type": "offer", "kind": kinds[k]} for k, n in enumerate(state.seats[seat].hand) if n
+    ]
+    ruin = comp.ruins[state.options.ruin]
+    for room in ruins.explorable_rooms(state, ruin, seat, comp.map_kind):
+        if ruin.special == ruins.SPHINX:
+            actions += [
+                {"type": "explore", "room": room, "named": [kinds[a], kinds[b]]}
+                for a, b in ruins.sphinx_namings(len(kinds))
+            ]
+        else:
+            actions.append({"type": "explore", "room": room})
+    actions += [
+        {"type": "sell", "kind": kinds[k], "count": n}
+        for k, n in museum.sellable(state, seat, comp.sale)
+    ]
+    if turn.may_end_turn(state, seat):
+        actions.append({"type": "end_turn"})
+    return actions
+
+
+def decide(
+    comp: Components, state: GameState, seat: int, action: Mapping[str, Any], rng: random.Random
+) -> Play:
+    """The events caused by ``seat`` taking ``action``, already folded (``play.events``,
+    ``play.state``).
+
+    Raises RuleViolation: ``game_over``, ``not_your_turn``, ``bad_action`` (no or unknown
+    ``type``), ``action_not_allowed_now`` (an action of another step), or the specific
+    rule the action breaks (A8).
+    """
+    if state.ended:
+        raise refuse("game_over", "RULES.md A4: the expedition is over")
+    if seat not in seats_to_act(state):
+        raise refuse("not_your_turn", f"RULES.md A3: seat {seat} does not act now")
+    kind = action.get("type")
+    if not isinstance(kind, str):
+        raise refuse("bad_action", "an action is a JSON object with a string 'type'")
+    play = Play(comp, state, rng)
+    handler = _step_handler(state, kind)
+    handler(play, seat, dict(action))
+    turn.end_if_over(play)
+    return play
+
+
+Handler = Callable[[Play, int, dict[str, Any]], None]
+
+
+def _step_handler(state: GameState, kind: str) -> Handler:
+    pending = state.pending
+    allowed: dict[str, Handler]
+    if isinstance(pending, ThiefPending):
+        allowed = {"rob": dig.rob}
+    elif isinstance(pending, SandstormPending):
+        allowed = {"tent": dig.declare_tent} if pending.to_declare else {"lose": dig.lose_card}
+    elif isinstance(pending, TradePending):
+        allowed = {
+            "offer": market.offer,
+            "choose": market.choose,
+            "confirm_trade": lambda p, s, a: market.confirm(p, s),
+            "cancel_trade": lambda p, s, a: market.cancel(p, s),
+        }
+    elif isinstance(pending, MinePending):
+        allowed = {"mine": _mine}
+    elif isinstance(pending, TombPending):
+        allowed = {"take": ruins.take_from_tomb}
+    elif isinstance(pending, PeekPending):
+        allowed = {"peek": museum.peek, "no_peek": lambda p, s, a: museum.decline_peek(p, s)}
+    elif state.turn.must_dig:
+        allowed = {"dig": lambda p, s, a: dig.dig(p, s)}
+    else:
+        allowed = {
+            "offer": market.offer,
+            "explore": ruins.explore,
+            "sell": museum.sell,
+            "end_turn": lambda p, s, a: turn.end_turn(p, s),
+        }
+    handler = allowed.get(kind)
+    if handler is None:
+        if not state.turn.must_dig or pending is not None:
+            expected = ", ".join(sorted(allowed))
+            raise refuse(
+                "action_not_allowed_now",
+                f"RULES.md A3: {kind!r} is not possible now (possible: {expected})",
+            )
+        raise refuse("dig_first", "RULES.md A3.1, A8: dig before anything else")
+    return handler
+
+
+def _mine(play: Play, seat: int, action: dict[str, Any]) -> None:
+    go = action.get("go")
+    if not isinstance(go, bool):
+        raise refuse("bad_action", "RULES.md A6.4: at the mine say {'go': true} or {'go': false}")
+    if go:
+        ruins.reveal_mine_card(play, seat)
+    else:
+        ruins.stop_mine(play, seat)

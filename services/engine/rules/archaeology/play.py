@@ -1,0 +1,49 @@
+"""The decision context: events emitted by one action, each folded at once.
+
+Deciding an action may need the state after its first events (a sandstorm's losses are
+computed after the card is dug; the game's end after the last sale), so every emitted
+event is folded immediately and later rules read ``play.state``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from services.engine.ruleset import DomainEvent, RuleViolation
+
+from .components import Components
+from .evolve import evolve
+from .state import GameState
+
+
+class Play:
+    """Events of one decision, folded as they are emitted.
+
+    Attributes:
+        comp: the components in use.
+        state: the state after every event emitted so far.
+        events: the events emitted so far.
+        rng: the engine's rng for this action (random outcomes go into the events).
+    """
+
+    def __init__(self, comp: Components, state: GameState, rng: random.Random) -> None:
+        self.comp = comp
+        self.state = state
+        self.rng = rng
+        self.events: list[DomainEvent] = []
+
+    def emit(self, event_type: str, **payload: Any) -> None:
+        """Append the event ``event_type`` with ``payload`` and fold it."""
+        event = DomainEvent(event_type, payload)
+        self.state = evolve(self.comp, self.state, event)
+        self.events.append(event)
+
+    def kind_name(self, kind: int) -> str:
+        """The id of treasure kind ``kind``."""
+        return self.comp.kinds[kind]
+
+
+def refuse(rule: str, message: str) -> RuleViolation:
+    """A refusal naming the broken rule of RULES.md (``message`` starts with its section)."""
+    return RuleViolation(rule, message)

@@ -1,0 +1,142 @@
+"""What each reader may see of the state and of the events (RULES.md A5).
+
+Hidden: each hand (known to its owner), the dig site's contents and order, face-down room
+cards and the reserve, what a seat saw in a room, and which card a thief took (known to
+thief and victim). Everything else is public: the market, trades, sandstorm losses, the
+discard pile, counts of every pile, face-up rooms, mine and sphinx reveals, tents, the
+thief's victim, sold sets and hand sizes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.engine.ruleset import DomainEvent, JsonDict
+
+from . import cards as c
+from .components import Components
+from .state import (
+    GameState,
+    MinePending,
+    PeekPending,
+    SandstormPending,
+    ThiefPending,
+    TombPending,
+    TradePending,
+)
+from .turn import result_of
+
+HIDDEN = None
+"""What a hidden value reads as in a redacted event."""
+
+
+def view(comp: Components, state: GameState, seat: int | None) -> JsonDict:
+    """JSON projection of ``state`` for ``seat`` (None: a watcher)."""
+    kinds = comp.kinds
+    ruin = comp.ruins[state.options.ruin]
+    seats: list[JsonDict] = []
+    for index, s in enumerate(state.seats):
+        entry: JsonDict = {
+            "hand_size": c.size(s.hand),
+            "tent_uses": s.tent_uses,
+            "sets": [{"kind": kinds[k], "count": n} for k, n in s.sets],
+            "points": s.points,
+            "cards_sold": s.cards_sold,
+        }
+        if index == seat:
+            entry["hand"] = c.to_json(s.hand, kinds)
+            entry["known_rooms"] = {
+                str(room): c.to_json(cards, kinds) for room, cards in state.known_rooms[index]
+            }
+        seats.append(entry)
+    result = result_of(state) if state.ended else None
+    return {
+        "ruin": ruin.name,
+        "options": {
+            "long_expedition": state.options.long_expedition,
+            "sand_hell": state.options.sand_hell,
+            "lucky_beginner": state.options.lucky_beginner,
+        },
+        "maps_to_explore": ruin.maps,
+        "turn": {
+            "seat": state.turn.seat,
+            "must_dig": state.turn.must_dig,
+            "acted": state.turn.acted,
+            "explored": state.turn.explored,
+            "sold": [kinds[k] for k in state.turn.sold],
+        },
+        "pending": _pending(comp, state),
+        "market": c.to_json(state.market, kinds),
+        "dig_site_size": state.dig_site_size,
+        "dig_site_thieves": state.dig_thieves,
+        "dig_site_sandstorms": state.dig_sandstorms,
+        "rooms": [
+            {"size": c.size(room), **({"cards": c.to_json(room, kinds)} if ruin.face_up else {})}
+            for room in state.rooms
+        ],
+        "reserve_size": c.size(state.reserve),
+        "discard": {
+            "treasures": c.to_json(state.discard, kinds),
+            "thieves": state.discard_thieves,
+            "sandstorms": state.discard_sandstorms,
+        },
+        "removed": c.to_json(state.removed, kinds),
+        "seats": seats,
+        "first_seat": state.first_seat,
+        "passes": state.passes,
+        "compulsory_selling": state.compulsory,
+        "ended": state.ended,
+        "result": None
+        if result is None
+        else {"scores": list(result.scores), "ranking": list(result.ranking)},
+    }
+
+
+def _pending(comp: Components, state: GameState) -> JsonDict | None:
+    kinds = comp.kinds
+    p = state.pending
+    if p is None:
+        return None
+    if isinstance(p, ThiefPending):
+        return {"kind": "thief", "drawer": p.drawer}
+    if isinstance(p, SandstormPending):
+        return {
+            "kind": "sandstorm",
+            "drawer": p.drawer,
+            "losses": list(p.losses),
+            "order": list(p.order),
+            "to_declare": list(p.to_declare),
+            "sheltered": list(p.sheltered),
+            "lost": list(p.lost),
+        }
+    if isinstance(p, TradePending):
+        return {"kind": "trade", "give": c.to_json(p.give, kinds), "take": c.to_json(p.take, kinds)}
+    if isinstance(p, MinePending):
+        return {"kind": "mine", "room": p.room, "revealed": c.to_json(p.revealed, kinds)}
+    if isinstance(p, TombPending):
+        return {"kind": "tomb", "room": p.room}
+    assert isinstance(p, PeekPending)
+    return {"kind": "peek"}
+
+
+def redact_event(comp: Components, event: DomainEvent, seat: int | None) -> DomainEvent:
+    """``event`` without what ``seat`` (None: a watcher) may not see (A5)."""
+    p = event.payload
+    hidden: dict[str, Any] = {}
+    if event.type == "ExpeditionSetUp":
+        hidden["hands"] = [h if i == seat else HIDDEN for i, h in enumerate(p["hands"])]
+        if not comp.ruins[p["ruin"]].face_up:
+            hidden["rooms"] = [HIDDEN for _ in p["rooms"]]
+        hidden["reserve"] = HIDDEN
+        hidden["dig_site"] = HIDDEN
+    elif (event.type == "CardDug" and p["card"] == "treasure" and p["seat"] != seat) or (
+        event.type == "CardStolen" and seat not in (p["seat"], p["victim"])
+    ):
+        hidden["kind"] = HIDDEN
+    elif (event.type in ("TombSearched", "RoomPeeked") and p["seat"] != seat) or (
+        event.type == "RoomCardsTaken" and not p.get("face_up") and p["seat"] != seat
+    ):
+        hidden["cards"] = HIDDEN
+    if not hidden:
+        return event
+    return DomainEvent(event.type, {**p, **hidden}, event.schema_version)

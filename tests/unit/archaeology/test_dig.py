@@ -1,0 +1,156 @@
+"""The dig, thieves, sandstorms and tents, from RULES.md A3.1, E2, E3, E11, E12, A6.6, A7."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.engine.rules.archaeology.state import SandstormPending, ThiefPending
+from services.engine.ruleset import RuleViolation
+
+from .builders import COMP, RULES, cards, hand, play, state, types
+
+
+def test_the_dig_comes_first_and_a_treasure_goes_secretly_to_the_hand() -> None:
+    game = state([cards(coins=1), cards()], dig_site=cards(talismans=3), must_dig=True)
+    assert RULES.legal_actions(game, 0) == [{"type": "dig"}]
+    with pytest.raises(RuleViolation) as refused:
+        play(game, 0, {"type": "sell", "kind": "coins", "count": 1})
+    assert refused.value.rule == "dig_first"
+
+    game, events = play(game, 0, {"type": "dig"})
+    assert types(events) == ["CardDug"]
+    assert hand(game, 0) == {"coins": 1, "talismans": 1}
+    assert game.dig_site_size == 2 and not game.turn.must_dig
+    # A5: only the drawer learns the kind.
+    assert RULES.redact_event(events[0], 1).payload["kind"] is None
+    assert RULES.redact_event(events[0], None).payload["kind"] is None
+    assert RULES.redact_event(events[0], 0).payload["kind"] == "talismans"
+
+
+def test_a_thief_robs_a_named_seat_with_cards_of_a_random_card() -> None:
+    game = state(
+        [cards(), cards(coins=2), cards()], thieves=1, dig_site=cards(maps=1), must_dig=True
+    )
+    game, events = play(game, 0, {"type": "dig"})
+    assert types(events) == ["CardDug"] and isinstance(game.pending, ThiefPending)
+    # A8: not the drawer, not a seat without cards.
+    assert RULES.legal_actions(game, 0) == [{"type": "rob", "victim": 1}]
+    for victim in (0, 2, 7):
+        with pytest.raises(RuleViolation) as refused:
+            play(game, 0, {"type": "rob", "victim": victim})
+        assert refused.value.rule == "bad_thief_target"
+
+    game, events = play(game, 0, {"type": "rob", "victim": 1})
+    assert types(events) == ["CardStolen"]
+    assert hand(game, 0) == {"coins": 1} and hand(game, 1) == {"coins": 1}
+    assert game.discard_thieves == 1 and game.pending is None
+    stolen = events[0]
+    assert RULES.redact_event(stolen, 2).payload["kind"] is None  # A5: thief and victim only
+    assert RULES.redact_event(stolen, 1).payload["kind"] == "coins"
+    assert RULES.redact_event(stolen, 2).payload["victim"] == 1  # the victim is public
+
+
+def test_a_thief_with_nobody_to_rob_is_void_and_discarded() -> None:
+    game = state([cards(coins=1), cards()], thieves=1, must_dig=True)
+    game, events = play(game, 0, {"type": "dig"})
+    assert types(events) == ["CardDug", "ThiefVoided"]  # E12
+    assert game.discard_thieves == 1 and game.pending is None
+    assert hand(game, 0) == {"coins": 1}
+    assert not game.turn.must_dig  # a thief gives no other dig
+
+
+def test_sandstorm_losses_round_half_down_tents_first_then_losses_from_the_drawers_left() -> None:
+    hands = [cards(coins=5), cards(pottery_shards=3), cards(maps=1), cards()]
+    game = state(hands, sandstorms=1, dig_site=cards(coins=1), seat=2, must_dig=True)
+    game, events = play(game, 2, {"type": "dig"})
+    assert types(events) == ["CardDug", "SandstormBegan"]
+    storm = game.pending
+    assert isinstance(storm, SandstormPending)
+    assert storm.losses == (2, 1, 0, 0)  # floor(5/2), floor(3/2), floor(1/2), 0
+    # From the drawer's (seat 2) left: 3, 0, 1; only seats that would lose are asked (E11).
+    assert storm.order == (0, 1) and storm.to_declare == (0, 1)
+    assert RULES.seats_to_act(game) == (0,)
+    game, _ = play(game, 0, {"type": "tent", "use": False})
+    assert RULES.seats_to_act(game) == (1,)
+    game, _ = play(game, 1, {"type": "tent", "use": True})
+    assert game.seats[1].tent_uses == 0  # the tent leaves the game
+    # Losses: seat 0 chooses two cards; seat 1 is sheltered.
+    assert RULES.legal_actions(game, 0) == [{"type": "lose", "kind": "coins"}]
+    game, _ = play(game, 0, {"type": "lose", "kind": "coins"})
+    game, events = play(game, 0, {"type": "lose", "kind": "coins"})
+    assert types(events) == ["CardLost", "SandstormEnded"]
+    assert hand(game, 0) == {"coins": 3} and hand(game, 1) == {"pottery_shards": 3}
+    assert game.market == cards(coins=2) and game.discard_sandstorms == 1
+    # The drawer digs again while the dig site has cards.
+    assert game.turn.seat == 2 and game.turn.must_dig
+    assert RULES.legal_actions(game, 2) == [{"type": "dig"}]
+
+
+def test_a_seat_without_a_usable_tent_is_not_asked_and_the_drawer_may_stop_digging() -> None:
+    game = state([cards(coins=2), cards(maps=2)], sandstorms=1, must_dig=True, tent_uses=0)
+    game, events = play(game, 0, {"type": "dig"})
+    storm = game.pending
+    assert isinstance(storm, SandstormPending) and storm.to_declare == ()
+    assert RULES.seats_to_act(game) == (1,)  # the drawer's left loses first
+    with pytest.raises(RuleViolation) as refused:
+        play(game, 1, {"type": "tent", "use": True})
+    assert refused.value.rule == "action_not_allowed_now"
+    game, _ = play(game, 1, {"type": "lose", "kind": "maps"})
+    game, events = play(game, 0, {"type": "lose", "kind": "coins"})
+    assert types(events)[-1] == "SandstormEnded"
+    assert not game.turn.must_dig  # E11: the dig site is empty, no dig again
+    assert {"type": "end_turn"} in RULES.legal_actions(game, 0)
+
+
+def test_nobody_to_lose_ends_the_sandstorm_at_once() -> None:
+    game = state([cards(coins=1), cards()], sandstorms=2, must_dig=True)
+    game, events = play(game, 0, {"type": "dig"})
+    assert types(events) == ["CardDug", "SandstormBegan", "SandstormEnded"]
+    assert game.turn.must_dig  # another sandstorm is still in the dig site
+
+
+def test_buried_ruins_add_reserve_cards_to_each_room_before_the_losses() -> None:
+    rooms = [cards(), cards(coins=1), cards()]
+    game = state(
+        [cards(maps=2), cards()],
+        ruin="buried_ruins",
+        rooms=rooms,
+        reserve=cards(talismans=2),
+        sandstorms=1,
+        must_dig=True,
+    )
+    game, events = play(game, 0, {"type": "dig"})
+    began = events[1]
+    # Rooms I, II, then III; the reserve runs out before room III (A6.6).
+    assert began.payload["reserve_added"] == ["talismans", "talismans", None]
+    assert game.rooms == (cards(talismans=1), cards(coins=1, talismans=1), cards())
+    assert began.payload["losses"] == [1, 0]
+
+
+def test_sand_hell_tents_last_two_uses() -> None:
+    game = state(
+        [cards(coins=2), cards()], sandstorms=2, must_dig=True, tent_uses=2, sand_hell=True
+    )
+    for expected in (1, 0):
+        game, _ = play(game, 0, {"type": "dig"})
+        game, _ = play(game, 0, {"type": "tent", "use": True})
+        assert game.seats[0].tent_uses == expected
+    assert hand(game, 0) == {"coins": 2}
+
+
+def test_setup_numbers_come_from_the_data() -> None:
+    from .builders import new_game
+
+    for seats in range(COMP.min_seats, COMP.max_seats + 1):
+        game = new_game(seats, seed=seats, ruin="pyramid")
+        assert all(sum(s.hand) == COMP.starting_hand for s in game.seats)
+        assert sum(game.market) == COMP.starting_market
+        assert tuple(sum(r) for r in game.rooms) == COMP.ruins["pyramid"].rooms
+        assert game.dig_thieves == COMP.thieves_by_seats[seats]
+        assert game.dig_sandstorms == COMP.sandstorms_by_seats[seats]
+        removed = {COMP.kinds[k] for k, n in enumerate(game.removed) if n}
+        assert removed == {COMP.kinds[k] for k in COMP.removed_by_seats[seats]}
+        # A2.4: no maps among the starting cards, the market or the rooms.
+        assert all(s.hand[COMP.map_kind] == 0 for s in game.seats)
+        assert game.market[COMP.map_kind] == 0
+        assert game.dig_site[COMP.map_kind] == COMP.counts[COMP.map_kind]

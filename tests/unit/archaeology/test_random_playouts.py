@@ -1,0 +1,174 @@
+"""Random full games over seat counts, ruins and variants: every game ends, no count goes
+negative, every card is accounted for, the log refolds to the same state, snapshots
+round-trip, and readers never see another seat's secrets."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.engine.rules.archaeology import cards as c
+from services.engine.rules.archaeology.state import GameState, MinePending
+from services.engine.ruleset import DomainEvent, RuleViolation, SetupRequest
+
+from .builders import COMP, RULES
+
+PLAYOUTS = int(os.environ.get("TEOTI_PLAYOUTS", "1000"))
+MAX_STEPS = 20_000
+
+
+def card_locations(game: GameState) -> dict[str, int]:
+    """Every card of the box by where it is (sums to the components' total)."""
+    mine = game.pending.revealed if isinstance(game.pending, MinePending) else ()
+    tents_in_play = sum(1 for s in game.seats if s.tent_uses > 0) * COMP.tents_per_seat
+    return {
+        "dig_site": game.dig_site_size,
+        "hands": sum(c.size(s.hand) for s in game.seats),
+        "market": c.size(game.market),
+        "rooms": sum(c.size(r) for r in game.rooms),
+        "reserve": c.size(game.reserve),
+        "mine_revealed": c.size(mine) if mine else 0,
+        "discard": c.size(game.discard) + game.discard_thieves + game.discard_sandstorms,
+        "museum": sum(s.cards_sold for s in game.seats),
+        "tents": tents_in_play,
+        "removed": c.size(game.removed)
+        + (COMP.thieves_total - game.dig_thieves - game.discard_thieves)
+        + (COMP.sandstorms_total - game.dig_sandstorms - game.discard_sandstorms)
+        + (COMP.tents_total - tents_in_play),
+    }
+
+
+def check_invariants(game: GameState) -> None:
+    piles = [game.dig_site, game.market, game.reserve, game.discard, game.removed, *game.rooms]
+    piles += [s.hand for s in game.seats]
+    assert all(n >= 0 for pile in piles for n in pile)
+    assert min(game.dig_thieves, game.dig_sandstorms, *(s.tent_uses for s in game.seats)) >= 0
+    assert sum(card_locations(game).values()) == COMP.card_total == 106
+
+
+def secret_keys(event: DomainEvent) -> list[str]:
+    """The payload keys a watcher must see blanked, by event type (RULES.md A5)."""
+    p = event.payload
+    if event.type == "ExpeditionSetUp":
+        rooms = [] if COMP.ruins[p["ruin"]].face_up else ["rooms"]
+        return ["dig_site", "reserve", *rooms]
+    if (event.type == "CardDug" and p["card"] == "treasure") or event.type == "CardStolen":
+        return ["kind"]
+    if event.type in ("TombSearched", "RoomPeeked") or (
+        event.type == "RoomCardsTaken" and not p["face_up"]
+    ):
+        return ["cards"]
+    return []
+
+
+def check_redaction(event: DomainEvent, seats: int) -> None:
+    """A watcher sees no secret; a seat sees its own hand only."""
+    public = RULES.redact_event(event, None).payload
+    for key in secret_keys(event):
+        value = public[key]
+        assert value is None or (isinstance(value, list) and all(v is None for v in value))
+    if event.type == "ExpeditionSetUp":
+        for seat in range(seats):
+            hands = RULES.redact_event(event, seat).payload["hands"]
+            assert [h is None for h in hands] == [s != seat for s in range(seats)]
+
+
+def play_out(seed: int, seats: int, options: dict[str, Any]) -> tuple[GameState, list[DomainEvent]]:
+    rng = random.Random(seed)
+    log = RULES.setup(SetupRequest(seats, options), random.Random(seed))
+    game: GameState | None = None
+    for event in log:
+        game = RULES.evolve(game, event)
+    assert game is not None
+    for _ in range(MAX_STEPS):
+        if RULES.is_terminal(game):
+            return game, log
+        (seat,) = RULES.seats_to_act(game)
+        action = rng.choice(list(RULES.legal_actions(game, seat)))
+        events = RULES.decide(game, seat, action, random.Random(rng.random()))
+        for event in events:
+            game = RULES.evolve(game, event)
+            check_redaction(event, seats)
+        check_invariants(game)
+        log += events
+    raise AssertionError(f"game {seed} did not end in {MAX_STEPS} steps")
+
+
+def _options(rng: random.Random, seats: int) -> dict[str, Any]:
+    options: dict[str, Any] = {"ruin": rng.choice(sorted(COMP.ruins))}
+    for variant in ("sand_hell", "lucky_beginner"):
+        options[variant] = rng.random() < 0.3
+    if seats in COMP.long_expedition_seats:
+        options["long_expedition"] = rng.random() < 0.3
+    return options
+
+
+def test_random_games_end_keep_every_card_and_refold() -> None:
+    outcomes = 0
+    for seed in range(PLAYOUTS):
+        rng = random.Random(seed)
+        seats = rng.randint(COMP.min_seats, COMP.max_seats)
+        game, log = play_out(seed, seats, _options(rng, seats))
+        assert c.size(game.market) + sum(s.cards_sold for s in game.seats) > 0
+        refolded: GameState | None = None
+        for event in log:
+            refolded = RULES.evolve(refolded, event)
+        assert refolded == game
+        assert RULES.restore(RULES.snapshot(game)) == game
+        result = RULES.result(game)
+        assert result is not None and sorted(result.ranking) == list(range(seats))
+        outcomes += 1
+    assert outcomes == PLAYOUTS
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 200),
+    junk=st.dictionaries(
+        st.sampled_from(["type", "kind", "count", "room", "victim", "use", "go", "named", "cards"]),
+        st.one_of(
+            st.none(),
+            st.integers(-3, 9),
+            st.text(max_size=12),
+            st.booleans(),
+            st.lists(st.text(max_size=8), max_size=3),
+        ),
+    ),
+)
+def test_refusals_change_nothing(seed: int, steps: int, junk: dict[str, Any]) -> None:
+    """Any action, legal or not, either is refused with a RuleViolation or yields events
+    that fold; the state before is untouched (it is immutable) and snapshots still match."""
+    rng = random.Random(seed)
+    game: GameState | None = None
+    for event in RULES.setup(SetupRequest(3, {"ruin": rng.choice(sorted(COMP.ruins))}), rng):
+        game = RULES.evolve(game, event)
+    assert game is not None
+    for _ in range(steps):
+        if RULES.is_terminal(game):
+            break
+        (seat,) = RULES.seats_to_act(game)
+        action = rng.choice(list(RULES.legal_actions(game, seat)))
+        for event in RULES.decide(game, seat, action, random.Random(rng.random())):
+            game = RULES.evolve(game, event)
+    before = RULES.snapshot(game)
+    for seat in range(3):
+        try:
+            events = RULES.decide(game, seat, junk, random.Random(0))
+        except RuleViolation as refusal:
+            assert refusal.rule and refusal.message
+            continue
+        assert junk in RULES.legal_actions(game, seat) or junk.get("type") in {
+            "confirm_trade",
+            "cancel_trade",
+            "end_turn",
+            "dig",
+            "no_peek",
+        }
+        for event in events:
+            RULES.evolve(game, event)
+    assert RULES.snapshot(game) == before
