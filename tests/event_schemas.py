@@ -66,6 +66,21 @@ _TEOTI_OPTION_SETS: tuple[tuple[int, dict[str, Any]], ...] = (
 )  # fmt: skip
 
 
+_ARCHAEOLOGY_OPTION_SETS: tuple[tuple[int, dict[str, Any]], ...] = tuple(
+    (seats, {"ruin": ruin, **variants})
+    for seats, ruin, variants in (
+        (2, "pyramid", {"long_expedition": True}),
+        (3, "temple", {"sand_hell": True}),
+        (4, "tomb", {"lucky_beginner": True}),
+        (5, "mine", {}),
+        (3, "sphinx", {"sand_hell": True, "lucky_beginner": True}),
+        (5, "buried_ruins", {"sand_hell": True}),
+        (4, "buried_ruins", {}),
+        (2, "temple", {}),
+    )
+)
+
+
 def sample_games(seeds: int = 1) -> list[Fixture]:
     """Seeded random games covering every option set of each ruleset (and every engine
     event: an open seat is claimed with JoinGame in each set's first game)."""
@@ -97,6 +112,16 @@ def sample_games(seeds: int = 1) -> list[Fixture]:
                 policy=RandomPolicy,
             )
         )
+        for index, (seats, options) in enumerate(_ARCHAEOLOGY_OPTION_SETS):
+            games.append(
+                Fixture(
+                    f"schemas_archaeology_{index}_{seed}",
+                    "archaeology",
+                    tuple(bot(f"a{n}") for n in range(seats)),
+                    options,
+                    policy=RandomPolicy,
+                )
+            )
         games.append(  # hidden information: sealed lucky numbers, revealed mid-game
             Fixture(
                 f"schemas_nim_lucky_{seed}",

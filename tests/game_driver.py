@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from services.bot.policy import Policy, SeatPolicy
+from services.bot.policy import Policy, RulesetPolicy
 from services.engine.engine import Engine
 from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, SeatSpec, hash_token
@@ -41,7 +41,7 @@ class Fixture:
     seats: tuple[SeatSpec, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
     joins: tuple[tuple[int, str, str], ...] = ()
-    policy: Callable[[], Policy] = SeatPolicy
+    policy: Callable[[], Policy] = RulesetPolicy
     stop_after: int = 0
 
 

@@ -159,7 +159,8 @@ async def test_shown_replies_have_the_shape_of_real_replies(server_port: int) ->
         printed = json.loads(grpcurl_json(real[method]))
         assert _shape(printed) == _shape(shown), method
     create = json.loads(grpcurl_json(real["CreateGame"]))
-    assert create["seat_tokens"] == [{"token": "ann-secret-0123456789abcdef"}]  # seat 0: zero, left out
+    # seat 0: a zero value, left out
+    assert create["seat_tokens"] == [{"token": "ann-secret-0123456789abcdef"}]
     assert json.loads(grpcurl_json(real["JoinGame"]))["seat_token"]["seat"] == 1
 
 

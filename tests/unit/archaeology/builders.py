@@ -46,6 +46,7 @@ def state(
     """A mid-game state with the given piles (anything not given is empty)."""
     empty = c.empty(len(KINDS))
     ruin_rooms = COMP.ruins[ruin].rooms
+    room_cards = tuple(rooms) if rooms is not None else tuple(empty for _ in ruin_rooms)
     return GameState(
         options=Options(ruin=ruin, **options),
         seats=tuple(SeatState(hand=h, tent_uses=tent_uses) for h in hands),
@@ -53,13 +54,15 @@ def state(
         dig_thieves=thieves,
         dig_sandstorms=sandstorms,
         market=market or empty,
-        rooms=tuple(rooms) if rooms is not None else tuple(empty for _ in ruin_rooms),
+        rooms=room_cards,
         reserve=reserve or empty,
         discard=empty,
         removed=empty,
         first_seat=0,
         turn=Turn(seat, must_dig=must_dig),
         known_rooms=((),) * len(hands),
+        hidden_hands=(0,) * len(hands),
+        hidden_rooms=(0,) * len(room_cards),
     )
 
 
@@ -91,6 +94,12 @@ def new_game(seats: int, seed: int = 0, **options: Any) -> GameState:
 def hand(game: GameState, seat: int) -> dict[str, int]:
     """A seat's hand as ``{kind: count}``."""
     return c.to_json(game.seats[seat].hand, KINDS)
+
+
+def secret(event: DomainEvent) -> tuple[Any, tuple[int, ...]]:
+    """The one sealed part of ``event``: (value, seats entitled to see it)."""
+    ((part),) = event.sealed.values()
+    return part.value, part.seats
 
 
 def with_turn(game: GameState, **changes: Any) -> GameState:

@@ -50,39 +50,55 @@ def check_invariants(game: GameState) -> None:
     assert sum(card_locations(game).values()) == COMP.card_total == 106
 
 
-def secret_keys(event: DomainEvent) -> list[str]:
-    """The payload keys a watcher must see blanked, by event type (RULES.md A5)."""
+HIDDEN_KEYS = {"hands", "dig_site", "reserve"}
+"""Payload keys that would carry hidden values (A5): never in a public payload."""
+
+
+def check_secrecy(event: DomainEvent) -> None:
+    """Hidden values travel only as sealed parts, each visible to the right seats."""
     p = event.payload
+    assert not HIDDEN_KEYS & set(p), event
+    seats = [part.seats for part in event.sealed.values()]
     if event.type == "ExpeditionSetUp":
-        rooms = [] if COMP.ruins[p["ruin"]].face_up else ["rooms"]
-        return ["dig_site", "reserve", *rooms]
-    if (event.type == "CardDug" and p["card"] == "treasure") or event.type == "CardStolen":
-        return ["kind"]
-    if event.type in ("TombSearched", "RoomPeeked") or (
-        event.type == "RoomCardsTaken" and not p["face_up"]
+        assert ("rooms" in p) == COMP.ruins[p["ruin"]].face_up
+        assert sorted(seats) == sorted(
+            [(), (), *(() for _ in [0] if "rooms" not in p)] + [(s,) for s in range(p["seats"])]
+        )
+    elif event.type == "CardStolen":
+        assert seats == [(p["seat"], p["victim"])] and "kind" not in p
+    elif (
+        (event.type == "CardDug" and p["card"] == "treasure")
+        or event.type in ("TombSearched", "RoomPeeked")
+        or (event.type == "RoomCardsTaken" and not p["face_up"])
     ):
-        return ["cards"]
-    return []
+        assert seats == [(p["seat"],)] and "cards" not in p and "kind" not in p
+    else:
+        assert not event.sealed
 
 
-def check_redaction(event: DomainEvent, seats: int) -> None:
-    """A watcher sees no secret; a seat sees its own hand only."""
-    public = RULES.redact_event(event, None).payload
-    for key in secret_keys(event):
-        value = public[key]
-        assert value is None or (isinstance(value, list) and all(v is None for v in value))
-    if event.type == "ExpeditionSetUp":
-        for seat in range(seats):
-            hands = RULES.redact_event(event, seat).payload["hands"]
-            assert [h is None for h in hands] == [s != seat for s in range(seats)]
+def as_logged(event: DomainEvent) -> DomainEvent:
+    """``event`` as a public reader gets it: sealed values replaced by commitments."""
+    if not event.sealed:
+        return DomainEvent(event.type, event.payload, event.schema_version)
+    committed = {
+        k: {"commitment": "0" * 64, "seats": list(v.seats)} for k, v in event.sealed.items()
+    }
+    return DomainEvent(event.type, {**event.payload, "sealed": committed}, event.schema_version)
 
 
-def play_out(seed: int, seats: int, options: dict[str, Any]) -> tuple[GameState, list[DomainEvent]]:
+def play_out(
+    seed: int, seats: int, options: dict[str, Any], public: bool = False
+) -> tuple[GameState, list[DomainEvent]]:
+    """A random game; with ``public``, a reader folding the public log alongside sees the
+    same public view after every action."""
     rng = random.Random(seed)
     log = RULES.setup(SetupRequest(seats, options), random.Random(seed))
     game: GameState | None = None
+    reader: GameState | None = None
     for event in log:
+        check_secrecy(event)
         game = RULES.evolve(game, event)
+        reader = RULES.evolve(reader, as_logged(event)) if public else None
     assert game is not None
     for _ in range(MAX_STEPS):
         if RULES.is_terminal(game):
@@ -91,9 +107,13 @@ def play_out(seed: int, seats: int, options: dict[str, Any]) -> tuple[GameState,
         action = rng.choice(list(RULES.legal_actions(game, seat)))
         events = RULES.decide(game, seat, action, random.Random(rng.random()))
         for event in events:
+            check_secrecy(event)
             game = RULES.evolve(game, event)
-            check_redaction(event, seats)
+            if public:
+                reader = RULES.evolve(reader, as_logged(event))
         check_invariants(game)
+        if public:
+            assert RULES.view(reader, None) == RULES.view(game, None)
         log += events
     raise AssertionError(f"game {seed} did not end in {MAX_STEPS} steps")
 
@@ -112,7 +132,7 @@ def test_random_games_end_keep_every_card_and_refold() -> None:
     for seed in range(PLAYOUTS):
         rng = random.Random(seed)
         seats = rng.randint(COMP.min_seats, COMP.max_seats)
-        game, log = play_out(seed, seats, _options(rng, seats))
+        game, log = play_out(seed, seats, _options(rng, seats), public=seed % 4 == 0)
         assert c.size(game.market) + sum(s.cards_sold for s in game.seats) > 0
         refolded: GameState | None = None
         for event in log:

@@ -7,7 +7,7 @@ import pytest
 from services.engine.rules.archaeology.state import MinePending, PeekPending, TombPending
 from services.engine.ruleset import RuleViolation
 
-from .builders import COMP, RULES, cards, hand, kind, play, state, types
+from .builders import COMP, RULES, cards, hand, kind, play, secret, state, types
 
 
 def _maps(ruin: str) -> int:
@@ -26,8 +26,8 @@ def test_pyramid_spends_maps_and_takes_a_whole_face_down_room() -> None:
     assert types(events) == ["RuinExplored", "RoomCardsTaken"]
     assert hand(game, 0) == {"coins": 2, "talismans": 1, "maps": 1}
     assert game.discard == cards(maps=_maps("pyramid"))  # E4
-    assert RULES.redact_event(events[1], 1).payload["cards"] is None  # face down: private
-    assert RULES.redact_event(events[1], 1).payload["count"] == 3
+    assert "cards" not in events[1].payload and events[1].payload["count"] == 3
+    assert secret(events[1]) == ({"cards": {"coins": 2, "talismans": 1}}, (0,))  # face down
     with pytest.raises(RuleViolation) as refused:  # one attempt per turn
         play(game, 0, {"type": "explore", "room": 2})
     assert refused.value.rule == "already_explored"
@@ -55,7 +55,8 @@ def test_temple_peek_after_a_sale_is_private() -> None:
     game, events = play(game, 0, {"type": "peek", "room": 2})
     assert RULES.view(game, 0)["seats"][0]["known_rooms"] == {"2": {"talismans": 2}}
     assert "known_rooms" not in RULES.view(game, 1)["seats"][0]
-    assert RULES.redact_event(events[0], 1).payload["cards"] is None
+    assert "cards" not in events[0].payload
+    assert secret(events[0]) == ({"cards": {"talismans": 2}}, (0,))
 
 
 def test_tomb_looks_takes_exactly_two_and_puts_the_rest_back() -> None:
@@ -145,5 +146,5 @@ def test_buried_ruins_rooms_are_face_up_and_an_emptied_room_refills_on_a_sandsto
     )
     assert RULES.view(game, 1)["rooms"][0] == {"size": 1, "cards": {"coins": 1}}
     game, events = play(game, 0, {"type": "explore", "room": 0})
-    assert RULES.redact_event(events[-1], 1).payload["cards"] == {"coins": 1}
+    assert events[-1].payload["cards"] == {"coins": 1} and not events[-1].sealed
     assert game.rooms[0] == cards()

@@ -26,7 +26,9 @@ def dig(play: Play, seat: int) -> None:
     pick = play.rng.randrange(state.dig_site_size)
     if pick < treasures:
         kind = c.draw(state.dig_site, play.rng)
-        play.emit("CardDug", seat=seat, card="treasure", kind=play.kind_name(kind))
+        play.emit_sealed(
+            "CardDug", "dug", {"kind": play.kind_name(kind)}, (seat,), seat=seat, card="treasure"
+        )
     elif pick < treasures + state.dig_thieves:
         play.emit("CardDug", seat=seat, card="thief")
         if not thief_targets(play.state, seat):
@@ -38,7 +40,7 @@ def dig(play: Play, seat: int) -> None:
 
 def thief_targets(state: GameState, seat: int) -> tuple[int, ...]:
     """Seats a thief dug by ``seat`` may rob: every other seat holding a card (A3.1)."""
-    return tuple(s for s, other in enumerate(state.seats) if s != seat and c.size(other.hand) > 0)
+    return tuple(s for s in range(state.seat_count) if s != seat and state.hand_size(s) > 0)
 
 
 def rob(play: Play, seat: int, action: dict[str, Any]) -> None:
@@ -59,7 +61,14 @@ def rob(play: Play, seat: int, action: dict[str, Any]) -> None:
             " at least one card",
         )
     kind = c.draw(play.state.seats[victim].hand, play.rng)
-    play.emit("CardStolen", seat=seat, victim=victim, kind=play.kind_name(kind))
+    play.emit_sealed(
+        "CardStolen",
+        "stolen",
+        {"kind": play.kind_name(kind)},
+        (seat, victim),
+        seat=seat,
+        victim=victim,
+    )
 
 
 def _begin_sandstorm(play: Play, drawer: int) -> None:
@@ -76,7 +85,7 @@ def _begin_sandstorm(play: Play, drawer: int) -> None:
             kind = c.draw(reserve, play.rng)
             reserve = c.sub(reserve, c.one(len(reserve), kind))
             added.append(play.kind_name(kind))
-    losses = [c.size(s.hand) // 2 for s in state.seats]
+    losses = [state.hand_size(s) // 2 for s in range(state.seat_count)]
     play.emit("SandstormBegan", seat=drawer, losses=losses, reserve_added=added)
     _end_sandstorm_if_settled(play)
 

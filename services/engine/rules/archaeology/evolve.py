@@ -28,7 +28,7 @@ from .state import (
     Turn,
 )
 
-Handler = Callable[[Components, GameState, Mapping[str, Any]], GameState]
+Handler = Callable[[Components, GameState, DomainEvent], GameState]
 _HANDLERS: dict[str, Handler] = {}
 
 PEEK_SPECIAL = "peek_room_on_museum_sale"
@@ -57,37 +57,124 @@ def evolve(comp: Components, state: GameState | None, event: DomainEvent) -> Gam
     if state is None:
         if event.type != "ExpeditionSetUp":
             raise ValueError(f"the first event must be ExpeditionSetUp, not {event.type}")
-        return _set_up(comp, event.payload)
+        return _set_up(comp, event)
     handler = _HANDLERS.get(event.type)
     if handler is None:
         raise ValueError(f"unknown Archaeology event {event.type}")
-    return handler(comp, state, event.payload)
+    folded = handler(comp, state, event)
+    ids = event.sealed_ids()
+    return replace(folded, secrets=folded.secrets + len(ids)) if ids else folded
 
 
 def _cards(comp: Components, data: Mapping[str, int]) -> c.Cards:
     return c.from_json(data, comp.kinds)
 
 
-def _set_up(comp: Components, p: Mapping[str, Any]) -> GameState:
-    options = Options(**p["options"])
-    seats = tuple(SeatState(hand=_cards(comp, h), tent_uses=p["tent_uses"]) for h in p["hands"])
+def sealed_value(event: DomainEvent, secret: str) -> Any:
+    """The sealed value ``secret`` of ``event`` if the folder knows it, else None."""
+    part = event.sealed.get(secret)
+    return None if part is None else part.value
+
+
+def hand_id(seat: int) -> str:
+    """Secret id of a seat's dealt hand in ``ExpeditionSetUp``."""
+    return f"hand:{seat}"
+
+
+ROOMS_ID, RESERVE_ID, DIG_SITE_ID = "rooms", "reserve", "dig_site"
+"""Secret ids of the face-down rooms, the reserve and the dig site's contents at setup."""
+
+
+def _set_up(comp: Components, event: DomainEvent) -> GameState:
+    p = event.payload
+    empty = c.empty(len(comp.kinds))
+    hands = [sealed_value(event, hand_id(s)) for s in range(int(p["seats"]))]
+    seats = tuple(
+        SeatState(hand=empty if h is None else _cards(comp, h), tent_uses=p["tent_uses"])
+        for h in hands
+    )
+    hidden_hands = tuple(n if h is None else 0 for h, n in zip(hands, p["hand_sizes"], strict=True))
+    rooms = p.get("rooms") or sealed_value(event, ROOMS_ID)  # face up: public
+    reserve = sealed_value(event, RESERVE_ID)
+    dig_site = sealed_value(event, DIG_SITE_ID)
+    treasures_dug = p["dig_site_size"] - p["dig_thieves"] - p["dig_sandstorms"]
     first = int(p["first_seat"])
-    dig_site = _cards(comp, p["dig_site"])
     return GameState(
-        options=options,
+        options=Options(**p["options"]),
         seats=seats,
-        dig_site=dig_site,
+        dig_site=empty if dig_site is None else _cards(comp, dig_site),
         dig_thieves=p["dig_thieves"],
         dig_sandstorms=p["dig_sandstorms"],
         market=_cards(comp, p["market"]),
-        rooms=tuple(_cards(comp, r) for r in p["rooms"]),
-        reserve=_cards(comp, p["reserve"]),
-        discard=c.empty(len(comp.kinds)),
+        rooms=tuple(empty for _ in p["room_sizes"])
+        if rooms is None
+        else tuple(_cards(comp, r) for r in rooms),
+        reserve=empty if reserve is None else _cards(comp, reserve),
+        discard=empty,
         removed=_cards(comp, p["removed"]),
         first_seat=first,
         turn=Turn(first, must_dig=True),
         known_rooms=((),) * len(seats),
+        hidden_hands=hidden_hands,
+        hidden_rooms=tuple(p["room_sizes"]) if rooms is None else (0,) * len(p["room_sizes"]),
+        hidden_reserve=p["reserve_size"] if reserve is None else 0,
+        hidden_dig=treasures_dug if dig_site is None else 0,
     )
+
+
+def _split(known: c.Cards, hidden: int, leaving: c.Cards) -> tuple[c.Cards, int]:
+    """``known`` and ``hidden`` after ``leaving`` goes: kinds the folder knows leave the
+    known part, the rest were among the hidden cards (a public fold; the service knows
+    every card, so for it ``leaving`` must be wholly known). Raises ValueError if not."""
+    from_known = tuple(min(k, x) for k, x in zip(known, leaving, strict=True))
+    unseen = c.size(leaving) - c.size(from_known)
+    if unseen > hidden:
+        raise ValueError(f"{leaving} is not part of {known} and {hidden} hidden cards")
+    return c.sub(known, from_known), hidden - unseen
+
+
+def hand_out(state: GameState, seat: int, leaving: c.Cards) -> GameState:
+    """``state`` with ``leaving`` gone from ``seat``'s hand."""
+    hand, hidden = _split(state.seats[seat].hand, state.hidden_hands[seat], leaving)
+    state = _with_hand(state, seat, hand)
+    return replace(state, hidden_hands=_set(state.hidden_hands, seat, hidden))
+
+
+def hand_in(state: GameState, seat: int, cards: c.Cards | None, count: int) -> GameState:
+    """``state`` with ``count`` cards added to ``seat``'s hand, ``cards`` if known."""
+    if cards is not None:
+        return _with_hand(state, seat, c.add(state.seats[seat].hand, cards))
+    hidden = _set(state.hidden_hands, seat, state.hidden_hands[seat] + count)
+    return replace(state, hidden_hands=hidden)
+
+
+def room_out(state: GameState, room: int, leaving: c.Cards) -> GameState:
+    """``state`` with ``leaving`` gone from ``room``."""
+    cards, hidden = _split(state.rooms[room], state.hidden_rooms[room], leaving)
+    return replace(
+        state,
+        rooms=_set(state.rooms, room, cards),
+        hidden_rooms=_set(state.hidden_rooms, room, hidden),
+    )
+
+
+def unseen_out_of_hand(state: GameState, seat: int, count: int) -> GameState:
+    """A public fold: ``count`` cards the reader can't see leave ``seat``'s hand. Which of
+    its cards they were is unknown, so the cards the reader knew of turn unknown too."""
+    hidden = state.hand_size(seat) - count
+    state = _with_hand(state, seat, c.empty(len(state.seats[seat].hand)))
+    return replace(state, hidden_hands=_set(state.hidden_hands, seat, hidden))
+
+
+def unseen_out_of_room(state: GameState, room: int, count: int) -> GameState:
+    """A public fold: ``count`` unseen cards leave ``room`` (see :func:`unseen_out_of_hand`)."""
+    hidden = state.room_size(room) - count
+    rooms = _set(state.rooms, room, c.empty(len(state.rooms[room])))
+    return replace(state, rooms=rooms, hidden_rooms=_set(state.hidden_rooms, room, hidden))
+
+
+def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:index], value, *values[index + 1 :])
 
 
 def _with_hand(state: GameState, seat: int, hand: c.Cards) -> GameState:
@@ -101,7 +188,8 @@ def _acted(state: GameState, **changes: Any) -> Turn:
 
 
 @handles("CardDug")
-def _dug(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _dug(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, card = int(p["seat"]), str(p["card"])
     turn = _acted(state, must_dig=False)
     if card == "thief":
@@ -110,44 +198,62 @@ def _dug(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
         )
     if card == "sandstorm":  # resolved by SandstormBegan, written right after
         return replace(state, dig_sandstorms=state.dig_sandstorms - 1, turn=turn)
-    kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
-    state = _with_hand(state, seat, c.add(state.seats[seat].hand, kind))
+    secret = sealed_value(event, secret_id(event))
+    if secret is None:  # a public fold: one unseen card moves from the dig site to the hand
+        state = replace(state, hidden_dig=state.hidden_dig - 1)
+        return replace(hand_in(state, seat, None, 1), turn=turn)
+    kind = c.one(len(comp.kinds), comp.kind_index(str(secret["kind"])))
+    state = hand_in(state, seat, kind, 1)
     return replace(state, dig_site=c.sub(state.dig_site, kind), turn=turn)
 
 
+def secret_id(event: DomainEvent) -> str:
+    """The id of the one secret of a ``CardDug``, ``CardStolen``, ``RoomCardsTaken``,
+    ``TombSearched`` or ``RoomPeeked`` ("" when it has none)."""
+    return next(iter(event.sealed_ids()), "")
+
+
 @handles("ThiefVoided")
-def _thief_voided(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _thief_voided(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     return replace(state, pending=None, discard_thieves=state.discard_thieves + 1)
 
 
 @handles("CardStolen")
-def _stolen(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _stolen(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, victim = int(p["seat"]), int(p["victim"])
-    kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
-    state = _with_hand(state, victim, c.sub(state.seats[victim].hand, kind))
-    state = _with_hand(state, seat, c.add(state.seats[seat].hand, kind))
+    secret = sealed_value(event, secret_id(event))
+    if secret is None:  # a public fold: one unseen card changes hands
+        state = hand_in(unseen_out_of_hand(state, victim, 1), seat, None, 1)
+    else:
+        kind = c.one(len(comp.kinds), comp.kind_index(str(secret["kind"])))
+        state = hand_in(hand_out(state, victim, kind), seat, kind, 1)
     return replace(state, pending=None, discard_thieves=state.discard_thieves + 1)
 
 
 @handles("SandstormBegan")
-def _sandstorm(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _sandstorm(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     drawer = int(p["seat"])
     losses = tuple(int(n) for n in p["losses"])
-    rooms, reserve = list(state.rooms), state.reserve
+    rooms, reserve, hidden = list(state.rooms), state.reserve, state.hidden_reserve
     for room, kind in enumerate(p["reserve_added"]):
-        if kind is not None:
+        if kind is not None:  # reserve cards go face up into the rooms: public (A6.6)
             card = c.one(len(comp.kinds), comp.kind_index(str(kind)))
             rooms[room] = c.add(rooms[room], card)
-            reserve = c.sub(reserve, card)
+            reserve, hidden = _split(reserve, hidden, card)
     n = state.seat_count
     order = tuple(s % n for s in range(drawer + 1, drawer + 1 + n) if losses[s % n] > 0)
     to_declare = tuple(s for s in order if state.seats[s].tent_uses > 0)
     pending = SandstormPending(drawer, losses, order, to_declare, (), (0,) * n)
-    return replace(state, rooms=tuple(rooms), reserve=reserve, pending=pending)
+    return replace(
+        state, rooms=tuple(rooms), reserve=reserve, hidden_reserve=hidden, pending=pending
+    )
 
 
 @handles("TentDeclared")
-def _tent(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _tent(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, used = int(p["seat"]), bool(p["used"])
     storm = state.pending
     assert isinstance(storm, SandstormPending)
@@ -161,28 +267,30 @@ def _tent(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState
 
 
 @handles("CardLost")
-def _lost(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _lost(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat = int(p["seat"])
     kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
     storm = state.pending
     assert isinstance(storm, SandstormPending)
     lost = list(storm.lost)
     lost[seat] += 1
-    state = _with_hand(state, seat, c.sub(state.seats[seat].hand, kind))
+    state = hand_out(state, seat, kind)
     return replace(
         state, market=c.add(state.market, kind), pending=replace(storm, lost=tuple(lost))
     )
 
 
 @handles("SandstormEnded")
-def _sandstorm_ended(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _sandstorm_ended(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     # E11: the drawer digs again only while the dig site has cards.
     turn = replace(state.turn, must_dig=state.dig_site_size > 0)
     return replace(state, pending=None, discard_sandstorms=state.discard_sandstorms + 1, turn=turn)
 
 
 @handles("TradeCardOffered")
-def _offered(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _offered(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
     trade = state.pending
     if not isinstance(trade, TradePending):
@@ -191,7 +299,8 @@ def _offered(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameSt
 
 
 @handles("TradeCardChosen")
-def _chosen(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _chosen(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
     trade = state.pending
     assert isinstance(trade, TradePending)
@@ -199,25 +308,26 @@ def _chosen(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameSta
 
 
 @handles("TradeCancelled")
-def _cancelled(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _cancelled(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     return replace(state, pending=None)
 
 
 @handles("TradeMade")
-def _traded(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _traded(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat = int(p["seat"])
     given, taken = _cards(comp, p["given"]), _cards(comp, p["taken"])
-    hand = c.add(c.sub(state.seats[seat].hand, given), taken)
-    state = _with_hand(state, seat, hand)
+    state = hand_in(hand_out(state, seat, given), seat, taken, c.size(taken))
     market = c.sub(c.add(state.market, given), taken)
     return replace(state, market=market, pending=None, turn=_acted(state))
 
 
 @handles("RuinExplored")
-def _explored(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _explored(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, maps = int(p["seat"]), int(p["maps"])
     spent = c.one(len(comp.kinds), comp.map_kind, maps)
-    state = _with_hand(state, seat, c.sub(state.seats[seat].hand, spent))
+    state = hand_out(state, seat, spent)
     return replace(state, discard=c.add(state.discard, spent), turn=_acted(state, explored=True))
 
 
@@ -240,15 +350,24 @@ def _learn_room(state: GameState, seat: int, room: int, seen: c.Cards) -> GameSt
 
 
 @handles("RoomCardsTaken")
-def _room_taken(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
-    seat, room = int(p["seat"]), int(p["room"])
-    taken = _cards(comp, p["cards"])
-    rooms = list(state.rooms)
-    rooms[room] = c.sub(rooms[room], taken)
-    state = _with_hand(state, seat, c.add(state.seats[seat].hand, taken))
-    state = replace(state, rooms=tuple(rooms), pending=None)
+def _room_taken(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
+    seat, room, count = int(p["seat"]), int(p["room"]), int(p["count"])
+    if p["face_up"]:
+        shown = p["cards"]
+    else:
+        secret = sealed_value(event, secret_id(event))
+        shown = None if secret is None else secret["cards"]
+    state = replace(state, pending=None)
+    if shown is None:  # a public fold: unseen cards move from the room to the hand
+        state = hand_in(unseen_out_of_room(state, room, count), seat, None, count)
+        return _forget_room(state, room, keep=seat)
+    taken = _cards(comp, shown)
+    state = hand_in(room_out(state, room, taken), seat, taken, count)
     state = _forget_room(state, room, keep=seat)
-    return _learn_room(state, seat, room, rooms[room]) if _knows(state, seat, room) else state
+    if _knows(state, seat, room):
+        return _learn_room(state, seat, room, state.rooms[room])
+    return state
 
 
 def _knows(state: GameState, seat: int, room: int) -> bool:
@@ -256,38 +375,43 @@ def _knows(state: GameState, seat: int, room: int) -> bool:
 
 
 @handles("TombSearched")
-def _tomb(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _tomb(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, room = int(p["seat"]), int(p["room"])
-    state = _learn_room(state, seat, room, _cards(comp, p["cards"]))
+    seen = sealed_value(event, secret_id(event))
+    if seen is not None:
+        state = _learn_room(state, seat, room, _cards(comp, seen["cards"]))
     return replace(state, pending=TombPending(room))
 
 
 @handles("RoomPeeked")
-def _peeked(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _peeked(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, room = int(p["seat"]), int(p["room"])
-    state = _learn_room(state, seat, room, _cards(comp, p["cards"]))
+    seen = sealed_value(event, secret_id(event))
+    if seen is not None:
+        state = _learn_room(state, seat, room, _cards(comp, seen["cards"]))
     return replace(state, pending=None)
 
 
 @handles("PeekDeclined")
-def _peek_declined(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _peek_declined(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     return replace(state, pending=None)
 
 
 @handles("MineCardRevealed")
-def _mine_revealed(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _mine_revealed(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     room = int(p["room"])
     card = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
-    rooms = list(state.rooms)
-    rooms[room] = c.sub(rooms[room], card)
     mine = state.pending
     revealed = mine.revealed if isinstance(mine, MinePending) else c.empty(len(comp.kinds))
-    state = _forget_room(state, room)
-    return replace(state, rooms=tuple(rooms), pending=MinePending(room, c.add(revealed, card)))
+    state = _forget_room(room_out(state, room, card), room)
+    return replace(state, pending=MinePending(room, c.add(revealed, card)))
 
 
 @handles("MineBusted")
-def _mine_busted(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _mine_busted(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     mine = state.pending
     assert isinstance(mine, MinePending)
     rooms = list(state.rooms)
@@ -296,44 +420,45 @@ def _mine_busted(comp: Components, state: GameState, p: Mapping[str, Any]) -> Ga
 
 
 @handles("MineCardsTaken")
-def _mine_taken(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _mine_taken(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat = int(p["seat"])
     mine = state.pending
     assert isinstance(mine, MinePending)
-    state = _with_hand(state, seat, c.add(state.seats[seat].hand, mine.revealed))
+    state = hand_in(state, seat, mine.revealed, c.size(mine.revealed))
     return replace(state, pending=None)
 
 
 @handles("SphinxRevealed")
-def _sphinx(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _sphinx(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, room = int(p["seat"]), int(p["room"])
-    taken = _cards(comp, p["taken"])
-    rooms = list(state.rooms)
-    rooms[room] = c.sub(rooms[room], taken)
-    state = _with_hand(state, seat, c.add(state.seats[seat].hand, taken))
-    return _forget_room(replace(state, rooms=tuple(rooms)), room)
+    revealed, taken = _cards(comp, p["revealed"]), _cards(comp, p["taken"])
+    # The revealed cards are public now: those not taken go back face up to the folder.
+    state = room_out(state, room, revealed)
+    rooms = _set(state.rooms, room, c.add(state.rooms[room], c.sub(revealed, taken)))
+    state = hand_in(replace(state, rooms=rooms), seat, taken, c.size(taken))
+    return _forget_room(state, room)
 
 
 @handles("SetSold")
-def _sold(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _sold(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, count, points = int(p["seat"]), int(p["count"]), int(p["points"])
     kind = comp.kind_index(str(p["kind"]))
+    state = hand_out(state, seat, c.one(len(comp.kinds), kind, count))
     seats = list(state.seats)
     mine = seats[seat]
-    seats[seat] = replace(
-        mine,
-        hand=c.sub(mine.hand, c.one(len(comp.kinds), kind, count)),
-        sets=(*mine.sets, (kind, count)),
-        points=mine.points + points,
-    )
+    seats[seat] = replace(mine, sets=(*mine.sets, (kind, count)), points=mine.points + points)
     turn = _acted(state, sold=(*state.turn.sold, kind))
     ruin = comp.ruins[state.options.ruin]
-    peek = ruin.special == PEEK_SPECIAL and any(c.size(r) for r in state.rooms)
+    peek = ruin.special == PEEK_SPECIAL and any(state.room_size(r) for r in range(len(state.rooms)))
     return replace(state, seats=tuple(seats), turn=turn, pending=PeekPending() if peek else None)
 
 
 @handles("TurnEnded")
-def _turn_ended(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _turn_ended(comp: Components, state: GameState, event: DomainEvent) -> GameState:
+    p = event.payload
     seat, passed = int(p["seat"]), bool(p["passed"])
     following = (seat + 1) % state.seat_count
     return replace(
@@ -344,10 +469,10 @@ def _turn_ended(comp: Components, state: GameState, p: Mapping[str, Any]) -> Gam
 
 
 @handles("CompulsorySellingBegan")
-def _compulsory(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _compulsory(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     return replace(state, compulsory=True)
 
 
 @handles("ExpeditionEnded")
-def _ended(comp: Components, state: GameState, p: Mapping[str, Any]) -> GameState:
+def _ended(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     return replace(state, ended=True, pending=None)

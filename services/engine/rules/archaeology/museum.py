@@ -54,7 +54,15 @@ def peek(play: Play, seat: int, action: dict[str, Any]) -> None:
         raise refuse("no_such_room", f"RULES.md A6.2: the temple has rooms 0..{len(rooms) - 1}")
     if c.size(rooms[room]) == 0:
         raise refuse("empty_room", "RULES.md A6.2: that room is empty")
-    play.emit("RoomPeeked", seat=seat, room=room, cards=c.to_json(rooms[room], play.comp.kinds))
+    play.emit_sealed(
+        "RoomPeeked",
+        "seen",
+        {"cards": c.to_json(rooms[room], play.comp.kinds)},
+        (seat,),
+        seat=seat,
+        room=room,
+        count=c.size(rooms[room]),
+    )
 
 
 def decline_peek(play: Play, seat: int) -> None:

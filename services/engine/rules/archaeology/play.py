@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from services.engine.ruleset import DomainEvent, RuleViolation
+from services.engine.ruleset import DomainEvent, RuleViolation, Sealed
 
 from .components import Components
 from .evolve import evolve
@@ -34,8 +34,20 @@ class Play:
         self.events: list[DomainEvent] = []
 
     def emit(self, event_type: str, **payload: Any) -> None:
-        """Append the event ``event_type`` with ``payload`` and fold it."""
-        event = DomainEvent(event_type, payload)
+        """Append the event ``event_type`` with the public ``payload`` and fold it."""
+        self.emit_event(DomainEvent(event_type, payload))
+
+    def emit_sealed(
+        self, event_type: str, prefix: str, value: Any, seats: tuple[int, ...], **payload: Any
+    ) -> None:
+        """Append the event ``event_type`` with the public ``payload`` and one hidden
+        ``value`` only ``seats`` may see (the log holds a commitment to it, A5); its
+        secret id is ``<prefix>:<number of secrets so far>``, unique in the game."""
+        secret = f"{prefix}:{self.state.secrets}"
+        self.emit_event(DomainEvent(event_type, payload, sealed={secret: Sealed(value, seats)}))
+
+    def emit_event(self, event: DomainEvent) -> None:
+        """Append ``event`` and fold it."""
         self.state = evolve(self.comp, self.state, event)
         self.events.append(event)
 

@@ -80,14 +80,22 @@ def explore(play: Play, seat: int, action: dict[str, Any]) -> None:
 def take_cards(play: Play, seat: int, room: int, cards: c.Cards) -> None:
     """``seat`` takes ``cards`` from ``room``; which ones is public only at a face-up ruin
     (A5), how many always."""
-    play.emit(
-        "RoomCardsTaken",
-        seat=seat,
-        room=room,
-        count=c.size(cards),
-        face_up=ruin_of(play).face_up,
-        cards=c.to_json(cards, play.comp.kinds),
-    )
+    shown = c.to_json(cards, play.comp.kinds)
+    if ruin_of(play).face_up:
+        play.emit(
+            "RoomCardsTaken", seat=seat, room=room, count=c.size(cards), face_up=True, cards=shown
+        )
+    else:
+        play.emit_sealed(
+            "RoomCardsTaken",
+            "taken",
+            {"cards": shown},
+            (seat,),
+            seat=seat,
+            room=room,
+            count=c.size(cards),
+            face_up=False,
+        )
 
 
 def _sphinx_kinds(play: Play, action: dict[str, Any], ruin: Ruin) -> list[int]:
@@ -116,7 +124,15 @@ def _reveal_sphinx(play: Play, seat: int, room: int, named: list[int], ruin: Rui
 
 def _search_tomb(play: Play, seat: int, room: int, ruin: Ruin) -> None:
     seen = play.state.rooms[room]
-    play.emit("TombSearched", seat=seat, room=room, cards=c.to_json(seen, play.comp.kinds))
+    play.emit_sealed(
+        "TombSearched",
+        "seen",
+        {"cards": c.to_json(seen, play.comp.kinds)},
+        (seat,),
+        seat=seat,
+        room=room,
+        count=c.size(seen),
+    )
     options = tomb_choices(seen, ruin.params.get("take", 2))
     if len(options) == 1:  # the room holds no more than the seat takes: nothing to choose
         take_cards(play, seat, room, options[0])

@@ -17,7 +17,7 @@ from .policy import ArchaeologyBot
 from .setup import set_up
 from .state import GameState, state_from_dict, state_to_dict
 from .turn import result_of
-from .view import redact_event, view
+from .view import view
 
 
 class ArchaeologyRuleset:
@@ -94,10 +94,6 @@ class ArchaeologyRuleset:
     def is_milestone(self, event: DomainEvent) -> bool:
         """The setup, compulsory selling and the end."""
         return event.type in MILESTONES
-
-    def redact_event(self, event: DomainEvent, seat: int | None) -> DomainEvent:
-        """``event`` as ``seat`` may see it (A5)."""
-        return redact_event(self.comp, event, seat)
 
     def bot_policy(self) -> BotPolicy:
         """The heuristic bot for bot seats (:mod:`.policy`)."""

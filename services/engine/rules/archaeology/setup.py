@@ -1,8 +1,9 @@
 """Setting up an expedition (RULES.md A2, A7, E6, E7).
 
 Every card is dealt from multisets with the engine's rng, and the whole opening layout is
-written into one ``ExpeditionSetUp`` event (hands, face-down rooms, the reserve and the dig
-site's contents are hidden information, A5; see :mod:`.view` for what readers see).
+written into one ``ExpeditionSetUp`` event: its public payload holds the market, every
+pile's size and the face-up rooms; the hands, face-down rooms, the reserve and the dig
+site's contents are sealed (A5; the log holds commitments, revealed at the end).
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from services.engine.ruleset import DomainEvent
+from services.engine.ruleset import DomainEvent, Sealed
 
 from . import cards as c
 from .components import Components
+from .evolve import DIG_SITE_ID, RESERVE_ID, ROOMS_ID, hand_id
 from .options import ArchaeologyOptions
 
 
@@ -67,10 +69,6 @@ def set_up(
         "first_seat": first_seat,
         "tent_uses": comp.tents_per_seat * (comp.sand_hell_tent_uses if options.sand_hell else 1),
         "market": c.to_json(market, names),
-        "hands": [c.to_json(h, names) for h in hands],
-        "rooms": [c.to_json(r, names) for r in rooms],
-        "reserve": c.to_json(reserve, names),
-        "dig_site": c.to_json(c.add(deck, maps), names),
         "dig_thieves": thieves,
         "dig_sandstorms": sandstorms,
         "removed": c.to_json(removed, names),
@@ -79,7 +77,17 @@ def set_up(
         "reserve_size": c.size(reserve),
         "dig_site_size": c.size(deck) + c.size(maps) + thieves + sandstorms,
     }
-    return [DomainEvent("ExpeditionSetUp", payload)]
+    room_cards = [c.to_json(r, names) for r in rooms]
+    # A5: hands, face-down rooms, the reserve and the dig site are hidden: the log holds
+    # commitments to them (revealed at the end); each seat may see its own hand.
+    sealed = {hand_id(s): Sealed(c.to_json(h, names), (s,)) for s, h in enumerate(hands)}
+    sealed[RESERVE_ID] = Sealed(c.to_json(reserve, names), ())
+    sealed[DIG_SITE_ID] = Sealed(c.to_json(c.add(deck, maps), names), ())
+    if ruin.face_up:
+        payload["rooms"] = room_cards
+    else:
+        sealed[ROOMS_ID] = Sealed(room_cards, ())
+    return [DomainEvent("ExpeditionSetUp", payload, sealed=sealed)]
 
 
 def _first_seat(

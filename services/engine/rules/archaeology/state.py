@@ -161,6 +161,11 @@ class GameState:
         ended: the game is over.
         known_rooms: per seat, what it saw in each room when it last looked (temple peek,
             tomb): private knowledge, shown only in that seat's view (A5).
+        hidden_hands / hidden_rooms / hidden_reserve / hidden_dig: cards whose kind the
+            folder does not know. Always 0 for the service, which folds with every sealed
+            value; a reader folding the public log alone counts the sealed cards here,
+            so every public size and view is the same as the service's.
+        secrets: sealed values written so far (numbers each secret's id).
     """
 
     options: Options
@@ -182,6 +187,11 @@ class GameState:
     compulsory: bool = False
     ended: bool = False
     known_rooms: tuple[tuple[tuple[int, Cards], ...], ...] = field(default=())
+    hidden_hands: tuple[int, ...] = ()
+    hidden_rooms: tuple[int, ...] = ()
+    hidden_reserve: int = 0
+    hidden_dig: int = 0
+    secrets: int = 0
 
     @property
     def seat_count(self) -> int:
@@ -191,7 +201,20 @@ class GameState:
     @property
     def dig_site_size(self) -> int:
         """Cards left in the dig site (public, A5)."""
-        return sum(self.dig_site) + self.dig_thieves + self.dig_sandstorms
+        return sum(self.dig_site) + self.hidden_dig + self.dig_thieves + self.dig_sandstorms
+
+    def hand_size(self, seat: int) -> int:
+        """Cards in ``seat``'s hand (public, A5)."""
+        return sum(self.seats[seat].hand) + self.hidden_hands[seat]
+
+    def room_size(self, room: int) -> int:
+        """Cards in ``room`` (public, A5)."""
+        return sum(self.rooms[room]) + self.hidden_rooms[room]
+
+    @property
+    def reserve_size(self) -> int:
+        """Cards in the buried ruins' reserve (public, A5)."""
+        return sum(self.reserve) + self.hidden_reserve
 
 
 _PENDING_KINDS: dict[str, type[Any]] = {
@@ -264,4 +287,9 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
         compulsory=data["compulsory"],
         ended=data["ended"],
         known_rooms=_tuples(data["known_rooms"]),
+        hidden_hands=tuple(data["hidden_hands"]),
+        hidden_rooms=tuple(data["hidden_rooms"]),
+        hidden_reserve=data["hidden_reserve"],
+        hidden_dig=data["hidden_dig"],
+        secrets=data["secrets"],
     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from services.engine.ruleset import GameResult
 
-from . import cards as c
 from .play import Play, refuse
 from .state import GameState
 
@@ -15,7 +14,7 @@ def may_end_turn(state: GameState, seat: int) -> bool:
     compulsory selling a sale made unless the hand is empty (A4, E14)."""
     if state.turn.must_dig or state.pending is not None:
         return False
-    owes_sale = state.compulsory and c.size(state.seats[seat].hand) > 0 and not state.turn.sold
+    owes_sale = state.compulsory and state.hand_size(seat) > 0 and not state.turn.sold
     return not owes_sale
 
 
@@ -46,7 +45,7 @@ def game_over(state: GameState) -> bool:
     return (
         state.dig_site_size == 0
         and state.pending is None
-        and all(c.size(s.hand) == 0 for s in state.seats)
+        and all(state.hand_size(s) == 0 for s in range(state.seat_count))
     )
 
 

@@ -1,4 +1,5 @@
-"""What each reader may see of the state and of the events (RULES.md A5).
+"""What each reader may see of the state (RULES.md A5); the events carry hidden values
+only as sealed parts (commitments in the log, see :mod:`.setup`, :mod:`.play`).
 
 Hidden: each hand (known to its owner), the dig site's contents and order, face-down room
 cards and the reserve, what a seat saw in a room, and which card a thief took (known to
@@ -9,9 +10,7 @@ thief's victim, sold sets and hand sizes.
 
 from __future__ import annotations
 
-from typing import Any
-
-from services.engine.ruleset import DomainEvent, JsonDict
+from services.engine.ruleset import JsonDict
 
 from . import cards as c
 from .components import Components
@@ -26,9 +25,6 @@ from .state import (
 )
 from .turn import result_of
 
-HIDDEN = None
-"""What a hidden value reads as in a redacted event."""
-
 
 def view(comp: Components, state: GameState, seat: int | None) -> JsonDict:
     """JSON projection of ``state`` for ``seat`` (None: a watcher)."""
@@ -37,7 +33,7 @@ def view(comp: Components, state: GameState, seat: int | None) -> JsonDict:
     seats: list[JsonDict] = []
     for index, s in enumerate(state.seats):
         entry: JsonDict = {
-            "hand_size": c.size(s.hand),
+            "hand_size": state.hand_size(index),
             "tent_uses": s.tent_uses,
             "sets": [{"kind": kinds[k], "count": n} for k, n in s.sets],
             "points": s.points,
@@ -71,10 +67,13 @@ def view(comp: Components, state: GameState, seat: int | None) -> JsonDict:
         "dig_site_thieves": state.dig_thieves,
         "dig_site_sandstorms": state.dig_sandstorms,
         "rooms": [
-            {"size": c.size(room), **({"cards": c.to_json(room, kinds)} if ruin.face_up else {})}
-            for room in state.rooms
+            {
+                "size": state.room_size(r),
+                **({"cards": c.to_json(room, kinds)} if ruin.face_up else {}),
+            }
+            for r, room in enumerate(state.rooms)
         ],
-        "reserve_size": c.size(state.reserve),
+        "reserve_size": state.reserve_size,
         "discard": {
             "treasures": c.to_json(state.discard, kinds),
             "thieves": state.discard_thieves,
@@ -117,26 +116,3 @@ def _pending(comp: Components, state: GameState) -> JsonDict | None:
         return {"kind": "tomb", "room": p.room}
     assert isinstance(p, PeekPending)
     return {"kind": "peek"}
-
-
-def redact_event(comp: Components, event: DomainEvent, seat: int | None) -> DomainEvent:
-    """``event`` without what ``seat`` (None: a watcher) may not see (A5)."""
-    p = event.payload
-    hidden: dict[str, Any] = {}
-    if event.type == "ExpeditionSetUp":
-        hidden["hands"] = [h if i == seat else HIDDEN for i, h in enumerate(p["hands"])]
-        if not comp.ruins[p["ruin"]].face_up:
-            hidden["rooms"] = [HIDDEN for _ in p["rooms"]]
-        hidden["reserve"] = HIDDEN
-        hidden["dig_site"] = HIDDEN
-    elif (event.type == "CardDug" and p["card"] == "treasure" and p["seat"] != seat) or (
-        event.type == "CardStolen" and seat not in (p["seat"], p["victim"])
-    ):
-        hidden["kind"] = HIDDEN
-    elif (event.type in ("TombSearched", "RoomPeeked") and p["seat"] != seat) or (
-        event.type == "RoomCardsTaken" and not p.get("face_up") and p["seat"] != seat
-    ):
-        hidden["cards"] = HIDDEN
-    if not hidden:
-        return event
-    return DomainEvent(event.type, {**p, **hidden}, event.schema_version)
