@@ -253,3 +253,16 @@ async def test_teotihuacan_options_of_a_wrong_type_are_refused_not_coerced(
         )
     )
     assert created.game_id  # the same request with a JSON boolean is accepted
+
+
+async def test_a_weak_seat_token_is_refused_naming_the_rule(stub: Any) -> None:
+    """docs/events.md "Seat tokens": 22 to 256 printable characters, else INVALID_ARGUMENT
+    with ErrorInfo reason seat_token_strength; nothing is created."""
+    pb = load_stubs().game_pb2
+    weak = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token="ann-secret")
+    error = await expect(
+        stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[weak])),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+    assert error_info(error).reason == "seat_token_strength"  # type: ignore[union-attr]
+    assert "22" in dict(error_info(error).metadata)["message"]  # type: ignore[union-attr]
