@@ -285,6 +285,8 @@ class GameServicer:
         """Stream events after from_version until the game ends (public unless a seat with
         its token is given)."""
         self._admit(context)
+        if request.from_version < 0:
+            raise InvalidArgument("from_version must be 0 (the start) or more")
         snapshot = await self._reader.load(request.game_id)
         viewer = self._viewer(snapshot, request, context)
         async for event in self._reader.watch(
@@ -299,6 +301,8 @@ class GameServicer:
         limit = request.limit or MAX_EVENTS_PAGE
         if not 0 < limit <= MAX_EVENTS_PAGE:
             raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")
+        if request.from_version < 0:
+            raise InvalidArgument("from_version must be 0 (the start) or more")
         snapshot = await self._reader.load(request.game_id)
         viewer = self._viewer(snapshot, request, context)
         events = await self._reader.events(request.game_id, request.from_version, limit)

@@ -12,9 +12,10 @@ user (Redis >= 6) and gets:
   streams it publishes to. Not the dead letters.
 - **gateway** (public read side): read only, on events, heads, snapshots and the games
   indexes. No secret, no command ids, no turn requests.
-- **bot** (turn-request consumer): read only on events and snapshots (it loads games);
-  read and write on the turn-request and dead-letter streams (its consumer group). No
-  secret, no heads, no command ids, no games indexes.
+- **bot** (turn-request consumer): read only on events, snapshots and the games indexes
+  (it loads games; its reconciler lists them, services.bot.reconciler); read and write
+  on the turn-request and dead-letter streams (its consumer group) and the reconciler's
+  lease. No secret, no heads, no command ids.
 
 Each user may run only the commands its code sends, found by running a whole game with
 every process logged in as a user allowed everything and recording what each sent
@@ -72,6 +73,8 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "game:*:snapshot"),  # GET
         ("RW", "turns"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XPENDING, XACK, XDEL
         ("RW", "dead"),  # XADD (dead-letter script)
+        ("R", "games"),  # ZRANGEBYSCORE (the reconciler lists running games)
+        ("RW", "reconciler"),  # SET NX PX, GET (the reconciler's lease)
     ),
 }
 
@@ -102,6 +105,8 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xadd",
         "xrange",
         "get",
+        "set",  # the reconciler's lease
+        "zrangebyscore",  # the reconciler's list of games
     ),
 }
 

@@ -8,6 +8,7 @@ from typing import Protocol
 from services.engine.ruleset import DomainEvent
 from services.engine.store.records import (
     AppendResult,
+    CommandKey,
     CommandRecord,
     EventMetadata,
     GameIndexEntry,
@@ -35,13 +36,15 @@ class EventStore(Protocol):
         turn_requests: Sequence[TurnRequest] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
+        command: CommandKey | None = None,
     ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version``.
 
         In the same atomic step: check the head hash equals ``prev_hash`` (None: the store
-        reads it first; the check still runs), record ``metadata.command_id`` (if not
-        empty) so a retry of that command appends nothing and returns the original
-        result, publish ``turn_requests`` on the game's shard, and for a new game
+        reads it first; the check still runs), record the command's result under
+        ``command.field`` with ``command.request_hash`` (without ``command``: under
+        ``metadata.command_id`` if not empty, with no hash) so a retry of that command
+        appends nothing and returns the original result and the recorded hash, publish ``turn_requests`` on the game's shard, and for a new game
         (``expected_version == 0``) index it and keep ``new_game.secret_seed``.
 
         Returns the versions the append reached (for a retried command id: the original
@@ -72,7 +75,9 @@ class EventStore(Protocol):
         ...
 
     async def command_result(self, game_id: str, command_id: str) -> CommandRecord | None:
-        """The versions an already-applied command produced, or None."""
+        """The versions an already-applied command produced (and its request hash), or
+        None. ``command_id`` is the field it was recorded under: ``CommandKey.field``,
+        or the bare command id of an append made without a CommandKey."""
         ...
 
     async def list_games(

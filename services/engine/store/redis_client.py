@@ -24,6 +24,28 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+HEALTH_CHECK_INTERVAL_S = 5
+"""A pooled connection idle this long is PINGed before use, so one left broken by a Redis
+restart is replaced at once instead of failing the next command."""
+
+
+def resilience() -> dict[str, Any]:
+    """Client options that ride out a Redis restart or failover: a command failing on a
+    dropped connection is retried up to 3 times on a new one (50 ms, 100 ms, 200 ms
+    apart, capped at 500 ms), idle connections are checked before use, and TCP
+    keepalive finds dead peers. A retried append is safe: it is compare-and-set on the
+    version and deduplicated on its command id."""
+    return {
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionResetError],
+        "health_check_interval": HEALTH_CHECK_INTERVAL_S,
+        "socket_keepalive": True,
+    }
 
 RedisClient: TypeAlias = "aioredis.Redis | RedisCluster"
 """What the store and the bot queue accept: a standalone or a cluster client."""
@@ -130,7 +152,8 @@ class RedisConfig:
     def client(self, **kwargs: Any) -> RedisClient:
         """A new client with ``decode_responses=True``; nothing connects until first use."""
         if self.url:
-            return aioredis.from_url(self.url, decode_responses=True, **kwargs)
+            options = {**resilience(), **kwargs}
+            return aioredis.from_url(self.url, decode_responses=True, **options)
         return RedisCluster(
             startup_nodes=[ClusterNode(host, port) for host, port in self.cluster_nodes],
             decode_responses=True,
