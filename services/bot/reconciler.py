@@ -125,7 +125,8 @@ class TurnReconciler:
         pending = await self._pending()
         missing = [request for request in wanted if request not in pending]
         for request in missing:
-            await self._redis.xadd(self._keys.turns_of(request.game_id), request.to_fields())
+            fields: dict[Any, Any] = dict(request.to_fields())
+            await self._redis.xadd(self._keys.turns_of(request.game_id), fields)
             log.warning(
                 "turn_request_republished",
                 game_id=request.game_id,

@@ -236,7 +236,9 @@ class Engine:
                 self._snapshots.forget(game_id)  # the cache is off the log: reload it
             else:
                 return await self._applied(cached, result, len(events), bound, command)
-        if command is not None and (done := await self.store.command_result(game_id, command.field)):
+        if command is not None and (
+            done := await self.store.command_result(game_id, command.field)
+        ):
             refuse_reuse(command, done.request_hash, command_id)
             bound.info("duplicate_command", version=done.last_version)
             return CommandResult(game_id, done.last_version, done.first_version)
@@ -270,9 +272,9 @@ class Engine:
         """The events of ``action`` on ``snapshot`` and the turn requests to publish with
         them. Raises InvalidArgument, NotAuthorized, RuleViolation (see
         :meth:`submit_action`)."""
-        if 0 <= seat < len(snapshot.seats) and snapshot.seats[seat].kind is SeatKind.BOT:
-            if not is_bot:
-                raise NotAuthorized(f"seat {seat} is a bot seat: only the bot worker plays it")
+        bot_seat = 0 <= seat < len(snapshot.seats) and snapshot.seats[seat].kind is SeatKind.BOT
+        if bot_seat and not is_bot:
+            raise NotAuthorized(f"seat {seat} is a bot seat: only the bot worker plays it")
         seed = await self._seed(snapshot)
         events, after = self._decide(snapshot, seat, action, seed)
         if after.is_terminal():
@@ -325,7 +327,9 @@ class Engine:
         if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
             return CommandResult(game_id, snapshot.version, snapshot.version)
         command = join_command(seat, command_id, name, token_hash)
-        if command is not None and (done := await self.store.command_result(game_id, command.field)):
+        if command is not None and (
+            done := await self.store.command_result(game_id, command.field)
+        ):
             refuse_reuse(command, done.request_hash, command_id)
             raise _command_id_used(command_id, seat)
         if not current.is_open:

@@ -89,6 +89,8 @@ def outage_of(exc: Exception) -> Unavailable | None:
 def clip(text: str, limit: int = MAX_ECHO) -> str:
     """``text`` cut to ``limit`` characters (marked with an ellipsis when cut)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 log = structlog.get_logger(__name__)
 
 P = ParamSpec("P")

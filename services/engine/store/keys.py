@@ -7,7 +7,8 @@ slot:
 
 - ``<prefix>:{s<k>}:game:<id>:events``   stream, one entry per event, entry id ``<version>-1``
 - ``<prefix>:{s<k>}:game:<id>:head``     hash {version, hash}: the chain's head
-- ``<prefix>:{s<k>}:game:<id>:commands`` hash, ``<scope>|<command id>`` -> ``"<first>-<last>:<request sha256>"``
+- ``<prefix>:{s<k>}:game:<id>:commands`` hash, ``<scope>|<command id>`` ->
+  ``"<first>-<last>:<request sha256>"`` (services.engine.commands)
 - ``<prefix>:{s<k>}:game:<id>:secret``   the game's seed (only the engine reads it)
 - ``<prefix>:{s<k>}:game:<id>:snapshot`` cached folded state (deletable at any time)
 - ``<prefix>:{s<k>}:games``              sorted set of the shard's game ids by creation ms

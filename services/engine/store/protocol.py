@@ -44,7 +44,8 @@ class EventStore(Protocol):
         reads it first; the check still runs), record the command's result under
         ``command.field`` with ``command.request_hash`` (without ``command``: under
         ``metadata.command_id`` if not empty, with no hash) so a retry of that command
-        appends nothing and returns the original result and the recorded hash, publish ``turn_requests`` on the game's shard, and for a new game
+        appends nothing and returns the original result and the recorded hash, publish
+        ``turn_requests`` on the game's shard, and for a new game
         (``expected_version == 0``) index it and keep ``new_game.secret_seed``.
 
         Returns the versions the append reached (for a retried command id: the original

@@ -47,6 +47,7 @@ def resilience() -> dict[str, Any]:
         "socket_keepalive": True,
     }
 
+
 RedisClient: TypeAlias = "aioredis.Redis | RedisCluster"
 """What the store and the bot queue accept: a standalone or a cluster client."""
 
