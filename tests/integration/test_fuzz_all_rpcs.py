@@ -79,15 +79,15 @@ def message_strategy(descriptor: Any, depth: int = 0) -> st.SearchStrategy[dict[
     return st.fixed_dictionaries({}, optional=fields)
 
 
-def _substitute(value: Any, server: Server) -> Any:
+def _substitute(value: Any, target: Server) -> Any:
     if isinstance(value, dict):
-        return {key: _substitute(item, server) for key, item in value.items()}
+        return {key: _substitute(item, target) for key, item in value.items()}
     if isinstance(value, list):
-        return [_substitute(item, server) for item in value]
+        return [_substitute(item, target) for item in value]
     if value == GAME:
-        return server.game_id
+        return target.game_id
     if value == TOKEN:
-        return server.token
+        return target.token
     return value
 
 
@@ -108,9 +108,9 @@ def _rpcs() -> list[tuple[str, Any, bool]]:
 RPCS = _rpcs()
 
 
-def _call(server: Server, method: str, streaming: bool, request: Any) -> grpc.StatusCode:
+def _call(target: Server, method: str, streaming: bool, request: Any) -> grpc.StatusCode:
     """Call ``method``; the final status (a stream is read until it ends or times out)."""
-    call = getattr(server.stub, method)
+    call = getattr(target.stub, method)
     try:
         if streaming:
             for _ in call(request, timeout=0.5):
