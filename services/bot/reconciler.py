@@ -10,6 +10,11 @@ each bot seat to act that has no request pending at the game's version, publishe
 A request published twice does no harm: the bot plays it under the command id
 ``bot:<game>:<version>:<seat>`` with the expected version, so the second one is stale or
 a duplicate. The lease only saves work; it is not needed for correctness.
+
+The lease is an entry in a small stream, added with the explicit id ``<pass number>-1``
+(pass number: wall-clock time divided by ``interval_s``): Redis accepts only the first
+XADD of an id, so one process per pass wins. It needs no SET, which the bot's Redis user
+is not granted (on Redis 6 it could overwrite the snapshots the engine trusts).
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from typing import Any
 
 import structlog
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from services.engine.errors import CorruptLog, GameNotFound, UnknownRuleset
 from services.engine.reader import GameReader
@@ -65,16 +71,21 @@ class TurnReconciler:
         self._finished: set[str] = set()
 
     async def _take_lease(self) -> bool:
-        """True if this process may run this pass (SET NX PX, or it still holds it)."""
-        key = lease_key(self._keys)
-        ttl_ms = max(1, int(self._interval_s * 1000))
-        if await self._redis.set(key, self._owner, nx=True, px=ttl_ms):
-            return True
-        holder: Any = await self._redis.get(key)
-        if holder == self._owner:
-            await self._redis.set(key, self._owner, px=ttl_ms)
-            return True
-        return False
+        """True if this process is the first to claim the current pass (see above)."""
+        slot = int(time.time() / self._interval_s) + 1
+        try:
+            await self._redis.xadd(
+                lease_key(self._keys),
+                {"owner": self._owner},
+                id=f"{slot}-1",
+                maxlen=16,
+                approximate=False,
+            )
+        except ResponseError as exc:
+            if "equal or smaller" in str(exc):
+                return False  # another process has this pass
+            raise
+        return True
 
     async def _waiting(self) -> list[TurnRequest]:
         """A turn request for each bot seat that every running game waits for now."""

@@ -102,16 +102,22 @@ async def test_reconciler_republishes_a_lost_turn_request_once(
     game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
     await engine.submit_action(game, 0, {"take": 1})  # now the bot (seat 1) is to act
     reader = GameReader(redis_store, registry, SnapshotCache(redis_store, registry, save=False))
-    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=30)
-    rival = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=30)
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    rival = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
 
+    async def next_pass() -> None:
+        await asyncio.sleep(1.02 - time.time() % 1.0)
+
+    await next_pass()
     assert await reconciler.run_once() == []  # the request is there: nothing to do
     stream = redis_store.keys.turns_of(game)
     for entry_id, _fields in await redis_store.client.xrange(stream):
         await redis_store.client.xdel(stream, entry_id)  # lost with the last second of AOF
-    assert await rival.run_once() == []  # the lease is held by the first reconciler
+    await next_pass()
     assert await reconciler.run_once() == [TurnRequest(game, 1, 3)]
-    assert await reconciler.run_once() == []  # pending again: not published twice
+    assert await rival.run_once() == []  # the same pass: the first process had the lease
+    await next_pass()
+    assert await rival.run_once() == []  # pending again: not published twice
     entries = await redis_store.client.xrange(stream)
     assert [TurnRequest.from_fields(f) for _, f in entries] == [TurnRequest(game, 1, 3)]
 

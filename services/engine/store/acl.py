@@ -74,7 +74,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "turns"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XPENDING, XACK, XDEL
         ("RW", "dead"),  # XADD (dead-letter script)
         ("R", "games"),  # ZRANGEBYSCORE (the reconciler lists running games)
-        ("RW", "reconciler"),  # SET NX PX, GET (the reconciler's lease)
+        ("RW", "reconciler"),  # XADD with an explicit id (the reconciler's lease)
     ),
 }
 
@@ -105,7 +105,6 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xadd",
         "xrange",
         "get",
-        "set",  # the reconciler's lease
         "zrangebyscore",  # the reconciler's list of games
     ),
 }
