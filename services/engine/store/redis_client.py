@@ -29,6 +29,15 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+RedisClient: TypeAlias = "aioredis.Redis | RedisCluster"
+"""What the store and the bot queue accept: a standalone or a cluster client."""
+
+URL_ENV = "REDIS_URL"
+CLUSTER_ENV = "REDIS_CLUSTER_NODES"
+USERNAME_ENV = "REDIS_USERNAME"
+PASSWORD_ENV = "REDIS_PASSWORD"
+
+
 def resilience() -> dict[str, Any]:
     """Client options that ride out a Redis restart or failover: a command failing on a
     pooled connection the restart left broken is retried up to 3 times on a new one
@@ -41,15 +50,6 @@ def resilience() -> dict[str, Any]:
         "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionResetError],
         "socket_keepalive": True,
     }
-
-
-RedisClient: TypeAlias = "aioredis.Redis | RedisCluster"
-"""What the store and the bot queue accept: a standalone or a cluster client."""
-
-URL_ENV = "REDIS_URL"
-CLUSTER_ENV = "REDIS_CLUSTER_NODES"
-USERNAME_ENV = "REDIS_USERNAME"
-PASSWORD_ENV = "REDIS_PASSWORD"
 
 
 def parse_nodes(text: str) -> tuple[tuple[str, int], ...]:
