@@ -7,7 +7,8 @@ the original result. The key is never the bare id (docs/operations.md, "Command 
 - SubmitAction: ``seat:<seat>|<id>``. Seat B reusing seat A's id is a fresh command of
   B's; a person cannot pre-empt a bot's id (bot seats only take commands carrying the
   bot credential, see :mod:`services.engine.bot_credential`).
-- JoinGame: ``join:<token hash>|<id>``: scoped to the token the joiner chose.
+- JoinGame: ``join:<seat>|<id>``: a seat is claimed once, so its joiners never share
+  an id with another seat's.
 - CreateGame: the game id itself is derived from the caller's scope and the id (see
   :func:`create_scope`); the key is ``create|<id>`` inside that game.
 
@@ -47,11 +48,11 @@ def action_command(seat: int, command_id: str, action: Mapping[str, Any]) -> Com
 
 
 def join_command(seat: int, command_id: str, name: str, token_hash: str) -> CommandKey | None:
-    """The key of a JoinGame by the holder of ``token_hash``; None without a command id."""
+    """The key of a JoinGame of ``seat``; None without a command id."""
     if not command_id:
         return None
     content = {"seat": seat, "name": name, "token_hash": token_hash}
-    return CommandKey(f"join:{token_hash}|{command_id}", request_hash(content))
+    return CommandKey(f"join:{seat}|{command_id}", request_hash(content))
 
 
 def create_content(

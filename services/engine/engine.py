@@ -312,11 +312,11 @@ class Engine:
 
         Joining again with the same token hash is a success that appends nothing, whatever
         the command id: that is how a lost reply is retried. Command ids are scoped to the
-        token hash; one already used by this token while the seat is not held by it is
+        seat; one already used for this seat while it is not held by this token is
         refused: an idempotent replay must not answer "joined" to a request whose token
         would not work. Raises GameNotFound; InvalidArgument (unknown seat, blank name or
         hash); RuleViolation ``seat_not_open`` (a bot seat, or taken by another token),
-        ``command_id_used``, ``command_id_reused`` (the id was used for another join).
+        ``command_id_used``.
         """
         if not name.strip() or len(token_hash) != 64:
             raise InvalidArgument("JoinGame needs a name and a token hash")
@@ -327,10 +327,7 @@ class Engine:
         if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
             return CommandResult(game_id, snapshot.version, snapshot.version)
         command = join_command(seat, command_id, name, token_hash)
-        if command is not None and (
-            done := await self.store.command_result(game_id, command.field)
-        ):
-            refuse_reuse(command, done.request_hash, command_id)
+        if command is not None and await self.store.command_result(game_id, command.field):
             raise _command_id_used(command_id, seat)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
@@ -345,8 +342,6 @@ class Engine:
             self._snapshots.forget(game_id)
             raise
         if result.duplicate:  # a concurrent request with this command id was appended first
-            if command is not None:
-                refuse_reuse(command, result.request_hash, command_id)
             if (await self.load(game_id)).seats[seat].token_hash != token_hash:
                 raise _command_id_used(command_id, seat)
             return CommandResult(game_id, result.last_version, result.first_version)

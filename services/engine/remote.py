@@ -20,7 +20,7 @@ CHANNEL_OPTIONS = (
     ("grpc.lb_policy_name", "round_robin"),
     ("grpc.initial_reconnect_backoff_ms", 500),
     ("grpc.min_reconnect_backoff_ms", 500),
-    ("grpc.max_reconnect_backoff_ms", 3000),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 )
 """Calls spread over every address the target resolves to; a restarted engine is found
 again within seconds."""
