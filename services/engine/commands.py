@@ -24,11 +24,20 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.engine.errors import RuleViolation
+from services.engine.errors import InvalidArgument, RuleViolation
 from services.engine.game_seats import SeatSpec
 from services.engine.store.records import CommandKey, canonical_json
 
 COMMAND_ID_REUSED = "command_id_reused"
+MAX_COMMAND_ID = 200
+"""Longest command id taken (characters): ids are stored in every event they produce."""
+
+
+def check_command_id(command_id: str) -> str:
+    """Return ``command_id`` if short enough; else raise InvalidArgument."""
+    if len(command_id) > MAX_COMMAND_ID:
+        raise InvalidArgument(f"command_id is longer than {MAX_COMMAND_ID} characters")
+    return command_id
 
 
 def request_hash(content: Mapping[str, Any]) -> str:
@@ -42,14 +51,14 @@ def action_command(seat: int, command_id: str, action: Mapping[str, Any]) -> Com
     The content bound to the id is the action itself (the expected version is not part
     of it: a retry after a lost reply may carry a newer one and is still the same move).
     """
-    if not command_id:
+    if not check_command_id(command_id):
         return None
     return CommandKey(f"seat:{seat}|{command_id}", request_hash({"action": dict(action)}))
 
 
 def join_command(seat: int, command_id: str, name: str, token_hash: str) -> CommandKey | None:
     """The key of a JoinGame of ``seat``; None without a command id."""
-    if not command_id:
+    if not check_command_id(command_id):
         return None
     content = {"seat": seat, "name": name, "token_hash": token_hash}
     return CommandKey(f"join:{seat}|{command_id}", request_hash(content))
@@ -79,7 +88,7 @@ def create_scope(seats: Sequence[SeatSpec], content_hash: str) -> str:
 
 def create_command(command_id: str, content_hash: str) -> CommandKey:
     """The key of a CreateGame inside the game its scoped id names."""
-    return CommandKey(f"create|{command_id}", content_hash)
+    return CommandKey(f"create|{check_command_id(command_id)}", content_hash)
 
 
 def refuse_reuse(command: CommandKey, recorded_hash: str, command_id: str) -> None:

@@ -18,7 +18,7 @@ from services.bot.worker import bot_command_id
 from services.engine.bot_credential import BotCredential
 from services.engine.clock import fixed_seed
 from services.engine.engine import Engine
-from services.engine.errors import NotAuthorized, RuleViolation
+from services.engine.errors import InvalidArgument, NotAuthorized, RuleViolation
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.game_seats import hash_token
 from services.engine.ruleset import DomainEvent
@@ -135,7 +135,7 @@ async def test_create_ids_are_scoped_to_the_caller_and_bound_to_the_request(
     assert len(await engine.store.list_games()) == 2
 
 
-async def test_joins_are_scoped_to_the_joiners_token(registry: RulesetRegistry) -> None:
+async def test_join_ids_are_scoped_to_the_seat(registry: RulesetRegistry) -> None:
     engine = make_engine(registry)
     seats = [SeatSpec(SeatKind.HUMAN, ""), SeatSpec(SeatKind.HUMAN, "")]
     game = (await engine.create_game("nim", seats, {})).game_id
@@ -143,9 +143,9 @@ async def test_joins_are_scoped_to_the_joiners_token(registry: RulesetRegistry) 
     await engine.join_game(game, 1, "bob", hash_token("tok-bob"), "join-1")  # not a dup
     snapshot = await engine.load(game)
     assert [s.name for s in snapshot.seats] == ["ann", "bob"]
-    with pytest.raises(RuleViolation) as info:
+    with pytest.raises(RuleViolation) as info:  # seat 1's id, and ann does not hold seat 1
         await engine.join_game(game, 1, "ann", hash_token("tok-ann"), "join-1")
-    assert info.value.rule == "command_id_reused"
+    assert info.value.rule == "command_id_used"
 
 
 async def test_results_recorded_before_hashes_still_deduplicate(
@@ -209,3 +209,27 @@ def test_property_each_id_of_a_seat_applies_once_and_only_for_its_first_content(
         assert len(seen) == len(set(seen))
 
     asyncio.run(run())
+
+
+async def test_an_overlong_command_id_is_invalid(registry: RulesetRegistry) -> None:
+    engine = make_engine(registry)
+    game = (await engine.create_game("nim", HUMANS, {"max_take": 3})).game_id
+    with pytest.raises(InvalidArgument):
+        await engine.submit_action(game, 0, {"take": 1}, command_id="x" * 201)
+    with pytest.raises(InvalidArgument):
+        await engine.create_game("nim", HUMANS, {}, "y" * 201)
+    assert (await engine.store.head(game))[0] == 2
+
+
+async def test_an_action_whose_type_is_not_text_is_a_rule_refusal() -> None:
+    """Fuzz finding (issue 12): Teotihuacan answered INTERNAL to ``{"type": []}``."""
+    from services.engine.rulesets import default_registry
+
+    engine = make_engine(default_registry())
+    seats = [SeatSpec(SeatKind.HUMAN, n, hash_token(n)) for n in ("ann", "bob")]
+    game = (await engine.create_game("teotihuacan", seats, {})).game_id
+    to_act = (await engine.load(game)).seats_to_act()[0]
+    for action in ({"type": []}, {"type": {"a": 1}}, {"type": None}, {}):
+        with pytest.raises(RuleViolation) as info:
+            await engine.submit_action(game, to_act, action)
+        assert info.value.rule in {"malformed_action", "wrong_decision"}, action
