@@ -204,9 +204,13 @@ def test_property_each_id_of_a_seat_applies_once_and_only_for_its_first_content(
                 assert (result.first_version, result.version) == first[key]
             else:
                 first[key] = (result.first_version, result.version)
-        events = await engine.store.read(game, 2)
-        seen = [(e.metadata.seat, e.metadata.command_id) for e in events]
-        assert len(seen) == len(set(seen))
+        batches: dict[tuple[int, str], list[int]] = {}
+        for event in await engine.store.read(game, 2):
+            key = (event.metadata.seat, event.metadata.command_id)
+            batches.setdefault(key, []).append(event.version)
+        for key, versions in batches.items():  # one append per (seat, id): contiguous
+            assert versions == list(range(versions[0], versions[-1] + 1)), key
+            assert (versions[0], versions[-1]) == first[key]
 
     asyncio.run(run())
 
