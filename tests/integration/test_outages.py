@@ -4,6 +4,7 @@ pooled connections recover as soon as Redis is back (issue 12)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -12,13 +13,17 @@ import grpc
 import pytest
 
 from services.app import all_in_one
+from services.bot.queue import TurnRequestQueue
+from services.bot.worker import BotWorker
 from services.embedded_redis import free_port
+from services.engine.bot_credential import BotCredential
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.game_seats import hash_token
 from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import start_engine_server
 from services.engine.store.redis_store import RedisEventStore
 from services.gateway.server import create_server
 from services.rpc.errors import error_info, retry_delay_s
@@ -111,3 +116,75 @@ async def test_engine_down_is_unavailable_at_the_gateway(
     finally:
         await server.stop(0)
         await dead.close()
+
+
+async def _stall_after(outage: Any, store: RedisEventStore, game: str) -> float:
+    """Seconds from the start of ``outage()`` (an awaitable that ends the outage) until
+    ``game`` moves again."""
+    version = (await store.head(game))[0]
+    started = time.monotonic()
+    await outage()
+    while True:
+        with contextlib.suppress(Exception):
+            if (await store.head(game))[0] > version:
+                return time.monotonic() - started
+        assert time.monotonic() - started < 30, "the game did not move again"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.slow
+async def test_a_3_s_engine_outage_stalls_a_bot_game_less_than_5_s(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """The bot worker retries the engine at once (backoff to 0.5 s), not after 30 s."""
+    credential = BotCredential.generate()
+    engine = Engine(redis_store, registry, bot_credential=credential)
+    port = free_port()
+    server, _ = await start_engine_server(engine, f"127.0.0.1:{port}")
+    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=2, bot_key=credential.secret)
+    queue = TurnRequestQueue(redis_store.client, redis_store.keys, consumer="stall")
+    worker = BotWorker(queue, GameReader(redis_store, registry), client, pause_s=0.3)
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop))
+    bots = [SeatSpec(SeatKind.BOT, f"b{i}") for i in range(2)]
+    game = (await engine.create_game("nim", bots, {"max_take": 1})).game_id
+    servers = [server]
+
+    async def outage() -> None:
+        await servers[0].stop(0)
+        await asyncio.sleep(3.0)
+        servers[0], _ = await start_engine_server(engine, f"127.0.0.1:{port}")
+
+    try:
+        await asyncio.sleep(1.0)
+        stall = await _stall_after(outage, redis_store, game)
+    finally:
+        stop.set()
+        await running
+        await client.close()
+        await servers[0].stop(0)
+    print(f"a 3 s engine outage stalled the bot game {stall:.2f} s")
+    assert stall < 5.0
+
+
+@pytest.mark.slow
+async def test_a_3_s_redis_outage_stalls_a_bot_game_less_than_5_s(tmp_path: Path) -> None:
+    redis = RedisProcess(tmp_path / "redis").start()
+    try:
+        async with all_in_one(
+            redis.url, registry=registry_with_nim(), key_prefix="stall", bot_pause_s=0.3
+        ) as stack:
+            bots = [SeatSpec(SeatKind.BOT, f"b{i}") for i in range(2)]
+            created = await stack.engine.create_game("nim", bots, {"max_take": 1})
+            await asyncio.sleep(1.5)  # a few moves, and everysec has written them
+
+            async def outage() -> None:
+                redis.kill9()
+                await asyncio.sleep(3.0)
+                redis.start()
+
+            stall = await _stall_after(outage, stack.store, created.game_id)
+    finally:
+        redis.stop()
+    print(f"a 3 s Redis outage stalled the bot game {stall:.2f} s")
+    assert stall < 5.0
