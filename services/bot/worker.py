@@ -10,7 +10,7 @@ from enum import StrEnum
 
 import grpc
 import structlog
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from services.bot.policy import Policy, SeatPolicy
 from services.bot.queue import Delivery, TurnRequestQueue
@@ -193,11 +193,28 @@ class BotWorker:
         """
         return time.monotonic() - self._last_progress
 
+    async def _ensure_group(self, stop: asyncio.Event) -> None:
+        """Create the consumer group, waiting out a Redis that is down or loading (a
+        worker started during an outage must not exit)."""
+        while not stop.is_set():
+            try:
+                await self._queue.ensure_group()
+                return
+            except (RedisError, OSError) as exc:
+                log.warning("bot_worker_redis_error", error=repr(exc))
+                await self._pause(stop, RETRY_MAX_S)
+
     async def _read_loop(self, streams: list[str], count: int, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 await self._dispatch(await self._queue.read(count, self._block_ms, streams))
                 self._last_progress = time.monotonic()
+            except ResponseError as exc:
+                log.warning("bot_worker_redis_error", error=repr(exc))
+                if "NOGROUP" in str(exc):  # Redis lost the group (a failover, a cut AOF)
+                    await self._ensure_group(stop)
+                else:
+                    await self._pause(stop, RETRY_MAX_S)
             except (RedisError, OSError) as exc:
                 log.warning("bot_worker_redis_error", error=repr(exc))
                 await self._pause(stop, RETRY_MAX_S)
@@ -221,7 +238,7 @@ class BotWorker:
         read asks for ``concurrency // shards`` entries (at least one), so a worker holds
         few more requests than it can play.
         """
-        await self._queue.ensure_group()
+        await self._ensure_group(stop)
         groups = self._queue.stream_groups()
         count = max(1, self._concurrency // len(groups))
         log.info(
