@@ -63,18 +63,22 @@ async def _retrying(call: Any, request: Any, wait_s: float = 5.0) -> Any:
 
 
 async def _play_person(stub: Any, game: str, token: str, acked: Acked, stop: asyncio.Event) -> None:
-    """Seat 0 of ``game`` takes one stone whenever it is to act, until the game ends."""
+    """Seat 0 of ``game`` takes one stone whenever it is to act, until ``stop``.
+
+    It stays at the table after the game ends, and when the game is gone: Redis may
+    lose the end of a game (or the whole game) it had acknowledged, and then the game
+    waits for this person again (or no longer exists).
+    """
     pb = load_stubs().game_pb2
     while not stop.is_set():
         try:
             state = await _retrying(stub.GetGame, pb.GetGameRequest(game_id=game))
         except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.NOT_FOUND:
-                return  # Redis lost the whole game (created in the AOF's cut tail)
-            raise
-        if state.finished:
-            return
-        if 0 not in state.seats_to_act:
+            if error.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            await asyncio.sleep(0.3)  # lost whole (created in the AOF's cut tail)
+            continue
+        if state.finished or 0 not in state.seats_to_act:
             await asyncio.sleep(0.05)
             continue
         request = pb.SubmitActionRequest(
@@ -141,6 +145,7 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
             proc.start()
         bots = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"b{i}") for i in range(3)]
         games: list[str] = []
+        tokens: dict[str, str] = {}
         creating = asyncio.Event()
 
         async def create(i: int) -> None:
@@ -153,6 +158,7 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
             game = (await _retrying(stub.CreateGame, request, 10)).game_id
             games.append(game)
             if i % 2:
+                tokens[game] = f"tok-{i}"
                 task = _play_person(stub, game, f"tok-{i}", acked, stop)
                 people.append(asyncio.create_task(task))
 
@@ -218,10 +224,30 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
             await _wait(all_finished, 120, "every game to finish (none stuck)")
         except AssertionError:
             turns = [await store.client.xrange(stream) for stream in store.keys.all_turns()]
-            raise AssertionError(f"stuck: {await running()}; turn requests: {turns}") from None
-        await asyncio.gather(*people)
+            failed = [repr(t.exception())[:300] for t in people if t.done() and t.exception()]
+            pending = sum(1 for t in people if not t.done())
+            for line in await running():
+                game = line.split("@")[0]
+                if game in tokens:
+                    try:
+                        await stub.SubmitAction(
+                            pb.SubmitActionRequest(
+                                game_id=game,
+                                seat=0,
+                                seat_token=tokens[game],
+                                action_json='{"take": 1}',
+                            ),
+                            timeout=5,
+                        )
+                        failed.append(f"{game}: a move now works")
+                    except grpc.aio.AioRpcError as error:
+                        failed.append(f"{game}: {error.code()} {error.details()}")
+            failed.append(f"{pending} person tasks still running")
+            raise AssertionError(
+                f"stuck: {await running()}; turn requests: {turns}; person tasks: {failed}"
+            ) from None
         stop.set()
-        await sampler
+        await asyncio.gather(*people, sampler)
     finally:
         stop.set()
         creating.set()
