@@ -16,7 +16,9 @@ import grpc
 import structlog
 
 from services.bot.queue import DEFAULT_MAX_DELIVERIES, TurnRequestQueue
+from services.bot.reconciler import DEFAULT_INTERVAL_S, TurnReconciler
 from services.bot.worker import BotWorker
+from services.engine.bot_credential import BotCredential
 from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.clock import SeedSource, random_seed
 from services.engine.engine import Engine
@@ -74,6 +76,8 @@ class BotSettings:
     """``host:port`` of the worker's gRPC health endpoint; empty: none."""
     pause_s: float = 0.0
     """Seconds each bot move waits (a person watching an all-bot game); 0: none."""
+    reconcile_s: float = DEFAULT_INTERVAL_S
+    """Seconds between passes republishing lost turn requests; 0: no reconciler."""
 
 
 @dataclass
@@ -100,6 +104,11 @@ def _bot(
         concurrency=bot.concurrency,
         claim_idle_ms=bot.claim_idle_ms,
         pause_s=bot.pause_s,
+        reconciler=(
+            TurnReconciler(store.client, store.keys, reader, bot.reconcile_s)
+            if bot.reconcile_s > 0
+            else None
+        ),
     )
 
 
@@ -130,12 +139,16 @@ async def all_in_one(
     snapshots = SnapshotCache(store, registry, snapshot_every=snapshot_every)
     engine = Engine(store, registry, seed_source=seed_source, snapshots=snapshots)
     client = InProcessEngineClient(engine)
+    bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
     reader = GameReader(store, registry, snapshots)
     server, port = await create_server(address, reader, client, default_ruleset, limiter)
     stop = asyncio.Event()
     worker = asyncio.create_task(
         _bot(
-            store, reader, client, BotSettings(concurrency=bot_concurrency, pause_s=bot_pause_s)
+            store,
+            reader,
+            bot_client,
+            BotSettings(concurrency=bot_concurrency, pause_s=bot_pause_s),
         ).run(stop)
     )
     log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
@@ -155,11 +168,19 @@ async def run_engine(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
 ) -> None:
-    """``teoti engine``: EngineService alone until ``stop``."""
+    """``teoti engine``: EngineService alone until ``stop``.
+
+    Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.bot_credential);
+    without it set, no separate bot worker can play (logged as a warning).
+    """
     settings = settings or StoreSettings()
     store = settings.store(redis)
     snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
-    server, port = await start_engine_server(Engine(store, registry, snapshots=snapshots), address)
+    credential = BotCredential.from_env()
+    if credential is None:
+        log.warning("bot_secret_missing", hint="set TEOTI_BOT_SECRET for engine and bot worker")
+    engine = Engine(store, registry, snapshots=snapshots, bot_credential=credential)
+    server, port = await start_engine_server(engine, address)
     log.info("engine_serving", port=port, redis=as_config(redis).describe())
     await stop.wait()
     await server.stop(SHUTDOWN_GRACE_S)
@@ -201,7 +222,10 @@ async def run_bot(
 
     settings = settings or StoreSettings()
     store = settings.store(redis)
-    client = RemoteEngineClient(engine_target)
+    credential = BotCredential.from_env()
+    if credential is None:
+        log.warning("bot_secret_missing", hint="set TEOTI_BOT_SECRET for engine and bot worker")
+    client = RemoteEngineClient(engine_target, bot_key=credential.secret if credential else "")
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     bot = bot or BotSettings()
     worker = _bot(store, settings.reader(store, registry), client, bot)

@@ -187,6 +187,7 @@ async def _bot(args: argparse.Namespace) -> int:
             args.claim_idle_ms,
             args.max_deliveries,
             f"0.0.0.0:{args.health_port}" if args.health_port else "",
+            reconcile_s=args.reconcile_s,
         ),
     )
     return 0
@@ -489,6 +490,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=5,
         help="dead-letter a turn request after this many deliveries",
+    )
+    bot.add_argument(
+        "--reconcile-s",
+        type=float,
+        default=5.0,
+        help="seconds between passes republishing lost turn requests (0: off)",
     )
     redis_opt(bot)
     common(bot)

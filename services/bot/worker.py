@@ -10,16 +10,25 @@ from enum import StrEnum
 
 import grpc
 import structlog
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from services.bot.policy import Policy, RulesetPolicy
 from services.bot.queue import Delivery, TurnRequestQueue
+from services.bot.reconciler import TurnReconciler
 from services.engine.client import EngineClient
 from services.engine.errors import GameNotFound, RuleViolation, VersionConflict
 from services.engine.reader import GameReader
 from services.engine.store.records import TurnRequest
 
 log = structlog.get_logger(__name__)
+
+RETRY_FIRST_S = 0.1
+RETRY_MAX_S = 0.5
+RETRY_FOR_S = 20.0
+"""Transient failures (Redis or the engine unreachable) are retried after 0.1 s, doubling
+up to 0.5 s between tries, for 20 s; only then is the request left pending for
+XAUTOCLAIM. So an outage of a few seconds delays a bot game by about as long."""
+TRANSIENT = (grpc.aio.AioRpcError, RedisError, OSError)
 
 
 class Outcome(StrEnum):
@@ -54,6 +63,9 @@ class BotWorker:
         bot_seed: mixed into each request's rng so choices are reproducible.
         pause_s: seconds each move waits before it is chosen, so that a person watching
             an all-bot game can follow it (``teoti watch``); 0, the default, plays at once.
+        reconciler: republishes lost turn requests while the worker runs (None: none).
+        retry_for_s: how long a transient failure is retried before the request is left
+            pending (see RETRY_FOR_S).
     """
 
     def __init__(
@@ -67,6 +79,8 @@ class BotWorker:
         claim_idle_ms: int = 30_000,
         bot_seed: str = "bot",
         pause_s: float = 0.0,
+        reconciler: TurnReconciler | None = None,
+        retry_for_s: float = RETRY_FOR_S,
     ) -> None:
         self._queue = queue
         self._reader = reader
@@ -79,6 +93,8 @@ class BotWorker:
         self._bot_seed = bot_seed
         self._pause_s = pause_s
         self._tasks: set[asyncio.Task[None]] = set()
+        self._reconciler = reconciler
+        self._retry_for_s = retry_for_s
         self._last_progress = time.monotonic()
 
     async def handle(self, request: TurnRequest) -> Outcome:
@@ -119,9 +135,9 @@ class BotWorker:
                 await self._queue.dead_letter(delivery, "malformed turn request")
                 return
             try:
-                outcome = await self.handle(delivery.request)
-            except (grpc.aio.AioRpcError, RedisError, OSError) as exc:
-                # Transient: leave it pending; XAUTOCLAIM hands it out again later, and
+                outcome = await self._handle_retrying(delivery)
+            except TRANSIENT as exc:
+                # Still failing: leave it pending; XAUTOCLAIM hands it out again later, and
                 # dead-letters it after too many deliveries.
                 log.warning("turn_request_retry_later", entry_id=delivery.entry_id, error=repr(exc))
                 return
@@ -137,6 +153,26 @@ class BotWorker:
             log.warning("turn_request_ack_failed", entry_id=delivery.entry_id, error=repr(exc))
         finally:
             self._slots.release()
+
+    async def _handle_retrying(self, delivery: Delivery) -> Outcome:
+        """:meth:`handle`, retried with backoff on a transient failure (see RETRY_FOR_S).
+
+        Retrying is safe: the move goes with the request's expected version and its
+        deterministic command id, so it is applied at most once. Raises the last
+        transient error once ``retry_for_s`` has passed.
+        """
+        assert delivery.request is not None
+        deadline = time.monotonic() + self._retry_for_s
+        delay = RETRY_FIRST_S
+        while True:
+            try:
+                return await self.handle(delivery.request)
+            except TRANSIENT as exc:
+                if time.monotonic() + delay > deadline:
+                    raise
+                log.info("turn_request_retrying", entry_id=delivery.entry_id, error=repr(exc))
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_S)
 
     async def _dispatch(self, deliveries: list[Delivery]) -> None:
         for delivery in deliveries:
@@ -157,14 +193,31 @@ class BotWorker:
         """
         return time.monotonic() - self._last_progress
 
+    async def _ensure_group(self, stop: asyncio.Event) -> None:
+        """Create the consumer group, waiting out a Redis that is down or loading (a
+        worker started during an outage must not exit)."""
+        while not stop.is_set():
+            try:
+                await self._queue.ensure_group()
+                return
+            except (RedisError, OSError) as exc:
+                log.warning("bot_worker_redis_error", error=repr(exc))
+                await self._pause(stop, RETRY_MAX_S)
+
     async def _read_loop(self, streams: list[str], count: int, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 await self._dispatch(await self._queue.read(count, self._block_ms, streams))
                 self._last_progress = time.monotonic()
+            except ResponseError as exc:
+                log.warning("bot_worker_redis_error", error=repr(exc))
+                if "NOGROUP" in str(exc):  # Redis lost the group (a failover, a cut AOF)
+                    await self._ensure_group(stop)
+                else:
+                    await self._pause(stop, RETRY_MAX_S)
             except (RedisError, OSError) as exc:
                 log.warning("bot_worker_redis_error", error=repr(exc))
-                await self._pause(stop, 1.0)
+                await self._pause(stop, RETRY_MAX_S)
 
     async def _claim_loop(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -185,7 +238,7 @@ class BotWorker:
         read asks for ``concurrency // shards`` entries (at least one), so a worker holds
         few more requests than it can play.
         """
-        await self._queue.ensure_group()
+        await self._ensure_group(stop)
         groups = self._queue.stream_groups()
         count = max(1, self._concurrency // len(groups))
         log.info(
@@ -197,6 +250,8 @@ class BotWorker:
         loops = [asyncio.create_task(self._claim_loop(stop))] + [
             asyncio.create_task(self._read_loop(streams, count, stop)) for streams in groups
         ]
+        if self._reconciler is not None:
+            loops.append(asyncio.create_task(self._reconciler.run(stop)))
         try:
             await asyncio.gather(*loops)
         finally:

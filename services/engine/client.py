@@ -72,10 +72,15 @@ class EngineClient(Protocol):
 
 
 class InProcessEngineClient:
-    """EngineClient calling an :class:`Engine` directly (``teoti serve``, tests)."""
+    """EngineClient calling an :class:`Engine` directly (``teoti serve``, tests).
 
-    def __init__(self, engine: Engine) -> None:
+    ``bot_key`` is the engine's bot credential for the bot worker's client, "" for the
+    gateway's (whose commands for bot seats the engine then refuses).
+    """
+
+    def __init__(self, engine: Engine, bot_key: str = "") -> None:
         self._engine = engine
+        self._bot_key = bot_key
 
     async def create_game(
         self,
@@ -96,7 +101,9 @@ class InProcessEngineClient:
         command_id: str = "",
     ) -> CommandResult:
         """See EngineClient.submit_action."""
-        return await self._engine.submit_action(game_id, seat, action, expected_version, command_id)
+        return await self._engine.submit_action(
+            game_id, seat, action, expected_version, command_id, bot_key=self._bot_key
+        )
 
     async def join_game(
         self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""

@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 from structlog.typing import FilteringBoundLogger
 
+from services.engine.bot_credential import BotCredential
 from services.engine.client import CommandResult
 from services.engine.clock import (
     Clock,
@@ -21,6 +22,15 @@ from services.engine.clock import (
     random_seed,
     system_clock,
 )
+from services.engine.commands import (
+    action_command,
+    create_command,
+    create_content,
+    create_scope,
+    join_command,
+    refuse_reuse,
+    request_hash,
+)
 from services.engine.commitments import seal
 from services.engine.engine_events import (
     ENGINE_EVENTS,
@@ -30,9 +40,11 @@ from services.engine.engine_events import (
     seed_revealed,
 )
 from services.engine.errors import (
+    ChainMismatch,
     CorruptLog,
     GameNotFound,
     InvalidArgument,
+    NotAuthorized,
     RuleViolation,
     VersionConflict,
 )
@@ -47,6 +59,7 @@ from services.engine.store.protocol import EventStore
 from services.engine.store.records import (
     SYSTEM_SEAT,
     AppendResult,
+    CommandKey,
     EventMetadata,
     NewGame,
     PrivateRecords,
@@ -64,7 +77,7 @@ def _command_id_used(command_id: str, seat: int) -> RuleViolation:
     """The refusal of a JoinGame whose command id is taken while its token holds no seat."""
     return RuleViolation(
         "command_id_used",
-        f"command id {command_id!r} was already used in this game and seat {seat} is not "
+        f"command id {command_id[:100]!r} was already used in this game and seat {seat} is not "
         "held by this token; to retry a JoinGame safely, choose its token (seat_token) and "
         "send the same one again",
     )
@@ -83,6 +96,8 @@ class Engine:
         max_attempts: reload-and-redecide attempts when a concurrent writer wins and the
             client gave no expected version.
         snapshots: cache of folded games (shared with the read side in one process).
+        bot_credential: what a command for a bot seat must carry (None: a random one,
+            see :attr:`bot_credential`).
     """
 
     def __init__(
@@ -94,8 +109,10 @@ class Engine:
         id_source: IdSource = random_game_id,
         max_attempts: int = 5,
         snapshots: SnapshotCache | None = None,
+        bot_credential: BotCredential | None = None,
     ) -> None:
         self.store = store
+        self.bot_credential = bot_credential or BotCredential.generate()
         self._snapshots = snapshots or SnapshotCache(store, registry)
         self.registry = registry
         self._clock = clock
@@ -124,9 +141,11 @@ class Engine:
     ) -> CommandResult:
         """Create a game: GameCreated + the ruleset's setup events, in one append.
 
-        With a command id the game id is derived from it, so a retried create returns
-        the same game. Raises InvalidArgument (no seats, blank name), UnknownRuleset,
-        InvalidOptions (from ``ruleset.setup``).
+        With a command id the game id is derived from it and the caller's scope (see
+        :func:`services.engine.commands.create_scope`), so a retried create returns the
+        same game and another caller's id never meets it. Raises InvalidArgument (no
+        seats, blank name), UnknownRuleset, InvalidOptions (from ``ruleset.setup``),
+        RuleViolation ``command_id_reused`` (the id was used for another request).
         """
         ruleset = self.registry.get(ruleset_name)
         if not seats:
@@ -135,11 +154,17 @@ class Engine:
             raise InvalidArgument("every seat needs a name (only an open seat may have none)")
         if any(seat.kind is SeatKind.BOT and seat.token_hash for seat in seats):
             raise InvalidArgument("a bot seat has no token")
-        game_id = (
-            uuid.uuid5(_GAME_ID_NAMESPACE, command_id).hex if command_id else self._id_source()
-        )
-        if command_id and (done := await self.store.command_result(game_id, command_id)):
-            return CommandResult(game_id, done.last_version, done.first_version)
+        command: CommandKey | None = None
+        if command_id:
+            content_hash = request_hash(create_content(ruleset_name, seats, options))
+            scope = create_scope(seats, content_hash)
+            game_id = uuid.uuid5(_GAME_ID_NAMESPACE, f"{scope}|{command_id}").hex
+            command = create_command(command_id, content_hash)
+            if done := await self.store.command_result(game_id, command.field):
+                refuse_reuse(command, done.request_hash, command_id)
+                return CommandResult(game_id, done.last_version, done.first_version)
+        else:
+            game_id = self._id_source()
         seed = self._seed_source()
         setup = ruleset.setup(
             SetupRequest(len(seats), dict(options), tuple(seat.name for seat in seats)),
@@ -168,7 +193,10 @@ class Engine:
             prev_hash=GENESIS_HASH,
             new_game=NewGame(seed, created_ms),
             private=private,
+            command=command,
         )
+        if result.duplicate and command is not None:
+            refuse_reuse(command, result.request_hash, command_id)
         if not result.duplicate:
             # What the first command and the gateway's next read would fetch: keep it.
             await self._snapshots.appended(game_id, None, result.written, private)
@@ -189,10 +217,14 @@ class Engine:
         action: Mapping[str, Any],
         expected_version: int | None = None,
         command_id: str = "",
+        bot_key: str = "",
     ) -> CommandResult:
         """Decide ``action`` of ``seat`` and append its events.
 
-        A command id seen before returns the original result and decides nothing. Turn
+        A command id this seat used before for the same action returns the original
+        result and decides nothing; for another action it is refused (rule
+        ``command_id_reused``). Ids are per seat (:mod:`services.engine.commands`). A
+        bot seat only takes commands carrying ``bot_key``, the bot credential. Turn
         requests for every bot seat to act afterwards go out in the same append.
 
         The first try decides on the game as this engine last saw it, without reading
@@ -201,22 +233,32 @@ class Engine:
         is taken from that try; a refusal or a conflict there is judged again the way it
         always was, on the stored log (command id lookup, fresh load, retries).
 
-        Raises GameNotFound; InvalidArgument (unknown seat); RuleViolation (``game_over``,
-        ``not_your_turn``, or the ruleset's own rule); VersionConflict if
+        Raises GameNotFound; InvalidArgument (unknown seat); NotAuthorized (a bot seat
+        without the bot credential); RuleViolation (``game_over``, ``not_your_turn``,
+        ``command_id_reused`` or the ruleset's own rule); VersionConflict if
         ``expected_version`` is stale, or if concurrent writers kept winning.
         """
-        bound = log.bind(game_id=game_id, seat=seat, command_id=command_id)
+        bound = log.bind(game_id=game_id, seat=seat, command_id=command_id[:200])
         metadata = self._metadata(command_id, seat)
+        command = action_command(seat, command_id, action)
+        is_bot = self.bot_credential.accepts(bot_key)
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:
-                events, requests, private = await self._command_events(cached, seat, action)
-                result = await self._write(cached, events, metadata, requests, private)
-            except (RuleViolation, InvalidArgument, VersionConflict):
+                events, requests, private = await self._command_events(
+                    cached, seat, action, is_bot
+                )
+                result = await self._write(cached, events, metadata, requests, private, command)
+            except (RuleViolation, InvalidArgument, NotAuthorized, VersionConflict):
                 pass  # perhaps only because the cached game is behind: ask the store
+            except ChainMismatch:
+                self._snapshots.forget(game_id)  # the cache is off the log: reload it
             else:
-                return await self._applied(cached, result, len(events), bound, private)
-        if command_id and (done := await self.store.command_result(game_id, command_id)):
+                return await self._applied(cached, result, len(events), bound, command, private)
+        if command is not None and (
+            done := await self.store.command_result(game_id, command.field)
+        ):
+            refuse_reuse(command, done.request_hash, command_id)
             bound.info("duplicate_command", version=done.last_version)
             return CommandResult(game_id, done.last_version, done.first_version)
         conflict: VersionConflict | None = None
@@ -224,25 +266,34 @@ class Engine:
             snapshot = await self.load(game_id)
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
-            events, requests, private = await self._command_events(snapshot, seat, action)
+            events, requests, private = await self._command_events(snapshot, seat, action, is_bot)
             try:
-                result = await self._write(snapshot, events, metadata, requests, private)
+                result = await self._write(snapshot, events, metadata, requests, private, command)
             except VersionConflict as exc:
+                # Whether another writer won or the store lost writes this cache still
+                # holds (a failover, a cut AOF), the cached game is wrong: reload it.
+                self._snapshots.forget(game_id)
                 if expected_version is not None:
                     raise
                 conflict = exc
                 bound.info("append_conflict_retrying", expected=exc.expected, actual=exc.actual)
                 continue
-            return await self._applied(snapshot, result, len(events), bound, private)
+            except ChainMismatch:
+                self._snapshots.forget(game_id)
+                raise
+            return await self._applied(snapshot, result, len(events), bound, command, private)
         assert conflict is not None
         raise conflict
 
     async def _command_events(
-        self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any]
+        self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any], is_bot: bool
     ) -> tuple[list[DomainEvent], list[TurnRequest], PrivateRecords]:
         """The events of ``action`` on ``snapshot`` (hidden parts committed, reveals
         added), the turn requests to publish with them, and the secrets to keep. Raises
-        InvalidArgument, RuleViolation (see :meth:`submit_action`)."""
+        InvalidArgument, NotAuthorized, RuleViolation (see :meth:`submit_action`)."""
+        bot_seat = 0 <= seat < len(snapshot.seats) and snapshot.seats[seat].kind is SeatKind.BOT
+        if bot_seat and not is_bot:
+            raise NotAuthorized(f"seat {seat} is a bot seat: only the bot worker plays it")
         seed = await self._seed(snapshot)
         decided, after = self._decide(snapshot, seat, action, seed)
         sealed, secrets = seal(decided, snapshot.private.secrets)
@@ -268,9 +319,13 @@ class Engine:
         result: AppendResult,
         events: int,
         bound: FilteringBoundLogger,
+        command: CommandKey | None,
         private: PrivateRecords | None = None,
     ) -> CommandResult:
-        """Remember and log an append of ``events`` events onto ``snapshot``."""
+        """Remember and log an append of ``events`` events onto ``snapshot``. Raises
+        RuleViolation ``command_id_reused`` if the store had the id for another action."""
+        if result.duplicate and command is not None:
+            refuse_reuse(command, result.request_hash, command.field.partition("|")[2])
         await self._remember(snapshot, result, private)
         if result.duplicate:
             bound.info("duplicate_command", version=result.last_version)
@@ -284,11 +339,11 @@ class Engine:
         """Claim an open human seat for the holder of the token hashed to ``token_hash``.
 
         Joining again with the same token hash is a success that appends nothing, whatever
-        the command id: that is how a lost reply is retried. A command id already used in
-        this game while the seat is not held by this token is refused: an idempotent
-        replay must not answer "joined" to a request whose token would not work.
-        Raises GameNotFound; InvalidArgument (unknown seat, blank name or hash);
-        RuleViolation ``seat_not_open`` (a bot seat, or taken by another token),
+        the command id: that is how a lost reply is retried. Command ids are scoped to the
+        seat; one already used for this seat while it is not held by this token is
+        refused: an idempotent replay must not answer "joined" to a request whose token
+        would not work. Raises GameNotFound; InvalidArgument (unknown seat, blank name or
+        hash); RuleViolation ``seat_not_open`` (a bot seat, or taken by another token),
         ``command_id_used``.
         """
         if not name.strip() or len(token_hash) != 64:
@@ -299,17 +354,23 @@ class Engine:
         current = snapshot.seats[seat]
         if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
             return CommandResult(game_id, snapshot.version, snapshot.version)
-        if command_id and await self.store.command_result(game_id, command_id):
+        command = join_command(seat, command_id, name, token_hash)
+        if command is not None and await self.store.command_result(game_id, command.field):
             raise _command_id_used(command_id, seat)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
         binding = PrivateRecords(token_hashes={seat: token_hash})
-        result = await self._write(
-            snapshot,
-            [seat_joined(seat, name)],
-            self._metadata(command_id, SYSTEM_SEAT),
-            private=binding,
-        )
+        try:
+            result = await self._write(
+                snapshot,
+                [seat_joined(seat, name)],
+                self._metadata(command_id, SYSTEM_SEAT),
+                private=binding,
+                command=command,
+            )
+        except (VersionConflict, ChainMismatch):
+            self._snapshots.forget(game_id)
+            raise
         if result.duplicate:  # a concurrent request with this command id was appended first
             if (await self.load(game_id)).seats[seat].token_hash != token_hash:
                 raise _command_id_used(command_id, seat)
@@ -325,10 +386,11 @@ class Engine:
         metadata: EventMetadata,
         requests: Sequence[TurnRequest] = (),
         private: PrivateRecords | None = None,
+        command: CommandKey | None = None,
     ) -> AppendResult:
         """Append ``events`` decided on ``snapshot`` with the ``private`` records they need
-        (in the same atomic step): the store checks its version and head hash. Raises
-        VersionConflict (nothing written), ChainMismatch."""
+        (in the same atomic step), deduplicated under ``command``: the store checks its
+        version and head hash. Raises VersionConflict (nothing written), ChainMismatch."""
         return await self.store.append(
             snapshot.game_id,
             snapshot.version,
@@ -337,6 +399,7 @@ class Engine:
             requests,
             prev_hash=snapshot.head_hash,
             private=private,
+            command=command,
         )
 
     async def _remember(

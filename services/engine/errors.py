@@ -13,6 +13,7 @@ __all__ = [
     "InvalidOptions",
     "NotAuthorized",
     "RuleViolation",
+    "Unavailable",
     "UnknownRuleset",
     "VersionConflict",
 ]
@@ -40,3 +41,16 @@ class CorruptLog(RuntimeError):
 
 class NotAuthorized(PermissionError):
     """The request does not hold the token of the seat it acts for or looks at."""
+
+
+class Unavailable(ConnectionError):
+    """A service this call needs (Redis, the engine) is down or overloaded: retry later.
+
+    ``service`` names it (``"redis"``, ``"engine"``); ``retry_after_s`` is the suggested
+    wait before the retry.
+    """
+
+    def __init__(self, service: str, retry_after_s: float = 1.0, detail: str = "") -> None:
+        super().__init__(f"{service} is unavailable{': ' + detail if detail else ''}; retry")
+        self.service = service
+        self.retry_after_s = retry_after_s

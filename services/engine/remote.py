@@ -7,6 +7,7 @@ from typing import Any
 
 import grpc
 
+from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.client import CommandResult
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
@@ -19,7 +20,7 @@ CHANNEL_OPTIONS = (
     ("grpc.lb_policy_name", "round_robin"),
     ("grpc.initial_reconnect_backoff_ms", 500),
     ("grpc.min_reconnect_backoff_ms", 500),
-    ("grpc.max_reconnect_backoff_ms", 3000),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 )
 """Calls spread over every address the target resolves to; a restarted engine is found
 again within seconds."""
@@ -47,18 +48,24 @@ class RemoteEngineClient:
     the constructor). ``timeout_s`` bounds each call, or less when the gateway's caller
     has a sooner deadline (:mod:`services.rpc.deadlines`); transport failures surface as
     grpc.aio.AioRpcError.
+
+    ``bot_key`` is the bot credential (the bot worker's client only): it goes with every
+    SubmitAction in the ``x-teoti-bot-key`` metadata.
     """
 
-    def __init__(self, target: str, timeout_s: float = 10.0) -> None:
+    def __init__(self, target: str, timeout_s: float = 10.0, bot_key: str = "") -> None:
         stubs = load_stubs()
         self._pb = stubs.engine_pb2
         self._channel = grpc.aio.insecure_channel(channel_target(target), options=CHANNEL_OPTIONS)
         self._stub = stubs.engine_pb2_grpc.EngineServiceStub(self._channel)
         self._timeout = timeout_s
+        self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
 
-    async def _call(self, method: Any, request: Any) -> Any:
+    async def _call(self, method: Any, request: Any, metadata: Any = None) -> Any:
         try:
-            return await method(request, timeout=deadlines.timeout(self._timeout))
+            return await method(
+                request, timeout=deadlines.timeout(self._timeout), metadata=metadata
+            )
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from error
 
@@ -96,7 +103,7 @@ class RemoteEngineClient:
         )
         if expected_version is not None:
             request.expected_version = expected_version
-        reply = await self._call(self._stub.SubmitAction, request)
+        reply = await self._call(self._stub.SubmitAction, request, self._bot_metadata)
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def join_game(

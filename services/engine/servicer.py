@@ -6,6 +6,7 @@ from typing import Any
 
 import grpc
 
+from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.engine import Engine
 from services.engine.rulesets import DEFAULT_RULESET
 from services.rpc.convert import parse_object, seats_from_engine_proto
@@ -45,6 +46,7 @@ class EngineServicer:
             parse_object(request.action_json, "action_json"),
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
+            bot_key=_bot_key(context),
         )
         return self._pb.EngineServiceSubmitActionResponse(
             version=result.version, first_version=result.first_version
@@ -59,6 +61,14 @@ class EngineServicer:
         return self._pb.EngineServiceJoinGameResponse(
             version=result.version, first_version=result.first_version
         )
+
+
+def _bot_key(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """The bot credential a call carries ("" for none): only the bot worker sends one."""
+    for key, value in context.invocation_metadata() or ():
+        if key == BOT_KEY_METADATA and isinstance(value, str):
+            return value
+    return ""
 
 
 async def start_engine_server(engine: Engine, address: str) -> tuple[grpc.aio.Server, int]:

@@ -137,12 +137,29 @@ class SnapshotCache:
         Raises GameNotFound (empty log), CorruptLog, UnknownRuleset (from ``fold``).
         """
         cached = self._games.get(game_id) or await self._stored(game_id)
+        newer: list[StoredEvent] = []
+        if cached is not None:
+            # Read from the cached head itself: the log must still hold it, with its hash.
+            # If it does not, the store lost writes this cache saw (a failover to a lagging
+            # replica, an AOF cut short) or the log was replaced: the cache is dropped and
+            # the game folded again from what the store has, never left ahead of it.
+            tail = await self._store.read(game_id, cached.version - 1)
+            if tail and tail[0].version == cached.version and tail[0].hash == cached.head_hash:
+                newer = tail[1:]
+            else:
+                log.warning(
+                    "cached_game_not_in_store",
+                    game_id=game_id,
+                    cached_version=cached.version,
+                    store_version=tail[-1].version if tail else None,
+                )
+                self.forget(game_id)
+                cached = None
         if cached is None:
             events = await self._store.read(game_id)
             private = await self._store.read_private(game_id) if events else None
             snapshot = fold(game_id, events, self._registry, private or PrivateRecords())
         else:
-            newer = await self._store.read(game_id, cached.version)
             private = await self._store.read_private(game_id) if _needs_private(newer) else None
             snapshot = cached.evolve(newer, private) if newer else cached
         self._remember(game_id, snapshot)

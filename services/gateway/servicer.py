@@ -277,6 +277,8 @@ class GameServicer:
         """Stream events after from_version until the game ends (public unless a seat with
         its token is given)."""
         self._admit(context)
+        if request.from_version < 0:
+            raise InvalidArgument("from_version must be 0 (the start) or more")
         snapshot = await self._reader.load(request.game_id)
         self._viewer(snapshot, request, context)  # a seat given must hold its token
         async for event in self._reader.watch(
@@ -291,6 +293,8 @@ class GameServicer:
         limit = request.limit or MAX_EVENTS_PAGE
         if not 0 < limit <= MAX_EVENTS_PAGE:
             raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")
+        if request.from_version < 0:
+            raise InvalidArgument("from_version must be 0 (the start) or more")
         snapshot = await self._reader.load(request.game_id)
         self._viewer(snapshot, request, context)  # a seat given must hold its token
         events = await self._reader.events(request.game_id, request.from_version, limit)

@@ -28,8 +28,11 @@ def parse_object(text: str, what: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InvalidArgument(f"{what} is not valid JSON: {exc}") from exc
+        # A lone surrogate escape (\\ud800) decodes to text no UTF-8 store or reply can
+        # carry: refuse it here, not deep in the engine.
+        canonical_json(value).encode("utf-8")
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge ints, surrogates
+        raise InvalidArgument(f"{what} is not valid JSON: {str(exc)[:120]}") from exc
     if not isinstance(value, dict):
         raise InvalidArgument(f"{what} must be a JSON object")
     return value

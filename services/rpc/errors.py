@@ -4,6 +4,13 @@ Every refusal carries a ``google.rpc.Status`` with a ``google.rpc.ErrorInfo`` de
 ``domain = "teotihuacan.v1"``, ``reason`` = the broken rule for RuleViolation (else a
 fixed error kind), and ``metadata`` with ``kind``, ``message`` and, for conflicts,
 ``expected``/``actual``. RemoteEngineClient turns that back into the same exception.
+
+What a client should do follows from the code: INVALID_ARGUMENT, NOT_FOUND,
+PERMISSION_DENIED and FAILED_PRECONDITION — fix the request; ABORTED — reload and decide
+again; RESOURCE_EXHAUSTED and UNAVAILABLE — retry after the ``google.rpc.RetryInfo``
+delay they carry (an outage of Redis or of the engine is UNAVAILABLE, never INTERNAL);
+INTERNAL — a bug, report it. Nothing a client sent is echoed unbounded: every message
+and metadata value is cut to MAX_ECHO characters (gRPC trailers must stay small).
 """
 
 from __future__ import annotations
@@ -14,9 +21,10 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import grpc
 import structlog
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+from redis import exceptions as redis_errors
 from teoti_client.errors import DOMAIN as DOMAIN  # one spelling for server and client
 
 from services.engine.errors import (
@@ -27,12 +35,62 @@ from services.engine.errors import (
     InvalidOptions,
     NotAuthorized,
     RuleViolation,
+    Unavailable,
     UnknownRuleset,
     VersionConflict,
 )
 from services.rpc.limits import RateLimited
 
 _DETAILS_KEY = "grpc-status-details-bin"
+MAX_ECHO = 200
+"""Characters of any message or metadata value sent back (clients' input is cut)."""
+DEFAULT_RETRY_S = 1.0
+"""The retry delay suggested for an outage."""
+
+_REDIS_OUTAGES: tuple[type[Exception], ...] = (
+    redis_errors.ConnectionError,  # also BusyLoadingError, MaxConnectionsError
+    redis_errors.TimeoutError,
+    redis_errors.ReadOnlyError,  # a replica being promoted
+    redis_errors.TryAgainError,
+    redis_errors.ClusterDownError,
+    redis_errors.MasterDownError,
+    ConnectionError,  # refused/reset sockets, our own Unavailable
+    TimeoutError,
+)
+_ENGINE_OUTAGES = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+
+
+class BadRequest(Exception):
+    """A request whose bytes are not the method's message (see services.rpc.server)."""
+
+
+def outage_of(exc: Exception) -> Unavailable | None:
+    """The outage ``exc`` reports (Redis or the engine down, slow or overloaded), or None.
+
+    A Redis login refused (AuthenticationError) is a configuration bug, not an outage.
+    """
+    if isinstance(exc, Unavailable):
+        return exc
+    if isinstance(exc, grpc.aio.AioRpcError):
+        if exc.code() in _ENGINE_OUTAGES:
+            return Unavailable("engine", DEFAULT_RETRY_S, exc.code().name)
+        return None
+    if isinstance(exc, redis_errors.AuthenticationError | redis_errors.AuthorizationError):
+        return None
+    if isinstance(exc, _REDIS_OUTAGES):
+        return Unavailable("redis", DEFAULT_RETRY_S, type(exc).__name__)
+    return None
+
+
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` cut to ``limit`` characters (marked with an ellipsis when cut)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 log = structlog.get_logger(__name__)
 
 P = ParamSpec("P")
@@ -73,6 +131,8 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
         # A refusal that names its rule (e.g. seat_token_strength) carries it as the reason.
         reason = str(getattr(exc, "rule", "invalid_argument"))
         return grpc.StatusCode.INVALID_ARGUMENT, reason, {"kind": "invalid_argument"}
+    if isinstance(exc, BadRequest):
+        return grpc.StatusCode.INVALID_ARGUMENT, "malformed_request", {"kind": "invalid_argument"}
     if isinstance(exc, NotAuthorized):
         return (
             grpc.StatusCode.PERMISSION_DENIED,
@@ -84,6 +144,17 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             "rate_limited",
             {"kind": "rate_limited", "retry_after_s": f"{exc.retry_after_s:.3f}"},
+        )
+    if (outage := outage_of(exc)) is not None:
+        return (
+            grpc.StatusCode.UNAVAILABLE,
+            f"{outage.service}_unavailable",
+            {
+                "kind": "unavailable",
+                "service": outage.service,
+                "message": str(outage),
+                "retry_after_s": f"{outage.retry_after_s:.3f}",
+            },
         )
     if isinstance(exc, CorruptLog):
         return grpc.StatusCode.INTERNAL, "corrupt_log", {"kind": "corrupt_log"}
@@ -98,12 +169,24 @@ def to_rpc_status(exc: Exception) -> grpc.Status | None:
     if mapped is None:
         return None
     code, reason, metadata = mapped
-    message = metadata.get("message") or str(exc)
-    metadata = {**metadata, "message": message}  # every refusal explains itself (README)
+    message = clip(metadata.get("message") or str(exc))
+    # Every refusal explains itself (README); nothing the client sent comes back unbounded.
+    metadata = {key: clip(value) for key, value in {**metadata, "message": message}.items()}
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    status = status_pb2.Status(code=code.value[0], message=f"{reason}: {message}", details=[detail])
+    details = [detail]
+    if "retry_after_s" in metadata:
+        retry = error_details_pb2.RetryInfo(
+            retry_delay=duration_pb2.Duration(
+                nanos=int(float(metadata["retry_after_s"]) * 1e9) % 1_000_000_000,
+                seconds=int(float(metadata["retry_after_s"])),
+            )
+        )
+        hint = any_pb2.Any()
+        hint.Pack(retry)
+        details.append(hint)
+    status = status_pb2.Status(code=code.value[0], message=f"{reason}: {message}", details=details)
     result: grpc.Status = rpc_status.to_status(status)
     return result
 
@@ -112,7 +195,7 @@ async def abort_for(context: grpc.aio.ServicerContext[Any, Any], exc: Exception)
     """Abort the RPC with the status mapped from ``exc`` (INTERNAL if unmapped)."""
     status = to_rpc_status(exc)
     if status is None:
-        log.exception("unexpected_error", error=repr(exc))
+        log.exception("unexpected_error", error=clip(repr(exc)))
         await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
     else:
         await context.abort_with_status(status)
@@ -127,6 +210,8 @@ def unary_errors(
     @functools.wraps(method)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
+            if isinstance(args[1], BadRequest):
+                raise args[1]
             return await method(*args, **kwargs)
         except Exception as exc:
             if isinstance(exc, grpc.aio.AbortError):
@@ -144,6 +229,8 @@ def stream_errors(
     @functools.wraps(method)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> AsyncIterator[R]:
         try:
+            if isinstance(args[1], BadRequest):
+                raise args[1]
             async for item in method(*args, **kwargs):
                 yield item
         except Exception as exc:
@@ -163,6 +250,18 @@ def error_info(error: Any) -> Any:
                 info = error_details_pb2.ErrorInfo()
                 if detail.Unpack(info):
                     return info
+    return None
+
+
+def retry_delay_s(error: Any) -> float | None:
+    """The ``google.rpc.RetryInfo`` delay (seconds) of a failed call, or None."""
+    for key, value in error.trailing_metadata() or ():
+        if key == _DETAILS_KEY and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.RetryInfo()
+                if detail.Unpack(info):
+                    return float(info.retry_delay.seconds + info.retry_delay.nanos / 1e9)
     return None
 
 
@@ -198,4 +297,8 @@ def from_rpc_error(error: Exception) -> Exception:
         return ChainMismatch("", error.details() or "")
     if kind == "not_authorized":
         return NotAuthorized(message)
+    if kind == "unavailable":
+        return Unavailable(
+            meta.get("service", "engine"), float(meta.get("retry_after_s", DEFAULT_RETRY_S))
+        )
     return original  # a newer server's kind: keep the gRPC error

@@ -9,7 +9,38 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from services.rpc.errors import BadRequest
 from services.rpc.limits import MAX_REQUEST_BYTES
+
+OUR_SERVICES = "/teotihuacan."
+"""Method-name prefix of the services whose requests are parsed leniently (see below)."""
+
+
+def _lenient(deserializer: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    def parse(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception as exc:  # DecodeError, invalid UTF-8 in a string field, ...
+            return BadRequest(f"the request is not a valid message: {type(exc).__name__}")
+
+    return parse
+
+
+class LenientParsing(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Bytes that do not parse as the method's request reach the handler as a
+    :class:`BadRequest`, which ``services.rpc.errors`` refuses with INVALID_ARGUMENT
+    (grpc itself would answer UNKNOWN, the status of a server bug)."""
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Any], handler_call_details: Any
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        method = str(getattr(handler_call_details, "method", ""))
+        if handler is None or handler.request_deserializer is None:
+            return handler
+        if not method.startswith(OUR_SERVICES):
+            return handler
+        return handler._replace(request_deserializer=_lenient(handler.request_deserializer))
 
 
 def build_server(
@@ -39,6 +70,7 @@ def build_server(
             ("grpc.so_reuseport", 0),
         ],
         maximum_concurrent_rpcs=max_concurrent_rpcs,
+        interceptors=[LenientParsing()],
     )
     for add in register:
         add(server)

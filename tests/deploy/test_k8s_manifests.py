@@ -34,7 +34,13 @@ K8S_VERSIONS = ("1.29.0", "latest")
 COMPONENTS = ("gateway", "engine", "bot")
 COMPONENT_LABEL = "app.kubernetes.io/component"
 # Created out of band in production (never from the repository).
-EXTERNAL_SECRETS = {"production": {f"teoti-redis-{component}" for component in COMPONENTS}}
+EXTERNAL_SECRETS = {
+    "production": {f"teoti-redis-{component}" for component in COMPONENTS}
+    | {"teoti-bot-credential"}
+}
+# Besides its Redis login, the Secrets each service reads: the bot credential is for the
+# engine (which checks it) and the bot worker (which acts under it), never the gateway.
+EXTRA_SECRETS = {"engine": {"teoti-bot-credential"}, "bot": {"teoti-bot-credential"}}
 
 
 def _kustomize_problem() -> str | None:
@@ -443,7 +449,9 @@ def test_each_service_logs_in_to_redis_as_its_own_user(target: str) -> None:
             for var in env.values()
             if "secretKeyRef" in var.get("valueFrom", {})
         }
-        assert secrets == {f"teoti-redis-{component}"}, component
+        assert secrets == {f"teoti-redis-{component}"} | EXTRA_SECRETS.get(component, set()), (
+            component
+        )
 
 
 def test_dev_redis_creates_each_services_acl_user() -> None:

@@ -7,10 +7,6 @@ applied twice, and nothing was dead-lettered.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -22,43 +18,8 @@ from services.engine.game import SeatKind, SeatSpec
 from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-class Proc:
-    """One ``teoti`` subprocess with its output in a file."""
-
-    def __init__(self, args: list[str], log: Path) -> None:
-        self.args = args
-        self.log = log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> Proc:
-        out = self.log.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "--log-level", "WARNING", *self.args],
-            cwd=REPO,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        out.close()
-        return self
-
-    def kill9(self) -> None:
-        assert self.process is not None
-        os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+from services.engine.store import SYSTEM_SEAT, RedisEventStore
+from tests.faults import Proc
 
 
 async def wait_until(predicate, seconds: float, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -150,7 +111,11 @@ async def test_kill_9_engine_and_bot_mid_run(
         batches: dict[str, set[int]] = {}
         for event in events:
             if event.metadata.command_id:
-                batches.setdefault(event.metadata.command_id, set()).add(event.version)
+                # The key each command is deduplicated under (services.engine.commands).
+                seat = event.metadata.seat
+                scope = "create" if seat == SYSTEM_SEAT else f"seat:{seat}"
+                key = f"{scope}|{event.metadata.command_id}"
+                batches.setdefault(key, set()).add(event.version)
         for command_id, versions in batches.items():
             assert versions == set(range(min(versions), max(versions) + 1)), command_id
             record = await store.command_result(game, command_id)

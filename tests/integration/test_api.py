@@ -199,9 +199,11 @@ async def test_a_retried_join_never_answers_with_a_token_that_does_not_work(
         with pytest.raises(RuleViolation) as refused:
             await client.join_game(game, 1, "bob", command_id="join-1", **retry)
         assert refused.value.rule == "command_id_used"
-    with pytest.raises(RuleViolation) as refused:  # the game's create command, a held seat
+    # The game's create command id is the creator's, not a joiner's (ids are scoped to
+    # their sender): this join is judged as a new one, and seat 0 is held.
+    with pytest.raises(RuleViolation) as refused:
         await client.join_game(game, 0, "eve", command_id="create-join-retry")
-    assert refused.value.rule == "command_id_used"
+    assert refused.value.rule == "seat_not_open"
     assert await client.join_game(game, 1, "bob", token, command_id="join-1") == token
     await client.submit_action(game, 0, created.seat_tokens[0], {"take": 1})
     await client.submit_action(game, 1, token, {"take": 1})  # bob's first token still works

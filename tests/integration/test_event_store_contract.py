@@ -10,6 +10,8 @@ import pytest
 
 from services.engine.ruleset import DomainEvent
 from services.engine.store import (
+    CommandKey,
+    CommandRecord,
     EventMetadata,
     EventStore,
     InMemoryEventStore,
@@ -91,6 +93,25 @@ async def test_retried_command_id_returns_original_result(store: EventStore) -> 
     record = await store.command_result(game, "cmd-1")
     assert record is not None and (record.first_version, record.last_version) == (2, 3)
     assert await store.command_result(game, "unknown") is None
+
+
+async def test_commands_are_recorded_under_their_key_with_their_request_hash(
+    store: EventStore,
+) -> None:
+    """The key (sender scope + id) is what deduplicates; the event keeps the bare id."""
+    game = new_game()
+    await store.append(game, 0, [ev(1)], meta("create"))
+    mine = CommandKey("seat:0|cmd-1", "a" * 64)
+    theirs = CommandKey("seat:1|cmd-1", "b" * 64)
+    first = await store.append(game, 1, [ev(2)], meta("cmd-1", 0), command=mine)
+    again = await store.append(game, 2, [ev(2)], meta("cmd-1", 0), command=mine)
+    assert again.duplicate and again.request_hash == "a" * 64
+    assert (again.first_version, again.last_version) == (first.first_version, 2)
+    other = await store.append(game, 2, [ev(3)], meta("cmd-1", 1), command=theirs)
+    assert not other.duplicate and other.last_version == 3
+    assert await store.command_result(game, "seat:1|cmd-1") == CommandRecord(3, 3, "b" * 64)
+    assert await store.command_result(game, "cmd-1") is None
+    assert [e.metadata.command_id for e in await store.read(game)] == ["create", "cmd-1", "cmd-1"]
 
 
 async def test_append_returns_what_a_read_returns(store: EventStore) -> None:

@@ -38,6 +38,7 @@ class Server:
     stub: Any
     game_id: str
     token: str
+    port: int = 0
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,7 @@ def server(redis_url: str) -> Iterator[Server]:
                 options_json='{"max_take": 3}',
             )
         )
-        yield Server(stub, created.game_id, "tok-0-abcdefghijklmnopqrst")
+        yield Server(stub, created.game_id, "tok-0-abcdefghijklmnopqrst", port["port"])
     stop["loop"].call_soon_threadsafe(stop["event"].set)
     thread.join(30)
 

@@ -81,7 +81,11 @@ class SplitStack:
 
 
 @pytest.fixture
-async def split_stack(users: Users, registry: RulesetRegistry) -> AsyncIterator[SplitStack]:
+async def split_stack(
+    users: Users, registry: RulesetRegistry, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[SplitStack]:
+    # The engine and the bot worker share the bot credential (docs/operations.md).
+    monkeypatch.setenv("TEOTI_BOT_SECRET", secrets.token_urlsafe(24))
     settings = StoreSettings(users.prefix, SHARDS, snapshot_every=3)
     engine_target = f"127.0.0.1:{free_port()}"
     gateway_port = free_port()

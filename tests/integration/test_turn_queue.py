@@ -29,7 +29,8 @@ async def test_a_crashed_consumers_requests_are_reclaimed_and_games_finish(
 
     queue = TurnRequestQueue(redis_store.client, redis_store.keys, consumer="survivor")
     reader = GameReader(redis_store, registry)
-    worker = BotWorker(queue, reader, InProcessEngineClient(engine), claim_idle_ms=200, block_ms=50)
+    bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
+    worker = BotWorker(queue, reader, bot_client, claim_idle_ms=200, block_ms=50)
     stop = asyncio.Event()
     task = asyncio.create_task(worker.run(stop))
     try:
@@ -59,7 +60,8 @@ async def test_malformed_and_too_often_delivered_requests_are_dead_lettered(
         keys.turns(1), {"game_id": "g", "seat": "0", "version": "3"}
     )
     engine = Engine(redis_store, registry)
-    worker = BotWorker(queue, GameReader(redis_store, registry), InProcessEngineClient(engine))
+    bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
+    worker = BotWorker(queue, GameReader(redis_store, registry), bot_client)
     for delivery in await queue.read(10, 100):
         if delivery.request is None:
             await worker._slots.acquire()

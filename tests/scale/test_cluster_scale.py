@@ -38,7 +38,7 @@ from services.engine.errors import VersionConflict
 from services.engine.store import RedisEventStore
 from services.engine.store.redis_client import RedisConfig
 from services.rpc.stubs import load_stubs
-from tests.e2e.test_crash_recovery import Proc
+from tests.faults import Proc
 
 pytestmark = pytest.mark.slow
 
@@ -268,12 +268,16 @@ async def run(
         events = await store.read(game)
         events_total += len(events)
         batches: dict[str, list[int]] = {}
+        seats: dict[str, int] = {}
         for event in events:
             batches.setdefault(event.metadata.command_id, []).append(event.version)
+            seats[event.metadata.command_id] = event.metadata.seat
         assert "" not in batches, game
         for command_id, versions in batches.items():
             assert versions == list(range(versions[0], versions[-1] + 1)), (game, command_id)
-            record = await store.command_result(game, command_id)
+            # The key each command is deduplicated under (services.engine.commands).
+            scope = f"seat:{seats[command_id]}" if seats[command_id] >= 0 else "create"
+            record = await store.command_result(game, f"{scope}|{command_id}")
             assert record is not None
             assert (record.first_version, record.last_version) == (versions[0], versions[-1])
         moves += sum(

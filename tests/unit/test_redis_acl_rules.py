@@ -46,7 +46,14 @@ def test_only_the_engine_reaches_the_secret_seeds_and_command_ids() -> None:
         ["events", "head", "commands", "secret", "snapshot", "games", "turns"], "RW"
     )
     assert reachable(Role.GATEWAY) == dict.fromkeys(["events", "head", "snapshot", "games"], "R")
-    assert reachable(Role.BOT) == {"events": "R", "snapshot": "R", "turns": "RW", "dead": "RW"}
+    # The bot's reconciler lists games (services.bot.reconciler): read only.
+    assert reachable(Role.BOT) == {
+        "events": "R",
+        "snapshot": "R",
+        "turns": "RW",
+        "dead": "RW",
+        "games": "R",
+    }
 
 
 def test_redis_6_has_no_read_only_patterns_but_the_same_keys() -> None:

@@ -7,6 +7,7 @@ from services.engine.store.protocol import EventStore
 from services.engine.store.records import (
     SYSTEM_SEAT,
     AppendResult,
+    CommandKey,
     CommandRecord,
     EventMetadata,
     StoredEvent,
@@ -19,6 +20,7 @@ __all__ = [
     "SYSTEM_SEAT",
     "AppendResult",
     "ChainMismatch",
+    "CommandKey",
     "CommandRecord",
     "EventMetadata",
     "EventStore",

@@ -15,9 +15,10 @@ user (Redis >= 6) and gets:
   secrets, and checks seat tokens), and the games indexes. No seed, no command ids, no
   turn requests.
 - **bot** (turn-request consumer): read only on events, snapshots, sealed secrets and
-  token bindings (it loads the games it plays); read and write on the turn-request and
-  dead-letter streams (its consumer group). No seed, no heads, no command ids, no games
-  indexes.
+  token bindings (it loads the games it plays) and the games indexes (its reconciler
+  lists them, services.bot.reconciler); read and write on the turn-request and
+  dead-letter streams (its consumer group) and the reconciler's lease. No seed, no
+  heads, no command ids.
 
 Each user may run only the commands its code sends, found by running a whole game with
 every process logged in as a user allowed everything and recording what each sent
@@ -81,6 +82,8 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "game:*:tokens"),  # HGETALL (read with the secrets when loading a game)
         ("RW", "turns"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XPENDING, XACK, XDEL
         ("RW", "dead"),  # XADD (dead-letter script)
+        ("R", "games"),  # ZRANGEBYSCORE (the reconciler lists running games)
+        ("RW", "reconciler"),  # XADD with an explicit id (the reconciler's lease)
     ),
 }
 
@@ -113,6 +116,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xrange",
         "get",
         "hgetall",
+        "zrangebyscore",  # the reconciler's list of games
     ),
 }
 

@@ -7,7 +7,8 @@ slot:
 
 - ``<prefix>:{s<k>}:game:<id>:events``   stream, one entry per event, entry id ``<version>-1``
 - ``<prefix>:{s<k>}:game:<id>:head``     hash {version, hash}: the chain's head
-- ``<prefix>:{s<k>}:game:<id>:commands`` hash, command_id -> ``"<first>-<last>"`` versions
+- ``<prefix>:{s<k>}:game:<id>:commands`` hash, ``<scope>|<command id>`` ->
+  ``"<first>-<last>:<request sha256>"`` (services.engine.commands)
 - ``<prefix>:{s<k>}:game:<id>:secret``   the game's seed (only the engine reads it)
 - ``<prefix>:{s<k>}:game:<id>:sealed``   hash, secret id -> ``{value, nonce, seats}`` of each
   commitment in the log (service-only: engine writes, gateway reads for seat views)

@@ -10,6 +10,7 @@ from services.engine.store.chain import GENESIS_HASH, chained
 from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.records import (
     AppendResult,
+    CommandKey,
     CommandRecord,
     EventMetadata,
     GameIndexEntry,
@@ -47,15 +48,17 @@ class InMemoryEventStore:
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
+        command: CommandKey | None = None,
     ) -> AppendResult:
         """See EventStore.append."""
         if not events:
             raise ValueError("append needs at least one event")
         async with self._changed:
             commands = self._commands.setdefault(game_id, {})
-            if metadata.command_id and metadata.command_id in commands:
-                done = commands[metadata.command_id]
-                return AppendResult(done.first_version, done.last_version)
+            key = command.field if command else metadata.command_id
+            if key and key in commands:
+                done = commands[key]
+                return AppendResult(done.first_version, done.last_version, (), done.request_hash)
             log = self._events.get(game_id, [])
             if len(log) != expected_version:
                 raise VersionConflict(game_id, expected_version, len(log))
@@ -76,15 +79,17 @@ class InMemoryEventStore:
                 self._private[game_id] = self._private.get(game_id, PrivateRecords()).merged(
                     private
                 )
-            if metadata.command_id:
-                commands[metadata.command_id] = CommandRecord(expected_version + 1, len(log))
+            if key:
+                commands[key] = CommandRecord(
+                    expected_version + 1, len(log), command.request_hash if command else ""
+                )
             self.turn_requests.extend(turn_requests)
             self._changed.notify_all()
             return AppendResult(expected_version + 1, len(log), written)
 
     async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """See EventStore.read."""
-        log = self._events.get(game_id, [])[from_version:]
+        log = self._events.get(game_id, [])[max(from_version, 0) :]
         return log[:limit] if limit > 0 else list(log)
 
     async def read_after(
@@ -102,7 +107,7 @@ class InMemoryEventStore:
                     )
                 except TimeoutError:
                     return []
-            events = self._events.get(game_id, [])[version:]
+            events = self._events.get(game_id, [])[max(version, 0) :]
             return events[:limit] if limit > 0 else list(events)
 
     async def head(self, game_id: str) -> tuple[int, str]:

@@ -8,6 +8,7 @@ from typing import Protocol
 from services.engine.ruleset import DomainEvent
 from services.engine.store.records import (
     AppendResult,
+    CommandKey,
     CommandRecord,
     EventMetadata,
     GameIndexEntry,
@@ -37,16 +38,19 @@ class EventStore(Protocol):
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
+        command: CommandKey | None = None,
     ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version``.
 
         In the same atomic step: check the head hash equals ``prev_hash`` (None: the store
-        reads it first; the check still runs), record ``metadata.command_id`` (if not
-        empty) so a retry of that command appends nothing and returns the original
-        result, publish ``turn_requests`` on the game's shard, and for a new game
-        (``expected_version == 0``) index it and keep ``new_game.secret_seed``, and keep
-        ``private`` (the secrets the events commit to, new token bindings) in the game's
-        service-only keys: no event is ever stored without its secrets.
+        reads it first; the check still runs), record the command's result under
+        ``command.field`` with ``command.request_hash`` (without ``command``: under
+        ``metadata.command_id`` if not empty, with no hash) so a retry of that command
+        appends nothing and returns the original result and the recorded hash, publish
+        ``turn_requests`` on the game's shard, for a new game (``expected_version == 0``)
+        index it and keep ``new_game.secret_seed``, and keep ``private`` (the secrets the
+        events commit to, new token bindings) in the game's service-only keys: no event is
+        ever stored without its secrets.
 
         Returns the versions the append reached (for a retried command id: the original
         append's, with ``duplicate`` set) and the ``written`` records, which let a writer
@@ -76,7 +80,9 @@ class EventStore(Protocol):
         ...
 
     async def command_result(self, game_id: str, command_id: str) -> CommandRecord | None:
-        """The versions an already-applied command produced, or None."""
+        """The versions an already-applied command produced (and its request hash), or
+        None. ``command_id`` is the field it was recorded under: ``CommandKey.field``,
+        or the bare command id of an append made without a CommandKey."""
         ...
 
     async def list_games(

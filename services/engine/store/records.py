@@ -168,11 +168,14 @@ class AppendResult:
             through canonical JSON, hash chained), so the writer can fold them without
             reading them back. Empty when the command id had already been applied and
             nothing was written.
+        request_hash: for a command applied before, the hash of the request recorded
+            with it ("" if none was, e.g. a command recorded before hashes were kept).
     """
 
     first_version: int
     last_version: int
     written: tuple[StoredEvent, ...] = ()
+    request_hash: str = ""
 
     @property
     def duplicate(self) -> bool:
@@ -182,7 +185,37 @@ class AppendResult:
 
 @dataclass(frozen=True, slots=True)
 class CommandRecord:
-    """Result of an already-applied command: the versions its events got."""
+    """Result of an already-applied command: the versions its events got, and the hash
+    of the request it carried ("" for a command recorded without one)."""
 
     first_version: int
     last_version: int
+    request_hash: str = ""
+
+    def to_text(self) -> str:
+        """Stored form: ``"<first>-<last>"``, then ``":<request hash>"`` when there is one."""
+        text = f"{self.first_version}-{self.last_version}"
+        return f"{text}:{self.request_hash}" if self.request_hash else text
+
+    @classmethod
+    def from_text(cls, text: str) -> CommandRecord:
+        """Inverse of :meth:`to_text`; also reads the older ``"<first>-<last>"`` form."""
+        versions, _sep, request_hash = text.partition(":")
+        first, last = versions.split("-", 1)
+        return cls(int(first), int(last), request_hash)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandKey:
+    """How the store deduplicates one command (docs/operations.md, "Command ids").
+
+    Attributes:
+        field: the key the result is recorded under in the game's command table: the
+            sender's scope and the client's command id (e.g. ``seat:1|my-id``), so two
+            senders never share an id.
+        request_hash: SHA-256 hex of the request's content, recorded with the result so
+            that a reuse of the id with other content can be refused.
+    """
+
+    field: str
+    request_hash: str

@@ -16,6 +16,7 @@ from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.keys import DEFAULT_SHARDS, RedisKeys
 from services.engine.store.records import (
     AppendResult,
+    CommandKey,
     CommandRecord,
     EventMetadata,
     GameIndexEntry,
@@ -37,11 +38,14 @@ APPEND_SCRIPT = """
 --       7 sealed secrets, 8 token bindings
 -- ARGV: 1 game_id, 2 expected, 3 prev_hash, 4 command_id, 5 seat, 6 recorded_at,
 --       7 created_ms, 8 secret seed, 9 #events, 10 #requests, 11 #secrets, 12 #tokens,
+--       13 command key (the sender-scoped field of the commands hash; '' = none),
+--       14 request hash (stored with the result),
 --       then 4 per event (type, schema_version, payload, hash), 3 per request,
 --       2 per secret (id, json), 2 per token binding (seat, token hash)
 local command_id = ARGV[4]
-if command_id ~= '' then
-  local done = redis.call('HGET', KEYS[3], command_id)
+local command_key = ARGV[13]
+if command_key ~= '' then
+  local done = redis.call('HGET', KEYS[3], command_key)
   if done then return {'dup', done} end
 end
 local expected = tonumber(ARGV[2])
@@ -60,7 +64,7 @@ local n = tonumber(ARGV[9])
 local t = tonumber(ARGV[10])
 local ns = tonumber(ARGV[11])
 local nt = tonumber(ARGV[12])
-local base = 12
+local base = 14
 local version = expected
 local hash = head_hash
 for i = 0, n - 1 do
@@ -73,7 +77,11 @@ for i = 0, n - 1 do
 end
 redis.call('HSET', KEYS[2], 'version', version, 'hash', hash)
 local range = string.format('%d-%d', expected + 1, version)
-if command_id ~= '' then redis.call('HSET', KEYS[3], command_id, range) end
+if command_key ~= '' then
+  local record = range
+  if ARGV[14] ~= '' then record = range .. ':' .. ARGV[14] end
+  redis.call('HSET', KEYS[3], command_key, record)
+end
 if expected == 0 then
   redis.call('ZADD', KEYS[5], 'NX', ARGV[7], ARGV[1])
   if ARGV[8] ~= '' then redis.call('SET', KEYS[4], ARGV[8]) end
@@ -102,11 +110,6 @@ _INDEX_SLACK = 100
 
 def _version_of(entry_id: str) -> int:
     return int(entry_id.split("-", 1)[0])
-
-
-def _parse_range(text: str) -> CommandRecord:
-    first, last = text.split("-", 1)
-    return CommandRecord(int(first), int(last))
 
 
 def _decode(entry_id: str, fields: dict[str, str]) -> StoredEvent:
@@ -174,6 +177,7 @@ class RedisEventStore:
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
+        command: CommandKey | None = None,
     ) -> AppendResult:
         """See EventStore.append (one EVALSHA: check, XADD events, record, publish, keep
         the secrets and token bindings)."""
@@ -194,6 +198,8 @@ class RedisEventStore:
             str(len(turn_requests)),
             str(len(private.secrets) if private else 0),
             str(len(private.token_hashes) if private else 0),
+            command.field if command else metadata.command_id,
+            command.request_hash if command else "",
         ]
         records = chained(expected_version, events, metadata, prev_hash)
         for payload, record in records:
@@ -220,9 +226,9 @@ class RedisEventStore:
             raise VersionConflict(game_id, expected_version, int(value))
         if status == "chain":
             raise ChainMismatch(game_id, str(value))
-        done = _parse_range(value)
+        done = CommandRecord.from_text(value)
         if status == "dup":
-            return AppendResult(done.first_version, done.last_version)
+            return AppendResult(done.first_version, done.last_version, (), done.request_hash)
         return AppendResult(
             done.first_version, done.last_version, tuple(record for _, record in records)
         )
@@ -231,7 +237,7 @@ class RedisEventStore:
         """See EventStore.read."""
         entries: Any = await self._redis.xrange(
             self.keys.events(game_id),
-            min=f"{from_version + 1}-0",
+            min=f"{max(from_version, 0) + 1}-0",
             max="+",
             count=limit if limit > 0 else None,
         )
@@ -245,7 +251,7 @@ class RedisEventStore:
             return await self.read(game_id, version, limit)
         key = self.keys.events(game_id)
         reply: Any = await self._redis.xread(
-            {key: f"{version}-1"}, block=block_ms, count=limit if limit > 0 else None
+            {key: f"{max(version, 0)}-1"}, block=block_ms, count=limit if limit > 0 else None
         )
         events: list[StoredEvent] = []
         for _stream, entries in reply or []:
@@ -266,7 +272,7 @@ class RedisEventStore:
         if not command_id:
             return None
         value: Any = await self._redis.hget(self.keys.commands(game_id), command_id)
-        return _parse_range(value) if value else None
+        return CommandRecord.from_text(value) if value else None
 
     async def list_games(
         self, after: GameIndexEntry | None = None, limit: int = 0

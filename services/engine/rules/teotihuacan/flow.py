@@ -296,6 +296,12 @@ def explain_refusal(
     rules = rules_of(task)
     types = sorted({str(a["type"]) for a in legal})
     kind = wanted.get("type")
+    if not isinstance(kind, str):
+        return RuleViolation(
+            "malformed_action",
+            f"RULES.md §9: an action is a JSON object whose 'type' is a string; "
+            f"the game waits for {rules.decision}: one of {types}",
+        )
     if kind in _FREE_ACTIONS:
         return RuleViolation(
             "free_action_not_allowed",

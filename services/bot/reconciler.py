@@ -1,0 +1,157 @@
+"""Recovery without a person: republish lost turn requests.
+
+A turn request can go missing although its game waits for a bot: Redis lost the last
+writes (a cut AOF, a failover to a lagging replica) after the game's log was rolled back
+to a version whose request went with them, or a request was dead-lettered. Nothing else
+would ever move such a game again. So, every ``interval_s``, one process of the
+deployment (whichever holds a short Redis lease) looks at every running game and, for
+each bot seat to act that has no request pending at the game's version, publishes one.
+
+A request published twice does no harm: the bot plays it under the command id
+``bot:<game>:<version>:<seat>`` with the expected version, so the second one is stale or
+a duplicate. The lease only saves work; it is not needed for correctness.
+
+The lease is an entry in a small stream, added with the explicit id ``<pass number>-1``
+(pass number: wall-clock time divided by ``interval_s``): Redis accepts only the first
+XADD of an id, so one process per pass wins. It needs no SET, which the bot's Redis user
+is not granted (on Redis 6 it could overwrite the snapshots the engine trusts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from typing import Any
+
+import structlog
+from redis.exceptions import RedisError, ResponseError
+
+from services.engine.errors import CorruptLog, GameNotFound, UnknownRuleset
+from services.engine.reader import GameReader
+from services.engine.store.keys import RedisKeys
+from services.engine.store.records import TurnRequest
+from services.engine.store.redis_client import RedisClient
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_INTERVAL_S = 5.0
+_PAGE = 200
+
+
+def lease_key(keys: RedisKeys) -> str:
+    """The Redis key of the reconciler's lease (one per deployment)."""
+    return f"{keys.prefix}:{{s0}}:reconciler"
+
+
+class TurnReconciler:
+    """Finds running games waiting for a bot with no turn request pending; publishes one.
+
+    Args:
+        client: the Redis client (the bot worker's: it may read the games indexes and the
+            turn streams, and add to the turn streams).
+        keys: key layout (prefix and shards) of the deployment.
+        reader: loads games (a cache that never stays ahead of Redis).
+        interval_s: seconds between passes; the lease lasts as long.
+    """
+
+    def __init__(
+        self,
+        client: RedisClient,
+        keys: RedisKeys,
+        reader: GameReader,
+        interval_s: float = DEFAULT_INTERVAL_S,
+    ) -> None:
+        self._redis = client
+        self._keys = keys
+        self._reader = reader
+        self._interval_s = interval_s
+        self._owner = secrets.token_hex(8)
+        self._finished: set[str] = set()
+
+    async def _take_lease(self) -> bool:
+        """True if this process is the first to claim the current pass (see above)."""
+        slot = int(time.time() / self._interval_s) + 1
+        try:
+            await self._redis.xadd(
+                lease_key(self._keys),
+                {"owner": self._owner},
+                id=f"{slot}-1",
+                maxlen=16,
+                approximate=False,
+            )
+        except ResponseError as exc:
+            if "equal or smaller" in str(exc):
+                return False  # another process has this pass
+            raise
+        return True
+
+    async def _waiting(self) -> list[TurnRequest]:
+        """A turn request for each bot seat that every running game waits for now."""
+        wanted: list[TurnRequest] = []
+        after = None
+        while True:
+            page = await self._reader.list_games(after, _PAGE)
+            for entry in page:
+                if entry.game_id in self._finished:
+                    continue
+                try:
+                    snapshot = await self._reader.load(entry.game_id)
+                except (GameNotFound, CorruptLog, UnknownRuleset) as exc:
+                    log.warning("reconciler_skipped_game", game_id=entry.game_id, error=repr(exc))
+                    continue
+                if snapshot.is_terminal():
+                    self._finished.add(entry.game_id)
+                    continue
+                wanted += [
+                    TurnRequest(entry.game_id, seat, snapshot.version)
+                    for seat in snapshot.bot_seats_to_act()
+                ]
+            if len(page) < _PAGE:
+                return wanted
+            after = page[-1]
+
+    async def _pending(self) -> set[TurnRequest]:
+        """Every request still in a turn stream (acked ones are deleted, so: not played)."""
+        pending: set[TurnRequest] = set()
+        for stream in self._keys.all_turns():
+            entries: Any = await self._redis.xrange(stream)
+            for _entry_id, fields in entries:
+                with contextlib.suppress(KeyError, ValueError):
+                    pending.add(TurnRequest.from_fields(fields))
+        return pending
+
+    async def run_once(self) -> list[TurnRequest]:
+        """One pass (if this process holds the lease); returns the requests republished.
+
+        The games are looked at before the streams are read, so a request published
+        meanwhile is seen as pending. Raises RedisError/OSError on an outage.
+        """
+        if not await self._take_lease():
+            return []
+        wanted = await self._waiting()
+        if not wanted:
+            return []
+        pending = await self._pending()
+        missing = [request for request in wanted if request not in pending]
+        for request in missing:
+            fields: dict[Any, Any] = dict(request.to_fields())
+            await self._redis.xadd(self._keys.turns_of(request.game_id), fields)
+            log.warning(
+                "turn_request_republished",
+                game_id=request.game_id,
+                seat=request.seat,
+                version=request.version,
+            )
+        return missing
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Pass every ``interval_s`` until ``stop``; outages are logged and waited out."""
+        while not stop.is_set():
+            try:
+                await self.run_once()
+            except (RedisError, OSError) as exc:
+                log.warning("reconciler_redis_error", error=repr(exc))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self._interval_s)

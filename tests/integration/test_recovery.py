@@ -1,0 +1,166 @@
+"""Recovery without a person (issue 12): caches never stay ahead of Redis, the reconciler
+republishes lost turn requests, the bot worker retries transient failures at once.
+
+Lost acknowledged writes are made the way Redis loses them: the game's keys are put back
+(DUMP/RESTORE) to what they held before the last appends, as after a failover to a
+lagging replica or an AOF whose last second was cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+
+from services.bot.queue import TurnRequestQueue
+from services.bot.reconciler import TurnReconciler
+from services.bot.worker import BotWorker
+from services.engine.bot_credential import BotCredential
+from services.engine.client import InProcessEngineClient
+from services.engine.engine import Engine
+from services.engine.errors import VersionConflict
+from services.engine.game import SeatKind, SeatSpec
+from services.engine.game_seats import hash_token
+from services.engine.reader import GameReader
+from services.engine.rulesets import RulesetRegistry
+from services.engine.snapshots import SnapshotCache
+from services.engine.store.records import TurnRequest
+from services.engine.store.redis_store import RedisEventStore
+
+HUMANS = [
+    SeatSpec(SeatKind.HUMAN, "ann", hash_token("tok-ann")),
+    SeatSpec(SeatKind.HUMAN, "bob", hash_token("tok-bob")),
+]
+
+
+async def _dump(redis_url: str, store: RedisEventStore, game: str) -> dict[str, Any]:
+    """The game's keys as Redis would restore them (None: the key did not exist)."""
+    keys = [store.keys.events(game), store.keys.head(game), store.keys.commands(game)]
+    binary = Redis.from_url(redis_url)  # DUMP replies are bytes
+    try:
+        return {key: await binary.dump(key) for key in keys}
+    finally:
+        await binary.aclose()
+
+
+async def _restore(redis_url: str, dumped: dict[str, Any]) -> None:
+    """Put the keys back as dumped: every write since is lost."""
+    binary = Redis.from_url(redis_url)
+    try:
+        for key, value in dumped.items():
+            await binary.delete(key)
+            if value is not None:
+                await binary.restore(key, 0, value)
+    finally:
+        await binary.aclose()
+
+
+async def test_caches_never_stay_ahead_of_redis_after_lost_writes(
+    redis_store: RedisEventStore, registry: RulesetRegistry, redis_url: str
+) -> None:
+    engine = Engine(redis_store, registry, snapshots=SnapshotCache(redis_store, registry))
+    gateway = GameReader(redis_store, registry, SnapshotCache(redis_store, registry, save=False))
+    game = (await engine.create_game("nim", HUMANS, {"max_take": 1})).game_id
+    await engine.submit_action(game, 0, {"take": 1}, command_id="a-1")
+    kept = await _dump(redis_url, redis_store, game)  # Redis will keep only this much
+    await engine.submit_action(game, 1, {"take": 1}, command_id="b-1")
+    await engine.submit_action(game, 0, {"take": 1}, command_id="a-2")
+    assert (await gateway.load(game)).version == 5
+    await _restore(redis_url, kept)  # ... and lose the last two acknowledged moves
+
+    assert (await gateway.load(game)).version == 3  # the gateway's cache dropped
+    # The engine's cached game is two moves ahead: the append conflicts, the engine drops
+    # the cache and decides again on what Redis has, instead of ABORTED forever.
+    replayed = await engine.submit_action(game, 1, {"take": 1}, command_id="b-1")
+    assert replayed.version == 4
+    assert (await redis_store.head(game))[0] == 4
+    assert (await gateway.load(game)).version == 4
+    assert (await gateway.audit(game)).ok
+
+
+async def test_a_stale_expected_version_still_heals_the_cache(
+    redis_store: RedisEventStore, registry: RulesetRegistry, redis_url: str
+) -> None:
+    engine = Engine(redis_store, registry, snapshots=SnapshotCache(redis_store, registry))
+    game = (await engine.create_game("nim", HUMANS, {"max_take": 1})).game_id
+    kept = await _dump(redis_url, redis_store, game)
+    await engine.submit_action(game, 0, {"take": 1})
+    await _restore(redis_url, kept)
+    with pytest.raises(VersionConflict):  # the client's expected version (3) is gone
+        await engine.submit_action(game, 1, {"take": 1}, expected_version=3)
+    assert (await engine.submit_action(game, 0, {"take": 1}, expected_version=2)).version == 3
+
+
+async def test_reconciler_republishes_a_lost_turn_request_once(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    engine = Engine(redis_store, registry, snapshots=SnapshotCache(redis_store, registry))
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    await engine.submit_action(game, 0, {"take": 1})  # now the bot (seat 1) is to act
+    reader = GameReader(redis_store, registry, SnapshotCache(redis_store, registry, save=False))
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    rival = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+
+    async def next_pass() -> None:
+        await asyncio.sleep(1.02 - time.time() % 1.0)
+
+    await next_pass()
+    assert await reconciler.run_once() == []  # the request is there: nothing to do
+    stream = redis_store.keys.turns_of(game)
+    for entry_id, _fields in await redis_store.client.xrange(stream):
+        await redis_store.client.xdel(stream, entry_id)  # lost with the last second of AOF
+    await next_pass()
+    assert await reconciler.run_once() == [TurnRequest(game, 1, 3)]
+    assert await rival.run_once() == []  # the same pass: the first process had the lease
+    await next_pass()
+    assert await rival.run_once() == []  # pending again: not published twice
+    entries = await redis_store.client.xrange(stream)
+    assert [TurnRequest.from_fields(f) for _, f in entries] == [TurnRequest(game, 1, 3)]
+
+
+class _FlakyClient(InProcessEngineClient):
+    """The engine unreachable for its first ``failures`` calls."""
+
+    def __init__(self, engine: Engine, key: str, failures: int) -> None:
+        super().__init__(engine, bot_key=key)
+        self.failures = failures
+
+    async def submit_action(self, *args: Any, **kwargs: Any) -> Any:
+        if self.failures > 0:
+            self.failures -= 1
+            raise ConnectionRefusedError("engine down")
+        return await super().submit_action(*args, **kwargs)
+
+
+async def test_bot_retries_a_transient_failure_at_once_not_after_the_claim_idle_time(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    credential = BotCredential.generate()
+    engine = Engine(redis_store, registry, bot_credential=credential)
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    await engine.submit_action(game, 0, {"take": 1})
+    queue = TurnRequestQueue(redis_store.client, redis_store.keys, consumer="t")
+    client = _FlakyClient(engine, credential.secret, failures=4)
+    reader = GameReader(redis_store, registry)
+    worker = BotWorker(queue, reader, client, claim_idle_ms=30_000)
+    await queue.ensure_group()
+    stop = asyncio.Event()
+    started = time.monotonic()
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        for _ in range(200):
+            if (await redis_store.head(game))[0] >= 4:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await task
+    elapsed = time.monotonic() - started
+    assert (await redis_store.head(game))[0] == 4 and client.failures == 0
+    assert elapsed < 5, elapsed  # 4 failures: 0.1 + 0.2 + 0.4 + 0.5 s of backoff
+    assert (await redis_store.read(game, 3))[0].metadata.seat == 1
