@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -95,9 +95,9 @@ class TableApp(App[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "quit"),
-        Binding("e", "show_eclipse", "last eclipse"),
+        Binding("e", "show_eclipse", "eclipse"),
         Binding("b", "view('board')", "board"),
-        Binding("s", "view('info')", "seats+offers"),
+        Binding("s", "view('info')", "seats"),
         Binding("l", "view('log')", "log"),
     ]
     TITLE = "Teotihuacan: City of Gods"
@@ -129,7 +129,8 @@ class TableApp(App[None]):
                 yield EventLog(id="log")
         yield Footer()
 
-    def on_mount(self) -> None:
+    @on(events.Mount)
+    def _fit_on_mount(self) -> None:
         """Fit the layout to the window it starts in."""
         self.fit(self.size)
 
@@ -246,7 +247,7 @@ class LiveApp(TableApp):
     """A running game, live from WatchGame: playing ``session.seat`` or read-only."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "pay_unlock", "pay 3 cocoa: unlock"),
+        Binding("u", "pay_unlock", "unlock (3 cocoa)"),
     ]
 
     def __init__(self, session: Session, note: str = "") -> None:
