@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import sys
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -152,6 +153,7 @@ async def _serve(args: argparse.Namespace) -> int:
     registry = _registry(args.extra_ruleset)
     data_dir = Path(args.data_dir) if args.data_dir else None
     config = _redis_config(args)
+    _port_is_free(args.host, args.port)
     with contextlib.ExitStack() as resources:
         if config is None:  # no Redis given: an embedded one for this run
             config = resources.enter_context(_redis(None, data_dir, persist=True))
@@ -167,6 +169,20 @@ async def _serve(args: argparse.Namespace) -> int:
             log.info("teoti_serve_ready", port=stack.port)
             await _stop_event().wait()
     return 0
+
+
+def _port_is_free(host: str, port: int) -> None:
+    """Raise AddressInUse if ``host:port`` has a listener, before gRPC tries to bind it
+    (whose C core would print its own raw error line first)."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC binds
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as error:
+            raise AddressInUse(f"{host}:{port}") from error
 
 
 async def _engine(args: argparse.Namespace) -> int:

@@ -159,8 +159,15 @@ class EmbeddedRedis(_ServerProcesses):
             "no",
         ]
         log = (self.data_dir / "redis.log").open("ab")
+        # Its own session: a terminal's Ctrl-C (SIGINT to the whole foreground group) must
+        # not kill Redis under the services still shutting down; they stop it in order,
+        # and child_guard stops it if this process dies without doing so.
         self._process = subprocess.Popen(
-            args, stdout=log, stderr=subprocess.STDOUT, preexec_fn=child_guard()
+            args,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=child_guard(),
+            start_new_session=True,
         )
         log.close()
         deadline = time.monotonic() + timeout_s
