@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import structlog
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import events, on
@@ -35,6 +36,8 @@ from services.tui.widgets.seats import SeatsPanel
 from services.tui.widgets.teotibot import TeotibotPanel
 from services.tui.widgets.tracks import TracksPanel
 from services.tui.words import refusal_words, seat_label
+
+log = structlog.get_logger("teoti.tui")
 
 PAY_UNLOCK: dict[str, Any] = {"type": "pay_unlock"}
 MIN_SIZE = (80, 24)
@@ -278,7 +281,8 @@ class LiveApp(TableApp):
                     last = event.version
                     self._on_event(event)
             except Exception as error:  # transport or server trouble: say so, resume
-                self.say(f"Event stream interrupted ({type(error).__name__}); resuming...")
+                log.warning("event_stream_interrupted", error=repr(error))
+                self.say("Lost the connection to the game's events; reconnecting...", "yellow")
                 await asyncio.sleep(RESUME_DELAY_S)
                 continue
             break
@@ -300,7 +304,8 @@ class LiveApp(TableApp):
             try:
                 self.show(await self.session.frame())
             except Exception as error:  # keep the last frame; the next event retries
-                self.say(f"Could not refresh ({type(error).__name__}); retrying...")
+                log.warning("refresh_failed", error=repr(error))
+                self.say("Could not reach the server to refresh the table; retrying...", "yellow")
                 await asyncio.sleep(RESUME_DELAY_S)
                 self._dirty.set()
                 continue
@@ -356,7 +361,8 @@ class LiveApp(TableApp):
         except VersionConflict:
             self.say("The game moved on before your choice arrived; look again.", "yellow")
         except NotAuthorized as error:
-            self.say(f"Not allowed: this seat's token is not accepted ({error})", "bold red")
+            log.warning("submit_not_authorized", error=str(error))
+            self.say("Not allowed: the server does not accept this seat's token.", "bold red")
         else:
             self.say(f"You: {choice.words}", "green")
         finally:
