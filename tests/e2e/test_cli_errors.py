@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from services import cli
 from services.cli import build_parser, main
 from services.embedded_redis import free_port
+from services.tui import launch
 
 BAD_INPUT: list[list[str]] = [
     ["nosuchcommand"],
@@ -39,6 +41,14 @@ BAD_INPUT: list[list[str]] = [
     ["redis-acl", "--redis-version", "x"],
     ["redis-acl", "--redis-version", "5.0"],
 ]
+
+
+@pytest.fixture(autouse=True)
+def _no_global_logging(monkeypatch: pytest.MonkeyPatch) -> None:
+    """main() runs in this process: keep it from pointing the process-wide logging at
+    this test's captured stderr (closed afterwards) or at a log file of its own."""
+    monkeypatch.setattr(cli, "configure_logging", lambda level: None)
+    monkeypatch.setattr(launch, "log_to_file", lambda path, level="INFO": None)
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
