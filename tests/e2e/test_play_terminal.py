@@ -14,6 +14,7 @@ import stat
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,7 +150,13 @@ async def test_joining_a_taken_seat_or_with_a_wrong_token_is_one_line(
     assert code == 2 and "nosuchgame" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def _signals(default: signal.Signals) -> list[Any]:
+    """Every ending signal; only ``default`` in the default run (the others: -m slow)."""
+    every = (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGKILL)
+    return [sig if sig == default else pytest.param(sig, marks=pytest.mark.slow) for sig in every]
+
+
+@pytest.mark.parametrize("sig", _signals(signal.SIGHUP))  # a closed terminal
 async def test_no_redis_outlives_play(tmp_path: Path, sig: signal.Signals) -> None:
     term = Terminal(["play", *PLAY_FILES], tmp_path)
     try:
@@ -186,7 +193,7 @@ async def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("serve never listened")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", _signals(signal.SIGINT))  # Ctrl-C
 async def test_serve_stops_cleanly_and_takes_redis_with_it(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
