@@ -35,7 +35,7 @@ from services.tui.widgets.scoring import ResultScreen, render_eclipse, render_fi
 from services.tui.widgets.seats import SeatsPanel
 from services.tui.widgets.teotibot import TeotibotPanel
 from services.tui.widgets.tracks import TracksPanel
-from services.tui.words import refusal_words, seat_label
+from services.tui.words import refusal_words, seat_colour, seat_label
 
 log = structlog.get_logger("teoti.tui")
 
@@ -218,7 +218,12 @@ class TableApp(App[None]):
         head.append(f"game {view.game_id}  v{view.version}  ", style="bold")
         head.append(self.mode)
         if self.you is not None:
-            head.append(f" as {seat_label(self.names, self.you)} (seat {self.you})")
+            head.append(" as ")
+            head.append(
+                seat_label(self.names, self.you),
+                style=f"bold {seat_colour(self.you, len(self.names))}",
+            )
+            head.append(f" (seat {self.you})")
         lines: list[RenderableType] = [head, Text(self._decision_words(view), style="bold")]
         lines.append(self.message)
         self.query_one("#status", Static).update(Group(*lines))

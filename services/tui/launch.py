@@ -140,9 +140,11 @@ async def play(
     """
     async with TeotiClient(target) as client:
         if join:
+            token_given = bool(token)
             index, token = await seat_for_token(client, join, token, seat, name)
             session = Session(client, join, index, token)
-            note = f"Joined game {join} at seat {index}."
+            made = "a new seat token" if not token_given else "your seat token"
+            note = f"Joined game {join} at seat {index} with {made} (printed when you quit)."
         else:
             game = await create_game(client, name, players, solo, options)
             session = Session(client, game.game_id, game.seat, game.token, game.solo)

@@ -67,7 +67,7 @@ async def test_quit_keeps_the_game_and_resume_continues_it(tmp_path: Path) -> No
     resumed = Terminal(["play", "--resume", game_id, *PLAY_FILES], tmp_path)
     try:
         await _wait_for(resumed, f"game {game_id}")
-        await _wait_for(resumed, "playing as zoe")
+        await _wait_for(resumed, "(seat 0)")
         resumed.press("q")
         assert await _finish(resumed) == 0
     finally:
@@ -96,7 +96,8 @@ async def test_join_without_a_token_shows_the_one_it_made(stack: Stack, tmp_path
             tmp_path,
         )
         try:
-            await _wait_for(term, "playing as bob")
+            await _wait_for(term, "(seat 1)")
+            await _wait_for(term, "Your choices")
             term.press("q")
             assert await _finish(term) == 0
         finally:
