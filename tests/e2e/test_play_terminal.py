@@ -171,6 +171,20 @@ async def test_no_redis_outlives_play(tmp_path: Path, sig: signal.Signals) -> No
         term.kill()
 
 
+@pytest.mark.parametrize("sig", _signals(signal.SIGHUP))
+async def test_no_redis_outlives_watch(tmp_path: Path, sig: signal.Signals) -> None:
+    term = Terminal(["watch", "--log-file", "tui.log"], tmp_path)
+    try:
+        await _wait_for(term, "Watching")
+        children = redis_children(term.process.pid)
+        assert len(children) == 1
+        term.signal(sig)
+        await _finish(term)
+        assert await asyncio.to_thread(wait_gone, children) == []
+    finally:
+        term.kill()
+
+
 def _serve(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     return subprocess.Popen(
