@@ -10,12 +10,12 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
+import socket
 import sys
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 import structlog
@@ -47,6 +47,7 @@ from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
 from services.export_cli import export_game, replay_file
 from services.logging_setup import LEVELS, configure_logging
+from services.proc_guard import on_ending_signals
 from services.rpc.server import AddressInUse
 
 log = structlog.get_logger("teoti")
@@ -57,6 +58,33 @@ ENGINE_HELP = (
 )
 
 
+class UsageError(Exception):
+    """Bad input the person can fix: ``main`` prints it as one line and exits 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line on stderr (exit 2), with where to get help."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: error: MESSAGE (see PROG --help)`` and exit 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """``--options``: a JSON object (``{}`` when empty). Raises ArgumentTypeError."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({error})") from None
+    if not isinstance(value, dict):
+        kind = {list: "an array", str: "a string", bool: "true/false", type(None): "null"}
+        got = kind.get(type(value), "a number")
+        raise argparse.ArgumentTypeError(f'wants a JSON object such as {{"solo": true}}, got {got}')
+    return value
+
+
 def _registry(extra: Sequence[str]) -> RulesetRegistry:
     """Default registry plus ``NAME=module:Class`` entries (importable from the cwd)."""
     registry = default_registry()
@@ -65,18 +93,16 @@ def _registry(extra: Sequence[str]) -> RulesetRegistry:
     for item in extra:
         name, _, target = item.partition("=")
         if not target:
-            raise SystemExit(f"--extra-ruleset wants NAME=module:Class, got {item!r}")
+            raise UsageError(f"--extra-ruleset wants NAME=module:Class, got {item!r}")
         registry.register(name, lazy_factory(target))
     return registry
 
 
 def _stop_event() -> asyncio.Event:
-    """An event set on SIGINT/SIGTERM (graceful shutdown)."""
+    """An event set on SIGINT, SIGTERM or SIGHUP (graceful shutdown; a closed terminal
+    sends SIGHUP, and the embedded Redis must stop with the command)."""
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+    on_ending_signals(asyncio.get_running_loop().add_signal_handler, stop.set)
     return stop
 
 
@@ -110,14 +136,14 @@ def _redis_config(args: argparse.Namespace) -> Any:
     try:
         return RedisConfig.resolve(args.redis_url, args.redis_cluster_nodes)
     except ValueError as exc:
-        raise SystemExit(f"teoti {args.command}: {exc}") from None
+        raise UsageError(str(exc)) from None
 
 
 def _need_redis(args: argparse.Namespace) -> Any:
     config = _redis_config(args)
     if config is None:
-        raise SystemExit(
-            f"teoti {args.command}: give --redis-url / REDIS_URL, or --redis-cluster-nodes / "
+        raise UsageError(
+            "give --redis-url / REDIS_URL, or --redis-cluster-nodes / "
             "REDIS_CLUSTER_NODES (shared with the other services)"
         )
     return config
@@ -129,6 +155,7 @@ async def _serve(args: argparse.Namespace) -> int:
     registry = _registry(args.extra_ruleset)
     data_dir = Path(args.data_dir) if args.data_dir else None
     config = _redis_config(args)
+    _port_is_free(args.host, args.port)
     with contextlib.ExitStack() as resources:
         if config is None:  # no Redis given: an embedded one for this run
             config = resources.enter_context(_redis(None, data_dir, persist=True))
@@ -144,6 +171,20 @@ async def _serve(args: argparse.Namespace) -> int:
             log.info("teoti_serve_ready", port=stack.port)
             await _stop_event().wait()
     return 0
+
+
+def _port_is_free(host: str, port: int) -> None:
+    """Raise AddressInUse if ``host:port`` has a listener, before gRPC tries to bind it
+    (whose C core would print its own raw error line first)."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC binds
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as error:
+            raise AddressInUse(f"{host}:{port}") from error
 
 
 async def _engine(args: argparse.Namespace) -> int:
@@ -199,15 +240,12 @@ async def _redis_acl(args: argparse.Namespace) -> int:
     try:
         version = tuple(int(part) for part in args.redis_version.split("."))
     except ValueError:
-        print(f"error: --redis-version {args.redis_version!r} is not MAJOR.MINOR", file=sys.stderr)
-        return 2
+        raise UsageError(f"--redis-version {args.redis_version!r} is not MAJOR.MINOR") from None
     if version < MIN_REDIS:
-        print(
-            f"error: Redis {args.redis_version} is too old; these ACL rules need Redis "
-            f"{'.'.join(map(str, MIN_REDIS))} or newer",
-            file=sys.stderr,
+        raise UsageError(
+            f"Redis {args.redis_version} is too old; these ACL rules need Redis "
+            f"{'.'.join(map(str, MIN_REDIS))} or newer"
         )
-        return 2
     for line in redis_cli_lines(args.key_prefix, version, args.cluster):
         print(line)
     return 0
@@ -215,17 +253,22 @@ async def _redis_acl(args: argparse.Namespace) -> int:
 
 @contextlib.asynccontextmanager
 async def _target(
-    args: argparse.Namespace, registry: RulesetRegistry, bot_pause_s: float = 0.0
+    args: argparse.Namespace,
+    registry: RulesetRegistry,
+    bot_pause_s: float = 0.0,
+    data_dir: Path | None = None,
 ) -> AsyncIterator[str]:
     """The gateway to talk to: --target, or an embedded server for this run (whose bots
-    wait ``bot_pause_s`` before each move)."""
+    wait ``bot_pause_s`` before each move; its Redis keeps its data in ``data_dir``, else
+    in a temporary folder removed at the end)."""
     if args.target:
         yield str(args.target)
         return
     from services.app import all_in_one
 
     seeds = fixed_seed(str(args.seed)) if getattr(args, "seed", None) is not None else random_seed
-    with _redis(os.environ.get("REDIS_URL"), None, persist=False) as url:
+    persist = data_dir is not None
+    with _redis(os.environ.get("REDIS_URL"), data_dir, persist=persist) as url:
         async with all_in_one(
             url, "127.0.0.1:0", registry, seed_source=seeds, bot_pause_s=bot_pause_s
         ) as stack:
@@ -254,7 +297,7 @@ async def _demo(args: argparse.Namespace) -> int:
     if args.target and args.seed is not None:
         log.warning("seed_ignored_with_target", reason="the remote server chooses game seeds")
     seats = [SeatInfo("bot", f"Bot {i + 1}") for i in range(args.players)]
-    options = json.loads(args.options) if args.options else {}
+    options = dict(args.options)
     if args.solo:  # RULES.md §8: seat 0 (a bot standing in for the human), seat 1 Teotibot
         seats = [SeatInfo("bot", "Human (greedy bot)"), SeatInfo("bot", "Teotibot")]
         options = {**options, "solo": True}
@@ -290,14 +333,34 @@ async def _demo(args: argparse.Namespace) -> int:
 
 
 async def _play(args: argparse.Namespace) -> int:
-    from services.tui import launch
+    from services.tui import launch, saved_seats
 
     launch.log_to_file(Path(args.log_file), args.log_level)
-    options = json.loads(args.options) if args.options else {}
-    if args.join and not args.target:  # a game to join lives on a running server
+    seats_file = Path(args.seats_file)
+    data_dir = Path(args.data_dir)
+    if args.resume:
+        saved = saved_seats.load(seats_file).get(args.resume)
+        if saved is None:
+            raise UsageError(
+                f"no saved seat for game {args.resume} in {seats_file}; join it with "
+                "--join GAME_ID --seat N --token TOKEN"
+            )
+        args.join, args.seat, args.token = saved.game_id, saved.seat, saved.token
+        args.name = saved.name or args.name
+        if not args.target and saved.target != saved_seats.EMBEDDED:
+            args.target = saved.target
+        if saved.data_dir:
+            data_dir = Path(saved.data_dir)
+    elif args.join and not args.target:  # a game to join lives on a running server
         args.target = "127.0.0.1:50051"
-    async with _target(args, _registry(args.extra_ruleset)) as target:
-        return await launch.play(
+    where = args.target or saved_seats.EMBEDDED
+
+    def keep(game_id: str, seat: int, token: str) -> None:
+        saved = saved_seats.SavedSeat(game_id, seat, token, args.name, where, str(data_dir))
+        saved_seats.save(saved, seats_file)
+
+    async with _target(args, _registry(args.extra_ruleset), data_dir=data_dir) as target:
+        played = await launch.play(
             target,
             name=args.name,
             players=args.players,
@@ -305,8 +368,28 @@ async def _play(args: argparse.Namespace) -> int:
             join=args.join,
             token=args.token,
             seat=args.seat,
-            options=options,
+            options=args.options,
+            on_seat=keep,
         )
+    _print_left_game(played, where, seats_file)
+    return 0
+
+
+def _print_left_game(played: Any, where: str, seats_file: Path) -> None:
+    """What a person needs after quitting ``teoti play``: the game, seat, token, standing
+    and the exact command that continues it."""
+    state = "finished" if played.finished else "left running"
+    print(f"game {played.game_id} ({state}); you are seat {played.seat} ({played.name})")
+    for name, vp in played.scores:
+        print(f"  {name}: {vp} VP")
+    print(f"seat token: {played.token}  (kept in {seats_file}, readable by you only)")
+    if not played.finished:
+        print(f"resume: teoti play --resume {played.game_id}")
+        if where != "embedded":
+            print(
+                f"  or from anywhere: teoti play --target {where} --join {played.game_id} "
+                f"--seat {played.seat} --token {played.token}"
+            )
 
 
 async def _watch(args: argparse.Namespace) -> int:
@@ -397,7 +480,7 @@ DEFAULT_WATCH_PACE_S = 0.4
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``teoti`` argument parser (serve engine gateway bot demo replay play watch)."""
-    parser = argparse.ArgumentParser(prog="teoti", description=__doc__)
+    parser = _Parser(prog="teoti", description=__doc__)
     parser.add_argument(
         "--log-level",
         type=_log_level,
@@ -506,7 +589,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     demo.add_argument("--seed", help="game seed (embedded server only)")
     demo.add_argument("--ruleset", default=DEFAULT_RULESET)
-    demo.add_argument("--options", default="", help="ruleset options as a JSON object")
+    demo.add_argument(
+        "--options", type=_json_object, default={}, help="ruleset options as a JSON object"
+    )
     demo.add_argument(
         "--solo", action="store_true", help="a solo game against Teotibot (a bot plays the human)"
     )
@@ -552,11 +637,30 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument(
         "--players", type=int, choices=(2, 3, 4), help="you plus bot seats (not solo)"
     )
-    play.add_argument("--token", default="", help="your seat token (with --join)")
+    mode.add_argument(
+        "--resume",
+        metavar="GAME_ID",
+        help="continue a game you played here (its seat token is in --seats-file)",
+    )
+    play.add_argument(
+        "--token", default="", help="your seat token (with --join; default: a new one, shown)"
+    )
     play.add_argument("--seat", type=int, help="open seat to claim (with --join)")
     play.add_argument("--name", default="Player", help="your name at the table")
     play.add_argument("--seed", help="game seed (embedded server only)")
-    play.add_argument("--options", default="", help="game options as a JSON object")
+    play.add_argument(
+        "--options", type=_json_object, default={}, help="game options as a JSON object"
+    )
+    play.add_argument(
+        "--data-dir",
+        default=".teoti/play",
+        help="the embedded server's Redis data folder (kept, so games can be resumed)",
+    )
+    play.add_argument(
+        "--seats-file",
+        default=".teoti/seats.json",
+        help="where your seat tokens are kept (mode 0600)",
+    )
     play.add_argument("--log-file", default=".teoti/tui.log", help="where server logs go")
     common(play)
     play.set_defaults(run=_play)
@@ -624,33 +728,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(args.log_level)
     try:
         code: int = asyncio.run(args.run(args))
-    except grpc.aio.AioRpcError as error:
-        print(f"error: {error.code().name}: {error.details()}", file=sys.stderr)
-        return 2
-    except RuleViolation as error:  # InvalidOptions too: the rule and its explanation
-        print(f"error: {error.rule}: {error.message}", file=sys.stderr)
-        return 2
-    except (GameNotFound, InvalidArgument, NotAuthorized, VersionConflict) as error:
-        print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
-        return 2
-    except json.JSONDecodeError as error:
-        print(f"error: not valid JSON ({error})", file=sys.stderr)
-        return 2
-    except (AddressInUse, DataDirInUse) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except PublicLogError as error:
-        print(f"error: not a teoti export file: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:  # an export or replay file that can't be read or written
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except TimeoutError:
-        print("error: timed out", file=sys.stderr)
-        return 3
     except KeyboardInterrupt:
         return 130
+    except Exception as error:
+        message, code = _failure(error)
+        print(f"teoti {args.command}: error: {message}", file=sys.stderr)
+        return code
     return code
+
+
+USER_ERROR_CODES = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.OUT_OF_RANGE,
+    }
+)
+"""gRPC statuses that mean the request was wrong (exit 2); the others are the server's."""
+
+
+def _failure(error: Exception) -> tuple[str, int]:
+    """One line for ``error`` and the exit code: 2 bad input, 1 server-side or a bug,
+    3 a timeout. Never a traceback: an unexpected error is logged (DEBUG) in full."""
+    match error:
+        case UsageError() | AddressInUse() | DataDirInUse():
+            return str(error), 2
+        case RuleViolation():  # InvalidOptions too: the rule and its explanation
+            return f"{error.rule}: {error.message}", 2
+        case GameNotFound() | InvalidArgument() | NotAuthorized() | VersionConflict():
+            return f"{type(error).__name__}: {error}", 2
+        case LookupError():  # e.g. a seat that is taken
+            return str(error).strip("'\""), 2
+        case json.JSONDecodeError():
+            return f"not valid JSON ({error})", 2
+        case grpc.aio.AioRpcError():
+            status = error.code()
+            if status == grpc.StatusCode.UNAVAILABLE:
+                return f"the server is unavailable ({error.details()})", 1
+            if status == grpc.StatusCode.DEADLINE_EXCEEDED:
+                return "the server did not answer in time", 1
+            return f"{status.name}: {error.details()}", 2 if status in USER_ERROR_CODES else 1
+        case TimeoutError():
+            return "timed out", 3
+        case CorruptLog():
+            return f"the game's log is damaged: {error}", 1
+        case PublicLogError():
+            return f"not a teoti export file: {error}", 2
+        case ConnectionError():
+            return f"connection failed: {error}", 1
+        case OSError():  # an export or replay file that can't be read or written
+            return str(error), 2
+    log.debug("unexpected_error", exc_info=error)
+    return f"unexpected {type(error).__name__}: {error} (run with --log-level DEBUG)", 1
 
 
 if __name__ == "__main__":

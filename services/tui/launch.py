@@ -6,9 +6,12 @@ builds the session and runs the full-screen app until the person quits.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from services.client import SeatInfo, TeotiClient
 from services.engine.errors import NotAuthorized
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.records import StoredEvent
+from services.proc_guard import ENDING_SIGNALS, on_ending_signals
 from services.tui.app import LiveApp, ReplayApp
 from services.tui.backend import Session, create_game
 from services.tui.timeline import Timeline
@@ -44,27 +48,78 @@ def log_to_file(path: Path = DEFAULT_LOG_FILE, level: str = "INFO") -> None:
     )
 
 
-async def seat_for_token(client: TeotiClient, game_id: str, token: str, seat: int | None) -> int:
-    """The seat ``token`` holds in ``game_id``; claims an open seat with it if none.
+class SeatUnavailable(LookupError):
+    """The seat asked for can't be played: taken by another token, or no seat is open."""
 
-    ``seat`` picks which open seat to claim (default: the first open one). Raises
-    LookupError when the token holds no seat and no seat is open.
+
+async def seat_for_token(
+    client: TeotiClient, game_id: str, token: str, seat: int | None, name: str = "Player"
+) -> tuple[int, str]:
+    """The seat ``token`` holds in ``game_id`` and its token; claims an open seat if none.
+
+    ``seat`` picks which open seat to claim (default: the first open one). Without a
+    token a fresh one is made (and returned), so the caller can show and keep it.
+    Raises SeatUnavailable when ``seat`` is taken and the token is not its own, or the
+    token holds no seat and none is open; GameNotFound for an unknown game.
     """
     view = await client.get_game(game_id)
-    # The server never shows token hashes: ask for each claimed human seat's own view.
-    for index, info in enumerate(view.seats):
-        if info.kind == "human" and not info.open:
-            with contextlib.suppress(NotAuthorized):
-                await client.get_game(game_id, index, token)
-                return index
+    if token:
+        # The server never shows token hashes: ask for each claimed human seat's own view.
+        for index, info in enumerate(view.seats):
+            if info.kind == "human" and not info.open and seat in (None, index):
+                with contextlib.suppress(NotAuthorized):
+                    await client.get_game(game_id, index, token)
+                    return index, token
     open_seats = [i for i, info in enumerate(view.seats) if info.open]
+    if seat is not None and not 0 <= seat < len(view.seats):
+        raise SeatUnavailable(f"game {game_id} has seats 0-{len(view.seats) - 1}, not {seat}")
     if seat is not None and seat not in open_seats:
-        raise LookupError(f"seat {seat} of game {game_id} is not open")
+        held_by = "this token is not its token" if token else "give its --token to play it"
+        free = f"; open seats: {open_seats}" if open_seats else ""
+        raise SeatUnavailable(f"seat {seat} of game {game_id} is taken ({held_by}){free}")
     if not open_seats:
-        raise LookupError(f"game {game_id}: this token holds no seat and no seat is open")
+        raise SeatUnavailable(f"game {game_id}: no seat is open and this token holds none")
     chosen = seat if seat is not None else open_seats[0]
-    await client.join_game(game_id, chosen, "Player", token)
-    return chosen
+    token = await client.join_game(game_id, chosen, name, token or secrets.token_hex(16))
+    return chosen, token
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedSeat:
+    """What ``play`` leaves behind: the seat played and the game's standing at the end.
+
+    Attributes:
+        scores: (seat name, victory points) per seat, from the last frame shown.
+    """
+
+    game_id: str
+    seat: int
+    token: str
+    name: str
+    finished: bool
+    scores: tuple[tuple[str, int], ...]
+
+
+def _scores(app: LiveApp) -> tuple[bool, tuple[tuple[str, int], ...]]:
+    frame = app.frame
+    if frame is None:
+        return False, ()
+    finished = frame.view.finished
+    points = frame.view.scores or [int(p.get("vp", 0)) for p in frame.view.state.get("players", [])]
+    return finished, tuple(zip(frame.names, (int(vp) for vp in points), strict=False))
+
+
+async def run_until_quit(app: LiveApp | ReplayApp) -> None:
+    """Run ``app``; SIGINT, SIGTERM and SIGHUP (a closed terminal) end it like ``q``, so
+    the caller's clean-up (the embedded server) always runs."""
+    on_ending_signals(asyncio.get_running_loop().add_signal_handler, app.exit)
+    try:
+        await app.run_async()
+    finally:
+        loop = asyncio.get_running_loop()
+        for sig in ENDING_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
 
 
 async def play(
@@ -77,23 +132,41 @@ async def play(
     token: str = "",
     seat: int | None = None,
     options: Mapping[str, Any] | None = None,
-) -> int:
-    """Create a game against bots (solo if the server has it) or join one, and play it."""
+    on_seat: Callable[[str, int, str], None] | None = None,
+) -> PlayedSeat:
+    """Create a game against bots (solo if the server has it) or join one, and play it.
+
+    ``on_seat(game_id, seat, token)`` is called as soon as the seat is held, before the
+    screen opens, so the seat is kept even if the session ends badly.
+    """
     async with TeotiClient(target) as client:
         if join:
-            index = await seat_for_token(client, join, token, seat)
+            token_given = bool(token)
+            index, token = await seat_for_token(client, join, token, seat, name)
             session = Session(client, join, index, token)
-            note = f"Joined game {join} at seat {index}."
+            made = "a new seat token" if not token_given else "your seat token"
+            note = f"Joined game {join} at seat {index} with {made} (printed when you quit)."
         else:
             game = await create_game(client, name, players, solo, options)
             session = Session(client, game.game_id, game.seat, game.token, game.solo)
-            note = (
-                "Solo game against Teotibot."
-                if game.solo
-                else "This server has no solo mode yet: playing against bot seats."
-            )
-        await LiveApp(session, note).run_async()
-    return 0
+            note = _new_game_note(game.solo, solo and players == 2, players)
+        if on_seat is not None:
+            on_seat(session.game_id, int(session.seat or 0), session.token)
+        app = LiveApp(session, note)
+        await run_until_quit(app)
+        finished, scores = _scores(app)
+    return PlayedSeat(
+        session.game_id, int(session.seat or 0), session.token, name, finished, scores
+    )
+
+
+def _new_game_note(got_solo: bool, asked_solo: bool, players: int) -> str:
+    if got_solo:
+        return "Solo game against Teotibot."
+    if asked_solo:
+        return "This server has no solo mode: playing against a bot seat."
+    bots = players - 1
+    return f"Game against {bots} bot seat{'s' if bots != 1 else ''}."
 
 
 async def watch(target: str, game_id: str | None, players: int = 2) -> int:
@@ -105,7 +178,7 @@ async def watch(target: str, game_id: str | None, players: int = 2) -> int:
             game_id = created.game_id
         else:
             await client.get_game(game_id)  # an unknown id fails here, before the screen opens
-        await LiveApp(Session(client, game_id), f"Watching game {game_id}.").run_async()
+        await run_until_quit(LiveApp(Session(client, game_id), f"Watching game {game_id}."))
     return 0
 
 
@@ -118,5 +191,5 @@ async def replay(target: str, game_id: str, registry: RulesetRegistry) -> int:
 
 async def replay_log(game_id: str, events: list[StoredEvent], registry: RulesetRegistry) -> int:
     """Step through ``events`` (a whole log, e.g. from ``teoti export``), folded locally."""
-    await ReplayApp(Timeline(game_id, events, registry)).run_async()
+    await run_until_quit(ReplayApp(Timeline(game_id, events, registry)))
     return 0

@@ -7,6 +7,7 @@ client names things in the terms of RULES.md without asking the server.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -225,7 +226,19 @@ def _more_words(event: DomainEvent) -> str | None:
                 f"{board_name(p['to_board'])}'s worship space"
             )
         case "TeotibotDiscoveryDiscarded":
-            return f"Teotibot discards the discovery tile at {board_name(p['board'])}"
+            return (
+                f"Teotibot discards the discovery tile at {board_name(p['board'])}: "
+                f"{discovery_words(int(p['tile']), with_cost=False)}"
+            )
+        case "DiscoveryClaimed":
+            return f"seat {p['seat']} claims a discovery tile: {_discovery_name(p['tile'])}"
+        case "DiscoveryFlipped":
+            return f"seat {p['seat']} uses a discovery tile: {_discovery_name(p['tile'])}"
+        case "DiscoveryDrawn":
+            return (
+                f"a discovery tile is laid out at {board_name(p['board'])}: "
+                f"{_discovery_name(p['tile'])}"
+            )
         case "RoundEnded":
             return f"round {p.get('round')} ends"
         case "EclipseEnded":
@@ -239,6 +252,37 @@ def _more_words(event: DomainEvent) -> str | None:
         case "TeotibotFinalScored":
             return f"Teotibot scores {p.get('vp')} VP for cocoa, resources and technologies"
     return None
+
+
+def _discovery_name(tile: object) -> str:
+    return discovery_words(int(str(tile)), with_cost=False)
+
+
+_REPR_DICT = re.compile(r"\{[^{}]*\}")
+_REPR_LIST = re.compile(r"\[([^\[\]]*)\]")
+_QUOTED = re.compile(r"'([^']*)'")
+_ALTERNATIVES = re.compile(r";\s*(possible|legal choices of that kind)\b.*$")
+
+
+def refusal_words(rule: str, message: str, tried: str) -> str:
+    """A refused choice in one sentence of game words, naming the rule.
+
+    ``rule`` is the ErrorInfo reason (e.g. ``free_action_not_allowed``), ``message``
+    the server's explanation (which may quote the action as data), ``tried`` the words
+    of the choice. The action's data becomes ``tried``; lists of alternatives go (the
+    choice list shows what is possible); ``snake_case`` becomes words.
+    """
+    text = _ALTERNATIVES.sub("", message.strip())
+    text = _REPR_DICT.sub(tried, text)
+    text = _REPR_LIST.sub(lambda m: _QUOTED.sub(r"\1", m.group(1)), text)
+    text = _QUOTED.sub(r"\1", text).replace("_", " ").strip(" ;:")
+    reason = rule.replace("_", " ")
+    sentence = f"Not possible: {tried}"
+    if text:
+        sentence += f" ({reason}). {text[0].upper()}{text[1:]}"
+    else:
+        sentence += f" ({reason})"
+    return sentence if sentence.endswith(".") else sentence + "."
 
 
 def event_words(event: DomainEvent, names: Sequence[str]) -> str:

@@ -176,15 +176,39 @@ async def test_a_token_finds_its_seat_or_claims_an_open_one(client: TeotiClient)
         ]
     )
     game = created.game_id
-    assert await seat_for_token(client, game, "ann-secret-0123456789abcdef", None) == 0
-    assert (
-        await seat_for_token(client, game, "bob-secret-0123456789abcdef", None) == 1
-    )  # claims the open seat
-    assert (
-        await seat_for_token(client, game, "bob-secret-0123456789abcdef", None) == 1
-    )  # and now holds it
-    with pytest.raises(LookupError):
+    assert await seat_for_token(client, game, "ann-secret-0123456789abcdef", None) == (
+        0,
+        "ann-secret-0123456789abcdef",
+    )
+    # claims the open seat, and then holds it
+    assert await seat_for_token(client, game, "bob-secret-0123456789abcdef", None) == (
+        1,
+        "bob-secret-0123456789abcdef",
+    )
+    assert await seat_for_token(client, game, "bob-secret-0123456789abcdef", None) == (
+        1,
+        "bob-secret-0123456789abcdef",
+    )
+    with pytest.raises(LookupError, match="no seat is open"):
         await seat_for_token(client, game, "eve-secret-0123456789abcdef", None)
+    with pytest.raises(LookupError, match=r"seat 1 of game .* is taken"):
+        await seat_for_token(client, game, "eve-secret-0123456789abcdef", 1)
+
+
+async def test_joining_without_a_token_makes_one_that_holds_the_seat(
+    client: TeotiClient,
+) -> None:
+    """``teoti play --join G --seat 1`` without ``--token``: the token is returned, works."""
+    created = await client.create_game(
+        [
+            SeatInfo("human", "ann", token="ann-secret-0123456789abcdef"),
+            SeatInfo("human", "", open=True),
+        ]
+    )
+    seat, token = await seat_for_token(client, created.game_id, "", 1, "bob")
+    assert seat == 1 and len(token) >= 32
+    view = await client.get_game(created.game_id, 1, token)  # the token opens the seat's view
+    assert view.seats[1].name == "bob" and not view.seats[1].open
 
 
 async def test_a_retried_join_never_answers_with_a_token_that_does_not_work(

@@ -51,8 +51,13 @@ async def test_play_through_the_first_eclipse(client: TeotiClient) -> None:
 
         # A free action that is not possible now: the server's reason is shown.
         await pilot.press("u")
-        await until(pilot, lambda: "Refused" in app.message.plain)
-        assert "Refused" in screen_text(app)
+        await until(pilot, lambda: "Not possible" in app.message.plain)
+        refusal = app.message.plain
+        assert refusal.startswith("Not possible: pay 3 cocoa to unlock all workers")
+        assert "free action not allowed" in refusal  # the rule, in words
+        for developer_text in ("{", "'type'", "pay_unlock", "possible: ["):
+            assert developer_text not in refusal
+        assert "Not possible" in screen_text(app)
 
         # Move the highlighted worker, then collect cocoa there.
         before = _cocoa_on_screen(screen_text(app))

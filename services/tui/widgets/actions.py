@@ -99,7 +99,8 @@ class ActionList(OptionList):
                 self._by_id[option_id] = choice
                 if first is None:
                     first = len(options)
-                options.append(Option(f"  {choice.words}", id=option_id))
+                # Text, not a str: labels such as "[g-br]" are tiles, never Rich markup.
+                options.append(Option(Text(f"  {choice.words}"), id=option_id))
         self.add_options(options)
         self.highlighted = first
 

@@ -19,7 +19,6 @@ from services.tui.words import (
 )
 
 ROWS = ("top", "middle", "bottom")
-TEXT_WIDTH = 72
 
 
 def render_offers(state: Mapping[str, Any], names: Sequence[str]) -> RenderableType:
@@ -33,10 +32,10 @@ def render_offers(state: Mapping[str, Any], names: Sequence[str]) -> RenderableT
         for seat in owners:
             tech.append_text(seat_mark(seat, len(names)))
         tech.append(" " * (3 - len(owners)) if len(owners) < 3 else " ")
-        tech.append(technology_words(tile)[:TEXT_WIDTH] + "\n")
+        tech.append(technology_words(tile) + "\n")
     royal = Text.assemble(("Royal tiles (Palace worship spaces):\n", "bold"))
     for space, tile in enumerate(state.get("royal_tiles", [])):
-        royal.append(f" {space}: {royal_words(tile)}"[:TEXT_WIDTH] + "\n")
+        royal.append(f" {space}: {royal_words(tile)}\n")
     rows: list[int] = state.get("nobles_rows", [0, 0, 0])
     nobles = Text(
         "Nobles buildings: "

@@ -18,8 +18,15 @@ def render_seats(
 ) -> RenderableType:
     """A table: VP, cocoa, wood, stone, gold, tracks, technologies, tiles."""
     table = Table(box=None, padding=(0, 1), expand=False)
-    for column in ("seat", "VP", "cocoa", "wood", "stone", "gold", "tech", "tiles"):
-        table.add_column(column, justify="left" if column in ("seat", "tiles") else "right")
+    for column in ("seat", "VP", "cocoa", "wood", "stone", "gold", "tech"):
+        # Never narrower than the heading: a squeezed table wraps the tiles, not "s…".
+        table.add_column(
+            column,
+            justify="left" if column == "seat" else "right",
+            min_width=len(column) if column != "seat" else 8,
+            no_wrap=column != "seat",
+        )
+    table.add_column("tiles", justify="left", min_width=5, ratio=1)
     current = state.get("current")
     waiting = (state.get("waiting_for") or {}).get("seat")
     for seat, player in enumerate(state["players"]):

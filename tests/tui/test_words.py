@@ -1,0 +1,64 @@
+"""Player-facing words: tile labels survive as text, refusals read as sentences, the log
+names discovery tiles, saved seat tokens are private (issue 13, items 2, 3 and 8)."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+from services.engine.ruleset import DomainEvent
+from services.tui import saved_seats
+from services.tui.capture import screen_text
+from services.tui.widgets.actions import ActionList, Choice
+from services.tui.words import discovery_words, event_words, refusal_words
+
+
+class _Choices(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ActionList()
+
+
+async def test_tile_labels_are_never_taken_for_markup() -> None:
+    app = _Choices()
+    labels = ["decoration [g-br] on the left side, step 1", "pyramid tile [b·Rg] on level 1"]
+    async with app.run_test(size=(80, 10)) as pilot:
+        choices = [Choice({"type": "x"}, words, "Decorations") for words in labels]
+        app.query_one(ActionList).set_choices("Your choices", [("Decorations", choices)])
+        await pilot.pause()
+        screen = screen_text(app)
+    for label in labels:
+        assert label in screen
+
+
+def test_a_refusal_is_a_sentence_naming_the_rule() -> None:
+    words = refusal_words(
+        "free_action_not_allowed",
+        "RULES.md §2 (pay 3 cocoa to unlock): {'type': 'pay_unlock'} is not possible now; "
+        "possible: []",
+        "pay 3 cocoa to unlock all workers",
+    )
+    assert words.startswith("Not possible: pay 3 cocoa to unlock all workers")
+    assert "free action not allowed" in words and "RULES.md §2" in words
+    assert words.endswith(".")
+    for developer_text in ("{", "[", "'", "pay_unlock", "; possible"):
+        assert developer_text not in words
+
+
+def test_the_log_names_discovery_tiles_by_what_they_are() -> None:
+    for tile in range(3):
+        line = event_words(DomainEvent("DiscoveryClaimed", {"seat": 1, "tile": tile}), ["a", "b"])
+        assert line == f"b claims a discovery tile: {discovery_words(tile, with_cost=False)}"
+        assert "tile 0" not in line and "tile 1" not in line
+
+
+def test_saved_seats_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / ".teoti" / "seats.json"
+    first = saved_seats.SavedSeat("g1", 0, "t1", "ann", saved_seats.EMBEDDED, "data")
+    second = saved_seats.SavedSeat("g2", 1, "t2", "bob", "host:50051")
+    saved_seats.save(first, path)
+    saved_seats.save(second, path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert saved_seats.load(path) == {"g1": first, "g2": second}
+    assert saved_seats.load(tmp_path / "absent.json") == {}
