@@ -58,6 +58,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "game:*:commands"),  # HGET (idempotency), HSET
         ("RW", "game:*:secret"),  # SET at creation, GET to decide moves
         ("RW", "game:*:snapshot"),  # GET, SET (only the engine saves snapshots)
+        ("RW", "game:*:archive"),  # GET (reads), SET + DEL of the rest (archive script)
         ("RW", "games"),  # ZADD at creation (append script)
         ("RW", "turns"),  # XADD turn requests (append script)
     ),
@@ -65,11 +66,13 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "game:*:events"),  # XRANGE (fold, ListEvents), XREAD BLOCK (WatchGame)
         ("R", "game:*:head"),  # HMGET (version, VerifyGame)
         ("R", "game:*:snapshot"),  # GET
+        ("R", "game:*:archive"),  # GET (reads of an archived game)
         ("R", "games"),  # ZRANGEBYSCORE (ListGames)
     ),
     Role.BOT: (
         ("R", "game:*:events"),  # XRANGE (loads the game it plays)
         ("R", "game:*:snapshot"),  # GET
+        ("R", "game:*:archive"),  # GET (reads of an archived game)
         ("RW", "turns"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XPENDING, XACK, XDEL
         ("RW", "dead"),  # XADD (dead-letter script)
     ),
@@ -88,6 +91,9 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "get",
         "set",
         "zadd",
+        "xlen",  # the archive script (teoti archive runs as the engine's user)
+        "del",
+        "exists",
     ),
     Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore"),
     Role.BOT: (
