@@ -83,7 +83,7 @@ async def test_finished_games_move_to_an_archive_that_reads_and_verifies(
         assert blob_size < sum(len(e.type) + 200 for e in before)
 
         # Reads through a fresh gateway process's view (no cache): same log, same hashes.
-        stack.reader._snapshots.forget(game)  # noqa: SLF001 - drop this process's cache
+        stack.reader._snapshots.forget(game)  # drop this process's cached game
         assert await client.events(game) == before
         paged = await client.events(game, from_version=3)
         assert paged == before[3:]
