@@ -296,6 +296,8 @@ class GameServicer:
         self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         viewer = self._viewer(snapshot, request, context)
+        # Headers now: the client knows the watch was accepted before any event comes.
+        await context.send_initial_metadata(())
         events = self.hub.follow(self._reader, request.game_id, request.from_version)
         async with contextlib.aclosing(events):
             async for event in events:
