@@ -25,7 +25,10 @@ from services.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 NIM = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
-UNLIMITED = ["--rate-limit", "0", "--creates-per-hour", "0"]
+UNLIMITED = ["--rate-limit", "0", "--creates-per-hour", "0", "--max-watchers-per-client", "0"]
+"""The benchmark is one client address: the gateway's limits per client would stop it."""
+CLIENT_CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
+"""Each client channel its own TCP connection (grpc shares one between equal channels)."""
 
 
 def raise_open_files(want: int = 65536) -> int:

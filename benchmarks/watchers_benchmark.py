@@ -27,6 +27,7 @@ import grpc
 import redis.asyncio as aioredis
 
 from benchmarks.harness import (
+    CLIENT_CHANNEL_OPTIONS,
     NIM,
     UNLIMITED,
     Errors,
@@ -77,7 +78,10 @@ async def one_run(url: str, args: argparse.Namespace) -> dict[str, float]:
     calls: list[Any] = []
     try:
         await serving(gateway)
-        channels = [grpc.aio.insecure_channel(gateway.target) for _ in range(args.channels + 1)]
+        channels = [
+            grpc.aio.insecure_channel(gateway.target, options=CLIENT_CHANNEL_OPTIONS)
+            for _ in range(args.channels + 1)
+        ]
         control: Any = stubs.game_pb2_grpc.GameServiceStub(channels[-1])
         watch_stubs = [stubs.game_pb2_grpc.GameServiceStub(c) for c in channels[:-1]]
         games = await _create_games(control, pb, args.games, errors)
@@ -221,7 +225,7 @@ def main() -> None:
     parser.add_argument("--moved", type=int, default=100, help="games moved once")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    print(f"open files limit {raise_open_files()}")
+    print(f"open files limit {raise_open_files()}", flush=True)
     with redis_url(args.redis_url) as url:
         raise SystemExit(asyncio.run(run(url, args)))
 

@@ -34,8 +34,10 @@ from services.rpc.limits import (
     DEFAULT_CREATES_BURST,
     DEFAULT_CREATES_PER_HOUR,
     DEFAULT_RATE,
+    DEFAULT_WATCHERS_PER_CLIENT,
     ClientRateLimiter,
     CreationQuota,
+    WatcherLimit,
 )
 
 log = structlog.get_logger(__name__)
@@ -85,6 +87,8 @@ class GatewaySettings:
     creates_per_hour: float = DEFAULT_CREATES_PER_HOUR
     """Games each caller address may create per hour; <= 0: unlimited."""
     creates_burst: float = DEFAULT_CREATES_BURST
+    watchers_per_client: int = DEFAULT_WATCHERS_PER_CLIENT
+    """WatchGame streams one client (seat token, else address) may hold open; <= 0: any."""
     engine_channels: int = 4
     """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
 
@@ -95,6 +99,10 @@ class GatewaySettings:
     def quota(self) -> CreationQuota:
         """A fresh creation quota with these settings."""
         return CreationQuota(self.creates_per_hour, self.creates_burst)
+
+    def watchers(self) -> WatcherLimit:
+        """A fresh open-watchers limit with these settings."""
+        return WatcherLimit(self.watchers_per_client)
 
 
 @dataclass(frozen=True)
@@ -153,11 +161,13 @@ async def all_in_one(
     bot_pause_s: float = 0.0,
     quota: CreationQuota | None = None,
     pool_size: int = POOL_SIZE,
+    watchers: WatcherLimit | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
     ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
-    ``limiter`` / ``quota``: the gateway's limits (defaults: :class:`GatewaySettings`);
+    ``limiter`` / ``quota`` / ``watchers``: the gateway's limits (defaults:
+    :class:`GatewaySettings`);
     ``pool_size``: Redis connections of the process.
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
@@ -172,7 +182,14 @@ async def all_in_one(
     reader = GameReader(store, registry, snapshots)
     hub = WatchHub(store)
     server, port = await create_server(
-        address, reader, client, default_ruleset, limiter, quota or GatewaySettings().quota(), hub
+        address,
+        reader,
+        client,
+        default_ruleset,
+        limiter,
+        quota or GatewaySettings().quota(),
+        hub,
+        watchers,
     )
     stop = asyncio.Event()
     worker = asyncio.create_task(
@@ -233,6 +250,7 @@ async def run_gateway(
         limiter=gateway.limiter(),
         quota=gateway.quota(),
         hub=hub,
+        watchers=gateway.watchers(),
     )
     log.info(
         "gateway_serving",

@@ -46,7 +46,11 @@ from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
 from services.engine.store.redis_client import POOL_SIZE
 from services.logging_setup import LEVELS, configure_logging
-from services.rpc.limits import DEFAULT_CREATES_PER_HOUR, DEFAULT_RATE
+from services.rpc.limits import (
+    DEFAULT_CREATES_PER_HOUR,
+    DEFAULT_RATE,
+    DEFAULT_WATCHERS_PER_CLIENT,
+)
 from services.rpc.server import AddressInUse
 
 log = structlog.get_logger("teoti")
@@ -110,6 +114,7 @@ def _gateway_settings(args: argparse.Namespace) -> Any:
         rate=args.rate_limit,
         burst=args.rate_limit * 2,
         creates_per_hour=args.creates_per_hour,
+        watchers_per_client=args.max_watchers_per_client,
         engine_channels=getattr(args, "engine_channels", 4),
     )
 
@@ -154,6 +159,7 @@ async def _serve(args: argparse.Namespace) -> int:
             limiter=_gateway_settings(args).limiter(),
             quota=_gateway_settings(args).quota(),
             pool_size=args.redis_pool_size,
+            watchers=_gateway_settings(args).watchers(),
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port)
             await _stop_event().wait()
@@ -506,6 +512,15 @@ def build_parser() -> argparse.ArgumentParser:
             default=float(os.environ.get("TEOTI_CREATES_PER_HOUR", DEFAULT_CREATES_PER_HOUR)),
             help="games each caller address may create per hour; 0: unlimited "
             "(default $TEOTI_CREATES_PER_HOUR or %(default)s)",
+        )
+        p.add_argument(
+            "--max-watchers-per-client",
+            type=int,
+            default=int(
+                os.environ.get("TEOTI_MAX_WATCHERS_PER_CLIENT", DEFAULT_WATCHERS_PER_CLIENT)
+            ),
+            help="WatchGame streams one seat token / address may hold open; 0: any "
+            "(default $TEOTI_MAX_WATCHERS_PER_CLIENT or %(default)s)",
         )
 
     serve = sub.add_parser("serve", help="gateway + engine + bot worker in one process")

@@ -9,7 +9,7 @@ from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
 from services.gateway.servicer import GameServicer
 from services.gateway.watch_hub import WatchHub
-from services.rpc.limits import ClientRateLimiter, CreationQuota
+from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
 from services.rpc.server import build_server, mark_serving
 from services.rpc.stubs import load_stubs
 
@@ -24,13 +24,15 @@ async def create_server(
     limiter: ClientRateLimiter | None = None,
     quota: CreationQuota | None = None,
     hub: WatchHub | None = None,
+    watchers: WatcherLimit | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
     ``limiter`` is the rate limit per client (default: DEFAULT_RATE per second per seat
     token / address), ``quota`` the CreateGame quota per caller (default:
     DEFAULT_CREATES_PER_HOUR), ``hub`` the WatchGame fan-out (default: a new one on
-    ``reader.store``; the caller closes one it passes). Bind ``127.0.0.1:0`` in tests to
+    ``reader.store``; the caller closes one it passes), ``watchers`` the open WatchGame
+    streams per client (default DEFAULT_WATCHERS_PER_CLIENT). Bind ``127.0.0.1:0`` in tests to
     get a free port. Stop with ``await server.stop(grace)``.
     """
     stubs = load_stubs()
@@ -41,6 +43,7 @@ async def create_server(
         hub=hub,
         limiter=limiter or ClientRateLimiter(),
         quota=quota,
+        watchers=watchers,
     )
     server, port, health = build_server(
         address,

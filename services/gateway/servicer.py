@@ -26,7 +26,7 @@ from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
 from services.rpc.errors import stream_errors, unary_errors
-from services.rpc.limits import ClientRateLimiter, CreationQuota
+from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
 from services.rpc.stubs import load_stubs
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
@@ -92,6 +92,7 @@ class GameServicer:
         hub: the WatchGame fan-out (default: one on ``reader.store``).
         limiter: rate limit per client.
         quota: CreateGame quota per caller.
+        watchers: WatchGame streams open at once per client.
     """
 
     def __init__(
@@ -102,6 +103,7 @@ class GameServicer:
         hub: WatchHub | None = None,
         limiter: ClientRateLimiter | None = None,
         quota: CreationQuota | None = None,
+        watchers: WatcherLimit | None = None,
     ) -> None:
         self._reader = reader
         self._client = client
@@ -109,6 +111,7 @@ class GameServicer:
         self.hub = hub or WatchHub(reader.store)
         self._limiter = limiter or ClientRateLimiter()
         self._quota = quota or CreationQuota()
+        self._watchers = watchers or WatcherLimit()
         self._pb = load_stubs().game_pb2
 
     def _admit(self, context: Context, request: Any = None) -> None:
@@ -294,14 +297,16 @@ class GameServicer:
         """Stream events after from_version until the game ends (public unless a seat with
         its token is given)."""
         self._admit(context, request)
-        snapshot = await self._reader.load(request.game_id)
-        viewer = self._viewer(snapshot, request, context)
-        # Headers now: the client knows the watch was accepted before any event comes.
-        await context.send_initial_metadata(())
-        events = self.hub.follow(self._reader, request.game_id, request.from_version)
-        async with contextlib.aclosing(events):
-            async for event in events:
-                yield self._pb.WatchGameResponse(event=self._shown(snapshot, viewer, event))
+        client = ClientRateLimiter.client_key(str(context.peer()), request_token(request, context))
+        with self._watchers.hold(client):
+            snapshot = await self._reader.load(request.game_id)
+            viewer = self._viewer(snapshot, request, context)
+            # Headers now: the client knows the watch was accepted before any event comes.
+            await context.send_initial_metadata(())
+            events = self.hub.follow(self._reader, request.game_id, request.from_version, snapshot)
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    yield self._pb.WatchGameResponse(event=self._shown(snapshot, viewer, event))
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:

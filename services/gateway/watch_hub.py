@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from services.engine.game import GameSnapshot
 from services.engine.reader import GameReader
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import StoredEvent
@@ -196,7 +197,11 @@ class WatchHub:
                     self.unsubscribe(sub)
 
     async def follow(
-        self, reader: GameReader, game_id: str, from_version: int = 0
+        self,
+        reader: GameReader,
+        game_id: str,
+        from_version: int = 0,
+        snapshot: GameSnapshot | None = None,
     ) -> AsyncGenerator[StoredEvent, None]:
         """Yield every event of ``game_id`` after ``from_version`` as it comes, until the
         game is terminal and every event was yielded (same contract as
@@ -204,10 +209,12 @@ class WatchHub:
 
         Catch-up (events already in the log, or any the hub read before this watcher
         joined) is read from the store directly, WATCH_BATCH at a time; after that,
-        events come from the hub's buffer. Raises GameNotFound, WatcherTooSlow.
+        events come from the hub's buffer. ``snapshot``: the game as the caller just
+        loaded it (saves a read). Raises GameNotFound, WatcherTooSlow.
         Use inside ``contextlib.aclosing`` so the subscription ends with the stream.
         """
-        snapshot = await reader.load(game_id)
+        if snapshot is None:
+            snapshot = await reader.load(game_id)
         version = max(from_version, 0)
         # The hub only has to bring what comes after the log as loaded now.
         sub = self.subscribe(game_id, snapshot.version)

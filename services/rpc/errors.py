@@ -29,7 +29,7 @@ from services.engine.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.rpc.limits import RateLimited, WatcherTooSlow
+from services.rpc.limits import RateLimited, TooManyWatchers, WatcherTooSlow
 
 DOMAIN = "teotihuacan.v1"
 _DETAILS_KEY = "grpc-status-details-bin"
@@ -82,6 +82,12 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             "rate_limited",
             {"kind": "rate_limited", "retry_after_s": f"{exc.retry_after_s:.3f}"},
+        )
+    if isinstance(exc, TooManyWatchers):
+        return (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "too_many_watchers",
+            {"kind": "too_many_watchers", "limit": str(exc.limit)},
         )
     if isinstance(exc, WatcherTooSlow):
         return (

@@ -17,16 +17,19 @@ admit N times as much); see docs/operations.md, "Limits per client".
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 DEFAULT_RATE = 200.0
 DEFAULT_BURST = 400.0
 DEFAULT_ADDRESS_FACTOR = 10.0
 """An address's ceiling over all the seat tokens it sends, in multiples of the rate."""
+DEFAULT_WATCHERS_PER_CLIENT = 1000
+"""WatchGame streams one client may hold open at once."""
 DEFAULT_CREATES_PER_HOUR = 600.0
 DEFAULT_CREATES_BURST = 60.0
 MAX_REQUEST_BYTES = 256 * 1024
@@ -53,6 +56,44 @@ class WatcherTooSlow(Exception):
         )
         self.game_id = game_id
         self.buffered = buffered
+
+
+class TooManyWatchers(Exception):
+    """The client already has ``limit`` WatchGame streams open."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"this client already has {limit} WatchGame streams open; close one first")
+        self.limit = limit
+
+
+class WatcherLimit:
+    """At most ``per_client`` WatchGame streams open at once per client key (a seat
+    token's digest, else the address; see :meth:`ClientRateLimiter.client_key`).
+    ``per_client`` <= 0: no limit. Without it one client could hold every stream the
+    server allows (services.rpc.server.MAX_CONCURRENT_RPCS) and starve the others.
+    """
+
+    def __init__(self, per_client: int = DEFAULT_WATCHERS_PER_CLIENT) -> None:
+        self._limit = per_client
+        self._open: dict[str, int] = {}
+
+    @contextlib.contextmanager
+    def hold(self, key: str) -> Iterator[None]:
+        """Count one open stream of ``key`` while inside; raises TooManyWatchers."""
+        if self._limit <= 0:
+            yield
+            return
+        if self._open.get(key, 0) >= self._limit:
+            raise TooManyWatchers(self._limit)
+        self._open[key] = self._open.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._open[key] - 1
+            if left:
+                self._open[key] = left
+            else:
+                del self._open[key]
 
 
 @dataclass(slots=True)
@@ -135,6 +176,11 @@ class ClientRateLimiter:
         if self._rate <= 0:
             return
         self._spend(key, self._rate, self._burst)
+
+    @staticmethod
+    def client_key(peer: str, token: str = "") -> str:
+        """Who a call comes from: the seat token's digest, else the peer's address."""
+        return token_key(token) if token else peer_address(peer)
 
     def admit(self, peer: str, token: str = "") -> None:
         """Admit one call from gRPC ``peer`` carrying seat ``token`` ("" if none), or

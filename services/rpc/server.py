@@ -15,10 +15,13 @@ MAX_CONCURRENT_RPCS = 20_000
 """Calls in flight per server process, streams included (RESOURCE_EXHAUSTED beyond).
 Sized for 10,000 idle WatchGame streams plus the unary calls around them: an idle
 watcher costs a small buffer, no Redis connection (services/gateway/watch_hub.py)."""
-MAX_STREAMS_PER_CONNECTION = 1000
-"""HTTP/2 streams (calls) open at once on one client connection. gRPC's HTTP/2 default
-of 100 made the 101st call of a connection holding 100 watchers wait with no deadline;
-a client needing more opens more connections (grpc does not queue across them)."""
+MAX_STREAMS_PER_CONNECTION = MAX_CONCURRENT_RPCS
+"""HTTP/2 streams (calls) open at once on one client connection. A call beyond this limit
+does not fail: the client holds it until a stream ends, with no deadline of ours, so
+gRPC's default of 100 let one connection holding 100 watchers hang every further call
+on it (issue 12). At the process's own limit a connection is never what stops a call:
+past MAX_CONCURRENT_RPCS a call fails at once with RESOURCE_EXHAUSTED, and one client's
+share is bounded by the gateway (services.rpc.limits.WatcherLimit) instead."""
 KEEPALIVE_OPTIONS = (
     # Find dead clients (and their idle watchers) within ~2 minutes.
     ("grpc.keepalive_time_ms", 60_000),

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import grpc
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.rpc.errors import status_for
 from services.rpc.limits import (
     ClientRateLimiter,
     CreationQuota,
     RateLimited,
+    TooManyWatchers,
+    WatcherLimit,
     peer_address,
     token_key,
 )
@@ -104,3 +108,22 @@ def test_token_keys_are_digests_one_per_token(token: str, other: str) -> None:
     assert key.startswith("seat:") and len(key) == 37
     assert set(key[5:]) <= set("0123456789abcdef")  # a digest, never the token itself
     assert (token_key(other) == key) == (other == token)
+
+
+def test_open_watchers_are_capped_per_client_and_released() -> None:
+    limit = WatcherLimit(per_client=2)
+    with limit.hold("ipv4:10.0.0.1"), limit.hold("ipv4:10.0.0.1"):
+        with pytest.raises(TooManyWatchers) as raised, limit.hold("ipv4:10.0.0.1"):
+            pass
+        code, reason, _ = status_for(raised.value) or (None, "", {})
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "too_many_watchers"
+        with limit.hold("ipv4:10.0.0.2"):  # another client is not affected
+            pass
+    with limit.hold("ipv4:10.0.0.1"), limit.hold("ipv4:10.0.0.1"):
+        pass  # both released when their streams ended
+    unlimited = WatcherLimit(per_client=0)
+    holds = [unlimited.hold("x") for _ in range(5000)]
+    for hold in holds:
+        hold.__enter__()
+    assert ClientRateLimiter.client_key("ipv4:1.2.3.4:5", "") == "ipv4:1.2.3.4"
+    assert ClientRateLimiter.client_key("ipv4:1.2.3.4:5", "t") == token_key("t")
