@@ -22,6 +22,13 @@ gRPC's default of 100 let one connection holding 100 watchers hang every further
 on it (issue 12). At the process's own limit a connection is never what stops a call:
 past MAX_CONCURRENT_RPCS a call fails at once with RESOURCE_EXHAUSTED, and one client's
 share is bounded by the gateway (services.rpc.limits.WatcherLimit) instead."""
+PENDING_CALL_OPTIONS = (
+    # Calls that arrived but that the Python server has not picked up yet. grpc's
+    # defaults (1,000, hard limit 3,000) cancel a burst beyond them (a client opening
+    # thousands of watchers at once saw CANCELLED); bounded by MAX_CONCURRENT_RPCS instead.
+    ("grpc.server.max_pending_requests", MAX_CONCURRENT_RPCS),
+    ("grpc.server.max_pending_requests_hard_limit", MAX_CONCURRENT_RPCS),
+)
 KEEPALIVE_OPTIONS = (
     # Find dead clients (and their idle watchers) within ~2 minutes.
     ("grpc.keepalive_time_ms", 60_000),
@@ -72,6 +79,7 @@ def build_server(
             ("grpc.max_receive_message_length", max_request_bytes),
             ("grpc.max_concurrent_streams", max_streams_per_connection),
             *KEEPALIVE_OPTIONS,
+            *PENDING_CALL_OPTIONS,
             # A second server on a busy port must fail, not share it and split clients.
             ("grpc.so_reuseport", 0),
         ],
