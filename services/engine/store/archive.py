@@ -11,7 +11,8 @@ archived game like a live one.
 
 Blob: ``"z1:" + base64(zlib(level 9, JSON [[entry_id, {field: value}], ...]))``. Base64
 because the store's client decodes replies as text; the ``z1:`` tag names the format so
-a later one can be told apart. Logs compress about 5-10x (repetitive JSON field names).
+a later one can be told apart. Measured, base64 included: 2.2x smaller than the stream's
+field bytes for a 21-event Nim log, 3.0x for 577 events of Teotihuacan.
 """
 
 from __future__ import annotations
