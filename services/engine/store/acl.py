@@ -8,10 +8,10 @@ or rewrite logs and the snapshots the engine trusts. So each process logs in as 
 user (Redis >= 6) and gets:
 
 - **engine** (the log's only writer): read and write on every key of a game (events,
-  head, command ids, secret seed, snapshot), the games indexes, and the turn-request
+  head, command ids, secret seed, snapshot, archive), the games indexes, and the turn-request
   streams it publishes to. Not the dead letters.
-- **gateway** (public read side): read only, on events, heads, snapshots and the games
-  indexes. No secret, no command ids, no turn requests.
+- **gateway** (public read side): read only, on events, heads, snapshots, archives and
+  the games indexes. No secret, no command ids, no turn requests.
 - **bot** (turn-request consumer): read only on events and snapshots (it loads games);
   read and write on the turn-request and dead-letter streams (its consumer group). No
   secret, no heads, no command ids, no games indexes.
@@ -94,6 +94,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xlen",  # the archive script (teoti archive runs as the engine's user)
         "del",
         "exists",
+        "zrangebyscore",  # teoti archive walks the games index
     ),
     Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore"),
     Role.BOT: (
