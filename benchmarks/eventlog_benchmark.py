@@ -6,6 +6,9 @@
 2. Throughput: 100 concurrent Nim games played through the gRPC gateway (token check,
    fold, decide, append) vs 100 concurrent raw ``XADD`` writers, for ``--seconds`` each.
 
+Every error is counted and printed (a game ending is the only refusal expected); the run
+exits 1 if there was any.
+
 Run: ``python -m benchmarks.eventlog_benchmark [--redis-url URL] [--seconds 5]`` from the
 repository root (embedded Redis if no URL / REDIS_URL).
 """
@@ -23,15 +26,17 @@ from collections.abc import Iterator
 
 import redis.asyncio as aioredis
 
+from benchmarks.harness import Errors
 from services.app import all_in_one
 from services.client import SeatInfo, TeotiClient
+from services.engine.errors import RuleViolation
 from services.engine.ruleset import DomainEvent
 from services.engine.rulesets import default_registry
 from services.engine.store import EventMetadata, RedisEventStore
 from services.engine.store.chain import GENESIS_HASH
 from services.engine.store.records import canonical_json
 from services.logging_setup import configure_logging
-from services.rpc.limits import PeerRateLimiter
+from services.rpc.limits import ClientRateLimiter, CreationQuota
 
 PAYLOAD = {"seat": 1, "count": 2, "note": "x" * 64}
 CONCURRENCY = 100
@@ -84,8 +89,12 @@ async def append_latency(url: str, prefix: str, count: int) -> tuple[list[float]
     return ours, plain
 
 
-async def submit_throughput(url: str, prefix: str, seconds: float) -> tuple[int, float]:
-    """(actions, elapsed) of CONCURRENCY clients each playing Nim games via the gateway."""
+async def submit_throughput(
+    url: str, prefix: str, seconds: float, errors: Errors
+) -> tuple[int, float]:
+    """(actions, elapsed) of CONCURRENCY clients each playing Nim games via the gateway;
+    every failed call goes to ``errors`` (the game's end, RuleViolation ``game_over``,
+    is how a game stops, not an error)."""
     registry = default_registry()
     from tests.nim import NimRuleset
 
@@ -95,7 +104,8 @@ async def submit_throughput(url: str, prefix: str, seconds: float) -> tuple[int,
         registry=registry,
         key_prefix=prefix,
         default_ruleset="nim",
-        limiter=PeerRateLimiter(rate=0),
+        limiter=ClientRateLimiter(rate=0),
+        quota=CreationQuota(per_hour=0),
     ) as stack:
         client = TeotiClient(f"127.0.0.1:{stack.port}")
         deadline = time.perf_counter() + seconds
@@ -105,14 +115,23 @@ async def submit_throughput(url: str, prefix: str, seconds: float) -> tuple[int,
             nonlocal done
             while time.perf_counter() < deadline:
                 seats = [SeatInfo("human", "a"), SeatInfo("human", "b")]
-                game = await client.create_game(seats, options={"max_take": 1})
+                try:
+                    game = await client.create_game(seats, options={"max_take": 1})
+                except Exception as exc:
+                    errors.add("CreateGame", exc)
+                    continue
                 version, seat = game.version, 0
                 while time.perf_counter() < deadline:
                     try:
                         result = await client.submit_action(
                             game.game_id, seat, game.seat_tokens[seat], {"take": 1}, version
                         )
-                    except Exception:  # the game ended (RuleViolation game_over)
+                    except RuleViolation as exc:
+                        if exc.rule != "game_over":
+                            errors.add("SubmitAction", exc)
+                        break
+                    except Exception as exc:
+                        errors.add("SubmitAction", exc)
                         break
                     done += 1
                     version, seat = result.version, 1 - seat
@@ -124,7 +143,9 @@ async def submit_throughput(url: str, prefix: str, seconds: float) -> tuple[int,
     return done, elapsed
 
 
-async def xadd_throughput(url: str, prefix: str, seconds: float) -> tuple[int, float]:
+async def xadd_throughput(
+    url: str, prefix: str, seconds: float, errors: Errors
+) -> tuple[int, float]:
     """(XADDs, elapsed) of CONCURRENCY concurrent raw writers."""
     raw = aioredis.from_url(url, decode_responses=True, max_connections=CONCURRENCY)
     deadline = time.perf_counter() + seconds
@@ -133,7 +154,11 @@ async def xadd_throughput(url: str, prefix: str, seconds: float) -> tuple[int, f
     async def writer(i: int) -> None:
         nonlocal done
         while time.perf_counter() < deadline:
-            await raw.xadd(f"{prefix}:rawtp:{i}", {"payload": canonical_json(PAYLOAD)})
+            try:
+                await raw.xadd(f"{prefix}:rawtp:{i}", {"payload": canonical_json(PAYLOAD)})
+            except Exception as exc:
+                errors.add("XADD", exc)
+                continue
             done += 1
 
     start = time.perf_counter()
@@ -155,7 +180,7 @@ def redis_url(url: str | None) -> Iterator[str]:
         yield server.url
 
 
-async def run(url: str, appends: int, seconds: float) -> None:
+async def run(url: str, appends: int, seconds: float) -> int:
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     ours, plain = await append_latency(url, prefix, appends)
     p50, p99 = percentile(ours, 50), percentile(ours, 99)
@@ -166,13 +191,16 @@ async def run(url: str, appends: int, seconds: float) -> None:
     )
     print(f"  raw XADD      p50 {r50:.3f} ms  p99 {r99:.3f} ms")
     print(f"  ratio         p50 {p50 / r50:.2f}x  p99 {p99 / r99:.2f}x")
-    actions, elapsed = await submit_throughput(url, prefix, seconds)
-    xadds, xelapsed = await xadd_throughput(url, prefix, seconds)
+    errors = Errors()
+    actions, elapsed = await submit_throughput(url, prefix, seconds, errors)
+    xadds, xelapsed = await xadd_throughput(url, prefix, seconds, errors)
     ours_tp, raw_tp = actions / elapsed, xadds / xelapsed
     print(f"throughput ({CONCURRENCY} concurrent games / writers, {seconds:.0f} s each):")
     print(f"  SubmitAction via gRPC  {ours_tp:,.0f} actions/s ({actions} actions)")
     print(f"  raw XADD               {raw_tp:,.0f} XADD/s ({xadds} entries)")
     print(f"  ratio                  {raw_tp / ours_tp:.1f}x slower than raw XADD")
+    errors.report()
+    return 1 if errors.total else 0
 
 
 def main() -> None:
@@ -184,7 +212,7 @@ def main() -> None:
     args = parser.parse_args()
     configure_logging("WARNING")
     with redis_url(args.redis_url) as url:
-        asyncio.run(run(url, args.appends, args.seconds))
+        raise SystemExit(asyncio.run(run(url, args.appends, args.seconds)))
 
 
 if __name__ == "__main__":

@@ -27,10 +27,20 @@ from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_r
 from services.engine.servicer import start_engine_server
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
 from services.engine.store.keys import DEFAULT_SHARDS
-from services.engine.store.redis_client import RedisConfig, as_config
+from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
 from services.gateway.server import create_server
-from services.rpc.limits import PeerRateLimiter
+from services.gateway.watch_hub import WatchHub
+from services.rpc.limits import (
+    DEFAULT_BURST,
+    DEFAULT_CREATES_BURST,
+    DEFAULT_CREATES_PER_HOUR,
+    DEFAULT_RATE,
+    DEFAULT_WATCHERS_PER_CLIENT,
+    ClientRateLimiter,
+    CreationQuota,
+    WatcherLimit,
+)
 
 log = structlog.get_logger(__name__)
 SHUTDOWN_GRACE_S = 3.0
@@ -48,10 +58,14 @@ class StoreSettings:
     key_prefix: str = "teoti"
     shards: int = DEFAULT_SHARDS
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
+    pool_size: int = POOL_SIZE
+    """Redis connections this process may open (see redis_client.POOL_SIZE)."""
 
     def store(self, redis: RedisConfig | str) -> RedisEventStore:
         """A store with these keys on ``redis`` (a URL, or a standalone/cluster config)."""
-        return RedisEventStore.from_config(redis, prefix=self.key_prefix, shards=self.shards)
+        return RedisEventStore.from_config(
+            redis, prefix=self.key_prefix, shards=self.shards, pool_size=self.pool_size
+        )
 
     def reader(self, store: RedisEventStore, registry: RulesetRegistry) -> GameReader:
         """The read side of a process that does not write the log (gateway, bot worker).
@@ -63,6 +77,34 @@ class StoreSettings:
         """
         snapshots = SnapshotCache(store, registry, snapshot_every=self.snapshot_every, save=False)
         return GameReader(store, registry, snapshots)
+
+
+@dataclass(frozen=True)
+class GatewaySettings:
+    """The gateway's limits per client (docs/operations.md, "Limits per client")."""
+
+    rate: float = DEFAULT_RATE
+    """Calls per second per seat token (else per address); <= 0: unlimited."""
+    burst: float = DEFAULT_BURST
+    creates_per_hour: float = DEFAULT_CREATES_PER_HOUR
+    """Games each caller address may create per hour; <= 0: unlimited."""
+    creates_burst: float = DEFAULT_CREATES_BURST
+    watchers_per_client: int = DEFAULT_WATCHERS_PER_CLIENT
+    """WatchGame streams one client (seat token, else address) may hold open; <= 0: any."""
+    engine_channels: int = 4
+    """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
+
+    def limiter(self) -> ClientRateLimiter:
+        """A fresh rate limiter with these settings."""
+        return ClientRateLimiter(self.rate, self.burst)
+
+    def quota(self) -> CreationQuota:
+        """A fresh creation quota with these settings."""
+        return CreationQuota(self.creates_per_hour, self.creates_burst)
+
+    def watchers(self) -> WatcherLimit:
+        """A fresh open-watchers limit with these settings."""
+        return WatcherLimit(self.watchers_per_client)
 
 
 @dataclass(frozen=True)
@@ -89,6 +131,7 @@ class Stack:
     engine: Engine
     reader: GameReader
     server: grpc.aio.Server
+    hub: WatchHub
 
 
 def _bot(
@@ -123,25 +166,41 @@ async def all_in_one(
     default_ruleset: str = DEFAULT_RULESET,
     shards: int = DEFAULT_SHARDS,
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
-    limiter: PeerRateLimiter | None = None,
+    limiter: ClientRateLimiter | None = None,
     bot_pause_s: float = 0.0,
+    quota: CreationQuota | None = None,
+    pool_size: int = POOL_SIZE,
+    watchers: WatcherLimit | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
-    ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`).
+    ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
+    ``limiter`` / ``quota`` / ``watchers``: the gateway's limits (defaults:
+    :class:`GatewaySettings`);
+    ``pool_size``: Redis connections of the process.
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
     """
     registry = registry or default_registry()
-    settings = StoreSettings(key_prefix, shards, snapshot_every)
+    settings = StoreSettings(key_prefix, shards, snapshot_every, pool_size)
     store = settings.store(redis_url)
     snapshots = SnapshotCache(store, registry, snapshot_every=snapshot_every)
     engine = Engine(store, registry, seed_source=seed_source, snapshots=snapshots)
     client = InProcessEngineClient(engine)
     bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
     reader = GameReader(store, registry, snapshots)
-    server, port = await create_server(address, reader, client, default_ruleset, limiter)
+    hub = WatchHub(store)
+    server, port = await create_server(
+        address,
+        reader,
+        client,
+        default_ruleset,
+        limiter,
+        quota or GatewaySettings().quota(),
+        hub,
+        watchers,
+    )
     stop = asyncio.Event()
     worker = asyncio.create_task(
         _bot(
@@ -153,9 +212,10 @@ async def all_in_one(
     )
     log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
     try:
-        yield Stack(port, store, engine, reader, server)
+        yield Stack(port, store, engine, reader, server, hub)
     finally:
         await server.stop(SHUTDOWN_GRACE_S)
+        await hub.close()
         stop.set()
         await worker
         await store.close()
@@ -194,17 +254,36 @@ async def run_gateway(
     registry: RulesetRegistry,
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
+    gateway: GatewaySettings | None = None,
 ) -> None:
     """``teoti gateway``: GameService alone, writing through a remote engine."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
+    gateway = gateway or GatewaySettings()
     store = settings.store(redis)
-    client = RemoteEngineClient(engine_target)
-    server, port = await create_server(address, settings.reader(store, registry), client)
-    log.info("gateway_serving", port=port, engine=engine_target, redis=as_config(redis).describe())
+    client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
+    hub = WatchHub(store)
+    server, port = await create_server(
+        address,
+        settings.reader(store, registry),
+        client,
+        limiter=gateway.limiter(),
+        quota=gateway.quota(),
+        hub=hub,
+        watchers=gateway.watchers(),
+    )
+    log.info(
+        "gateway_serving",
+        port=port,
+        engine=engine_target,
+        engine_channels=gateway.engine_channels,
+        redis=as_config(redis).describe(),
+        redis_pool_size=settings.pool_size,
+    )
     await stop.wait()
     await server.stop(SHUTDOWN_GRACE_S)
+    await hub.close()
     await client.close()
     await store.close()
 

@@ -48,6 +48,13 @@ from services.engine.store.records import canonical_json
 from services.export_cli import export_game, replay_file
 from services.logging_setup import LEVELS, configure_logging
 from services.proc_guard import on_ending_signals
+from services.engine.store.redis_client import POOL_SIZE
+from services.logging_setup import LEVELS, configure_logging
+from services.rpc.limits import (
+    DEFAULT_CREATES_PER_HOUR,
+    DEFAULT_RATE,
+    DEFAULT_WATCHERS_PER_CLIENT,
+)
 from services.rpc.server import AddressInUse
 
 log = structlog.get_logger("teoti")
@@ -126,7 +133,19 @@ def _redis(url: str | None, data_dir: Path | None, persist: bool) -> Any:
 def _store_settings(args: argparse.Namespace) -> Any:
     from services.app import StoreSettings
 
-    return StoreSettings(args.key_prefix, args.shards, args.snapshot_every)
+    return StoreSettings(args.key_prefix, args.shards, args.snapshot_every, args.redis_pool_size)
+
+
+def _gateway_settings(args: argparse.Namespace) -> Any:
+    from services.app import GatewaySettings
+
+    return GatewaySettings(
+        rate=args.rate_limit,
+        burst=args.rate_limit * 2,
+        creates_per_hour=args.creates_per_hour,
+        watchers_per_client=args.max_watchers_per_client,
+        engine_channels=getattr(args, "engine_channels", 4),
+    )
 
 
 def _redis_config(args: argparse.Namespace) -> Any:
@@ -167,6 +186,10 @@ async def _serve(args: argparse.Namespace) -> int:
             default_ruleset=args.ruleset,
             shards=args.shards,
             snapshot_every=args.snapshot_every,
+            limiter=_gateway_settings(args).limiter(),
+            quota=_gateway_settings(args).quota(),
+            pool_size=args.redis_pool_size,
+            watchers=_gateway_settings(args).watchers(),
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port)
             await _stop_event().wait()
@@ -210,8 +233,35 @@ async def _gateway(args: argparse.Namespace) -> int:
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
+        _gateway_settings(args),
     )
     return 0
+
+
+async def _archive(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime, timedelta
+
+    from services.engine.retention import archive_finished
+
+    store = _store_settings(args).store(_need_redis(args))
+    try:
+        report = await archive_finished(
+            store,
+            _registry(args.extra_ruleset),
+            timedelta(days=args.older_than_days),
+            datetime.now(UTC),
+            args.max_games,
+        )
+    finally:
+        await store.close()
+    print(
+        f"archived {len(report.archived)}, already archived {report.already_archived}, "
+        f"running {report.running}, finished too recently {report.recent}, "
+        f"left for a person {len(report.failed)}"
+    )
+    for game_id, why in sorted(report.failed.items()):
+        print(f"  {game_id}: {why}")
+    return 1 if report.failed else 0
 
 
 async def _bot(args: argparse.Namespace) -> int:
@@ -521,6 +571,38 @@ def build_parser() -> argparse.ArgumentParser:
             default=DEFAULT_SNAPSHOT_EVERY,
             help="store a snapshot every N events (0: never)",
         )
+        p.add_argument(
+            "--redis-pool-size",
+            type=int,
+            default=int(os.environ.get("TEOTI_REDIS_POOL_SIZE", POOL_SIZE)),
+            help="Redis connections this process may open, per node "
+            "(default $TEOTI_REDIS_POOL_SIZE or %(default)s; docs/operations.md)",
+        )
+
+    def limits_opt(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--rate-limit",
+            type=float,
+            default=float(os.environ.get("TEOTI_RATE_LIMIT", DEFAULT_RATE)),
+            help="calls per second per seat token, else per address; 0: unlimited "
+            "(default $TEOTI_RATE_LIMIT or %(default)s)",
+        )
+        p.add_argument(
+            "--creates-per-hour",
+            type=float,
+            default=float(os.environ.get("TEOTI_CREATES_PER_HOUR", DEFAULT_CREATES_PER_HOUR)),
+            help="games each caller address may create per hour; 0: unlimited "
+            "(default $TEOTI_CREATES_PER_HOUR or %(default)s)",
+        )
+        p.add_argument(
+            "--max-watchers-per-client",
+            type=int,
+            default=int(
+                os.environ.get("TEOTI_MAX_WATCHERS_PER_CLIENT", DEFAULT_WATCHERS_PER_CLIENT)
+            ),
+            help="WatchGame streams one seat token / address may hold open; 0: any "
+            "(default $TEOTI_MAX_WATCHERS_PER_CLIENT or %(default)s)",
+        )
 
     serve = sub.add_parser("serve", help="gateway + engine + bot worker in one process")
     serve.add_argument("--host", default="127.0.0.1")
@@ -532,6 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
     redis_opt(serve)
+    limits_opt(serve)
     common(serve)
     serve.set_defaults(run=_serve)
 
@@ -548,9 +631,30 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
     )
+    gateway.add_argument(
+        "--engine-channels",
+        type=int,
+        default=int(os.environ.get("TEOTI_ENGINE_CHANNELS", 4)),
+        help="channels (connections per engine) to the engines (default %(default)s)",
+    )
     redis_opt(gateway)
+    limits_opt(gateway)
     common(gateway)
     gateway.set_defaults(run=_gateway)
+
+    archive = sub.add_parser(
+        "archive",
+        help="retention: move finished games older than N days into compressed archives",
+        description="Archive every finished game whose last event is older than "
+        "--older-than-days: its log becomes one compressed key that reads, VerifyGame and "
+        "replay --verify still check (docs/operations.md, 'Retention'). Run as the "
+        "engine's Redis user. Exit 1 if some game was left for a person to look at.",
+    )
+    archive.add_argument("--older-than-days", type=float, default=30.0)
+    archive.add_argument("--max-games", type=int, default=0, help="cap per pass (0: none)")
+    redis_opt(archive)
+    common(archive)
+    archive.set_defaults(run=_archive)
 
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
     bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 from services.engine.audit import AuditReport, audit_log
 from services.engine.errors import GameNotFound, InvalidArgument
 from services.engine.game import GameSnapshot, fold
@@ -12,9 +10,6 @@ from services.engine.snapshots import SnapshotCache
 from services.engine.store.keys import check_game_id
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import GameIndexEntry, StoredEvent
-
-WATCH_BATCH = 64
-"""Events read (and so buffered) per step of a watch: a slow watcher holds at most this."""
 
 
 class GameReader:
@@ -86,24 +81,3 @@ class GameReader:
         if not events and head[0] == 0:
             raise GameNotFound(game_id)
         return audit_log(game_id, events, self.registry, head)
-
-    async def watch(
-        self, game_id: str, from_version: int = 0, block_ms: int = 1000
-    ) -> AsyncIterator[StoredEvent]:
-        """Yield every event after ``from_version``, waiting for new ones as they come.
-
-        Reads at most WATCH_BATCH events at a time, and the caller's ``yield`` waits for
-        the transport, so a slow consumer never makes this buffer more. Stops once the
-        game is terminal and every event was yielded. Raises GameNotFound.
-        """
-        snapshot = await self.load(game_id)
-        version = max(from_version, 0)
-        while True:
-            if snapshot.is_terminal() and version >= snapshot.version:
-                return
-            new = await self.store.read_after(game_id, version, block_ms, WATCH_BATCH)
-            for event in new:
-                yield event
-                version = event.version
-            if version >= snapshot.version:
-                snapshot = await self.load(game_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,9 +22,22 @@ CHANNEL_OPTIONS = (
     ("grpc.initial_reconnect_backoff_ms", 500),
     ("grpc.min_reconnect_backoff_ms", 500),
     ("grpc.max_reconnect_backoff_ms", 1000),
+    # Each channel of the pool opens its own connections: without this, grpc shares one
+    # connection per address between channels with equal options, and a pool of
+    # channels would still be one connection (100 streams) per engine.
+    ("grpc.use_local_subchannel_pool", 1),
+    # Find a dead engine connection within ~30 s even while no call is in flight.
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
 )
-"""Calls spread over every address the target resolves to; a restarted engine is found
-again within seconds."""
+"""Calls spread over every address the target resolves to (a ``dns:///`` name of a
+headless Service resolves to every engine pod); a restarted engine is found again within
+seconds."""
+
+CHANNELS = 4
+"""Channels per EngineClient: calls go to them in turn, so a gateway holds CHANNELS
+connections to each engine and up to CHANNELS x the engine's streams per connection
+(services.rpc.server.MAX_STREAMS_PER_CONNECTION) calls in flight per engine."""
 
 
 def channel_target(target: str) -> str:
@@ -42,30 +56,38 @@ class RemoteEngineClient:
     """EngineClient talking to ``teoti engine`` at ``target``.
 
     ``target`` is ``host:port``, a list ``ip:port,ip:port`` or a gRPC target name (see
-    :func:`channel_target`); calls are balanced round robin over its addresses. Engines
-    share nothing but Redis (appends are compare-and-set on the game's version), so any
-    engine may serve any call. The channel is created lazily by grpc (nothing connects in
-    the constructor). ``timeout_s`` bounds each call, or less when the gateway's caller
-    has a sooner deadline (:mod:`services.rpc.deadlines`); transport failures surface as
-    grpc.aio.AioRpcError.
+    :func:`channel_target`). The client keeps a pool of ``channels`` channels and sends
+    each call on the next one; each channel balances round robin over every address
+    the target resolves to. Engines share nothing but Redis (appends are compare-and-set
+    on the game's version), so any engine may serve any call. Channels are created
+    lazily by grpc (nothing connects in the constructor). ``timeout_s`` bounds each
+    call, or less when the gateway's caller has a sooner deadline
+    (:mod:`services.rpc.deadlines`); transport failures surface as grpc.aio.AioRpcError.
 
     ``bot_key`` is the bot credential (the bot worker's client only): it goes with every
     SubmitAction in the ``x-teoti-bot-key`` metadata.
     """
 
-    def __init__(self, target: str, timeout_s: float = 10.0, bot_key: str = "") -> None:
+    def __init__(
+        self, target: str, timeout_s: float = 10.0, channels: int = CHANNELS, bot_key: str = ""
+    ) -> None:
         stubs = load_stubs()
         self._pb = stubs.engine_pb2
-        self._channel = grpc.aio.insecure_channel(channel_target(target), options=CHANNEL_OPTIONS)
-        self._stub = stubs.engine_pb2_grpc.EngineServiceStub(self._channel)
+        name = channel_target(target)
+        self._channels = [
+            grpc.aio.insecure_channel(name, options=CHANNEL_OPTIONS)
+            for _ in range(max(channels, 1))
+        ]
+        self._stubs = itertools.cycle(
+            [stubs.engine_pb2_grpc.EngineServiceStub(channel) for channel in self._channels]
+        )
         self._timeout = timeout_s
         self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
 
-    async def _call(self, method: Any, request: Any, metadata: Any = None) -> Any:
+    async def _call(self, method: str, request: Any, metadata: Any = None) -> Any:
+        call = getattr(next(self._stubs), method)
         try:
-            return await method(
-                request, timeout=deadlines.timeout(self._timeout), metadata=metadata
-            )
+            return await call(request, timeout=deadlines.timeout(self._timeout), metadata=metadata)
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from error
 
@@ -83,7 +105,7 @@ class RemoteEngineClient:
             options_json=canonical_json(dict(options)),
             command_id=command_id,
         )
-        reply = await self._call(self._stub.CreateGame, request)
+        reply = await self._call("CreateGame", request)
         return CommandResult(reply.game_id, reply.version, 1)
 
     async def submit_action(
@@ -103,7 +125,7 @@ class RemoteEngineClient:
         )
         if expected_version is not None:
             request.expected_version = expected_version
-        reply = await self._call(self._stub.SubmitAction, request, self._bot_metadata)
+        reply = await self._call("SubmitAction", request, self._bot_metadata)
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def join_game(
@@ -113,9 +135,10 @@ class RemoteEngineClient:
         request = self._pb.EngineServiceJoinGameRequest(
             game_id=game_id, seat=seat, name=name, token_hash=token_hash, command_id=command_id
         )
-        reply = await self._call(self._stub.JoinGame, request)
+        reply = await self._call("JoinGame", request)
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def close(self) -> None:
-        """Close the channel."""
-        await self._channel.close()
+        """Close every channel."""
+        for channel in self._channels:
+            await channel.close()

@@ -71,14 +71,25 @@ def _bot_key(context: grpc.aio.ServicerContext[Any, Any]) -> str:
     return ""
 
 
+ENGINE_CONNECTION_AGE_MS = 60_000
+"""How long a client connection to an engine lives before the engine asks the client to
+reconnect (in-flight calls get 10 s more to finish)."""
+
+
 async def start_engine_server(engine: Engine, address: str) -> tuple[grpc.aio.Server, int]:
-    """Start an EngineService server on ``address`` (port 0: any). Returns (server, port)."""
+    """Start an EngineService server on ``address`` (port 0: any). Returns (server, port).
+
+    Connections are closed (gracefully) after ENGINE_CONNECTION_AGE_MS, so clients
+    resolve the engines' name again and spread onto engines added since (a headless
+    Service's DNS name lists every pod; see docs/operations.md, "Gateway to engine").
+    """
     stubs = load_stubs()
     servicer = EngineServicer(engine)
     server, port, health = build_server(
         address,
         [lambda s: stubs.engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, s)],
         [ENGINE_SERVICE],
+        max_connection_age_ms=ENGINE_CONNECTION_AGE_MS,
     )
     await server.start()
     await mark_serving(health, [ENGINE_SERVICE])

@@ -4,12 +4,16 @@ The gateway owns seat tokens: it generates them (or checks a client-chosen one's
 strength), hands the engine only their hashes, and checks a request's token against the
 seat's hash (from service-only storage) before showing a seat its own secrets or
 forwarding an action. Events are shown exactly as stored and hash-chained: hidden
-information is in them only as salted commitments, so nothing is redacted. Every
-method first spends one token of the connection's rate limit.
+information is in them only as salted commitments, so nothing is redacted. Every method
+first spends one unit of its client's rate limit (keyed by seat token, else by address:
+:mod:`services.rpc.limits`); CreateGame also spends one of the caller's creation quota.
+WatchGame streams wait in the process's :class:`~services.gateway.watch_hub.WatchHub`,
+holding no Redis connection while idle.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,11 +23,12 @@ from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, check_client_token, hash_token, new_token
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import GameIndexEntry, canonical_json
+from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
+from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
 from services.rpc.errors import stream_errors, unary_errors
-from services.rpc.limits import PeerRateLimiter
+from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
 from services.rpc.stubs import load_stubs
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
@@ -86,8 +91,10 @@ class GameServicer:
         reader: read side (store + registry).
         client: write side (in-process engine or remote EngineService).
         default_ruleset: used when CreateGame names none.
-        watch_block_ms: how long one WatchGame poll blocks on Redis.
-        limiter: per-connection rate limit.
+        hub: the WatchGame fan-out (default: one on ``reader.store``).
+        limiter: rate limit per client.
+        quota: CreateGame quota per caller.
+        watchers: WatchGame streams open at once per client.
     """
 
     def __init__(
@@ -95,24 +102,30 @@ class GameServicer:
         reader: GameReader,
         client: EngineClient,
         default_ruleset: str = DEFAULT_RULESET,
-        watch_block_ms: int = 1000,
-        limiter: PeerRateLimiter | None = None,
+        hub: WatchHub | None = None,
+        limiter: ClientRateLimiter | None = None,
+        quota: CreationQuota | None = None,
+        watchers: WatcherLimit | None = None,
     ) -> None:
         self._reader = reader
         self._client = client
         self._default_ruleset = default_ruleset
-        self._block_ms = watch_block_ms
-        self._limiter = limiter or PeerRateLimiter()
+        self.hub = hub or WatchHub(reader.store)
+        self._limiter = limiter or ClientRateLimiter()
+        self._quota = quota or CreationQuota()
+        self._watchers = watchers or WatcherLimit()
         self._pb = load_stubs().game_pb2
 
-    def _admit(self, context: Context) -> None:
-        self._limiter.check(str(context.peer()))
+    def _admit(self, context: Context, request: Any = None) -> None:
+        token = request_token(request, context) if request is not None else ""
+        self._limiter.admit(str(context.peer()), token)
         deadlines.record(context)  # the engine call gets what is left of it
 
     @unary_errors
     async def CreateGame(self, request: Any, context: Context) -> Any:
         """Create a game through the engine; returns the claimed seats' tokens."""
         self._admit(context)
+        self._quota.admit(str(context.peer()))
         seats, tokens = seats_with_tokens(request.seats)
         result = await self._client.create_game(
             request.ruleset or self._default_ruleset,
@@ -164,14 +177,14 @@ class GameServicer:
     @unary_errors
     async def GetGame(self, request: Any, context: Context) -> Any:
         """Project the current state publicly, or for a seat holding its token."""
-        self._admit(context)
+        self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         return self._projection(snapshot, self._viewer(snapshot, request, context))
 
     @unary_errors
     async def GetGameAt(self, request: Any, context: Context) -> Any:
         """Project the state at an earlier version."""
-        self._admit(context)
+        self._admit(context, request)
         snapshot = await self._reader.load_at(request.game_id, request.version)
         game = self._projection(snapshot, self._viewer(snapshot, request, context))
         return self._pb.GetGameAtResponse(game=game)
@@ -221,7 +234,7 @@ class GameServicer:
     @unary_errors
     async def JoinGame(self, request: Any, context: Context) -> Any:
         """Claim an open seat with a client-chosen or fresh token."""
-        self._admit(context)
+        self._admit(context, request)
         token = check_client_token(request.seat_token) if request.seat_token else new_token()
         result = await self._client.join_game(
             request.game_id, request.seat, request.name, hash_token(token), request.command_id
@@ -234,7 +247,7 @@ class GameServicer:
     @unary_errors
     async def ListLegalActions(self, request: Any, context: Context) -> Any:
         """Every legal action of a seat (with its token), with descriptions."""
-        self._admit(context)
+        self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, request_token(request, context))
         ruleset = snapshot.ruleset
@@ -256,7 +269,7 @@ class GameServicer:
     @unary_errors
     async def SubmitAction(self, request: Any, context: Context) -> Any:
         """Check the seat's token, then submit the action through the engine."""
-        self._admit(context)
+        self._admit(context, request)
         action = parse_object(request.action_json, "action_json")
         await authorize_seat(
             self._reader, request.game_id, request.seat, request_token(request, context)
@@ -276,20 +289,24 @@ class GameServicer:
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
         """Stream events after from_version until the game ends (public unless a seat with
         its token is given)."""
-        self._admit(context)
+        self._admit(context, request)
         if request.from_version < 0:
             raise InvalidArgument("from_version must be 0 (the start) or more")
-        snapshot = await self._reader.load(request.game_id)
-        self._viewer(snapshot, request, context)  # a seat given must hold its token
-        async for event in self._reader.watch(
-            request.game_id, request.from_version, self._block_ms
-        ):
-            yield self._pb.WatchGameResponse(event=event_to_proto(event))
+        client = ClientRateLimiter.client_key(str(context.peer()), request_token(request, context))
+        with self._watchers.hold(client):
+            snapshot = await self._reader.load(request.game_id)
+            self._viewer(snapshot, request, context)  # a seat given must hold its token
+            # Headers now: the client knows the watch was accepted before any event comes.
+            await context.send_initial_metadata(())
+            events = self.hub.follow(self._reader, request.game_id, request.from_version, snapshot)
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    yield self._pb.WatchGameResponse(event=event_to_proto(event))
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:
         """A page of the log."""
-        self._admit(context)
+        self._admit(context, request)
         limit = request.limit or MAX_EVENTS_PAGE
         if not 0 < limit <= MAX_EVENTS_PAGE:
             raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")

@@ -39,7 +39,7 @@ from services.engine.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.rpc.limits import RateLimited
+from services.rpc.limits import RateLimited, TooManyWatchers, WatcherTooSlow
 
 _DETAILS_KEY = "grpc-status-details-bin"
 MAX_ECHO = 200
@@ -144,6 +144,18 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             "rate_limited",
             {"kind": "rate_limited", "retry_after_s": f"{exc.retry_after_s:.3f}"},
+        )
+    if isinstance(exc, TooManyWatchers):
+        return (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "too_many_watchers",
+            {"kind": "too_many_watchers", "limit": str(exc.limit)},
+        )
+    if isinstance(exc, WatcherTooSlow):
+        return (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "watch_too_slow",
+            {"kind": "watch_too_slow", "buffered": str(exc.buffered)},
         )
     if (outage := outage_of(exc)) is not None:
         return (

@@ -1,19 +1,37 @@
-"""Per-connection rate limiting: one token bucket per gRPC peer (``context.peer()``).
+"""Limits per client, not per connection: token buckets keyed by who calls.
 
-A gRPC peer string names one connection (``ipv4:127.0.0.1:54321``), so each connection
-gets ``rate`` requests per second with bursts of ``burst``; the least recently seen peers
-are forgotten beyond ``max_peers`` so the table stays bounded.
+A gRPC peer string names one connection (``ipv4:127.0.0.1:54321``), so keying on it let
+500 fresh connections get 500 budgets (issue 12). Now (:class:`ClientRateLimiter`):
+
+- a call carrying a seat token spends from that token's bucket (``rate`` per second,
+  bursts of ``burst``), whichever connection or address it comes from, and also from
+  its address's ceiling bucket (``address_factor`` x ``rate``), so inventing tokens
+  buys no more than the ceiling;
+- a call without one spends from its address's bucket (the peer's IP, without the port).
+
+Game creation has its own quota per caller (:class:`CreationQuota`): ``per_hour`` games,
+bursts of ``burst``, keyed by the caller's address. Both tables forget the least
+recently seen keys beyond ``max_clients``. Both are per gateway process (N gateways
+admit N times as much); see docs/operations.md, "Limits per client".
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 DEFAULT_RATE = 200.0
 DEFAULT_BURST = 400.0
+DEFAULT_ADDRESS_FACTOR = 10.0
+"""An address's ceiling over all the seat tokens it sends, in multiples of the rate."""
+DEFAULT_WATCHERS_PER_CLIENT = 1000
+"""WatchGame streams one client may hold open at once."""
+DEFAULT_CREATES_PER_HOUR = 600.0
+DEFAULT_CREATES_BURST = 60.0
 MAX_REQUEST_BYTES = 256 * 1024
 """Largest request message the public server accepts (RESOURCE_EXHAUSTED beyond)."""
 
@@ -22,9 +40,60 @@ class RateLimited(Exception):
     """The connection spent its request budget; retry after ``retry_after_s``."""
 
     def __init__(self, peer: str, retry_after_s: float) -> None:
-        super().__init__(f"rate limit exceeded for this connection; retry in {retry_after_s:.2f}s")
+        super().__init__(f"rate limit exceeded for this client; retry in {retry_after_s:.2f}s")
         self.peer = peer
         self.retry_after_s = retry_after_s
+
+
+class WatcherTooSlow(Exception):
+    """A WatchGame stream fell ``buffered`` events behind and was dropped (see
+    :mod:`services.gateway.watch_hub`); watch again from the last version received."""
+
+    def __init__(self, game_id: str, buffered: int) -> None:
+        super().__init__(
+            f"this watcher of {game_id} fell {buffered} events behind and was dropped; "
+            "watch again from the last version received"
+        )
+        self.game_id = game_id
+        self.buffered = buffered
+
+
+class TooManyWatchers(Exception):
+    """The client already has ``limit`` WatchGame streams open."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"this client already has {limit} WatchGame streams open; close one first")
+        self.limit = limit
+
+
+class WatcherLimit:
+    """At most ``per_client`` WatchGame streams open at once per client key (a seat
+    token's digest, else the address; see :meth:`ClientRateLimiter.client_key`).
+    ``per_client`` <= 0: no limit. Without it one client could hold every stream the
+    server allows (services.rpc.server.MAX_CONCURRENT_RPCS) and starve the others.
+    """
+
+    def __init__(self, per_client: int = DEFAULT_WATCHERS_PER_CLIENT) -> None:
+        self._limit = per_client
+        self._open: dict[str, int] = {}
+
+    @contextlib.contextmanager
+    def hold(self, key: str) -> Iterator[None]:
+        """Count one open stream of ``key`` while inside; raises TooManyWatchers."""
+        if self._limit <= 0:
+            yield
+            return
+        if self._open.get(key, 0) >= self._limit:
+            raise TooManyWatchers(self._limit)
+        self._open[key] = self._open.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._open[key] - 1
+            if left:
+                self._open[key] = left
+            else:
+                del self._open[key]
 
 
 @dataclass(slots=True)
@@ -46,14 +115,32 @@ class TokenBucket:
         return (1 - self.tokens) / self.rate
 
 
-class PeerRateLimiter:
-    """Token buckets keyed by peer.
+def peer_address(peer: str) -> str:
+    """The caller's address in a gRPC peer string, without the connection's port:
+    ``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``, ``ipv6:[::1]:5678`` -> ``ipv6:[::1]``;
+    anything else (``unix:...``) whole."""
+    kind, sep, rest = peer.partition(":")
+    if not sep or kind not in ("ipv4", "ipv6"):
+        return peer
+    host, colon, port = rest.rpartition(":")
+    return f"{kind}:{host}" if colon and port.isdigit() else peer
+
+
+def token_key(token: str) -> str:
+    """The bucket key of a seat token: a digest, so the table never holds a token."""
+    return "seat:" + hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+class ClientRateLimiter:
+    """Token buckets keyed by client (a seat token's digest, else the peer's address).
 
     Args:
-        rate: requests per second per peer (<= 0 disables limiting).
+        rate: requests per second per client (<= 0 disables limiting).
         burst: bucket size.
-        max_peers: peers remembered (LRU).
+        max_peers: clients remembered (LRU).
         clock: monotonic seconds (injected for tests).
+        address_factor: an address's ceiling, in multiples of ``rate``, over every seat
+            token it sends (bounds a client inventing tokens for fresh buckets).
     """
 
     def __init__(
@@ -62,25 +149,76 @@ class PeerRateLimiter:
         burst: float = DEFAULT_BURST,
         max_peers: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
+        address_factor: float = DEFAULT_ADDRESS_FACTOR,
     ) -> None:
         self._rate = rate
         self._burst = burst
         self._max_peers = max_peers
         self._clock = clock
+        self._factor = address_factor
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def check(self, peer: str) -> None:
-        """Admit one request from ``peer`` or raise RateLimited."""
-        if self._rate <= 0:
-            return
+    def _spend(self, key: str, rate: float, burst: float) -> None:
         now = self._clock()
-        bucket = self._buckets.get(peer)
+        bucket = self._buckets.get(key)
         if bucket is None:
-            bucket = TokenBucket(self._rate, self._burst, self._burst, now)
-            self._buckets[peer] = bucket
+            bucket = TokenBucket(rate, burst, burst, now)
+            self._buckets[key] = bucket
             while len(self._buckets) > self._max_peers:
                 self._buckets.popitem(last=False)
-        self._buckets.move_to_end(peer)
+        self._buckets.move_to_end(key)
         wait = bucket.take(now)
         if wait > 0:
-            raise RateLimited(peer, wait)
+            raise RateLimited(key, wait)
+
+    def check(self, key: str) -> None:
+        """Admit one request from the client ``key`` or raise RateLimited."""
+        if self._rate <= 0:
+            return
+        self._spend(key, self._rate, self._burst)
+
+    @staticmethod
+    def client_key(peer: str, token: str = "") -> str:
+        """Who a call comes from: the seat token's digest, else the peer's address."""
+        return token_key(token) if token else peer_address(peer)
+
+    def admit(self, peer: str, token: str = "") -> None:
+        """Admit one call from gRPC ``peer`` carrying seat ``token`` ("" if none), or
+        raise RateLimited (see the module doc for which buckets it spends)."""
+        if self._rate <= 0:
+            return
+        address = peer_address(peer)
+        if not token:
+            self._spend(address, self._rate, self._burst)
+            return
+        factor = max(self._factor, 1.0)
+        self._spend("ceiling:" + address, self._rate * factor, self._burst * factor)
+        self._spend(token_key(token), self._rate, self._burst)
+
+
+PeerRateLimiter = ClientRateLimiter
+"""The former name (the limiter was per connection); same class."""
+
+
+class CreationQuota:
+    """Games a caller may create: ``per_hour`` per hour with bursts of ``burst``, keyed by
+    the caller's address (``peer_address``). ``per_hour`` <= 0 disables the quota.
+
+    Raises :class:`RateLimited` (RESOURCE_EXHAUSTED, reason ``rate_limited``, with
+    ``retry_after_s``) from :meth:`admit` when spent.
+    """
+
+    def __init__(
+        self,
+        per_hour: float = DEFAULT_CREATES_PER_HOUR,
+        burst: float = DEFAULT_CREATES_BURST,
+        max_clients: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._limiter = ClientRateLimiter(per_hour / 3600.0, burst, max_clients, clock)
+        self._enabled = per_hour > 0
+
+    def admit(self, peer: str) -> None:
+        """Spend one game creation of ``peer``'s address or raise RateLimited."""
+        if self._enabled:
+            self._limiter.check("create:" + peer_address(peer))

@@ -12,6 +12,34 @@ from grpc_reflection.v1alpha import reflection
 from services.rpc.errors import BadRequest
 from services.rpc.limits import MAX_REQUEST_BYTES
 
+MAX_CONCURRENT_RPCS = 20_000
+"""Calls in flight per server process, streams included (RESOURCE_EXHAUSTED beyond).
+Sized for 10,000 idle WatchGame streams plus the unary calls around them: an idle
+watcher costs a small buffer, no Redis connection (services/gateway/watch_hub.py)."""
+MAX_STREAMS_PER_CONNECTION = MAX_CONCURRENT_RPCS
+"""HTTP/2 streams (calls) open at once on one client connection. A call beyond this limit
+does not fail: the client holds it until a stream ends, with no deadline of ours, so
+gRPC's default of 100 let one connection holding 100 watchers hang every further call
+on it (issue 12). At the process's own limit a connection is never what stops a call:
+past MAX_CONCURRENT_RPCS a call fails at once with RESOURCE_EXHAUSTED, and one client's
+share is bounded by the gateway (services.rpc.limits.WatcherLimit) instead."""
+PENDING_CALL_OPTIONS = (
+    # Calls that arrived but that the Python server has not picked up yet. grpc's
+    # defaults (1,000, hard limit 3,000) cancel a burst beyond them (a client opening
+    # thousands of watchers at once saw CANCELLED); bounded by MAX_CONCURRENT_RPCS instead.
+    ("grpc.server.max_pending_requests", MAX_CONCURRENT_RPCS),
+    ("grpc.server.max_pending_requests_hard_limit", MAX_CONCURRENT_RPCS),
+)
+KEEPALIVE_OPTIONS = (
+    # Find dead clients (and their idle watchers) within ~2 minutes.
+    ("grpc.keepalive_time_ms", 60_000),
+    ("grpc.keepalive_timeout_ms", 20_000),
+    # Accept client pings every 10 s even with no call in flight (idle watchers' clients).
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+)
+
+
 OUR_SERVICES = "/teotihuacan."
 """Method-name prefix of the services whose requests are parsed leniently (see below)."""
 
@@ -48,7 +76,9 @@ def build_server(
     register: Sequence[Callable[[grpc.aio.Server], None]],
     service_names: Sequence[str],
     max_request_bytes: int = MAX_REQUEST_BYTES,
-    max_concurrent_rpcs: int = 1000,
+    max_concurrent_rpcs: int = MAX_CONCURRENT_RPCS,
+    max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
+    max_connection_age_ms: int | None = None,
 ) -> tuple[grpc.aio.Server, int, Any]:
     """A not-yet-started server with our services, health and reflection.
 
@@ -57,15 +87,31 @@ def build_server(
         register: callables adding servicers to the server.
         service_names: full names of those services (for health and reflection).
         max_request_bytes: larger requests fail with RESOURCE_EXHAUSTED before any handler.
-        max_concurrent_rpcs: beyond this, new calls fail with RESOURCE_EXHAUSTED.
+        max_concurrent_rpcs: calls in flight in the process; beyond this, new calls fail
+            with RESOURCE_EXHAUSTED.
+        max_streams_per_connection: calls open at once on one connection (HTTP/2
+            SETTINGS_MAX_CONCURRENT_STREAMS); a client's further calls wait client-side.
+        max_connection_age_ms: if set, each connection is closed (GOAWAY, 10 s grace for
+            its calls) after this long, so clients re-resolve the server's name.
 
     Returns ``(server, bound_port, health_servicer)``; every service is marked SERVING.
     Raises AddressInUse if the address cannot be bound (ports are never shared).
     """
+    age = (
+        [
+            ("grpc.max_connection_age_ms", max_connection_age_ms),
+            ("grpc.max_connection_age_grace_ms", 10_000),
+        ]
+        if max_connection_age_ms
+        else []
+    )
     server = grpc.aio.server(
         options=[
+            *age,
             ("grpc.max_receive_message_length", max_request_bytes),
-            ("grpc.max_concurrent_streams", 100),  # per connection
+            ("grpc.max_concurrent_streams", max_streams_per_connection),
+            *KEEPALIVE_OPTIONS,
+            *PENDING_CALL_OPTIONS,
             # A second server on a busy port must fail, not share it and split clients.
             ("grpc.so_reuseport", 0),
         ],

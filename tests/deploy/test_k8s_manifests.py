@@ -302,6 +302,21 @@ def test_only_the_gateway_is_exposed(target: str) -> None:
     assert not of_kind(docs, "Ingress")
 
 
+def test_engine_calls_spread_over_every_engine_pod(target: str) -> None:
+    """Issue 12: a ClusterIP pins each gateway connection to one engine pod; a headless
+    Service named through gRPC's dns resolver lists every pod for round robin."""
+    from services.engine.remote import CHANNEL_OPTIONS
+
+    docs = _render(target)
+    engine = named(docs, "Service", "teoti-engine")
+    assert engine["spec"]["clusterIP"] == "None"
+    config = next(
+        c for c in of_kind(docs, "ConfigMap") if c["metadata"]["name"].startswith("teoti-config")
+    )
+    assert config["data"]["ENGINE_TARGET"] == "dns:///teoti-engine:50052"
+    assert ("grpc.lb_policy_name", "round_robin") in CHANNEL_OPTIONS
+
+
 def test_services_select_pods_and_ports(target: str) -> None:
     docs = _render(target)
     for service in of_kind(docs, "Service"):

@@ -17,7 +17,7 @@ import pytest
 from services.app import Stack, all_in_one
 from services.engine.game import fold
 from services.engine.rulesets import RulesetRegistry
-from services.rpc.limits import PeerRateLimiter
+from services.rpc.limits import CreationQuota, PeerRateLimiter
 from services.rpc.stubs import load_stubs
 
 SLOW_SOLO_GAMES = int(os.environ.get("TEOTI_SOLO_E2E_GAMES", "300"))
@@ -28,9 +28,14 @@ TOKEN = "solo-human-secret-0123456789"
 async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
     # One connection plays hundreds of games as fast as it can: more than the default
     # per-connection rate a person's client gets (tests/integration test that limit).
+    # It also creates more games than the default creation quota per caller allows.
     unlimited = PeerRateLimiter(rate=1e6, burst=1e6)
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, limiter=unlimited
+        redis_url,
+        registry=registry,
+        key_prefix=key_prefix,
+        limiter=unlimited,
+        quota=CreationQuota(per_hour=0),
     ) as s:
         yield s
 

@@ -154,6 +154,30 @@ async def test_read_after_waits_for_new_events(store: EventStore) -> None:
     assert [e.version for e in events] == [2]
 
 
+async def test_read_after_many_serves_every_game_of_a_partition(store: EventStore) -> None:
+    # Games of one partition (one Redis shard / cluster slot) are read by one call.
+    first = new_game()
+    partition = store.watch_partition(first)
+    games = [first]
+    while len(games) < 3:
+        game = new_game()
+        if store.watch_partition(game) == partition:
+            games.append(game)
+    for game in games:
+        await store.append(game, 0, [ev(1), ev(2)], meta())
+    found = await store.read_after_many({games[0]: 0, games[1]: 1, games[2]: 2}, 100, limit=1)
+    assert {g: [e.version for e in events] for g, events in found.items()} == {
+        games[0]: [1],
+        games[1]: [2],
+    }
+    assert await store.read_after_many({games[2]: 2}, 50) == {}
+    waiter = asyncio.create_task(store.read_after_many({games[1]: 2, games[2]: 2}, 5000))
+    await asyncio.sleep(0.05)
+    await store.append(games[2], 2, [ev(3)], meta())
+    found = await asyncio.wait_for(waiter, 5)
+    assert {g: [e.version for e in events] for g, events in found.items()} == {games[2]: [3]}
+
+
 async def test_empty_append_is_refused(store: EventStore) -> None:
     with pytest.raises(ValueError):
         await store.append(new_game(), 0, [], meta())

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -27,10 +28,12 @@ from redis.exceptions import NoPermissionError
 
 from services.app import BotSettings, StoreSettings, run_bot, run_engine, run_gateway
 from services.embedded_redis import free_port
+from services.engine.retention import archive_finished
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store import RedisKeys
 from services.engine.store.acl import Role, setuser_args
 from services.rpc.stubs import load_stubs
+from tests.conftest import registry_with_nim
 
 SHARDS = 4
 
@@ -238,3 +241,28 @@ async def test_each_service_as_its_own_user_plays_games_and_only_the_engine_read
     finally:
         for client in clients.values():
             await client.aclose()
+
+    # Retention runs as the engine's user; the gateway then reads and audits the archive.
+    store = StoreSettings(users.prefix, SHARDS).store(users.urls[Role.ENGINE])
+    try:
+        later = datetime.now(UTC) + timedelta(days=2)
+        report = await archive_finished(store, registry_with_nim(), timedelta(days=1), later)
+    finally:
+        await store.close()
+    assert set(game_ids) <= set(report.archived) and not report.failed
+    for game_id in game_ids:
+        audit = await gateway.VerifyGame(pb.VerifyGameRequest(game_id=game_id))
+        assert audit.ok and audit.seed_verified, audit
+        events = await gateway.ListEvents(pb.ListEventsRequest(game_id=game_id, limit=3))
+        assert [event.version for event in events.events] == [1, 2, 3]
+    gateway_client = aioredis.Redis.from_url(users.urls[Role.GATEWAY], decode_responses=True)
+    try:
+        assert await gateway_client.get(keys.archive(game_ids[0]))
+        with pytest.raises(NoPermissionError):
+            await gateway_client.set(keys.archive(game_ids[0]), "z1:")
+    finally:
+        await gateway_client.aclose()
+    # The engine's user was refused nothing while archiving (the refusals above are the
+    # gateway's and the bot's, provoked on purpose).
+    denied = await denied_for(redis_url, users)
+    assert [entry for entry in denied if entry["username"] == users.names[Role.ENGINE]] == []

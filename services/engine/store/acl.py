@@ -8,15 +8,15 @@ or rewrite logs and the snapshots the engine trusts. So each process logs in as 
 user (Redis >= 6) and gets:
 
 - **engine** (the log's only writer): read and write on every key of a game (events,
-  head, command ids, secret seed, sealed secrets, token bindings, snapshot), the games
-  indexes, and the turn-request streams it publishes to. Not the dead letters.
-- **gateway** (public read side): read only, on events, heads, snapshots, a game's
-  sealed secrets and token bindings (it folds games whole to show a seat its own
+  head, command ids, secret seed, sealed secrets, token bindings, snapshot, archive), the
+  games indexes, and the turn-request streams it publishes to. Not the dead letters.
+- **gateway** (public read side): read only, on events, heads, snapshots, archives, a
+  game's sealed secrets and token bindings (it folds games whole to show a seat its own
   secrets, and checks seat tokens), and the games indexes. No seed, no command ids, no
   turn requests.
-- **bot** (turn-request consumer): read only on events, snapshots, sealed secrets and
-  token bindings (it loads the games it plays) and the games indexes (its reconciler
-  lists them, services.bot.reconciler); read and write on the turn-request and
+- **bot** (turn-request consumer): read only on events, snapshots, archives, sealed
+  secrets and token bindings (it loads the games it plays) and the games indexes (its
+  reconciler lists them, services.bot.reconciler); read and write on the turn-request and
   dead-letter streams (its consumer group) and the reconciler's lease. No seed, no
   heads, no command ids.
 
@@ -64,6 +64,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "game:*:snapshot"),  # GET, SET (only the engine saves snapshots)
         ("RW", "game:*:sealed"),  # HSET (append script), HGETALL (fold with secrets)
         ("RW", "game:*:tokens"),  # HSET (append script), HGETALL (token bindings)
+        ("RW", "game:*:archive"),  # GET (reads), SET + DEL of the rest (archive script)
         ("RW", "games"),  # ZADD at creation (append script)
         ("RW", "turns"),  # XADD turn requests (append script)
     ),
@@ -73,6 +74,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "game:*:snapshot"),  # GET
         ("R", "game:*:sealed"),  # HGETALL (a seat's view shows it its own secrets)
         ("R", "game:*:tokens"),  # HGETALL (checks a request's seat token)
+        ("R", "game:*:archive"),  # GET (reads of an archived game)
         ("R", "games"),  # ZRANGEBYSCORE (ListGames)
     ),
     Role.BOT: (
@@ -80,6 +82,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "game:*:snapshot"),  # GET
         ("R", "game:*:sealed"),  # HGETALL (its seat's own secrets, e.g. its dealt tiles)
         ("R", "game:*:tokens"),  # HGETALL (read with the secrets when loading a game)
+        ("R", "game:*:archive"),  # GET (reads of an archived game)
         ("RW", "turns"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XPENDING, XACK, XDEL
         ("RW", "dead"),  # XADD (dead-letter script)
         ("R", "games"),  # ZRANGEBYSCORE (the reconciler lists running games)
@@ -101,6 +104,10 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "set",
         "zadd",
         "hgetall",
+        "xlen",  # the archive script (teoti archive runs as the engine's user)
+        "del",
+        "exists",
+        "zrangebyscore",  # teoti archive walks the games index
     ),
     Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore", "hgetall"),
     Role.BOT: (

@@ -14,6 +14,8 @@ slot:
   commitment in the log (service-only: engine writes, gateway reads for seat views)
 - ``<prefix>:{s<k>}:game:<id>:tokens``   hash, seat -> SHA-256 hex of its token (the binding)
 - ``<prefix>:{s<k>}:game:<id>:snapshot`` cached folded state (deletable at any time)
+- ``<prefix>:{s<k>}:game:<id>:archive``  a finished game's whole log, compressed, once the
+  retention policy moved it out of the events stream (``services.engine.store.archive``)
 - ``<prefix>:{s<k>}:games``              sorted set of the shard's game ids by creation ms
 - ``<prefix>:{s<k>}:turns``              turn requests {game_id, seat, version} (group "bots")
 - ``<prefix>:{s<k>}:dead``               turn requests given up on, with the reason
@@ -85,6 +87,10 @@ class RedisKeys:
     def snapshot(self, game_id: str) -> str:
         """The game's cached snapshot."""
         return f"{self._game(game_id)}:snapshot"
+
+    def archive(self, game_id: str) -> str:
+        """The game's compressed archived log (finished games past retention)."""
+        return f"{self._game(game_id)}:archive"
 
     def games(self, shard: int) -> str:
         """Index of the shard's games."""

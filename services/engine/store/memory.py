@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from services.engine.ruleset import DomainEvent
 from services.engine.store.chain import GENESIS_HASH, chained
@@ -109,6 +109,33 @@ class InMemoryEventStore:
                     return []
             events = self._events.get(game_id, [])[max(version, 0) :]
             return events[:limit] if limit > 0 else list(events)
+
+    async def read_after_many(
+        self, positions: Mapping[str, int], block_ms: int, limit: int = 0
+    ) -> dict[str, list[StoredEvent]]:
+        """See EventStore.read_after_many."""
+
+        def newer() -> dict[str, list[StoredEvent]]:
+            found = {}
+            for game, version in positions.items():
+                events = self._events.get(game, [])[version:]
+                if events:
+                    found[game] = events[:limit] if limit > 0 else list(events)
+            return found
+
+        async with self._changed:
+            if block_ms > 0 and not newer():
+                try:
+                    await asyncio.wait_for(
+                        self._changed.wait_for(lambda: bool(newer())), block_ms / 1000
+                    )
+                except TimeoutError:
+                    return {}
+            return newer()
+
+    def watch_partition(self, game_id: str) -> int:
+        """See EventStore.watch_partition (one partition: nothing is sharded here)."""
+        return 0
 
     async def head(self, game_id: str) -> tuple[int, str]:
         """See EventStore.head."""

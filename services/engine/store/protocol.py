@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from services.engine.ruleset import DomainEvent
@@ -69,6 +69,19 @@ class EventStore(Protocol):
     ) -> list[StoredEvent]:
         """Events with version > ``version`` (at most ``limit`` if > 0); waits up to
         ``block_ms`` for one if none yet."""
+        ...
+
+    async def read_after_many(
+        self, positions: Mapping[str, int], block_ms: int, limit: int = 0
+    ) -> dict[str, list[StoredEvent]]:
+        """For each game of ``positions`` (game id -> version seen), its events after that
+        version (at most ``limit`` per game if > 0), waiting up to ``block_ms`` for any
+        one; games with nothing new are absent. Every game must share one
+        :meth:`watch_partition` (one read serves them all)."""
+        ...
+
+    def watch_partition(self, game_id: str) -> int:
+        """Games of the same partition can be read together by :meth:`read_after_many`."""
         ...
 
     async def version(self, game_id: str) -> int:

@@ -32,6 +32,17 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 RedisClient: TypeAlias = "aioredis.Redis | RedisCluster"
 """What the store and the bot queue accept: a standalone or a cluster client."""
 
+POOL_SIZE = 64
+"""Redis connections one process may open (per cluster node on a cluster), unless told
+otherwise (``--redis-pool-size``). A call needing one when all are busy waits up to
+POOL_TIMEOUT_S for one to be returned, then fails (UNAVAILABLE), instead of failing at
+once. What holds connections: every in-flight command (a pipelined round trip, about a
+millisecond), plus in a gateway one per watched shard for the WatchGame read loops (at
+most ``--shards``, default 16, whatever the number of watchers) and in a bot worker one
+per shard read loop. See docs/operations.md, "Connection pools"."""
+POOL_TIMEOUT_S = 5.0
+"""Seconds a command waits for a free pooled connection before failing."""
+
 URL_ENV = "REDIS_URL"
 CLUSTER_ENV = "REDIS_CLUSTER_NODES"
 USERNAME_ENV = "REDIS_USERNAME"
@@ -145,16 +156,35 @@ class RedisConfig:
         user = f"{self.username}@" if self.username else ""
         return f"cluster:{user}" + ",".join(f"{host}:{port}" for host, port in self.cluster_nodes)
 
-    def client(self, **kwargs: Any) -> RedisClient:
-        """A new client with ``decode_responses=True``; nothing connects until first use."""
+    def client(self, pool_size: int = POOL_SIZE, **kwargs: Any) -> RedisClient:
+        """A new client with ``decode_responses=True`` and at most ``pool_size``
+        connections (per node on a cluster); nothing connects until first use.
+
+        A standalone client's pool blocks up to POOL_TIMEOUT_S for a free connection
+        (then redis ConnectionError); a cluster client's fails at once beyond the size
+        (redis MaxConnectionsError), so size a cluster's pool with room to spare.
+        """
         if self.url:
             options = {**resilience(), **kwargs}
-            return aioredis.from_url(self.url, decode_responses=True, **options)
+            pool = aioredis.BlockingConnectionPool.from_url(
+                self.url,
+                decode_responses=True,
+                max_connections=pool_size,
+                timeout=POOL_TIMEOUT_S,
+                **options,
+            )
+            # The retry rides on the client too: redis-py retries commands there.
+            return aioredis.Redis(
+                connection_pool=pool,
+                retry=options["retry"],
+                retry_on_error=options["retry_on_error"],
+            )
         return RedisCluster(
             startup_nodes=[ClusterNode(host, port) for host, port in self.cluster_nodes],
             decode_responses=True,
             username=self.username,
             password=self.password,
+            max_connections=pool_size,
             **kwargs,
         )
 
@@ -164,6 +194,8 @@ def as_config(target: RedisConfig | str) -> RedisConfig:
     return target if isinstance(target, RedisConfig) else RedisConfig.standalone(target)
 
 
-def create_redis_client(target: RedisConfig | str, **kwargs: Any) -> RedisClient:
+def create_redis_client(
+    target: RedisConfig | str, pool_size: int = POOL_SIZE, **kwargs: Any
+) -> RedisClient:
     """The right client for ``target`` (see :meth:`RedisConfig.client`)."""
-    return as_config(target).client(**kwargs)
+    return as_config(target).client(pool_size, **kwargs)

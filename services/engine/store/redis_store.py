@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from redis.exceptions import NoScriptError
 
 from services.engine.ruleset import DomainEvent
+from services.engine.store.archive import decode_entries, encode_entries
 from services.engine.store.chain import GENESIS_HASH, chained
 from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.keys import DEFAULT_SHARDS, RedisKeys
@@ -26,7 +27,12 @@ from services.engine.store.records import (
     StoredEvent,
     TurnRequest,
 )
-from services.engine.store.redis_client import RedisClient, RedisConfig, create_redis_client
+from services.engine.store.redis_client import (
+    POOL_SIZE,
+    RedisClient,
+    RedisConfig,
+    create_redis_client,
+)
 
 # Compare-and-append. Idempotency is checked first: a retried command carries a stale
 # expected version and must still get its original result, not a conflict. Then every
@@ -104,6 +110,22 @@ return {'ok', range}
 """.replace("__GENESIS__", GENESIS_HASH)
 APPEND_SHA = hashlib.sha1(APPEND_SCRIPT.encode()).hexdigest()
 
+# Moves a finished game's stream into its archive blob, only if nothing changed since the
+# blob was built (head at the archived version, stream as long), so no append is lost.
+ARCHIVE_SCRIPT = """
+-- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 snapshot, 6 archive
+-- ARGV: 1 version archived, 2 blob
+local version = tonumber(ARGV[1])
+local head = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+if head ~= version or redis.call('XLEN', KEYS[1]) ~= version then
+  return {'changed', tostring(head)}
+end
+redis.call('SET', KEYS[6], ARGV[2])
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5])
+return {'ok', tostring(version)}
+"""
+ARCHIVE_SHA = hashlib.sha1(ARCHIVE_SCRIPT.encode()).hexdigest()
+
 _INDEX_SLACK = 100
 """Extra index entries read per shard to step over games created in the cursor's ms."""
 
@@ -149,23 +171,30 @@ class RedisEventStore:
 
     @classmethod
     def from_config(
-        cls, redis: RedisConfig | str, prefix: str = "teoti", shards: int = DEFAULT_SHARDS
+        cls,
+        redis: RedisConfig | str,
+        prefix: str = "teoti",
+        shards: int = DEFAULT_SHARDS,
+        pool_size: int = POOL_SIZE,
     ) -> RedisEventStore:
-        """Store on a standalone Redis (config or URL) or a Redis Cluster (config)."""
-        return cls(create_redis_client(redis), RedisKeys(prefix, shards))
+        """Store on a standalone Redis (config or URL) or a Redis Cluster (config), with
+        at most ``pool_size`` connections (see redis_client.POOL_SIZE)."""
+        return cls(create_redis_client(redis, pool_size), RedisKeys(prefix, shards))
 
     @property
     def client(self) -> RedisClient:
         """The underlying client (shared with the turn-request consumer)."""
         return self._redis
 
-    async def _run_script(self, keys: list[str], args: list[str]) -> Any:
+    async def _run_script(
+        self, keys: list[str], args: list[str], script: str = APPEND_SCRIPT, sha: str = APPEND_SHA
+    ) -> Any:
         try:
-            return await self._redis.evalsha(APPEND_SHA, len(keys), *keys, *args)
+            return await self._redis.evalsha(sha, len(keys), *keys, *args)
         except NoScriptError:
             # First use on this server, or on this cluster node (each node has its own
             # script cache), or after SCRIPT FLUSH: EVAL runs it and caches it there.
-            return await self._redis.eval(APPEND_SCRIPT, len(keys), *keys, *args)
+            return await self._redis.eval(script, len(keys), *keys, *args)
 
     async def append(
         self,
@@ -234,14 +263,88 @@ class RedisEventStore:
         )
 
     async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
-        """See EventStore.read."""
-        entries: Any = await self._redis.xrange(
+        """See EventStore.read; an archived game is read from its archive blob.
+
+        The stream and the archive are asked in one pipelined round trip (only one of
+        the two exists), so a live game's read costs no extra round trip.
+        """
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.xrange(
             self.keys.events(game_id),
             min=f"{max(from_version, 0) + 1}-0",
             max="+",
             count=limit if limit > 0 else None,
         )
+        pipe.get(self.keys.archive(game_id))
+        entries, blob = await pipe.execute()
+        if not entries and blob:
+            entries = decode_entries(str(blob))[max(from_version, 0) :]
+            entries = entries[:limit] if limit > 0 else entries
         return [_decode(entry_id, fields) for entry_id, fields in entries]
+
+    async def read_after_many(
+        self, positions: Mapping[str, int], block_ms: int, limit: int = 0
+    ) -> dict[str, list[StoredEvent]]:
+        """See EventStore.read_after_many: one XREAD BLOCK over every game's stream.
+
+        On a Redis Cluster every game must be in one shard (one hash slot); callers group
+        games by :meth:`watch_partition`.
+        """
+        if not positions:
+            return {}
+        streams: dict[Any, Any] = {
+            self.keys.events(game): f"{version}-1" for game, version in positions.items()
+        }
+        by_key = {self.keys.events(game): game for game in positions}
+        reply: Any = await self._redis.xread(
+            streams, block=block_ms if block_ms > 0 else None, count=limit if limit > 0 else None
+        )
+        found: dict[str, list[StoredEvent]] = {}
+        for stream, entries in reply or []:
+            found[by_key[str(stream)]] = [_decode(entry_id, fields) for entry_id, fields in entries]
+        return found
+
+    def watch_partition(self, game_id: str) -> int:
+        """See EventStore.watch_partition: the game's shard (its hash slot on a cluster)."""
+        return self.keys.shard_of(game_id)
+
+    async def archive(self, game_id: str) -> int:
+        """Move the game's log into its compressed archive blob; returns the version
+        archived (0: nothing to archive, the game is unknown or already archived).
+
+        Only the engine's retention job calls this, and only for a finished game (see
+        :mod:`services.engine.retention`). The blob is decoded and compared with the
+        stream before the swap, and the swap (one script) is refused when the log moved
+        since: raises VersionConflict then, ValueError if the blob does not round-trip.
+        The head, the games index entry and the archive stay; the stream, command ids,
+        secret seed and snapshot go.
+        """
+        entries: Any = await self._redis.xrange(self.keys.events(game_id))
+        if not entries:
+            return 0
+        stored = [(str(entry_id), dict(fields)) for entry_id, fields in entries]
+        blob = encode_entries(stored)
+        if decode_entries(blob) != stored:
+            raise ValueError(f"archive of {game_id} does not round-trip")
+        version = _version_of(stored[-1][0])
+        keys = [
+            self.keys.events(game_id),
+            self.keys.head(game_id),
+            self.keys.commands(game_id),
+            self.keys.secret(game_id),
+            self.keys.snapshot(game_id),
+            self.keys.archive(game_id),
+        ]
+        status, value = await self._run_script(
+            keys, [str(version), blob], ARCHIVE_SCRIPT, ARCHIVE_SHA
+        )
+        if status != "ok":
+            raise VersionConflict(game_id, version, int(value))
+        return version
+
+    async def is_archived(self, game_id: str) -> bool:
+        """True once :meth:`archive` moved the game out of its stream."""
+        return bool(await self._redis.exists(self.keys.archive(game_id)))
 
     async def read_after(
         self, game_id: str, version: int, block_ms: int, limit: int = 0

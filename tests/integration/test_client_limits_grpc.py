@@ -1,0 +1,57 @@
+"""Issue 12 over gRPC: fresh connections share their address's budget, and CreateGame
+has a quota per caller."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from services.app import all_in_one
+from services.engine.rulesets import RulesetRegistry
+from services.rpc.limits import ClientRateLimiter, CreationQuota
+from services.rpc.stubs import load_stubs
+
+
+async def _code(call: Any) -> str:
+    try:
+        await call
+        return "OK"
+    except grpc.aio.AioRpcError as error:
+        return str(error.code().name)
+
+
+async def test_fresh_connections_do_not_bypass_limits(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    async with all_in_one(
+        redis_url,
+        registry=registry,
+        key_prefix=key_prefix,
+        default_ruleset="nim",
+        limiter=ClientRateLimiter(rate=0.01, burst=5),
+        quota=CreationQuota(per_hour=1, burst=2),
+    ) as stack:
+        stubs = load_stubs()
+        pb = stubs.game_pb2
+        listed, created = [], []
+        for _ in range(12):  # a new connection per call
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+                stub: Any = stubs.game_pb2_grpc.GameServiceStub(channel)
+                listed.append(await _code(stub.ListGames(pb.ListGamesRequest())))
+        assert listed[:5] == ["OK"] * 5 and set(listed[5:]) == {"RESOURCE_EXHAUSTED"}
+
+    async with all_in_one(
+        redis_url,
+        registry=registry,
+        key_prefix=key_prefix,
+        default_ruleset="nim",
+        limiter=ClientRateLimiter(rate=0),
+        quota=CreationQuota(per_hour=1, burst=2),
+    ) as stack:
+        seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n) for n in ("a", "b")]
+        for _ in range(5):
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+                stub = stubs.game_pb2_grpc.GameServiceStub(channel)
+                created.append(await _code(stub.CreateGame(pb.CreateGameRequest(seats=seats))))
+        assert created[:2] == ["OK"] * 2 and set(created[2:]) == {"RESOURCE_EXHAUSTED"}

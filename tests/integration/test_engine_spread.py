@@ -1,0 +1,99 @@
+"""Issue 12: the gateway's engine client spreads calls over every engine process.
+
+Three real ``teoti engine`` processes; the gateway's client (a pool of channels, each
+round robin over the target's addresses, as ``dns:///`` of a headless Service gives in
+Kubernetes) creates games concurrently, and each engine's log shows its share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.embedded_redis import free_port
+from services.engine.game import SeatKind, SeatSpec
+from services.engine.remote import RemoteEngineClient
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINES = 3
+GAMES = 90
+
+
+async def _serving(port: int, seconds: float = 60) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            if loop.time() > deadline:
+                raise AssertionError(f"engine on {port} did not start")
+            await asyncio.sleep(0.2)
+
+
+def _start_engine(port: int, log: Path, redis_url: str, prefix: str) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "services.cli",
+                "--log-level",
+                "INFO",
+                "engine",
+                "--port",
+                str(port),
+                "--redis-url",
+                redis_url,
+                "--key-prefix",
+                prefix,
+                "--shards",
+                "4",
+                "--extra-ruleset",
+                "nim=tests.nim:NimRuleset",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+async def test_calls_spread_over_every_engine_process(redis_url: str, tmp_path: Path) -> None:
+    prefix = f"spread-{uuid.uuid4().hex[:8]}"
+    ports = [free_port() for _ in range(ENGINES)]
+    logs = [tmp_path / f"engine-{i}.log" for i in range(ENGINES)]
+    processes = [
+        _start_engine(port, log, redis_url, prefix) for port, log in zip(ports, logs, strict=True)
+    ]
+    client = RemoteEngineClient(",".join(f"127.0.0.1:{port}" for port in ports), timeout_s=30)
+    try:
+        await asyncio.gather(*(_serving(port) for port in ports))
+        seats = [SeatSpec(SeatKind.BOT, "b1"), SeatSpec(SeatKind.BOT, "b2")]
+        # A first call per channel connects it to every engine.
+        await asyncio.gather(*(client.create_game("nim", seats, {}) for _ in range(8)))
+        await asyncio.sleep(0.5)
+        before = [log.read_text().count("game_created") for log in logs]
+        await asyncio.gather(*(client.create_game("nim", seats, {}) for _ in range(GAMES)))
+    finally:
+        await client.close()
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(20)
+    counts = [
+        log.read_text().count("game_created") - n for log, n in zip(logs, before, strict=True)
+    ]
+    print(f"games created per engine: {counts}")
+    assert sum(counts) == GAMES
+    assert min(counts) >= GAMES // ENGINES // 2, counts  # round robin: about a third each

@@ -1,0 +1,160 @@
+"""Issue 12: watchers cost nothing idle, and one connection's streams starve nothing.
+
+Hundreds of idle WatchGame streams on one connection, with a Redis pool of only 8
+connections: unary calls on that same connection still answer, the hub runs at most one
+read loop per watched shard, and one move reaches every watcher. A watcher that never
+reads is dropped with RESOURCE_EXHAUSTED ``watch_too_slow`` and delays no one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+import pytest
+
+from services.app import all_in_one
+from services.client import SeatInfo, TeotiClient
+from services.engine.engine import Engine
+from services.engine.game import SeatKind, SeatSpec
+from services.engine.reader import GameReader
+from services.engine.rulesets import RulesetRegistry
+from services.engine.store import InMemoryEventStore
+from services.gateway.watch_hub import WatchHub
+from services.rpc.errors import status_for
+from services.rpc.limits import ClientRateLimiter, WatcherTooSlow
+from services.rpc.stubs import load_stubs
+
+HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]
+WATCHERS = 240  # more than the old pool (100), the old streams per connection (100)
+
+
+async def _until(predicate: Any, seconds: float, what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def test_idle_watchers_on_one_connection_starve_no_call(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    async with all_in_one(
+        redis_url,
+        registry=registry,
+        key_prefix=key_prefix,
+        default_ruleset="nim",
+        shards=4,
+        pool_size=8,
+        limiter=ClientRateLimiter(rate=0),
+    ) as stack:
+        target = f"127.0.0.1:{stack.port}"
+        async with TeotiClient(target) as client:
+            games = [await client.create_game(HUMANS, options={"max_take": 1}) for _ in range(3)]
+            pb = load_stubs().game_pb2
+            async with grpc.aio.insecure_channel(target) as channel:
+                stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+                calls = [
+                    stub.WatchGame(
+                        pb.WatchGameRequest(
+                            game_id=games[i % 3].game_id, from_version=games[i % 3].version
+                        )
+                    )
+                    for i in range(WATCHERS)
+                ]
+                firsts = [asyncio.ensure_future(call.read()) for call in calls]
+                await _until(lambda: stack.hub.watchers == WATCHERS, 30, "every watcher")
+                assert stack.hub.read_loops <= 3  # one per watched shard, not per watcher
+
+                # Unary calls on the very connection holding the streams, and on others.
+                stub_view = await asyncio.wait_for(
+                    stub.GetGame(pb.GetGameRequest(game_id=games[0].game_id)), 5
+                )
+                assert stub_view.version == games[0].version
+                first = games[0]
+                moves = await asyncio.wait_for(
+                    client.legal_actions(first.game_id, 0, first.seat_tokens[0]), 5
+                )
+                assert [m.action for m in moves] == [{"take": 1}]
+                await asyncio.wait_for(client.create_game(HUMANS), 5)
+
+                # One move per game reaches every watcher of that game.
+                for game in games:
+                    await client.submit_action(
+                        game.game_id, 0, game.seat_tokens[0], {"take": 1}, game.version
+                    )
+                replies = await asyncio.wait_for(asyncio.gather(*firsts), 30)
+                for i, reply in enumerate(replies):
+                    assert reply.event.version == games[i % 3].version + 1
+                for call in calls:
+                    call.cancel()
+        await _until(lambda: stack.hub.watchers == 0, 10, "the watchers to leave")
+
+
+async def _nim_game(engine: Engine) -> str:
+    seats = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
+    created = await engine.create_game("nim", seats, {"pile": 40, "max_take": 1})
+    return created.game_id
+
+
+async def test_a_watcher_that_never_reads_is_dropped_and_delays_no_one(
+    registry: RulesetRegistry,
+) -> None:
+    store = InMemoryEventStore()
+    engine = Engine(store, registry)
+    reader = GameReader(store, registry)
+    hub = WatchHub(store, block_ms=50, buffer=5)
+    game = await _nim_game(engine)
+    start = await store.version(game)
+    stalled = hub.subscribe(game, start)
+    reading = hub.follow(reader, game, start)
+    seen: list[int] = []
+
+    async def read_all() -> None:
+        async for event in reading:
+            seen.append(event.version)
+            if len(seen) == 8:
+                return
+
+    reader_task = asyncio.ensure_future(read_all())
+    await _until(lambda: hub.watchers == 2, 5, "both watchers")
+    for turn in range(8):  # a Nim pile has at least 10 stones
+        await engine.submit_action(game, turn % 2, {"take": 1})
+        await asyncio.sleep(0.01)
+    await asyncio.wait_for(reader_task, 10)
+    assert seen == list(range(start + 1, start + 9))
+    with pytest.raises(WatcherTooSlow) as raised:
+        await stalled.take()
+    code, reason, _ = status_for(raised.value) or (None, "", {})
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "watch_too_slow"
+    await reading.aclose()
+    await _until(lambda: hub.watchers == 0, 5, "the watchers to leave")
+    await _until(lambda: hub.read_loops == 0, 5, "the read loop to stop")
+    await hub.close()
+
+
+async def test_a_late_watcher_catches_up_from_the_log_then_follows(
+    registry: RulesetRegistry,
+) -> None:
+    store = InMemoryEventStore()
+    engine = Engine(store, registry)
+    reader = GameReader(store, registry)
+    hub = WatchHub(store, block_ms=50)
+    game = await _nim_game(engine)
+    early = hub.follow(reader, game, 0)
+    first = await early.__anext__()
+    assert first.version == 1
+    for turn in range(5):
+        await engine.submit_action(game, turn % 2, {"take": 1})
+    late = hub.follow(reader, game, 2)  # joins after the hub has read ahead
+    got_late = [(await late.__anext__()).version for _ in range(5)]
+    got_early = [(await early.__anext__()).version for _ in range(5)]
+    end = await store.version(game)
+    assert got_late == list(range(3, 8)) and got_early == list(range(2, 7))
+    assert end >= 7
+    await early.aclose()
+    await late.aclose()
+    await hub.close()

@@ -1,0 +1,129 @@
+"""Issue 12: limits per client, not per connection (services/rpc/limits.py)."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from services.rpc.errors import status_for
+from services.rpc.limits import (
+    ClientRateLimiter,
+    CreationQuota,
+    RateLimited,
+    TooManyWatchers,
+    WatcherLimit,
+    peer_address,
+    token_key,
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_peer_address_drops_the_connection_port() -> None:
+    assert peer_address("ipv4:10.1.2.3:5555") == "ipv4:10.1.2.3"
+    assert peer_address("ipv6:[::1]:5555") == "ipv6:[::1]"
+    assert peer_address("unix:/tmp/sock") == "unix:/tmp/sock"
+    assert peer_address("garbage") == "garbage"
+
+
+def admitted(limiter: ClientRateLimiter, calls: list[tuple[str, str]]) -> int:
+    ok = 0
+    for peer, token in calls:
+        try:
+            limiter.admit(peer, token)
+            ok += 1
+        except RateLimited:
+            pass
+    return ok
+
+
+def test_fresh_connections_share_their_address_budget() -> None:
+    limiter = ClientRateLimiter(rate=1, burst=5, clock=Clock())
+    calls = [(f"ipv4:10.0.0.1:{40000 + i}", "") for i in range(50)]  # 50 connections
+    assert admitted(limiter, calls) == 5
+
+
+def test_a_seat_token_keeps_its_budget_across_connections_and_addresses() -> None:
+    limiter = ClientRateLimiter(rate=1, burst=5, clock=Clock())
+    calls = [(f"ipv4:10.0.{i}.1:{40000 + i}", "tok") for i in range(20)]
+    assert admitted(limiter, calls) == 5
+    # Another seat behind the same address (a NAT) has its own budget.
+    assert admitted(limiter, [("ipv4:10.0.0.1:1", "other")] * 20) == 5
+
+
+def test_inventing_tokens_buys_no_more_than_the_address_ceiling() -> None:
+    limiter = ClientRateLimiter(rate=1, burst=5, clock=Clock(), address_factor=4)
+    calls = [("ipv4:10.0.0.9:1", f"made-up-{i}") for i in range(200)]
+    assert admitted(limiter, calls) == 20  # 4 x burst
+
+
+def test_budgets_refill_at_the_rate() -> None:
+    clock = Clock()
+    limiter = ClientRateLimiter(rate=2, burst=2, clock=clock)
+    assert admitted(limiter, [("ipv4:1.1.1.1:1", "t")] * 5) == 2
+    clock.now += 1.0
+    assert admitted(limiter, [("ipv4:1.1.1.1:2", "t")] * 5) == 2
+    with pytest.raises(RateLimited) as raised:
+        limiter.admit("ipv4:1.1.1.1:3", "t")
+    assert 0 < raised.value.retry_after_s <= 0.5
+
+
+def test_rate_zero_is_unlimited() -> None:
+    limiter = ClientRateLimiter(rate=0)
+    assert admitted(limiter, [("ipv4:1.1.1.1:1", "")] * 1000) == 1000
+
+
+def test_creation_quota_is_per_caller_address() -> None:
+    clock = Clock()
+    quota = CreationQuota(per_hour=3600, burst=3, clock=clock)
+    refused = 0
+    for i in range(10):
+        try:
+            quota.admit(f"ipv4:10.0.0.1:{i}")
+        except RateLimited:
+            refused += 1
+    assert refused == 7
+    quota.admit("ipv4:10.0.0.2:1")  # another caller is not affected
+    clock.now += 2.0  # one game per second refills
+    quota.admit("ipv4:10.0.0.1:99")
+    quota.admit("ipv4:10.0.0.1:99")
+    with pytest.raises(RateLimited):
+        quota.admit("ipv4:10.0.0.1:99")
+    unlimited = CreationQuota(per_hour=0)
+    for _ in range(1000):
+        unlimited.admit("ipv4:10.0.0.1:1")
+
+
+@given(st.text(max_size=80), st.text(max_size=80))
+def test_token_keys_are_digests_one_per_token(token: str, other: str) -> None:
+    key = token_key(token)
+    assert key.startswith("seat:") and len(key) == 37
+    assert set(key[5:]) <= set("0123456789abcdef")  # a digest, never the token itself
+    assert (token_key(other) == key) == (other == token)
+
+
+def test_open_watchers_are_capped_per_client_and_released() -> None:
+    limit = WatcherLimit(per_client=2)
+    with limit.hold("ipv4:10.0.0.1"), limit.hold("ipv4:10.0.0.1"):
+        with pytest.raises(TooManyWatchers) as raised, limit.hold("ipv4:10.0.0.1"):
+            pass
+        code, reason, _ = status_for(raised.value) or (None, "", {})
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "too_many_watchers"
+        with limit.hold("ipv4:10.0.0.2"):  # another client is not affected
+            pass
+    with limit.hold("ipv4:10.0.0.1"), limit.hold("ipv4:10.0.0.1"):
+        pass  # both released when their streams ended
+    unlimited = WatcherLimit(per_client=0)
+    holds = [unlimited.hold("x") for _ in range(5000)]
+    for hold in holds:
+        hold.__enter__()
+    assert ClientRateLimiter.client_key("ipv4:1.2.3.4:5", "") == "ipv4:1.2.3.4"
+    assert ClientRateLimiter.client_key("ipv4:1.2.3.4:5", "t") == token_key("t")
