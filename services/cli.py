@@ -45,11 +45,10 @@ from services.engine.rulesets import (
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
+from services.engine.store.redis_client import POOL_SIZE
 from services.export_cli import export_game, replay_file
 from services.logging_setup import LEVELS, configure_logging
 from services.proc_guard import on_ending_signals
-from services.engine.store.redis_client import POOL_SIZE
-from services.logging_setup import LEVELS, configure_logging
 from services.rpc.limits import (
     DEFAULT_CREATES_PER_HOUR,
     DEFAULT_RATE,

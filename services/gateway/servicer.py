@@ -23,7 +23,7 @@ from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, check_client_token, hash_token, new_token
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
+from services.engine.store.records import GameIndexEntry, canonical_json
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
