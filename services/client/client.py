@@ -75,6 +75,17 @@ class ActionResult:
 
 
 @dataclass(frozen=True, slots=True)
+class MoveResult:
+    """An accepted action with the seat's view after it and its next legal actions
+    (``game.version`` >= ``version``: others may have acted since)."""
+
+    version: int
+    first_version: int
+    game: GameView
+    legal_actions: tuple[LegalMove, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyResult:
     """Audit of a game's log (VerifyGame)."""
 
@@ -233,6 +244,35 @@ class TeotiClient:
             request.expected_version = expected_version
         reply = await self._call(self._stub.SubmitAction, request)
         return ActionResult(reply.version, reply.first_version)
+
+    async def play(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+    ) -> MoveResult:
+        """Submit one action and get the seat's new view and next legal actions in the
+        same call (SubmitAction with ``return_view``): one round trip per move."""
+        request = self._pb.SubmitActionRequest(
+            game_id=game_id,
+            seat=seat,
+            action_json=canonical_json(dict(action)),
+            command_id=command_id,
+            seat_token=token,
+            return_view=True,
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        reply = await self._call(self._stub.SubmitAction, request)
+        return MoveResult(
+            reply.version,
+            reply.first_version,
+            self._view(reply.game),
+            tuple(LegalMove(json.loads(a.action_json), a.description) for a in reply.legal_actions),
+        )
 
     async def events(self, game_id: str, from_version: int = 0) -> list[StoredEvent]:
         """The whole log after ``from_version`` (pages through ListEvents)."""
