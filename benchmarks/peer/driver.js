@@ -20,6 +20,16 @@ const latencies = [];
 let running = false;
 let stopAt = 0;
 
+// Disconnects a match's clients (once: a second stop() would throw).
+function stopAll(clients) {
+  clients.forEach((c) => {
+    if (!c.stopped) {
+      c.stopped = true;
+      c.stop();
+    }
+  });
+}
+
 function fail(kind) {
   errors += 1;
   errorKinds[kind] = (errorKinds[kind] || 0) + 1;
@@ -81,7 +91,7 @@ async function playMatches(clients) {
   for (;;) {
     const state = clients[0].getState();
     if (state.ctx.gameover) {
-      clients.forEach((c) => c.stop());
+      stopAll(clients);
       return;
     }
     if (!running || Date.now() >= stopAt) return;
@@ -106,7 +116,7 @@ async function seat(first) {
       await playMatches(clients);
     } catch (error) {
       fail(String(error.message || error));
-      clients.forEach((c) => c.stop());
+      stopAll(clients);
     }
     if (!running || Date.now() >= stopAt) break;
     try {
@@ -115,7 +125,7 @@ async function seat(first) {
       fail(String(error.message || error));
     }
   }
-  clients.forEach((c) => c.stop());
+  stopAll(clients);
 }
 
 function percentile(sorted, q) {
