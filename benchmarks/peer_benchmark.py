@@ -49,6 +49,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 
+import grpc
 import redis
 
 from services.client import SeatInfo, TeotiClient
@@ -60,6 +61,14 @@ NIM_OPTIONS = {"max_take": 3}
 NIM_RULESET = "nim=tests.nim:NimRuleset"
 START_TIMEOUT_S = 60.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+
+
+def error_kind(error: Exception) -> str:
+    """A short name of an error: gRPC status and details, or type and message."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        return f"{error.code().name}: {(error.details() or '')[:100]}"
+    return f"{type(error).__name__}: {str(error)[:100]}"
 
 
 @dataclass
@@ -173,7 +182,9 @@ class TeotiMatch:
     """One Nim game after another, played by two seats, each on its own channel."""
 
     def __init__(self, target: str) -> None:
-        self.seats = [TeotiClient(target, timeout_s=30), TeotiClient(target, timeout_s=30)]
+        # A connection per seat, as boardgame.io's clients each have their own socket
+        # (gRPC channels to one target otherwise share one connection and its rate limit).
+        self.seats = [TeotiClient(target, 30, OWN_CONNECTION) for _ in range(2)]
         self.game_id = ""
         self.tokens: dict[int, str] = {}
         self.to_act = 0
@@ -193,7 +204,7 @@ class TeotiMatch:
                     self.game_id, seat, self.tokens[seat], {"take": 1}
                 )
             except Exception as error:  # counted and printed, never hidden
-                kind = f"{type(error).__name__}: {str(error)[:120]}"
+                kind = error_kind(error)
                 cell.errors += 1
                 cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + 1
                 await self._replace(cell)
@@ -209,7 +220,7 @@ class TeotiMatch:
         try:
             await self.new_game()
         except Exception as error:
-            kind = f"create {type(error).__name__}: {str(error)[:120]}"
+            kind = f"create {error_kind(error)}"
             cell.errors += 1
             cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + 1
             await asyncio.sleep(0.05)

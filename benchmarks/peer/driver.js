@@ -45,22 +45,33 @@ async function post(path, body) {
   return reply.json();
 }
 
-// Resolves with the client's next state whose _stateID is above `after`.
+// Resolves with the client's next state whose _stateID is above `after`. Waiters hang on
+// one subscriber per client (watch()): boardgame.io numbers subscribers by their count,
+// so subscribing again after an unsubscribe can overwrite a live subscriber.
 function nextState(client, after) {
+  const now = client.getState();
+  if (now && now._stateID > after) return Promise.resolve(now);
   return new Promise((resolve, reject) => {
-    let unsubscribe = () => {};
-    const timer = setTimeout(() => {
-      unsubscribe();
+    const waiter = { after, resolve };
+    waiter.timer = setTimeout(() => {
+      client.waiters.delete(waiter);
       reject(new Error('timeout'));
     }, MOVE_TIMEOUT_MS);
-    unsubscribe = client.subscribe((state) => {
-      if (state && state._stateID > after) {
-        clearTimeout(timer);
-        // subscribe calls back synchronously once; unsubscribe after it returned
-        setImmediate(() => unsubscribe());
-        resolve(state);
+    client.waiters.add(waiter);
+  });
+}
+
+function watch(client) {
+  client.waiters = new Set();
+  client.subscribe((state) => {
+    if (!state) return;
+    for (const waiter of client.waiters) {
+      if (state._stateID > waiter.after) {
+        client.waiters.delete(waiter);
+        clearTimeout(waiter.timer);
+        waiter.resolve(state);
       }
-    });
+    }
   });
 }
 
@@ -74,12 +85,14 @@ async function newMatch() {
     });
     const client = Client({
       game: Nim,
-      multiplayer: SocketIO({ server }),
+      // websocket from the start: no long-polling phase before the upgrade
+      multiplayer: SocketIO({ server, socketOpts: { transports: ['websocket'] } }),
       matchID,
       playerID,
       credentials: playerCredentials,
       debug: false,
     });
+    watch(client);
     client.start();
     clients.push(client);
   }

@@ -105,13 +105,20 @@ class TeotiClient:
     """Async client of ``teotihuacan.v1.GameService`` at ``target`` (``host:port``).
 
     Use ``async with TeotiClient(target) as client:``. ``timeout_s`` is the deadline of
-    each unary call.
+    each unary call; ``channel_options`` are gRPC channel arguments (for instance
+    ``("grpc.use_local_subchannel_pool", 1)`` for a connection of its own: channels to one
+    target otherwise share one connection, and the gateway's rate limit is per connection).
     """
 
-    def __init__(self, target: str, timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        target: str,
+        timeout_s: float = 30.0,
+        channel_options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
         stubs = load_stubs()
         self._pb = stubs.game_pb2
-        self._channel = grpc.aio.insecure_channel(target)
+        self._channel = grpc.aio.insecure_channel(target, options=list(channel_options))
         self._stub = stubs.game_pb2_grpc.GameServiceStub(self._channel)
         self._timeout = timeout_s
 
