@@ -44,6 +44,7 @@ from services.engine.rulesets import (
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
+from services.event_loop import run_service
 from services.logging_setup import LEVELS, configure_logging
 from services.rpc.server import AddressInUse
 
@@ -609,7 +610,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.players = args.players or 2
     configure_logging(args.log_level)
     try:
-        code: int = asyncio.run(args.run(args))
+        if args.command in SERVICE_COMMANDS:  # long-running: uvloop when installed
+            code: int = run_service(args.run(args))
+        else:
+            code = asyncio.run(args.run(args))
     except grpc.aio.AioRpcError as error:
         print(f"error: {error.code().name}: {error.details()}", file=sys.stderr)
         return 2
