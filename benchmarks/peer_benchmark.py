@@ -25,6 +25,7 @@ counted and printed by kind. Loopback only; each cell lasts ``--seconds`` plus s
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.peer_benchmark [--seconds 5] [--reps 3] [--matches 1,10,100]
+        [--three-calls]   # also teoti with GetGame + ListLegalActions + SubmitAction per move
 
 (``--redis-url`` for a Redis of its own, else an embedded redis-server: REDIS_URL is not
 used, since a shared Redis's CPU would count other clients' work; ``--json FILE`` keeps
@@ -178,13 +179,18 @@ async def wait_for_teoti(target: str) -> None:
             await asyncio.sleep(0.2)
 
 
+class GameOver(Exception):
+    """The seat found the game ended (three-call mode): not an error, start another."""
+
+
 class TeotiMatch:
     """One Nim game after another, played by two seats, each on its own channel."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, three_calls: bool = False) -> None:
         # A connection per seat, as boardgame.io's clients each have their own socket
         # (gRPC channels to one target otherwise share one connection and its rate limit).
         self.seats = [TeotiClient(target, 30, OWN_CONNECTION) for _ in range(2)]
+        self.three_calls = three_calls
         self.game_id = ""
         self.tokens: dict[int, str] = {}
         self.to_act = 0
@@ -200,9 +206,10 @@ class TeotiMatch:
             seat = self.to_act
             start = time.perf_counter()
             try:
-                moved = await self.seats[seat].play(
-                    self.game_id, seat, self.tokens[seat], {"take": 1}
-                )
+                finished, next_seat = await self._move(seat)
+            except GameOver:
+                await self._replace(cell)
+                continue
             except Exception as error:  # counted and printed, never hidden
                 kind = error_kind(error)
                 cell.errors += 1
@@ -211,10 +218,27 @@ class TeotiMatch:
                 continue
             latencies.append(time.perf_counter() - start)
             cell.moves += 1
-            if moved.game.finished:
+            if finished:
                 await self._replace(cell)
             else:
-                self.to_act = moved.game.seats_to_act[0]
+                self.to_act = next_seat
+
+    async def _move(self, seat: int) -> tuple[bool, int]:
+        """Play ``seat``'s move: (game finished, seat to act next)."""
+        client, token = self.seats[seat], self.tokens[seat]
+        if not self.three_calls:
+            moved = await client.play(self.game_id, seat, token, {"take": 1})
+            finished = moved.game.finished
+            return finished, (-1 if finished else moved.game.seats_to_act[0])
+        # What a client did before return_view: read its view and its legal actions, act.
+        # The seats alternate; a game's end shows in the next seat's GetGame (one more
+        # call per game, counted in the CPU, not as a move).
+        view = await client.get_game(self.game_id, seat, token)
+        if view.finished:
+            raise GameOver
+        (first, *_) = await client.legal_actions(self.game_id, seat, token)
+        await client.submit_action(self.game_id, seat, token, first.action)
+        return False, 1 - seat
 
     async def _replace(self, cell: Cell) -> None:
         try:
@@ -231,11 +255,18 @@ class TeotiMatch:
 
 
 async def run_teoti(
-    target: str, pids: list[int], redis_pid: int, matches: int, seconds: float, rep: int
+    target: str,
+    pids: list[int],
+    redis_pid: int,
+    matches: int,
+    seconds: float,
+    rep: int,
+    three_calls: bool = False,
 ) -> Cell:
-    """One timed window of ``matches`` concurrent teoti matches."""
-    cell = Cell("teoti", matches, rep)
-    players = [TeotiMatch(target) for _ in range(matches)]
+    """One timed window of ``matches`` concurrent teoti matches (``three_calls``: GetGame,
+    ListLegalActions and SubmitAction per move, as clients did before return_view)."""
+    cell = Cell("teoti-3calls" if three_calls else "teoti", matches, rep)
+    players = [TeotiMatch(target, three_calls) for _ in range(matches)]
     try:
         await asyncio.gather(*(p.new_game() for p in players))
         latencies: list[float] = []
@@ -350,6 +381,7 @@ def spread(values: Sequence[float | None]) -> str:
     return f"{fmt(min(present))} / {fmt(statistics.median(present))} / {fmt(max(present))}"
 
 
+SYSTEMS = ("teoti", "teoti-3calls", "boardgame.io")
 METRICS: list[tuple[str, str]] = [
     ("moves/s", "moves_per_s"),
     ("p50 ms", "p50_ms"),
@@ -377,7 +409,7 @@ def report(cells: list[Cell]) -> None:
         print(f"  {matches} concurrent matches")
         for label, attr in METRICS:
             row = f"    {label:<20}"
-            for system in ("teoti", "boardgame.io"):
+            for system in [s for s in SYSTEMS if any(c.system == s for c in cells)]:
                 values = [
                     getattr(c, attr) for c in cells if c.system == system and c.matches == matches
                 ]
@@ -417,9 +449,15 @@ async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[C
         peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
         for rep in range(1, args.reps + 1):
             for matches in concurrencies:
-                cell = await run_teoti(target, pids, redis_pid, matches, args.seconds, rep)
-                print(f"rep {rep} teoti x{matches}: {cell.moves_per_s:.0f} moves/s", flush=True)
-                cells.append(cell)
+                for three_calls in (False, True) if args.three_calls else (False,):
+                    cell = await run_teoti(
+                        target, pids, redis_pid, matches, args.seconds, rep, three_calls
+                    )
+                    print(
+                        f"rep {rep} {cell.system} x{matches}: {cell.moves_per_s:.0f} moves/s",
+                        flush=True,
+                    )
+                    cells.append(cell)
                 if peer is not None:
                     cell = await asyncio.to_thread(
                         run_bgio, peer[0], peer[1], matches, args.seconds, rep
@@ -443,6 +481,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "other clients' work)",
     )
     parser.add_argument("--teoti-only", action="store_true", help="skip boardgame.io")
+    parser.add_argument(
+        "--three-calls",
+        action="store_true",
+        help="also play teoti with GetGame + ListLegalActions + SubmitAction per move "
+        "(as clients did before return_view) to show what one call per move saves",
+    )
     parser.add_argument("--json", help="write every window's figures to this file")
     args = parser.parse_args(argv)
     log_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"teoti-peer-{uuid.uuid4().hex[:8]}"
