@@ -46,6 +46,7 @@ from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
 from services.engine.store.redis_client import POOL_SIZE
+from services.event_loop import run_service
 from services.export_cli import export_game, replay_file
 from services.logging_setup import LEVELS, configure_logging
 from services.proc_guard import on_ending_signals
@@ -830,7 +831,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.players = args.players or 2
     configure_logging(args.log_level)
     try:
-        code: int = asyncio.run(args.run(args))
+        if args.command in SERVICE_COMMANDS:  # long-running: uvloop when installed
+            code: int = run_service(args.run(args))
+        else:
+            code = asyncio.run(args.run(args))
     except KeyboardInterrupt:
         return 130
     except Exception as error:

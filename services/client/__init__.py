@@ -9,6 +9,7 @@ from teoti_client.client import (
     CreatedGame,
     GameView,
     LegalMove,
+    MoveResult,
     SeatInfo,
     VerifyResult,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "CreatedGame",
     "GameView",
     "LegalMove",
+    "MoveResult",
     "SeatInfo",
     "TeotiClient",
     "VerifyResult",

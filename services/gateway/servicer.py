@@ -250,25 +250,25 @@ class GameServicer:
         self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, request_token(request, context))
-        ruleset = snapshot.ruleset
-        actions = (
-            ruleset.legal_actions(snapshot.state, request.seat)
-            if not snapshot.is_terminal()
-            else []
-        )
         return self._pb.ListLegalActionsResponse(
-            version=snapshot.version,
-            actions=[
-                self._pb.LegalAction(
-                    action_json=canonical_json(dict(a)), description=ruleset.describe_action(a)
-                )
-                for a in actions
-            ],
+            version=snapshot.version, actions=self._legal_actions(snapshot, request.seat)
         )
+
+    def _legal_actions(self, snapshot: GameSnapshot, seat: int) -> list[Any]:
+        """``seat``'s legal actions as LegalAction messages (none once the game ended)."""
+        ruleset = snapshot.ruleset
+        actions = ruleset.legal_actions(snapshot.state, seat) if not snapshot.is_terminal() else []
+        return [
+            self._pb.LegalAction(
+                action_json=canonical_json(dict(a)), description=ruleset.describe_action(a)
+            )
+            for a in actions
+        ]
 
     @unary_errors
     async def SubmitAction(self, request: Any, context: Context) -> Any:
-        """Check the seat's token, then submit the action through the engine."""
+        """Check the seat's token, then submit the action through the engine; with
+        ``return_view`` also answer with the seat's view and next legal actions."""
         self._admit(context, request)
         action = parse_object(request.action_json, "action_json")
         await authorize_seat(
@@ -281,9 +281,16 @@ class GameServicer:
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
         )
-        return self._pb.SubmitActionResponse(
+        reply = self._pb.SubmitActionResponse(
             version=result.version, first_version=result.first_version
         )
+        if request.return_view:
+            # One round trip per move: the seat's token was checked above, and a seat's
+            # token hash never changes, so its view may be shown without a second check.
+            snapshot = await self._reader.load(request.game_id)
+            reply.game.CopyFrom(self._projection(snapshot, request.seat))
+            reply.legal_actions.extend(self._legal_actions(snapshot, request.seat))
+        return reply
 
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:

@@ -87,6 +87,17 @@ class ActionResult:
 
 
 @dataclass(frozen=True, slots=True)
+class MoveResult:
+    """An accepted action with the seat's view after it and its next legal actions
+    (``game.version`` >= ``version``: others may have acted since)."""
+
+    version: int
+    first_version: int
+    game: GameView
+    legal_actions: tuple[LegalMove, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyResult:
     """Audit of a game's log (VerifyGame)."""
 
@@ -123,13 +134,24 @@ class GameServiceClient(Generic[EventT]):
 
     Subclasses implement :meth:`_decode_event` and may override :meth:`_decode_error`.
     ``target`` is ``host:port`` (or any gRPC target); ``timeout_s`` is the deadline of
-    each unary call; ``channel`` replaces the default insecure channel (e.g. TLS).
+    each unary call; ``channel`` replaces the default insecure channel (e.g. TLS);
+    ``channel_options`` are gRPC channel arguments of the default channel (for instance
+    ``("grpc.use_local_subchannel_pool", 1)`` for a connection of its own: channels to one
+    target otherwise share one connection).
     """
 
     def __init__(
-        self, target: str, timeout_s: float = 30.0, channel: grpc.aio.Channel | None = None
+        self,
+        target: str,
+        timeout_s: float = 30.0,
+        channel: grpc.aio.Channel | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
     ) -> None:
-        self._channel = channel if channel is not None else grpc.aio.insecure_channel(target)
+        self._channel = (
+            channel
+            if channel is not None
+            else grpc.aio.insecure_channel(target, options=list(channel_options))
+        )
         self._stub = pb_grpc.GameServiceStub(self._channel)
         self._timeout = timeout_s
 
@@ -269,6 +291,35 @@ class GameServiceClient(Generic[EventT]):
             request.expected_version = expected_version
         reply: pb.SubmitActionResponse = await self._call(self._stub.SubmitAction, request)
         return ActionResult(reply.version, reply.first_version)
+
+    async def play(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+    ) -> MoveResult:
+        """Submit one action and get the seat's new view and next legal actions in the
+        same call (SubmitAction with ``return_view``): one round trip per move."""
+        request = pb.SubmitActionRequest(
+            game_id=game_id,
+            seat=seat,
+            action_json=canonical_json(dict(action)),
+            command_id=command_id,
+            seat_token=token,
+            return_view=True,
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        reply: pb.SubmitActionResponse = await self._call(self._stub.SubmitAction, request)
+        return MoveResult(
+            reply.version,
+            reply.first_version,
+            self._view(reply.game),
+            tuple(LegalMove(json.loads(a.action_json), a.description) for a in reply.legal_actions),
+        )
 
     async def events(self, game_id: str, from_version: int = 0) -> list[EventT]:
         """The whole log after ``from_version`` (pages through ListEvents)."""
