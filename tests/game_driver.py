@@ -106,6 +106,10 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
             action,
             expected_version=snapshot.version,
             command_id=f"cmd-{snapshot.version}-{seat}",
+            # Bot seats act under the bot worker's credential (issue 12).
+            bot_key=engine.bot_credential.secret
+            if snapshot.seats[seat].kind is SeatKind.BOT
+            else "",
         )
         snapshot = await engine.load(game_id)
     return await store.read(game_id), snapshot

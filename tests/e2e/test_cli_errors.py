@@ -40,6 +40,9 @@ BAD_INPUT: list[list[str]] = [
     ["watch", "--players", "1"],
     ["redis-acl", "--redis-version", "x"],
     ["redis-acl", "--redis-version", "5.0"],
+    ["export"],
+    ["export", "g", "--nosuch"],
+    ["archive", "--older-than-days", "x"],
 ]
 
 

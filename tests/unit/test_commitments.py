@@ -72,7 +72,9 @@ async def _play(
     while not snapshot.is_terminal() and not (stop_after and snapshot.version >= stop_after):
         seat = snapshot.seats_to_act()[0]
         action = rng.choice(list(snapshot.ruleset.legal_actions(snapshot.state, seat)))
-        await engine.submit_action(game, seat, action, snapshot.version)
+        # Bot seats act under the bot worker's credential (issue 12).
+        bot_key = engine.bot_credential.secret if snapshot.seats[seat].kind is SeatKind.BOT else ""
+        await engine.submit_action(game, seat, action, snapshot.version, bot_key=bot_key)
         snapshot = await engine.load(game)
     return store, game
 
