@@ -35,7 +35,7 @@ from services.engine.errors import (
 )
 from services.engine.game import fold
 from services.engine.public_log import PublicLogError, looks_like_file
-from services.engine.ruleset import DomainEvent
+from services.engine.ruleset import DomainEvent, InvalidOptions, info_of
 from services.engine.rulesets import (
     DEFAULT_RULESET,
     RulesetRegistry,
@@ -346,11 +346,22 @@ async def _demo(args: argparse.Namespace) -> int:
     registry = _registry(args.extra_ruleset)
     if args.target and args.seed is not None:
         log.warning("seed_ignored_with_target", reason="the remote server chooses game seeds")
-    seats = [SeatInfo("bot", f"Bot {i + 1}") for i in range(args.players)]
+    # Seat counts and the solo mode are the ruleset's own (RulesetInfo), checked here so a
+    # bad --players is a usage error before any server starts.
+    info = info_of(registry.get(args.ruleset))
     options = dict(args.options)
-    if args.solo:  # RULES.md §8: seat 0 (a bot standing in for the human), seat 1 Teotibot
-        seats = [SeatInfo("bot", "Human (greedy bot)"), SeatInfo("bot", "Teotibot")]
-        options = {**options, "solo": True}
+    if args.solo:  # a bot stands in for the person; the others are the solo opponent
+        if info.solo is None:
+            raise UsageError(f"--solo: {info.title} has no solo mode")
+        seats = [SeatInfo("bot", "Person (a bot)")]
+        seats += [SeatInfo("bot", info.solo.opponent) for _ in range(info.solo.seats - 1)]
+        options = {**options, **info.solo.options}
+    else:
+        try:
+            info.check_seats(args.players)
+        except InvalidOptions as error:
+            raise UsageError(f"--players: {error.message}") from error
+        seats = [SeatInfo("bot", f"Bot {i + 1}") for i in range(args.players)]
     async with _target(args, registry) as target, TeotiClient(target) as client:
         created = await client.create_game(
             seats,
@@ -690,7 +701,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="play an all-bot game and print its progress and scores")
     demo.add_argument("--target", metavar="HOST:PORT", help="gateway to use (default: embedded)")
-    demo.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    demo.add_argument(
+        "--players", type=int, default=2, help="seats, all bots (the ruleset says how many)"
+    )
     demo.add_argument("--seed", help="game seed (embedded server only)")
     demo.add_argument("--ruleset", default=DEFAULT_RULESET)
     demo.add_argument(

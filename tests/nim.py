@@ -26,6 +26,7 @@ from services.engine.ruleset import (
     GameResult,
     InvalidOptions,
     JsonDict,
+    RulesetInfo,
     RuleViolation,
     Sealed,
     SetupRequest,
@@ -54,6 +55,7 @@ def lucky_id(seat: int) -> str:
 
 class NimRuleset:
     name = "nim"
+    info = RulesetInfo("Nim (test ruleset)", 2, 4)
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         if not 2 <= request.seat_count <= 4:

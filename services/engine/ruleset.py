@@ -249,3 +249,53 @@ def bot_policy_of(ruleset: object) -> BotPolicy | None:
         return None
     policy: BotPolicy = factory()
     return policy
+
+
+@dataclass(frozen=True, slots=True)
+class SoloMode:
+    """How a ruleset plays solo: one person against the ruleset's own opponent.
+
+    Attributes:
+        options: options that select the solo mode (e.g. ``{"solo": True}``).
+        seats: seats of a solo game (the person's seat is 0, the others are bots).
+        opponent: the opponent's name, e.g. ``"Teotibot"``.
+    """
+
+    options: Mapping[str, Any]
+    seats: int
+    opponent: str
+
+
+@dataclass(frozen=True, slots=True)
+class RulesetInfo:
+    """What clients need to know of a ruleset before creating a game (the CLI, docs and
+    the API read it instead of assuming one game).
+
+    Attributes:
+        title: the game's name, e.g. ``"Teotihuacan: City of Gods"``.
+        min_seats / max_seats: seat counts of a multiplayer game.
+        solo: the solo mode, or None when the game has none.
+    """
+
+    title: str
+    min_seats: int
+    max_seats: int
+    solo: SoloMode | None = None
+
+    def check_seats(self, seats: int) -> None:
+        """Raise InvalidOptions (rule ``seat_count``) unless ``seats`` is a seat count of
+        this game."""
+        if not self.min_seats <= seats <= self.max_seats:
+            raise InvalidOptions(
+                "seat_count",
+                f"{self.title} seats {self.min_seats} to {self.max_seats} players, not {seats}",
+            )
+
+
+def info_of(ruleset: object) -> RulesetInfo:
+    """A ruleset's OPTIONAL ``info`` (:class:`RulesetInfo`), or a permissive default naming
+    it (1 to 8 seats, no solo mode) for a ruleset that declares none."""
+    info = getattr(ruleset, "info", None)
+    if isinstance(info, RulesetInfo):
+        return info
+    return RulesetInfo(str(getattr(ruleset, "name", "game")), 1, 8)

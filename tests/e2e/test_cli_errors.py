@@ -28,6 +28,8 @@ BAD_INPUT: list[list[str]] = [
     ["demo", "--options", "not json"],
     ["demo", "--options", '"solo"'],
     ["demo", "--players", "7"],
+    ["demo", "--ruleset", "archaeology", "--players", "6"],
+    ["demo", "--ruleset", "archaeology", "--solo"],
     ["demo", "--timeout", "soon"],
     ["demo", "--extra-ruleset", "bad"],
     ["replay"],

@@ -150,7 +150,9 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
 
         async def create(i: int) -> None:
             """Game ``i``: all bots (even), or a person (this test) against a bot (odd)."""
-            person = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="p", token=f"tok-{i}-0123456789abcdefghij")
+            person = pb.Seat(
+                kind=pb.SEAT_KIND_HUMAN, name="p", token=f"tok-{i}-0123456789abcdefghij"
+            )
             seats = bots if i % 2 == 0 else [person, bots[0]]
             request = pb.CreateGameRequest(
                 ruleset="nim", seats=seats, options_json='{"max_take": 1}', command_id=f"c{i}"

@@ -78,7 +78,10 @@ async def test_quit_keeps_the_game_and_resume_continues_it(tmp_path: Path) -> No
 async def test_join_without_a_token_shows_the_one_it_made(stack: Stack, tmp_path: Path) -> None:
     target = f"127.0.0.1:{stack.port}"
     async with TeotiClient(target) as client:
-        seats = [SeatInfo("human", "ann", token="ann-secret-0123456789abcdef"), SeatInfo("human", "", open=True)]
+        seats = [
+            SeatInfo("human", "ann", token="ann-secret-0123456789abcdef"),
+            SeatInfo("human", "", open=True),
+        ]
         game_id = (await client.create_game(seats)).game_id
         term = Terminal(
             [
@@ -136,7 +139,10 @@ async def test_joining_a_taken_seat_or_with_a_wrong_token_is_one_line(
 ) -> None:
     target = f"127.0.0.1:{stack.port}"
     async with TeotiClient(target) as client:
-        seats = [SeatInfo("human", "ann", token="ann-secret-0123456789abcdef"), SeatInfo("bot", "Bot")]
+        seats = [
+            SeatInfo("human", "ann", token="ann-secret-0123456789abcdef"),
+            SeatInfo("bot", "Bot"),
+        ]
         game_id = (await client.create_game(seats)).game_id
     for extra in (["--seat", "0"], ["--token", "wrong"], ["--seat", "0", "--token", "wrong"]):
         code, _out, err = await _teoti(

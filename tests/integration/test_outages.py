@@ -95,7 +95,10 @@ async def test_engine_down_is_unavailable_at_the_gateway(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     engine = Engine(redis_store, registry)
-    seats = [SeatSpec(SeatKind.HUMAN, "ann", hash_token("tok-0123456789abcdefghijk")), SeatSpec(SeatKind.BOT, "b")]
+    seats = [
+        SeatSpec(SeatKind.HUMAN, "ann", hash_token("tok-0123456789abcdefghijk")),
+        SeatSpec(SeatKind.BOT, "b"),
+    ]
     game = (await engine.create_game("nim", seats, {})).game_id
     dead = RemoteEngineClient(f"127.0.0.1:{free_port()}", timeout_s=2)
     server, port = await create_server("127.0.0.1:0", GameReader(redis_store, registry), dead)
@@ -104,7 +107,10 @@ async def test_engine_down_is_unavailable_at_the_gateway(
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
             submit = pb.SubmitActionRequest(
-                game_id=game, seat=0, seat_token="tok-0123456789abcdefghijk", action_json='{"take": 1}'
+                game_id=game,
+                seat=0,
+                seat_token="tok-0123456789abcdefghijk",
+                action_json='{"take": 1}',
             )
             with pytest.raises(grpc.aio.AioRpcError) as info:
                 await stub.SubmitAction(submit)

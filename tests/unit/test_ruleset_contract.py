@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from services.engine.ruleset import RuleViolation, SetupRequest, bot_policy_of, supports_snapshots
+from services.engine.ruleset import (
+    RuleViolation,
+    SetupRequest,
+    bot_policy_of,
+    info_of,
+    supports_snapshots,
+)
 from services.engine.rulesets import default_registry
 from tests.nim import NimRuleset
 
@@ -116,3 +122,17 @@ def test_the_bot_of_a_ruleset_picks_a_legal_action(rules: Any) -> None:
         assert action in legal
         for event in rules.decide(state, seat, action, random.Random(2)):
             state = rules.evolve(state, event)
+
+
+def test_the_declared_seat_counts_are_the_ones_setup_accepts(rules: Any) -> None:
+    info = info_of(rules)
+    for seats in range(max(info.min_seats - 1, 0), info.max_seats + 2):
+        request = SetupRequest(seats, {})
+        if info.min_seats <= seats <= info.max_seats:
+            assert rules.setup(request, random.Random(0)), seats
+        else:
+            with pytest.raises(RuleViolation):
+                rules.setup(request, random.Random(0))
+    if info.solo is not None:
+        solo = SetupRequest(info.solo.seats, dict(info.solo.options))
+        assert rules.setup(solo, random.Random(0))

@@ -6,7 +6,14 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.engine.ruleset import BotPolicy, DomainEvent, GameResult, JsonDict, SetupRequest
+from services.engine.ruleset import (
+    BotPolicy,
+    DomainEvent,
+    GameResult,
+    JsonDict,
+    RulesetInfo,
+    SetupRequest,
+)
 
 from . import decide as rules
 from .components import Components, components
@@ -32,6 +39,9 @@ class ArchaeologyRuleset:
 
     def __init__(self, comp: Components | None = None) -> None:
         self.comp = comp or components()
+        self.info = RulesetInfo(
+            "Archaeology: The New Expedition", self.comp.min_seats, self.comp.max_seats
+        )
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         """The opening event (A2). Raises InvalidOptions for bad options or seat count."""

@@ -14,8 +14,10 @@ from services.engine.ruleset import (
     GameResult,
     InvalidOptions,
     JsonDict,
+    RulesetInfo,
     RuleViolation,
     SetupRequest,
+    SoloMode,
 )
 
 from . import describe, flow
@@ -31,6 +33,12 @@ class TeotihuacanRuleset:
     """Teotihuacan: City of Gods, base game (RULES.md), for 2-4 seats."""
 
     name = "teotihuacan"
+    info = RulesetInfo(
+        "Teotihuacan: City of Gods",
+        2,
+        4,
+        SoloMode({"solo": True}, 2, "Teotibot"),  # RULES.md §8: seat 1 is Teotibot
+    )
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         """Opening events (RULES.md §1). Raises InvalidOptions for bad options or seat count."""
