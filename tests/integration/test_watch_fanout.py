@@ -158,3 +158,49 @@ async def test_a_late_watcher_catches_up_from_the_log_then_follows(
     await early.aclose()
     await late.aclose()
     await hub.close()
+
+
+async def test_a_client_watch_dropped_for_falling_behind_resumes_without_a_gap(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """The server drops a watcher that falls behind (watch_too_slow); the client library's
+    watch resumes from its last event, so a slow reader (e.g. ``teoti demo`` on a busy
+    machine) still sees every event once, in order."""
+    async with all_in_one(
+        redis_url,
+        registry=registry,
+        key_prefix=key_prefix,
+        default_ruleset="nim",
+        limiter=ClientRateLimiter(rate=0),
+    ) as stack:
+        stack.hub._buffer = 2  # drop the watcher after two unread events
+        follows = 0
+        follow = stack.hub.follow
+
+        def counted(*args: Any) -> Any:
+            nonlocal follows
+            follows += 1
+            return follow(*args)
+
+        stack.hub.follow = counted  # type: ignore[method-assign]
+        async with TeotiClient(f"127.0.0.1:{stack.port}") as client:
+            game = await client.create_game(HUMANS, options={"max_take": 1})
+            seen: list[int] = []
+
+            async def slow_reader() -> None:
+                async for event in client.watch(game.game_id):
+                    seen.append(event.version)
+                    await asyncio.sleep(0.05)
+
+            reader = asyncio.ensure_future(slow_reader())
+            await _until(lambda: stack.hub.watchers == 1, 10, "the watcher")
+            view = await client.get_game(game.game_id)
+            while not view.finished:
+                seat = view.seats_to_act[0]
+                await client.submit_action(
+                    game.game_id, seat, game.seat_tokens[seat], {"take": 1}, view.version
+                )
+                view = await client.get_game(game.game_id)
+            await asyncio.wait_for(reader, 60)
+        assert seen == list(range(1, view.version + 1))
+        assert follows > 1  # the server did drop it, and the client watched again

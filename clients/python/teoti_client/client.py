@@ -16,9 +16,12 @@ from typing import Any, Generic, Self, TypeVar, cast
 
 import grpc
 
-from teoti_client.errors import decode_error
+from teoti_client.errors import decode_error, error_info
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
+
+WATCH_TOO_SLOW = "watch_too_slow"
+"""The reason the server gives a watcher it dropped for falling behind."""
 
 EventT = TypeVar("EventT")
 _KINDS = {pb.SEAT_KIND_HUMAN: "human", pb.SEAT_KIND_BOT: "bot"}
@@ -333,14 +336,26 @@ class GameServiceClient(Generic[EventT]):
             from_version = reply.next_from_version
 
     async def watch(self, game_id: str, from_version: int = 0) -> AsyncIterator[EventT]:
-        """Events as they are recorded, until the game ends (no deadline)."""
-        request = pb.WatchGameRequest(game_id=game_id, from_version=from_version)
-        try:
-            async for reply in self._stub.WatchGame(request):
-                typed: pb.WatchGameResponse = reply
-                yield self._decode_event(typed.event)
-        except grpc.aio.AioRpcError as error:
-            raise self._decode_error(error) from error
+        """Events as they are recorded, until the game ends (no deadline).
+
+        A watcher that falls too far behind is dropped by the server (``watch_too_slow``,
+        which protects the other watchers); this watch then resumes from the last event
+        it yielded, so the caller sees every event once, in order.
+        """
+        version = from_version
+        while True:
+            request = pb.WatchGameRequest(game_id=game_id, from_version=version)
+            try:
+                async for reply in self._stub.WatchGame(request):
+                    typed: pb.WatchGameResponse = reply
+                    version = typed.event.version
+                    yield self._decode_event(typed.event)
+                return
+            except grpc.aio.AioRpcError as error:
+                info = error_info(error)
+                if info is not None and info.reason == WATCH_TOO_SLOW:
+                    continue  # resume where this watch stopped
+                raise self._decode_error(error) from error
 
     async def verify(self, game_id: str) -> VerifyResult:
         """Audit the game's log on the server."""
