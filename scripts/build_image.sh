@@ -165,7 +165,7 @@ SOURCES
   tar --numeric-owner --xattrs -C "$dir" \
       --exclude=./dev/* --exclude=./proc/* --exclude=./sys/* --exclude=./tmp/* \
       --exclude=./var/cache/apt/archives/* -c . \
-    | pod import \
+    | pod import --quiet \
         --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'ENV LANG=C.UTF-8' \
         --change 'CMD ["python3"]' \
