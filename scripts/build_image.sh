@@ -26,7 +26,11 @@
 #   TEOTI_IMAGE_CACHE    podman storage, debootstrap's .deb cache (default
 #                        ${XDG_CACHE_HOME:-$HOME/.cache}/teotihuacan-server/image, outside the
 #                        checkout: vfs storage keeps a full copy of every layer, a few GB)
-#   DEBIAN_MIRROR        debootstrap's mirror (default http://deb.debian.org/debian)
+#   TEOTI_IMAGE_STORAGE_DRIVER  podman's storage driver (default vfs, which works anywhere;
+#                        overlay shares layers instead of copying them where the kernel lets
+#                        root mount overlayfs)
+#   DEBIAN_MIRROR        Debian's mirror (default http://deb.debian.org/debian)
+#   DEBIAN_SECURITY_MIRROR  (default http://deb.debian.org/debian-security)
 #   TEOTI_BUILD_CA_BUNDLE  a CA bundle bind-mounted (read-only) over the build containers'
 #                        /etc/ssl/certs/ca-certificates.crt during RUN steps only, for pip
 #                        behind a TLS-intercepting proxy (default: this host's bundle when
@@ -53,7 +57,11 @@ while [ "$#" -gt 0 ]; do
 done
 
 cache="${TEOTI_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/teotihuacan-server/image}"
-podman_args=(--root "$cache/storage" --runroot "$cache/run" --storage-driver vfs)
+storage_driver="${TEOTI_IMAGE_STORAGE_DRIVER:-vfs}"
+# podman refuses a storage made by another driver, so each other driver has its own.
+storage="$cache/storage" run="$cache/run"
+if [ "$storage_driver" != vfs ]; then storage+="-$storage_driver" run+="-$storage_driver"; fi
+podman_args=(--root "$storage" --runroot "$run" --storage-driver "$storage_driver")
 if [ "$print_args" = 1 ]; then echo "${podman_args[*]}"; exit 0; fi
 
 log() { echo "build_image: $*" >&2; }
@@ -88,10 +96,9 @@ if [ "$(id -u)" != 0 ]; then
   exit 3
 fi
 
-mkdir -p "$cache/debs/partial" "$cache/storage" "$cache/run"
+mkdir -p "$cache/debs/partial" "$storage" "$run"
 pod() { podman "${podman_args[@]}" "$@"; }
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-
 security_mirror="${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 
 # What the Dockerfile uses of python:3.11-slim-bookworm: python (3.11) with venv/ensurepip,

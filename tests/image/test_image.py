@@ -323,3 +323,18 @@ def test_engine_gateway_bot_play_a_demo_game(
 def test_reports_the_image_size(image: Image) -> None:
     print(f"\nimage {image.tag} size: {image.size_bytes / 1e6:.0f} MB ({image.size_bytes} bytes)")
     assert 50e6 < image.size_bytes < 2e9
+
+
+def test_the_build_time_ca_bundle_stays_out_of_the_image(image: Image) -> None:
+    # build_image.sh lends the host's CA bundle to the RUN steps (a TLS-intercepting proxy's
+    # CA, for pip) as a read-only bind mount: none of this host's own CAs may ship.
+    local_cas = sorted(Path("/usr/local/share/ca-certificates").glob("**/*.crt"))
+    if not local_cas:
+        pytest.skip("this host has no local CA that a build could have leaked")
+    shipped = image.run(["/etc/ssl/certs/ca-certificates.crt"], entrypoint="cat")
+    assert shipped.returncode == 0, shipped.stdout
+    shipped_bundle = "".join(shipped.stdout.split())
+    assert "BEGIN CERTIFICATE" in shipped_bundle
+    for ca in local_cas:
+        body = "".join(ca.read_text().split())
+        assert body not in shipped_bundle, f"{ca} is in the image's CA bundle"
