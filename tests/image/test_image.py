@@ -334,7 +334,7 @@ def test_the_build_time_ca_bundle_stays_out_of_the_image(image: Image) -> None:
     shipped = image.run(["/etc/ssl/certs/ca-certificates.crt"], entrypoint="cat")
     assert shipped.returncode == 0, shipped.stdout
     shipped_bundle = "".join(shipped.stdout.split())
-    assert "BEGIN CERTIFICATE" in shipped_bundle
+    assert "BEGINCERTIFICATE" in shipped_bundle
     for ca in local_cas:
         body = "".join(ca.read_text().split())
         assert body not in shipped_bundle, f"{ca} is in the image's CA bundle"
