@@ -25,10 +25,9 @@
 #   TEOTI_IMAGE_ENGINE   docker | podman (default: docker if its engine answers, else podman)
 #   TEOTI_IMAGE_CACHE    podman storage, debootstrap's .deb cache (default
 #                        ${XDG_CACHE_HOME:-$HOME/.cache}/teotihuacan-server/image, outside the
-#                        checkout: vfs storage keeps a full copy of every layer, a few GB)
-#   TEOTI_IMAGE_STORAGE_DRIVER  podman's storage driver (default vfs, which works anywhere;
-#                        overlay shares layers instead of copying them where the kernel lets
-#                        root mount overlayfs)
+#                        checkout: about 1 GB with overlay, 4-6 GB with vfs)
+#   TEOTI_IMAGE_STORAGE_DRIVER  podman's storage driver: overlay where root can mount
+#                        overlayfs (tried first), else vfs (works anywhere, copies each layer)
 #   DEBIAN_MIRROR        Debian's mirror (default http://deb.debian.org/debian)
 #   DEBIAN_SECURITY_MIRROR  (default http://deb.debian.org/debian-security)
 #   TEOTI_BUILD_CA_BUNDLE  a CA bundle bind-mounted (read-only) over the build containers'
@@ -57,7 +56,26 @@ while [ "$#" -gt 0 ]; do
 done
 
 cache="${TEOTI_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/teotihuacan-server/image}"
-storage_driver="${TEOTI_IMAGE_STORAGE_DRIVER:-vfs}"
+# overlay shares layers between images (about 1 GB of storage and a 6 s unchanged rebuild
+# here); vfs copies every layer (about 4 GB, minutes) but works wherever overlayfs does not.
+overlay_mounts() {
+  [ "$(id -u)" = 0 ] || return 1
+  local probe
+  mkdir -p "$cache" && probe="$(mktemp -d "$cache/.overlay-probe.XXXXXX")" || return 1
+  mkdir -p "$probe/lower" "$probe/upper" "$probe/work" "$probe/merged"
+  local ok=1
+  if mount -t overlay overlay \
+      -o "lowerdir=$probe/lower,upperdir=$probe/upper,workdir=$probe/work" "$probe/merged" \
+      2>/dev/null; then
+    umount "$probe/merged" && ok=0
+  fi
+  rm -rf "$probe"
+  return "$ok"
+}
+storage_driver="${TEOTI_IMAGE_STORAGE_DRIVER:-}"
+if [ -z "$storage_driver" ]; then
+  if overlay_mounts; then storage_driver=overlay; else storage_driver=vfs; fi
+fi
 # podman refuses a storage made by another driver, so each other driver has its own.
 storage="$cache/storage" run="$cache/run"
 if [ "$storage_driver" != vfs ]; then storage+="-$storage_driver" run+="-$storage_driver"; fi
