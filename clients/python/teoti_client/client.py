@@ -283,17 +283,33 @@ class GameServiceClient(Generic[EventT]):
         command_id: str = "",
     ) -> ActionResult:
         """Submit one action for a human seat (``command_id`` makes a retry safe)."""
+        reply = await self._submit(
+            game_id, seat, token, action, expected_version, command_id, return_view=False
+        )
+        return ActionResult(reply.version, reply.first_version)
+
+    async def _submit(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        action: Mapping[str, Any],
+        expected_version: int | None,
+        command_id: str,
+        return_view: bool,
+    ) -> pb.SubmitActionResponse:
         request = pb.SubmitActionRequest(
             game_id=game_id,
             seat=seat,
             action_json=canonical_json(dict(action)),
             command_id=command_id,
             seat_token=token,
+            return_view=return_view,
         )
         if expected_version is not None:
             request.expected_version = expected_version
         reply: pb.SubmitActionResponse = await self._call(self._stub.SubmitAction, request)
-        return ActionResult(reply.version, reply.first_version)
+        return reply
 
     async def play(
         self,
@@ -306,17 +322,9 @@ class GameServiceClient(Generic[EventT]):
     ) -> MoveResult:
         """Submit one action and get the seat's new view and next legal actions in the
         same call (SubmitAction with ``return_view``): one round trip per move."""
-        request = pb.SubmitActionRequest(
-            game_id=game_id,
-            seat=seat,
-            action_json=canonical_json(dict(action)),
-            command_id=command_id,
-            seat_token=token,
-            return_view=True,
+        reply = await self._submit(
+            game_id, seat, token, action, expected_version, command_id, return_view=True
         )
-        if expected_version is not None:
-            request.expected_version = expected_version
-        reply: pb.SubmitActionResponse = await self._call(self._stub.SubmitAction, request)
         return MoveResult(
             reply.version,
             reply.first_version,
