@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -254,6 +255,9 @@ def test_engine_gateway_bot_play_a_demo_game(
 ) -> None:
     engine_port, gateway_port, bot_health_port = _free_port(), _free_port(), _free_port()
     env = {"REDIS_URL": redis_url}
+    # Bot seats act under a credential only the engine and the bot worker hold (issue 12);
+    # separate processes share it through the environment, as the k8s Secret does.
+    bot_env = {**env, "TEOTI_BOT_SECRET": secrets.token_hex(16)}
     common = ["--key-prefix", key_prefix]
     engine_target = f"127.0.0.1:{engine_port}"
     services = {
@@ -284,7 +288,7 @@ def test_engine_gateway_bot_play_a_demo_game(
     try:
         for name, (args, _, _) in services.items():
             with logs[name].open("wb") as log:
-                processes[name] = image.start(args, env, log)
+                processes[name] = image.start(args, env if name == "gateway" else bot_env, log)
         started = time.monotonic()
         for name, (_, port, service) in services.items():
             while not (_serving(port, "") and _serving(port, service)):
