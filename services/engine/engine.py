@@ -50,7 +50,7 @@ from services.engine.errors import (
 )
 from services.engine.fairness import commit, rng_for
 from services.engine.game import GameSnapshot, SeatKind, SeatSpec
-from services.engine.ruleset import DomainEvent, SetupRequest
+from services.engine.ruleset import DomainEvent, SetupRequest, decide_and_fold
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.chain import GENESIS_HASH
@@ -245,9 +245,7 @@ class Engine:
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:
-                events, requests, private = await self._command_events(
-                    cached, seat, action, is_bot
-                )
+                events, requests, private = await self._command_events(cached, seat, action, is_bot)
                 result = await self._write(cached, events, metadata, requests, private, command)
             except (RuleViolation, InvalidArgument, NotAuthorized, VersionConflict):
                 pass  # perhaps only because the cached game is behind: ask the store
@@ -441,12 +439,13 @@ class Engine:
                 "not_your_turn",
                 f"seat {seat} is not to act (waiting for {list(snapshot.seats_to_act())})",
             )
-        events = snapshot.ruleset.decide(
-            snapshot.state, seat, action, rng_for(seed, snapshot.version)
+        events, state = decide_and_fold(
+            snapshot.ruleset, snapshot.state, seat, action, rng_for(seed, snapshot.version)
         )
         if not events:
             raise RuleViolation("no_effect", "the action produced no events")
-        return list(events), _preview(snapshot, events)
+        # The state after the events (not yet stored), to find who acts next.
+        return events, replace(snapshot, version=snapshot.version + len(events), state=state)
 
 
 def _with_reveals(
@@ -467,14 +466,6 @@ def _with_reveals(
     return result
 
 
-def _preview(snapshot: GameSnapshot, events: Sequence[DomainEvent]) -> GameSnapshot:
-    """The snapshot after ruleset ``events`` (not yet stored), to find who acts next."""
-    state = snapshot.state
-    for event in events:
-        state = snapshot.ruleset.evolve(state, event)
-    return replace(snapshot, version=snapshot.version + len(events), state=state)
-
-
 def _fold_new(
     game_id: str,
     engine: Engine,
@@ -487,11 +478,19 @@ def _fold_new(
     """The snapshot of a game about to be created (GameCreated + setup events)."""
     ruleset = engine.registry.get(ruleset_name)
     state = ruleset.evolve(None, events[1])
-    start = GameSnapshot(
-        game_id, ruleset_name, ruleset, tuple(seats), dict(options), commit(seed), 2, state
+    for event in events[2:]:
+        if event.type not in ENGINE_EVENTS:
+            state = ruleset.evolve(state, event)
+    return GameSnapshot(
+        game_id,
+        ruleset_name,
+        ruleset,
+        tuple(seats),
+        dict(options),
+        commit(seed),
+        len(events),
+        state,
     )
-    ruleset_events = [e for e in events[2:] if e.type not in ENGINE_EVENTS]
-    return replace(_preview(start, ruleset_events), version=len(events))
 
 
 __all__ = ["Engine", "SeatKind", "SeatSpec"]

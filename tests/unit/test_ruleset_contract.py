@@ -15,6 +15,7 @@ from services.engine.ruleset import (
     RuleViolation,
     SetupRequest,
     bot_policy_of,
+    decide_and_fold,
     info_of,
     supports_snapshots,
 )
@@ -76,6 +77,11 @@ def test_random_play_ends_with_a_result_and_keeps_the_contract(rules: Any) -> No
             if apply is not None:
                 applied_events, applied = apply(state, seat, action, random.Random(seed))
                 assert applied_events == events and applied == folded
+            # What the engine calls: apply where offered, else decide + evolve.
+            assert decide_and_fold(rules, state, seat, action, random.Random(seed)) == (
+                events,
+                folded,
+            )
             for other in range(seats):
                 view = rules.view(folded, other)
                 json.dumps(view)

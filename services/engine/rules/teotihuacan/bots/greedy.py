@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from services.engine.ruleset import JsonDict, Ruleset, RuleViolation
+from services.engine.ruleset import JsonDict, Ruleset, RuleViolation, decide_and_fold
 
 from ..state import GameState
 
@@ -115,9 +115,4 @@ class GreedyPolicy:
 def _after(
     ruleset: Ruleset[Any], state: Any, seat: int, action: JsonDict, rng: random.Random
 ) -> Any:
-    apply = getattr(ruleset, "apply", None)
-    if apply is not None:
-        return apply(state, seat, action, rng)[1]
-    for event in ruleset.decide(state, seat, action, rng):
-        state = ruleset.evolve(state, event)
-    return state
+    return decide_and_fold(ruleset, state, seat, action, rng)[1]
