@@ -19,21 +19,16 @@ import asyncio
 import os
 import statistics
 import time
-import uuid
 from typing import Any
 
 import grpc
 
 from benchmarks.harness import (
-    CLIENT_CHANNEL_OPTIONS,
-    NIM,
-    UNLIMITED,
     Errors,
-    Service,
     percentile,
     raise_open_files,
     redis_url,
-    serving,
+    split_services,
 )
 from services.rpc.stubs import load_stubs
 
@@ -84,21 +79,10 @@ async def play(stub: Any, pb: Any, errors: Errors, latencies: list[float]) -> in
 
 
 async def one_run(url: str, args: argparse.Namespace) -> dict[str, float]:
-    prefix = f"bench-games-{uuid.uuid4().hex[:8]}"
-    common = ["--redis-url", url, "--key-prefix", prefix, *NIM]
-    engine = Service(["engine", *common]).start()
-    await serving(engine)
-    gateway = Service(["gateway", "--engine", engine.target, *common, *UNLIMITED]).start()
     errors = Errors()
     stubs = load_stubs()
     pb = stubs.game_pb2
-    channels: list[grpc.aio.Channel] = []
-    try:
-        await serving(gateway)
-        channels = [
-            grpc.aio.insecure_channel(gateway.target, options=CLIENT_CHANNEL_OPTIONS)
-            for _ in range(args.channels)
-        ]
+    async with split_services(url, "games", args.channels) as channels:
         game_stubs = [stubs.game_pb2_grpc.GameServiceStub(c) for c in channels]
         latencies: list[float] = []
         start = time.perf_counter()
@@ -109,27 +93,22 @@ async def one_run(url: str, args: argparse.Namespace) -> dict[str, float]:
             )
         )
         elapsed = time.perf_counter() - start
-        total = sum(actions)
-        result = {
-            "seconds": elapsed,
-            "actions_per_s": total / elapsed,
-            "p50": percentile(latencies, 50),
-            "p99": percentile(latencies, 99),
-            "errors": float(errors.total),
-        }
-        print(
-            f"  {args.games} concurrent games, {total} actions in {elapsed:.1f} s "
-            f"({result['actions_per_s']:.0f} actions/s); SubmitAction p50 {result['p50']:.0f} ms "
-            f"p99 {result['p99']:.0f} ms",
-            flush=True,
-        )
-        errors.report()
-        return result
-    finally:
-        for channel in channels:
-            await channel.close()
-        gateway.stop()
-        engine.stop()
+    total = sum(actions)
+    result = {
+        "seconds": elapsed,
+        "actions_per_s": total / elapsed,
+        "p50": percentile(latencies, 50),
+        "p99": percentile(latencies, 99),
+        "errors": float(errors.total),
+    }
+    print(
+        f"  {args.games} concurrent games, {total} actions in {elapsed:.1f} s "
+        f"({result['actions_per_s']:.0f} actions/s); SubmitAction p50 {result['p50']:.0f} ms "
+        f"p99 {result['p99']:.0f} ms",
+        flush=True,
+    )
+    errors.report()
+    return result
 
 
 async def run(url: str, args: argparse.Namespace) -> int:

@@ -14,8 +14,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import grpc
@@ -143,3 +144,32 @@ async def serving(service: Service, seconds: float = 120) -> None:
                     return
             await asyncio.sleep(0.2)
     raise RuntimeError(f"{service.args[0]} did not start:\n{service.log.read_text()[-3000:]}")
+
+
+@contextlib.asynccontextmanager
+async def split_services(
+    url: str, name: str, channels: int
+) -> AsyncIterator[list[grpc.aio.Channel]]:
+    """An engine and a gateway process, split as deployed, on the Redis at ``url`` under a
+    fresh key prefix (``bench-<name>-…``), with the test Nim ruleset and no per-client
+    limits; yields ``channels`` client channels to the gateway, each its own connection.
+    Everything is closed and stopped on exit."""
+    common = ["--redis-url", url, "--key-prefix", f"bench-{name}-{uuid.uuid4().hex[:8]}", *NIM]
+    engine = Service(["engine", *common]).start()
+    gateway: Service | None = None
+    opened: list[grpc.aio.Channel] = []
+    try:
+        await serving(engine)
+        gateway = Service(["gateway", "--engine", engine.target, *common, *UNLIMITED]).start()
+        await serving(gateway)
+        opened = [
+            grpc.aio.insecure_channel(gateway.target, options=CLIENT_CHANNEL_OPTIONS)
+            for _ in range(channels)
+        ]
+        yield opened
+    finally:
+        for channel in opened:
+            await channel.close()
+        if gateway is not None:
+            gateway.stop()
+        engine.stop()

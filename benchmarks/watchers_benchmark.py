@@ -20,22 +20,17 @@ import os
 import random
 import statistics
 import time
-import uuid
 from typing import Any
 
 import grpc
 import redis.asyncio as aioredis
 
 from benchmarks.harness import (
-    CLIENT_CHANNEL_OPTIONS,
-    NIM,
-    UNLIMITED,
     Errors,
-    Service,
     percentile,
     raise_open_files,
     redis_url,
-    serving,
+    split_services,
 )
 from services.rpc.stubs import load_stubs
 
@@ -66,125 +61,113 @@ async def _create_games(
 
 
 async def one_run(url: str, args: argparse.Namespace) -> dict[str, float]:
-    prefix = f"bench-watch-{uuid.uuid4().hex[:8]}"
-    common = ["--redis-url", url, "--key-prefix", prefix, *NIM]
-    engine = Service(["engine", *common]).start()
-    await serving(engine)
-    gateway = Service(["gateway", "--engine", engine.target, *common, *UNLIMITED]).start()
     errors = Errors()
     stubs = load_stubs()
     pb = stubs.game_pb2
-    channels: list[grpc.aio.Channel] = []
     calls: list[Any] = []
-    try:
-        await serving(gateway)
-        channels = [
-            grpc.aio.insecure_channel(gateway.target, options=CLIENT_CHANNEL_OPTIONS)
-            for _ in range(args.channels + 1)
-        ]
-        control: Any = stubs.game_pb2_grpc.GameServiceStub(channels[-1])
-        watch_stubs = [stubs.game_pb2_grpc.GameServiceStub(c) for c in channels[:-1]]
-        games = await _create_games(control, pb, args.games, errors)
-        print(f"  {len(games)} games created", flush=True)
+    async with split_services(url, "watch", args.channels + 1) as channels:
+        try:
+            control: Any = stubs.game_pb2_grpc.GameServiceStub(channels[-1])
+            watch_stubs = [stubs.game_pb2_grpc.GameServiceStub(c) for c in channels[:-1]]
+            games = await _create_games(control, pb, args.games, errors)
+            print(f"  {len(games)} games created", flush=True)
 
-        started = time.perf_counter()
-        watched: list[int] = []
-        for i in range(args.watchers):
-            game_id, version, _ = games[i % len(games)]
-            stub = watch_stubs[i % len(watch_stubs)]
-            calls.append(stub.WatchGame(pb.WatchGameRequest(game_id=game_id, from_version=version)))
-            watched.append(i % len(games))
-
-        async def accepted(call: Any) -> None:
-            try:
-                await asyncio.wait_for(call.initial_metadata(), 120)
-            except (grpc.aio.AioRpcError, TimeoutError) as error:
-                errors.add("WatchGame open", error)
-
-        await asyncio.gather(*(accepted(call) for call in calls))
-        opened = time.perf_counter() - started
-        print(f"  {len(calls)} watchers open in {opened:.1f} s", flush=True)
-        firsts = [asyncio.ensure_future(call.read()) for call in calls]
-        await asyncio.sleep(2)  # idle
-
-        raw = aioredis.from_url(url, decode_responses=True)
-        redis_clients = int((await raw.info("clients"))["connected_clients"])
-        await raw.aclose()
-
-        latencies: list[float] = []
-        rng = random.Random(1)
-
-        async def getter(n: int) -> None:
-            for _ in range(n):
-                game_id = games[rng.randrange(len(games))][0]
-                start = time.perf_counter()
-                try:
-                    await control.GetGame(pb.GetGameRequest(game_id=game_id), timeout=10)
-                    latencies.append(time.perf_counter() - start)
-                except grpc.aio.AioRpcError as error:
-                    errors.add("GetGame", error)
-
-        await asyncio.gather(*(getter(args.gets // 4) for _ in range(4)))
-
-        moved = games[: args.moved]
-        for game_id, version, token in moved:
-            try:
-                await control.SubmitAction(
-                    pb.SubmitActionRequest(
-                        game_id=game_id,
-                        seat=0,
-                        seat_token=token,
-                        action_json='{"take":1}',
-                        expected_version=version,
-                    ),
-                    timeout=30,
+            started = time.perf_counter()
+            watched: list[int] = []
+            for i in range(args.watchers):
+                game_id, version, _ = games[i % len(games)]
+                stub = watch_stubs[i % len(watch_stubs)]
+                calls.append(
+                    stub.WatchGame(pb.WatchGameRequest(game_id=game_id, from_version=version))
                 )
-            except grpc.aio.AioRpcError as error:
-                errors.add("SubmitAction", error)
-        expect = [i for i, g in enumerate(watched) if g < len(moved)]
-        done, _ = await asyncio.wait([firsts[i] for i in expect], timeout=60)
-        delivered = 0
-        for i in expect:
-            task = firsts[i]
-            if task not in done:
-                errors.add("WatchGame event", TimeoutError("no event within 60 s"))
-            elif task.exception() is not None:
-                errors.add("WatchGame event", task.exception())  # type: ignore[arg-type]
-            elif task.result().event.version != games[watched[i]][1] + 1:
-                errors.add("WatchGame event", ValueError(f"wrong event {task.result().event}"))
-            else:
-                delivered += 1
-        # Idle watchers of the unmoved games must still be open (none failed).
-        for i, task in enumerate(firsts):
-            if watched[i] >= len(moved) and task.done():
-                errors.add("WatchGame idle", task.exception() or ValueError("stream ended"))
-        for task in firsts:
-            task.cancel()
-        result = {
-            "p50": percentile(latencies, 50),
-            "p99": percentile(latencies, 99),
-            "max": max(latencies) * 1000 if latencies else float("nan"),
-            "errors": float(errors.total),
-            "redis_clients": float(redis_clients),
-            "open_s": opened,
-            "delivered": float(delivered),
-        }
-        print(
-            f"  GetGame x{len(latencies)} with {len(calls)} idle watchers: "
-            f"p50 {result['p50']:.1f} ms  p99 {result['p99']:.1f} ms  max {result['max']:.1f} ms; "
-            f"Redis connected clients {redis_clients}; "
-            f"move delivered to {delivered}/{len(expect)} watchers",
-            flush=True,
-        )
-        errors.report()
-        return result
-    finally:
-        for call in calls:
-            call.cancel()
-        for channel in channels:
-            await channel.close()
-        gateway.stop()
-        engine.stop()
+                watched.append(i % len(games))
+
+            async def accepted(call: Any) -> None:
+                try:
+                    await asyncio.wait_for(call.initial_metadata(), 120)
+                except (grpc.aio.AioRpcError, TimeoutError) as error:
+                    errors.add("WatchGame open", error)
+
+            await asyncio.gather(*(accepted(call) for call in calls))
+            opened = time.perf_counter() - started
+            print(f"  {len(calls)} watchers open in {opened:.1f} s", flush=True)
+            firsts = [asyncio.ensure_future(call.read()) for call in calls]
+            await asyncio.sleep(2)  # idle
+
+            raw = aioredis.from_url(url, decode_responses=True)
+            redis_clients = int((await raw.info("clients"))["connected_clients"])
+            await raw.aclose()
+
+            latencies: list[float] = []
+            rng = random.Random(1)
+
+            async def getter(n: int) -> None:
+                for _ in range(n):
+                    game_id = games[rng.randrange(len(games))][0]
+                    start = time.perf_counter()
+                    try:
+                        await control.GetGame(pb.GetGameRequest(game_id=game_id), timeout=10)
+                        latencies.append(time.perf_counter() - start)
+                    except grpc.aio.AioRpcError as error:
+                        errors.add("GetGame", error)
+
+            await asyncio.gather(*(getter(args.gets // 4) for _ in range(4)))
+
+            moved = games[: args.moved]
+            for game_id, version, token in moved:
+                try:
+                    await control.SubmitAction(
+                        pb.SubmitActionRequest(
+                            game_id=game_id,
+                            seat=0,
+                            seat_token=token,
+                            action_json='{"take":1}',
+                            expected_version=version,
+                        ),
+                        timeout=30,
+                    )
+                except grpc.aio.AioRpcError as error:
+                    errors.add("SubmitAction", error)
+            expect = [i for i, g in enumerate(watched) if g < len(moved)]
+            done, _ = await asyncio.wait([firsts[i] for i in expect], timeout=60)
+            delivered = 0
+            for i in expect:
+                task = firsts[i]
+                if task not in done:
+                    errors.add("WatchGame event", TimeoutError("no event within 60 s"))
+                elif task.exception() is not None:
+                    errors.add("WatchGame event", task.exception())  # type: ignore[arg-type]
+                elif task.result().event.version != games[watched[i]][1] + 1:
+                    errors.add("WatchGame event", ValueError(f"wrong event {task.result().event}"))
+                else:
+                    delivered += 1
+            # Idle watchers of the unmoved games must still be open (none failed).
+            for i, task in enumerate(firsts):
+                if watched[i] >= len(moved) and task.done():
+                    errors.add("WatchGame idle", task.exception() or ValueError("stream ended"))
+            for task in firsts:
+                task.cancel()
+            result = {
+                "p50": percentile(latencies, 50),
+                "p99": percentile(latencies, 99),
+                "max": max(latencies) * 1000 if latencies else float("nan"),
+                "errors": float(errors.total),
+                "redis_clients": float(redis_clients),
+                "open_s": opened,
+                "delivered": float(delivered),
+            }
+            print(
+                f"  GetGame x{len(latencies)} with {len(calls)} idle watchers: "
+                f"p50 {result['p50']:.1f} ms  p99 {result['p99']:.1f} ms  max {result['max']:.1f} ms; "
+                f"Redis connected clients {redis_clients}; "
+                f"move delivered to {delivered}/{len(expect)} watchers",
+                flush=True,
+            )
+            errors.report()
+            return result
+        finally:
+            for call in calls:
+                call.cancel()
 
 
 def summary(name: str, values: list[float]) -> str:
