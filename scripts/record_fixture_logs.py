@@ -110,6 +110,53 @@ FIXTURES: tuple[Fixture, ...] = (
         joins=((1, "joiner", "fixture-token-joiner-0123456789abcdef"),),
     ),
     Fixture("nim_unfinished", "nim", (bot("n0"), bot("n1")), {}, stop_after=4),
+    # The format after issue 11 (hidden values as commitments, SecretsRevealed, tokens out
+    # of the log: GameCreated v3, SeatJoined v2), and the second ruleset (issue 14).
+    Fixture(
+        "standard_3_sealed",
+        "teotihuacan",
+        (human("ann"), bot("bob"), bot("cat")),
+        {"first_game": False},
+        policy=RandomPolicy,
+    ),
+    Fixture(
+        "joined_seat_sealed",
+        "teotihuacan",
+        (bot("bo"), OPEN),
+        {"first_game": False},
+        joins=((1, "dee", "fixture-token-dee-0123456789abcdef"),),
+        policy=RandomPolicy,
+        stop_after=120,
+    ),
+    Fixture("nim_lucky_2", "nim", (bot("n0"), bot("n1")), {"max_take": 2, "lucky": True}),
+    Fixture(
+        "archaeology_3_pyramid",
+        "archaeology",
+        (human("ann"), bot("bo"), bot("cy")),
+        {"ruin": "pyramid"},
+        policy=RandomPolicy,
+    ),
+    Fixture(
+        "archaeology_5_buried_sand_hell",
+        "archaeology",
+        tuple(bot(f"a{n}") for n in range(5)),
+        {"ruin": "buried_ruins", "sand_hell": True, "lucky_beginner": True},
+    ),
+    Fixture(
+        "archaeology_2_tomb_long_expedition",
+        "archaeology",
+        (bot("a0"), bot("a1")),
+        {"ruin": "tomb", "long_expedition": True},
+        policy=RandomPolicy,
+    ),
+    Fixture(
+        "archaeology_4_temple_unfinished",
+        "archaeology",
+        (human("ann"), bot("bo"), bot("cy"), bot("di")),
+        {"ruin": "temple"},
+        policy=RandomPolicy,
+        stop_after=120,
+    ),
 )
 
 

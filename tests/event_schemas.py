@@ -179,6 +179,23 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+SEALED_SCHEMA: dict[str, Any] = {
+    "description": "commitments by secret id (docs/events.md, Commitments and reveals)",
+    "type": "object",
+    "additionalProperties": {
+        "additionalProperties": False,
+        "properties": {
+            "commitment": {"pattern": "^[0-9a-f]{64}$", "type": "string"},
+            "seats": {"items": {"type": "integer"}, "type": "array"},
+        },
+        "required": ["commitment", "seats"],
+        "type": "object",
+    },
+}
+"""The engine's reserved ``sealed`` key: secret ids are the ruleset's (often numbered, as
+Archaeology's ``dug:<n>``), so the schema fixes the shape of each commitment, not the ids."""
+
+
 def infer(samples: Iterable[tuple[Key, Any]]) -> dict[Key, dict[str, Any]]:
     """One strict JSON Schema per key, covering every sample payload of that key."""
     builders: dict[Key, SchemaBuilder] = {}
@@ -188,6 +205,8 @@ def infer(samples: Iterable[tuple[Key, Any]]) -> dict[Key, dict[str, Any]]:
     for key, builder in sorted(builders.items()):
         scope, event_type, version = key
         schema = _strict(builder.to_schema())
+        if "sealed" in schema.get("properties", {}):
+            schema["properties"]["sealed"] = SEALED_SCHEMA
         schema["title"] = f"{event_type} v{version} ({scope})"
         schemas[key] = schema
     return schemas

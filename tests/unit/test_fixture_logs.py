@@ -60,6 +60,13 @@ def test_fixtures_cover_every_ruleset_and_option_set() -> None:
         "nim/nim_2_bots",
         "nim/nim_3_joined",
         "nim/nim_unfinished",
+        "teotihuacan/standard_3_sealed",
+        "teotihuacan/joined_seat_sealed",
+        "nim/nim_lucky_2",
+        "archaeology/archaeology_3_pyramid",
+        "archaeology/archaeology_5_buried_sand_hell",
+        "archaeology/archaeology_2_tomb_long_expedition",
+        "archaeology/archaeology_4_temple_unfinished",
     } <= names
 
 
