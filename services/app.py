@@ -236,9 +236,7 @@ async def run_engine(
     settings = settings or StoreSettings()
     store = settings.store(redis)
     snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
-    credential = BotCredential.from_env()
-    if credential is None:
-        log.warning("bot_secret_missing", hint="set TEOTI_BOT_SECRET for engine and bot worker")
+    credential = _bot_credential()
     engine = Engine(store, registry, snapshots=snapshots, bot_credential=credential)
     server, port = await start_engine_server(engine, address)
     log.info("engine_serving", port=port, redis=as_config(redis).describe())
@@ -301,9 +299,7 @@ async def run_bot(
 
     settings = settings or StoreSettings()
     store = settings.store(redis)
-    credential = BotCredential.from_env()
-    if credential is None:
-        log.warning("bot_secret_missing", hint="set TEOTI_BOT_SECRET for engine and bot worker")
+    credential = _bot_credential()
     client = RemoteEngineClient(engine_target, bot_key=credential.secret if credential else "")
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     bot = bot or BotSettings()
@@ -317,3 +313,12 @@ async def run_bot(
         await worker.run(stop)
     await client.close()
     await store.close()
+
+
+def _bot_credential() -> BotCredential | None:
+    """The shared bot credential from ``TEOTI_BOT_SECRET`` (warned about when unset: a
+    separate engine and bot worker then cannot agree, and bot seats never move)."""
+    credential = BotCredential.from_env()
+    if credential is None:
+        log.warning("bot_secret_missing", hint="set TEOTI_BOT_SECRET for engine and bot worker")
+    return credential
