@@ -680,7 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--health-port",
         type=int,
         default=int(os.environ.get("TEOTI_BOT_HEALTH_PORT", "0")),
-        help="serve gRPC health on this port (0: off); teotihuacan.v1.BotWorker is "
+        help="serve gRPC health on this port (0: off); gameserver.v1.BotWorker is "
         "SERVING while the worker makes progress",
     )
     bot.add_argument(

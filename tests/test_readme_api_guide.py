@@ -32,7 +32,7 @@ from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 CLIENT_README = REPO / "clients" / "python" / "README.md"
-CALL = re.compile(r"grpcurl (?P<flags>.*?)\s+\S+:\d+\s+teotihuacan\.v1\.GameService/(?P<rpc>\w+)")
+CALL = re.compile(r"grpcurl (?P<flags>.*?)\s+\S+:\d+\s+gameserver\.v1\.GameService/(?P<rpc>\w+)")
 SERVICE = pb.DESCRIPTOR.services_by_name["GameService"]
 
 
@@ -58,7 +58,7 @@ def _shown_replies() -> list[tuple[str, dict[str, Any]]]:
     index = 0
     while index < len(lines):
         line = lines[index]
-        rpc = re.search(r"teotihuacan\.v1\.GameService/(\w+)", line)
+        rpc = re.search(r"gameserver\.v1\.GameService/(\w+)", line)
         if rpc and not line.startswith("#"):
             last_rpc = rpc.group(1)
         if line == "# {":
@@ -179,7 +179,7 @@ async def test_grpcurl_prints_what_the_guide_shows(server_port: int) -> None:
         "-d",
         body,
         f"127.0.0.1:{server_port}",
-        "teotihuacan.v1.GameService/CreateGame",
+        "gameserver.v1.GameService/CreateGame",
     ]
     result = await asyncio.to_thread(
         subprocess.run, command, capture_output=True, text=True, timeout=60

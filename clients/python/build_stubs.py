@@ -6,7 +6,7 @@
 ``.pyi`` type stub (``grpc_tools.protoc --pyi_out``). Nothing is generated at import time
 and nothing generated is committed (see ``.gitignore``).
 
-protoc names a module after its proto package (``from teotihuacan.v1 import
+protoc names a module after its proto package (``from gameserver.v1 import
 game_service_pb2``); :func:`generate` rewrites those imports to the Python package each
 file is generated into. The proto package lives in :data:`PROTO_PACKAGE_DIR` only, so a
 renamed proto package (issue 14) changes that one constant.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: The public API's proto package, as a path under the proto root.
-PROTO_PACKAGE_DIR = "teotihuacan/v1"
+PROTO_PACKAGE_DIR = "gameserver/v1"
 
 CLIENT_DIR = Path(__file__).resolve().parent
 #: The repository's proto root (the client builds in place from a checkout).

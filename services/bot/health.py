@@ -2,7 +2,7 @@
 
 Kubernetes probes the other services with native ``grpc:`` probes; this gives the bot
 worker the same: ``""`` is SERVING while the process runs (liveness), and
-``teotihuacan.v1.BotWorker`` is SERVING only while its read loops make progress
+``gameserver.v1.BotWorker`` is SERVING only while its read loops make progress
 (readiness: Redis answers and not every slot is stuck).
 """
 
@@ -18,7 +18,7 @@ from services.rpc.server import build_server, mark_serving
 
 log = structlog.get_logger(__name__)
 
-BOT_WORKER_SERVICE = "teotihuacan.v1.BotWorker"
+BOT_WORKER_SERVICE = "gameserver.v1.BotWorker"
 MAX_SILENCE_S = 30.0
 CHECK_EVERY_S = 2.0
 SHUTDOWN_GRACE_S = 1.0

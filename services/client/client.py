@@ -19,7 +19,7 @@ from services.rpc.errors import from_rpc_error
 
 
 class TeotiClient(GameServiceClient[StoredEvent]):
-    """Async client of ``teotihuacan.v1.GameService`` at ``target`` (``host:port``).
+    """Async client of ``gameserver.v1.GameService`` at ``target`` (``host:port``).
 
     Use ``async with TeotiClient(target) as client:``. ``timeout_s`` is the deadline of
     each unary call.

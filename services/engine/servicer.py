@@ -14,7 +14,7 @@ from services.rpc.errors import unary_errors
 from services.rpc.server import build_server, mark_serving
 from services.rpc.stubs import load_stubs
 
-ENGINE_SERVICE = "teotihuacan.v1.EngineService"
+ENGINE_SERVICE = "gameserver.v1.EngineService"
 
 
 class EngineServicer:

@@ -13,7 +13,7 @@ from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
 from services.rpc.server import build_server, mark_serving
 from services.rpc.stubs import load_stubs
 
-GAME_SERVICE = "teotihuacan.v1.GameService"
+GAME_SERVICE = "gameserver.v1.GameService"
 
 
 async def create_server(

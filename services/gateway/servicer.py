@@ -85,7 +85,7 @@ async def authorize_seat(reader: GameReader, game_id: str, seat: int, token: str
 
 
 class GameServicer:
-    """Implements teotihuacan.v1.GameService (see the proto for each RPC's contract).
+    """Implements gameserver.v1.GameService (see the proto for each RPC's contract).
 
     Args:
         reader: read side (store + registry).

@@ -1,7 +1,7 @@
 """THE one place mapping domain errors to gRPC statuses, and back for remote clients.
 
 Every refusal carries a ``google.rpc.Status`` with a ``google.rpc.ErrorInfo`` detail:
-``domain = "teotihuacan.v1"``, ``reason`` = the broken rule for RuleViolation (else a
+``domain = "gameserver.v1"``, ``reason`` = the broken rule for RuleViolation (else a
 fixed error kind), and ``metadata`` with ``kind``, ``message`` and, for conflicts,
 ``expected``/``actual``. RemoteEngineClient turns that back into the same exception.
 

@@ -40,7 +40,7 @@ KEEPALIVE_OPTIONS = (
 )
 
 
-OUR_SERVICES = "/teotihuacan."
+OUR_SERVICES = "/gameserver."
 """Method-name prefix of the services whose requests are parsed leniently (see below)."""
 
 

@@ -41,7 +41,7 @@ def test_generated_imports_point_into_our_packages() -> None:
     engine = REPO / "services" / "rpc" / "generated" / "engine_service_pb2.py"
     text = engine.read_text()
     assert "from teoti_client.proto import game_service_pb2" in text
-    assert "from teotihuacan.v1 import" not in text
+    assert "from gameserver.v1 import" not in text
 
 
 def test_the_client_package_needs_nothing_of_the_server() -> None:

@@ -67,7 +67,7 @@ async def test_health_is_serving(stack: Stack) -> None:
 
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
         reply = await health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service="teotihuacan.v1.GameService")
+            health_pb2.HealthCheckRequest(service="gameserver.v1.GameService")
         )
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
 

@@ -264,17 +264,17 @@ def test_engine_gateway_bot_play_a_demo_game(
         "engine": (
             ["engine", "--port", str(engine_port), *common],
             engine_port,
-            "teotihuacan.v1.EngineService",
+            "gameserver.v1.EngineService",
         ),
         "gateway": (
             ["gateway", "--port", str(gateway_port), "--engine", engine_target, *common],
             gateway_port,
-            "teotihuacan.v1.GameService",
+            "gameserver.v1.GameService",
         ),
         "bot": (
             ["bot", "--engine", engine_target, "--health-port", str(bot_health_port), *common],
             bot_health_port,
-            "teotihuacan.v1.BotWorker",
+            "gameserver.v1.BotWorker",
         ),
     }  # fmt: skip
     processes: dict[str, subprocess.Popen[bytes]] = {}

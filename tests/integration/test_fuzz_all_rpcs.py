@@ -180,7 +180,7 @@ def test_raw_bytes_never_get_internal_or_unknown(
     )
     @given(data=st.one_of(st.binary(max_size=300), st.just(b"\xff\xff\xff\xff"), st.just(b"\x0a")))
     def run(data: bytes) -> None:
-        path = f"/teotihuacan.v1.GameService/{method}"
+        path = f"/gameserver.v1.GameService/{method}"
         try:
             if streaming:
                 for _ in channel.unary_stream(path)(data, timeout=0.5):
@@ -202,7 +202,7 @@ def test_a_malformed_message_is_invalid_argument(server: Server) -> None:  # noq
         grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel,
         pytest.raises(grpc.RpcError) as info,
     ):
-        channel.unary_unary("/teotihuacan.v1.GameService/GetGame")(b"\x0a\xff", timeout=10)
+        channel.unary_unary("/gameserver.v1.GameService/GetGame")(b"\x0a\xff", timeout=10)
     error: Any = info.value
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert error_info(error).reason == "malformed_request"

@@ -1,4 +1,4 @@
-"""Python client of the Teotihuacan game service (``teotihuacan.v1.GameService``).
+"""Python client of the game service (``gameserver.v1.GameService``).
 
 Depends only on grpcio and protobuf; its stubs (``teoti_client.proto``) are generated
 when the distribution is built, with type stubs, so mypy checks every field name.

@@ -1,4 +1,4 @@
-"""Typed async access to ``teotihuacan.v1.GameService``.
+"""Typed async access to ``gameserver.v1.GameService``.
 
 :class:`TeotiClient` is the client for Python programs: plain dataclasses in, plain
 dataclasses out, refusals raised as :mod:`teoti_client.errors` exceptions. Its base,

@@ -16,7 +16,7 @@ import grpc
 from teoti_client.proto import rpc_status_pb2
 
 #: ErrorInfo.domain of the game service's own refusals.
-DOMAIN = "teotihuacan.v1"
+DOMAIN = "gameserver.v1"
 _DETAILS_KEY = "grpc-status-details-bin"
 _ERROR_INFO_TYPE = "google.rpc.ErrorInfo"
 
