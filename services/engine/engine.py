@@ -50,7 +50,7 @@ from services.engine.errors import (
 )
 from services.engine.fairness import commit, rng_for
 from services.engine.game import GameSnapshot, SeatKind, SeatSpec
-from services.engine.ruleset import DomainEvent, SetupRequest, decide_and_fold
+from services.engine.ruleset import DomainEvent, SetupRequest, decide_and_fold, info_of
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.chain import GENESIS_HASH
@@ -144,12 +144,14 @@ class Engine:
         With a command id the game id is derived from it and the caller's scope (see
         :func:`services.engine.commands.create_scope`), so a retried create returns the
         same game and another caller's id never meets it. Raises InvalidArgument (no
-        seats, blank name), UnknownRuleset, InvalidOptions (from ``ruleset.setup``),
+        seats, blank name), UnknownRuleset, InvalidOptions (``seat_count`` outside the
+        ruleset's RulesetInfo, or from ``ruleset.setup``),
         RuleViolation ``command_id_reused`` (the id was used for another request).
         """
         ruleset = self.registry.get(ruleset_name)
         if not seats:
             raise InvalidArgument("a game needs at least one seat")
+        info_of(ruleset).check_seats(len(seats))  # the ruleset's own metadata, for every game
         if any(not seat.name.strip() and not seat.is_open for seat in seats):
             raise InvalidArgument("every seat needs a name (only an open seat may have none)")
         if any(seat.kind is SeatKind.BOT and seat.token_hash for seat in seats):

@@ -22,6 +22,7 @@ from services.engine.errors import InvalidArgument, NotAuthorized
 from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, check_client_token, hash_token, new_token
 from services.engine.reader import GameReader
+from services.engine.ruleset import info_of
 from services.engine.rulesets import DEFAULT_RULESET
 from services.engine.store.records import GameIndexEntry, canonical_json
 from services.gateway.watch_hub import WatchHub
@@ -344,3 +345,24 @@ class GameServicer:
             seed_revealed=report.seed_revealed,
             seed_verified=report.seed_verified,
         )
+
+    @unary_errors
+    async def ListRulesets(self, request: Any, context: Context) -> Any:
+        """Every registered ruleset with its metadata (``RulesetInfo``), sorted by name."""
+        self._admit(context)
+        registry = self._reader.registry
+        reply = self._pb.ListRulesetsResponse()
+        for name in registry.names():
+            info = info_of(registry.get(name))
+            entry = reply.rulesets.add(
+                name=name,
+                title=info.title,
+                min_seats=info.min_seats,
+                max_seats=info.max_seats,
+                is_default=name == self._default_ruleset,
+            )
+            if info.solo is not None:
+                entry.solo.options_json = canonical_json(dict(info.solo.options))
+                entry.solo.seats = info.solo.seats
+                entry.solo.opponent = info.solo.opponent
+        return reply

@@ -93,3 +93,33 @@ async def test_an_outage_stays_a_grpc_error() -> None:
         with pytest.raises(grpc.aio.AioRpcError) as error:
             await offline.get_game("g")
     assert error.value.code() in {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+
+
+async def test_rulesets_and_their_seat_counts_come_from_the_server(client: TeotiClient) -> None:
+    from services.engine.ruleset import info_of
+    from services.engine.rulesets import default_registry
+
+    listed = {r.name: r for r in await client.list_rulesets()}
+    registry = default_registry()
+    assert set(listed) == set(registry.names()) | {"nim"}
+    assert sum(r.is_default for r in listed.values()) == 1
+    for name in registry.names():
+        info = info_of(registry.get(name))
+        entry = listed[name]
+        assert (entry.title, entry.min_seats, entry.max_seats) == (
+            info.title,
+            info.min_seats,
+            info.max_seats,
+        )
+        if info.solo is None:
+            assert entry.solo_seats == 0 and entry.solo_options == {}
+        else:
+            assert entry.solo_options == dict(info.solo.options)
+            assert (entry.solo_seats, entry.solo_opponent) == (info.solo.seats, info.solo.opponent)
+    # The same metadata refuses a seat count at creation, naming the rule.
+    too_many = listed["archaeology"].max_seats + 1
+    with pytest.raises(InvalidArgument) as refused:
+        await client.create_game(
+            [SeatInfo("bot", f"bot {i}") for i in range(too_many)], ruleset="archaeology"
+        )
+    assert refused.value.reason == "seat_count" and str(too_many) in str(refused.value)

@@ -114,6 +114,24 @@ class VerifyResult:
 
 
 @dataclass(frozen=True, slots=True)
+class RulesetSummary:
+    """A ruleset the server hosts (ListRulesets): pass ``name`` to ``create_game``.
+
+    ``solo_options`` (decoded JSON), ``solo_seats`` and ``solo_opponent`` describe its
+    solo mode; ``solo_seats`` is 0 when the game has none.
+    """
+
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
+    is_default: bool
+    solo_options: dict[str, Any]
+    solo_seats: int
+    solo_opponent: str
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     """One event of a game's log as the API shows it.
 
@@ -378,6 +396,25 @@ class GameServiceClient(Generic[EventT]):
             r.seed_revealed,
             r.seed_verified,
         )
+
+    async def list_rulesets(self) -> list[RulesetSummary]:
+        """The server's rulesets with their seat counts and solo modes, by name."""
+        reply: pb.ListRulesetsResponse = await self._call(
+            self._stub.ListRulesets, pb.ListRulesetsRequest()
+        )
+        return [
+            RulesetSummary(
+                r.name,
+                r.title,
+                r.min_seats,
+                r.max_seats,
+                r.is_default,
+                json.loads(r.solo.options_json) if r.HasField("solo") else {},
+                r.solo.seats if r.HasField("solo") else 0,
+                r.solo.opponent if r.HasField("solo") else "",
+            )
+            for r in reply.rulesets
+        ]
 
 
 class TeotiClient(GameServiceClient[Event]):
