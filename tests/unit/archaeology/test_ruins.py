@@ -296,3 +296,28 @@ def test_an_exploration_of_a_room_that_does_not_exist_is_refused() -> None:
         with pytest.raises(RuleViolation) as refused:
             play(game, 0, {"type": "explore", "room": room})
         assert refused.value.rule == "no_such_room"
+
+
+@pytest.mark.parametrize("ruin", sorted(COMP.ruins))
+def test_each_ruin_is_set_up_from_the_data(ruin: str) -> None:
+    """A2.4, E6: each room's number of cards (no maps), face up or down as the tile
+    says, and the buried ruins' face-down reserve after the rooms."""
+    from .builders import new_game
+
+    tile = COMP.ruins[ruin]
+    game = new_game(4, seed=7, ruin=ruin)
+    assert tuple(sum(room) for room in game.rooms) == tile.rooms
+    assert all(room[COMP.map_kind] == 0 for room in game.rooms)
+    assert sum(game.reserve) == tile.reserve
+    public = RULES.view(game, None)
+    assert public["reserve_size"] == tile.reserve
+    for room, shown in zip(game.rooms, public["rooms"], strict=True):
+        if tile.face_up:
+            assert shown == {"size": sum(room), "cards": hand_of(room)}
+        else:
+            assert shown == {"size": sum(room)}
+
+
+def hand_of(room: tuple[int, ...]) -> dict[str, int]:
+    """A room's cards as ``{kind: count}``."""
+    return {COMP.kinds[k]: n for k, n in enumerate(room) if n}
