@@ -273,3 +273,18 @@ def test_a_buried_ruins_room_emptied_by_an_exploration_is_refilled_and_explorabl
     assert game.reserve == cards()
     # The refilled room is public (face up) and may be explored again.
     assert RULES.view(game, None)["rooms"][0] == {"size": 1, "cards": {"parchment_scrolls": 1}}
+
+
+def test_the_thief_takes_a_random_card_of_the_victims_hand() -> None:
+    """E2: the drawer names the victim; the card taken is drawn at random."""
+    victim_hand = cards(coins=1, talismans=1)
+    game = state([cards(), victim_hand], thieves=1, must_dig=True)
+    game, _ = play(game, 0, {"type": "dig"})
+    taken: set[str] = set()
+    for seed in range(30):
+        robbed, events = play(game, 0, {"type": "rob", "victim": 1}, seed=seed)
+        (name,) = hand(robbed, 0)
+        assert secret(events[0]) == ({"kind": name}, (0, 1))
+        assert hand(robbed, 1) == {k: 1 for k in ("coins", "talismans") if k != name}
+        taken.add(name)
+    assert taken == {"coins", "talismans"}

@@ -151,3 +151,11 @@ def test_several_kinds_may_be_sold_in_one_turn_each_its_own_set() -> None:
     public = RULES.view(game, 1)["seats"][0]
     assert public["sets"] == [{"kind": "coins", "count": 2}, {"kind": "talismans", "count": 1}]
     assert public["points"] == expected and public["cards_sold"] == 3
+
+
+def test_a_set_of_mixed_kinds_is_refused() -> None:
+    """A8: a museum set is of one kind; the action names exactly one."""
+    game = state([cards(coins=1, talismans=1), cards()])
+    with pytest.raises(RuleViolation) as refused:
+        play(game, 0, {"type": "sell", "kind": ["coins", "talismans"], "count": 2})
+    assert refused.value.rule == "unknown_kind"
