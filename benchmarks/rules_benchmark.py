@@ -1,12 +1,19 @@
-"""Rules engine benchmark: random legal games on one core, for any registered ruleset.
+"""Rules engine benchmark: random legal games on one core, for every registered board game.
 
-Measures (1) legal-actions + apply steps per second (apply = decide, returning the
-events and the new state) and (2) the median wall time of one full random game
-(Teotihuacan: 4 seats; Archaeology: 5 seats by default). Run:
-``python -m benchmarks.rules_benchmark [--ruleset NAME] [--seats N] [--games N]``;
+For each ruleset measured (by default Teotihuacan with 4 seats and Archaeology with 5, one
+beside the other) it plays ``--games`` seeded random games, ``--runs`` times, and prints:
+
+- legal-actions + apply steps per second (apply = decide, returning the events and the
+  new state), min / median / max over the runs;
+- the wall time of one full game, min / median / max (and p90) over every game played;
+- errors: games that raised or did not end within ``MAX_STEPS`` decisions (listed).
+
+Run: ``python -m benchmarks.rules_benchmark [--ruleset all|teotihuacan|archaeology]
+[--seats N] [--games N] [--runs N] [--standard]``.
 ``scripts/compile_rules.sh .venv/bin/python -m benchmarks.rules_benchmark`` measures the
-mypyc-compiled Teotihuacan rules (docs/performance.md). The first line printed says which
-it measured. Targets (Teotihuacan): >= 50,000 steps/s and a median full game < 100 ms.
+mypyc-compiled Teotihuacan rules (docs/performance.md); the first line printed says which
+build was measured. Targets (Teotihuacan): >= 50,000 steps/s and a median full game
+< 100 ms.
 """
 
 from __future__ import annotations
@@ -15,66 +22,134 @@ import argparse
 import random
 import statistics
 import time
+import traceback
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.engine.rules.teotihuacan import flow
-from services.engine.ruleset import SetupRequest
+from services.engine.ruleset import SetupRequest, decide_and_fold
 from services.engine.rulesets import default_registry
 
 DEFAULT_SEATS = {"teotihuacan": 4, "archaeology": 5}
+MAX_STEPS = 50_000
+"""Decisions after which a random game counts as an error (none comes near it)."""
 
 
 def play_one(rules: Any, seed: int, seats: int, options: dict[str, Any]) -> int:
-    """Play one random game to the end; returns the number of decisions taken."""
+    """Play one random game to the end; returns the number of decisions taken.
+
+    Raises RuntimeError if the game has not ended after ``MAX_STEPS`` decisions (and
+    whatever the rules raise).
+    """
     rng = random.Random(seed)
     state: Any = None
     for event in rules.setup(SetupRequest(seat_count=seats, options=options), rng):
         state = rules.evolve(state, event)
     steps = 0
     while not rules.is_terminal(state):
+        if steps >= MAX_STEPS:
+            raise RuntimeError(f"seed {seed}: no end after {MAX_STEPS} decisions")
         seat = rng.choice(rules.seats_to_act(state))
         action = rng.choice(list(rules.legal_actions(state, seat)))
-        _events, state = rules.apply(state, seat, action, rng)
+        _events, state = decide_and_fold(rules, state, seat, action, rng)
         steps += 1
     return steps
 
 
 def rules_build() -> str:
-    """``"compiled (mypyc)"`` when the rules modules are C extensions, else ``"interpreted"``."""
+    """``"compiled (mypyc)"`` when the Teotihuacan rules modules are C extensions, else
+    ``"interpreted"`` (the Archaeology rules are always interpreted)."""
     return "compiled (mypyc)" if str(flow.__file__).endswith(".so") else "interpreted"
 
 
+@dataclass
+class Measure:
+    """One ruleset's figures.
+
+    Attributes:
+        steps_per_s: steps per second of each run.
+        game_s: wall time in seconds of every game that ended.
+        steps: decisions of every game that ended.
+        errors: one line per game that failed.
+    """
+
+    steps_per_s: list[float] = field(default_factory=list)
+    game_s: list[float] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def measure(name: str, seats: int, options: dict[str, Any], games: int, runs: int) -> Measure:
+    """Play ``games`` seeded games (seeds 0..games-1) ``runs`` times; errors are counted,
+    never raised."""
+    rules = default_registry().get(name)
+    result = Measure()
+    for _ in range(runs):
+        run_steps, run_s = 0, 0.0
+        for seed in range(games):
+            start = time.perf_counter()
+            try:
+                steps = play_one(rules, seed, seats, options)
+            except Exception as error:  # a benchmark counts and reports errors
+                last = traceback.format_exception_only(error)[-1].strip()
+                result.errors.append(f"{name} seed {seed}: {last}")
+                continue
+            elapsed = time.perf_counter() - start
+            result.game_s.append(elapsed)
+            result.steps.append(steps)
+            run_steps += steps
+            run_s += elapsed
+        if run_s:
+            result.steps_per_s.append(run_steps / run_s)
+    return result
+
+
+def _spread(values: list[float], fmt: str) -> str:
+    if not values:
+        return "n/a"
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"min {low:{fmt}} / median {mid:{fmt}} / max {high:{fmt}}"
+
+
+def report(name: str, seats: int, setup: str, games: int, runs: int, m: Measure) -> None:
+    """Print one ruleset's block (the benchmark's output is its report)."""
+    build = rules_build() if name == "teotihuacan" else "interpreted"
+    print(
+        f"ruleset: {name}  rules: {build}  seats: {seats}  setup: {setup}  "
+        f"games: {games} x {runs} runs"
+    )
+    per_game = statistics.mean(m.steps) if m.steps else 0.0
+    print(f"  steps/s: {_spread(m.steps_per_s, ',.0f')}  (steps per game: {per_game:.0f})")
+    game_ms = [s * 1000 for s in m.game_s]
+    p90 = statistics.quantiles(game_ms, n=10)[-1] if len(game_ms) > 1 else float("nan")
+    print(f"  game ms: {_spread(game_ms, '.1f')}  p90 {p90:.1f}")
+    print(f"  errors: {len(m.errors)}")
+    for line in m.errors[:10]:
+        print(f"    {line}")
+
+
 def main() -> None:
-    """Print steps/s and game-time percentiles as one JSON-ish line per measure."""
+    """Measure the chosen rulesets one after the other and print their blocks."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--ruleset", default="teotihuacan", choices=sorted(DEFAULT_SEATS))
+    parser.add_argument("--games", type=int, default=100, help="games per run (default 100)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per ruleset (default 3)")
+    parser.add_argument("--ruleset", default="all", choices=["all", *sorted(DEFAULT_SEATS)])
     parser.add_argument("--seats", type=int, help="seats per game (default: 4, archaeology 5)")
     parser.add_argument(
         "--standard", action="store_true", help="teotihuacan: standard setup, not first game"
     )
     args = parser.parse_args()
-    rules = default_registry().get(args.ruleset)
-    seats = args.seats or DEFAULT_SEATS[args.ruleset]
-    options = {"first_game": not args.standard} if args.ruleset == "teotihuacan" else {}
-    times, total_steps = [], 0
-    for seed in range(args.games):
-        start = time.perf_counter()
-        total_steps += play_one(rules, seed, seats, options)
-        times.append(time.perf_counter() - start)
-    elapsed = sum(times)
-    setup = ("standard" if args.standard else "first_game") if options else "default"
-    build = rules_build() if args.ruleset == "teotihuacan" else "interpreted"
-    print(
-        f"ruleset: {args.ruleset}  rules: {build}  seats: {seats}  games: {args.games}  setup: {setup}"
-    )
-    print(
-        f"steps/s: {total_steps / elapsed:,.0f}  (steps per game: {total_steps / args.games:.0f})"
-    )
-    print(
-        f"game ms: median {statistics.median(times) * 1000:.1f}  "
-        f"p90 {statistics.quantiles(times, n=10)[-1] * 1000:.1f}  games/s {args.games / elapsed:.1f}"
-    )
+    names = sorted(DEFAULT_SEATS, reverse=True) if args.ruleset == "all" else [args.ruleset]
+    print(f"rules build: {rules_build()} (teotihuacan); archaeology: interpreted")
+    for name in names:
+        seats = args.seats or DEFAULT_SEATS[name]
+        if name == "teotihuacan":
+            options: dict[str, Any] = {"first_game": not args.standard}
+            setup = "standard" if args.standard else "first_game"
+        else:
+            options, setup = {}, "default (random ruin)"
+        result = measure(name, seats, options, args.games, args.runs)
+        report(name, seats, setup, args.games, args.runs, result)
 
 
 if __name__ == "__main__":

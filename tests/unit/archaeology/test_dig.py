@@ -152,3 +152,139 @@ def test_setup_numbers_come_from_the_data() -> None:
         assert all(s.hand[COMP.map_kind] == 0 for s in game.seats)
         assert game.market[COMP.map_kind] == 0
         assert game.dig_site[COMP.map_kind] == COMP.counts[COMP.map_kind]
+
+
+@pytest.mark.parametrize("name", COMP.kinds)
+def test_digging_each_treasure_kind_puts_it_secretly_in_the_hand(name: str) -> None:
+    """A3.1: every treasure, maps included, goes to the drawer's hand and ends the dig."""
+    game = state([cards(), cards()], dig_site=cards(**{name: 1}), must_dig=True)
+    game, events = play(game, 0, {"type": "dig"})
+    assert types(events) == ["CardDug"] and events[0].payload["card"] == "treasure"
+    assert hand(game, 0) == {name: 1} and game.dig_site_size == 0
+    assert secret(events[0]) == ({"kind": name}, (0,))
+    assert not game.turn.must_dig and game.pending is None
+
+
+def test_a_robbery_ends_the_dig() -> None:
+    """A3.1: a thief does not give another dig, even with cards left in the dig site."""
+    game = state([cards(), cards(coins=1)], thieves=1, dig_site=cards(coins=3), must_dig=True)
+    game, _ = play(game, 0, {"type": "dig"})
+    game, _ = play(game, 0, {"type": "rob", "victim": 1})
+    assert not game.turn.must_dig and game.dig_site_size == 3
+    assert {"type": "dig"} not in RULES.legal_actions(game, 0)
+    assert hand(game, 1) == {}  # the victim's only card is gone
+
+
+@pytest.mark.parametrize("sizes", [(0, 1, 2, 3, 4), (5, 6, 7, 8, 9), (9, 7, 5, 3, 1)])
+def test_every_seat_the_drawer_included_is_to_lose_half_its_hand_rounded_down(
+    sizes: tuple[int, ...],
+) -> None:
+    """A3.1b: floor(n / 2) of the hand size when the sandstorm is drawn."""
+    hands = [cards(pottery_shards=n) for n in sizes]
+    game = state(hands, sandstorms=1, seat=2, must_dig=True, tent_uses=0)
+    game, events = play(game, 2, {"type": "dig"})
+    storm = game.pending
+    assert isinstance(storm, SandstormPending)
+    expected = [n // 2 for n in sizes]
+    assert events[1].payload["losses"] == expected and list(storm.losses) == expected
+    # Losses are paid from the drawer's (seat 2) left round to the drawer, seat by seat.
+    order = [s % len(sizes) for s in range(3, 3 + len(sizes)) if sizes[s % len(sizes)] >= 2]
+    assert list(storm.order) == order
+    paid: list[int] = []
+    while isinstance(game.pending, SandstormPending):
+        (seat,) = RULES.seats_to_act(game)
+        paid.append(seat)
+        game, _ = play(game, seat, {"type": "lose", "kind": "pottery_shards"})
+    assert paid == [s for s in order for _ in range(sizes[s] // 2)]
+    assert [sum(s.hand) for s in game.seats] == [n - n // 2 for n in sizes]
+    assert game.market == cards(pottery_shards=sum(expected))  # face up into the market
+
+
+def test_a_seat_with_nothing_to_lose_is_not_asked_and_keeps_its_tent() -> None:
+    """E11, A8: a hand of 0 or 1 loses nothing; its tent may not be used."""
+    game = state([cards(coins=1), cards(coins=2), cards()], sandstorms=1, must_dig=True)
+    game, _ = play(game, 0, {"type": "dig"})
+    assert RULES.seats_to_act(game) == (1,)
+    for seat in (0, 2):
+        with pytest.raises(RuleViolation) as refused:
+            play(game, seat, {"type": "tent", "use": True})
+        assert refused.value.rule == "not_your_turn"
+    game, _ = play(game, 1, {"type": "tent", "use": False})
+    game, _ = play(game, 1, {"type": "lose", "kind": "coins"})
+    assert game.pending is None
+    assert [s.tent_uses for s in game.seats] == [1, 1, 1]
+
+
+def test_a_loss_must_be_a_card_of_the_hand() -> None:
+    game = state([cards(coins=2), cards()], sandstorms=1, must_dig=True, tent_uses=0)
+    game, _ = play(game, 0, {"type": "dig"})
+    with pytest.raises(RuleViolation) as refused:
+        play(game, 0, {"type": "lose", "kind": "talismans"})
+    assert refused.value.rule == "card_not_in_hand"
+
+
+def test_the_drawer_digs_again_through_several_sandstorms_in_a_row() -> None:
+    """A3.1e, E11: any number of sandstorms may follow one another; the digging stops
+    when the dig site is empty."""
+    held = 8
+    game = state([cards(coins=held), cards()], sandstorms=3, must_dig=True, tent_uses=0)
+    for left in (2, 1, 0):
+        game, events = play(game, 0, {"type": "dig"})
+        assert types(events) == ["CardDug", "SandstormBegan"]
+        for _ in range(held // 2):
+            game, events = play(game, 0, {"type": "lose", "kind": "coins"})
+        held -= held // 2
+        assert types(events) == ["CardLost", "SandstormEnded"] and hand(game, 0) == {"coins": held}
+        assert game.dig_site_size == left and game.turn.must_dig == (left > 0)
+    assert game.discard_sandstorms == 3 and game.turn.seat == 0
+
+
+def test_buried_ruins_with_an_empty_reserve_still_suffer_the_sandstorm() -> None:
+    """A6.6: once the reserve is empty nothing is added and the sandstorm takes effect."""
+    game = state(
+        [cards(coins=2), cards()], ruin="buried_ruins", sandstorms=1, must_dig=True, tent_uses=0
+    )
+    game, events = play(game, 0, {"type": "dig"})
+    assert events[1].payload["reserve_added"] == [None, None, None]
+    assert game.rooms == (cards(), cards(), cards())
+    game, events = play(game, 0, {"type": "lose", "kind": "coins"})
+    assert types(events) == ["CardLost", "SandstormEnded"] and hand(game, 0) == {"coins": 1}
+
+
+def test_a_buried_ruins_room_emptied_by_an_exploration_is_refilled_and_explorable_again() -> None:
+    """A6.6: emptied rooms included, each room gets the reserve's top card face up."""
+    maps = COMP.ruins["buried_ruins"].maps
+    game = state(
+        [cards(maps=maps), cards(coins=1)],
+        ruin="buried_ruins",
+        rooms=[cards(coins=1), cards(talismans=1), cards(pottery_shards=1)],
+        reserve=cards(parchment_scrolls=3),
+        sandstorms=1,
+    )
+    game, _ = play(game, 0, {"type": "explore", "room": 0})
+    assert game.rooms[0] == cards()
+    game, _ = play(game, 0, {"type": "end_turn"})
+    game, _ = play(game, 1, {"type": "dig"})
+    assert game.rooms == (
+        cards(parchment_scrolls=1),
+        cards(talismans=1, parchment_scrolls=1),
+        cards(pottery_shards=1, parchment_scrolls=1),
+    )
+    assert game.reserve == cards()
+    # The refilled room is public (face up) and may be explored again.
+    assert RULES.view(game, None)["rooms"][0] == {"size": 1, "cards": {"parchment_scrolls": 1}}
+
+
+def test_the_thief_takes_a_random_card_of_the_victims_hand() -> None:
+    """E2: the drawer names the victim; the card taken is drawn at random."""
+    victim_hand = cards(coins=1, talismans=1)
+    game = state([cards(), victim_hand], thieves=1, must_dig=True)
+    game, _ = play(game, 0, {"type": "dig"})
+    taken: set[str] = set()
+    for seed in range(30):
+        robbed, events = play(game, 0, {"type": "rob", "victim": 1}, seed=seed)
+        (name,) = hand(robbed, 0)
+        assert secret(events[0]) == ({"kind": name}, (0, 1))
+        assert hand(robbed, 1) == {k: 1 for k in ("coins", "talismans") if k != name}
+        taken.add(name)
+    assert taken == {"coins", "talismans"}

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import os
 import random
+from collections import defaultdict
+from itertools import product
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +21,7 @@ from services.engine.ruleset import DomainEvent, RuleViolation, SetupRequest
 from .builders import COMP, RULES
 
 PLAYOUTS = int(os.environ.get("TEOTI_PLAYOUTS", "1000"))
+"""Full random games of the slow run (issue 14: 1,000); the default run plays a sample."""
 MAX_STEPS = 20_000
 
 
@@ -118,31 +122,70 @@ def play_out(
     raise AssertionError(f"game {seed} did not end in {MAX_STEPS} steps")
 
 
-def _options(rng: random.Random, seats: int) -> dict[str, Any]:
-    options: dict[str, Any] = {"ruin": rng.choice(sorted(COMP.ruins))}
-    for variant in ("sand_hell", "lucky_beginner"):
-        options[variant] = rng.random() < 0.3
-    if seats in COMP.long_expedition_seats:
-        options["long_expedition"] = rng.random() < 0.3
-    return options
+def every_setup() -> list[tuple[int, dict[str, Any]]]:
+    """Every seat count x ruin x combination of variants (``long_expedition`` only where
+    the data allows it, A7, E17)."""
+    setups = []
+    for seats in range(COMP.min_seats, COMP.max_seats + 1):
+        longs = (False, True) if seats in COMP.long_expedition_seats else (False,)
+        for ruin, long_expedition, sand_hell, lucky in product(
+            sorted(COMP.ruins), longs, (False, True), (False, True)
+        ):
+            options: dict[str, Any] = {"ruin": ruin, "sand_hell": sand_hell}
+            options["lucky_beginner"] = lucky
+            if long_expedition:
+                options["long_expedition"] = True
+            setups.append((seats, options))
+    return setups
 
 
-def test_random_games_end_keep_every_card_and_refold() -> None:
-    outcomes = 0
+SETUPS = every_setup()
+
+
+def check_full_game(seed: int, seats: int, options: dict[str, Any]) -> None:
+    """One random game ends with a result, its log refolds to the same state and its
+    snapshot round-trips (invariants are checked after every action by play_out)."""
+    game, log = play_out(seed, seats, options, public=seed % 4 == 0)
+    assert c.size(game.market) + sum(s.cards_sold for s in game.seats) > 0
+    refolded: GameState | None = None
+    for event in log:
+        refolded = RULES.evolve(refolded, event)
+    assert refolded == game
+    assert RULES.restore(RULES.snapshot(game)) == game
+    result = RULES.result(game)
+    assert result is not None and sorted(result.ranking) == list(range(seats))
+
+
+def sample_setups() -> list[tuple[int, dict[str, Any]]]:
+    """One setup per seat count x ruin, each taking the next variant combination of its
+    pair in turn, so that the sample still plays every variant."""
+    by_pair: dict[tuple[int, str], list[dict[str, Any]]] = defaultdict(list)
+    for seats, options in SETUPS:
+        by_pair[(seats, options["ruin"])].append(options)
+    return [
+        (seats, combos[n % len(combos)])
+        for n, ((seats, _), combos) in enumerate(sorted(by_pair.items()))
+    ]
+
+
+def test_random_games_of_every_seat_count_and_ruin() -> None:
+    """The default run's sample of the slow test below."""
+    played = sample_setups()
+    assert len(played) == len(COMP.ruins) * (COMP.max_seats - COMP.min_seats + 1)
+    for variant in ("long_expedition", "sand_hell", "lucky_beginner"):
+        assert any(options.get(variant) for _, options in played), variant
+    for seed, (seats, options) in enumerate(played):
+        check_full_game(seed, seats, options)
+
+
+@pytest.mark.slow
+def test_a_thousand_random_games_over_every_setup() -> None:
+    """Issue 14: 1,000 random full games (TEOTI_PLAYOUTS to change it) cycling through
+    every seat count x ruin x variant combination: no negative count, all 106 cards
+    accounted for after every action, the fold equals the state."""
     for seed in range(PLAYOUTS):
-        rng = random.Random(seed)
-        seats = rng.randint(COMP.min_seats, COMP.max_seats)
-        game, log = play_out(seed, seats, _options(rng, seats), public=seed % 4 == 0)
-        assert c.size(game.market) + sum(s.cards_sold for s in game.seats) > 0
-        refolded: GameState | None = None
-        for event in log:
-            refolded = RULES.evolve(refolded, event)
-        assert refolded == game
-        assert RULES.restore(RULES.snapshot(game)) == game
-        result = RULES.result(game)
-        assert result is not None and sorted(result.ranking) == list(range(seats))
-        outcomes += 1
-    assert outcomes == PLAYOUTS
+        seats, options = SETUPS[seed % len(SETUPS)]
+        check_full_game(seed, seats, options)
 
 
 @settings(max_examples=60, deadline=None)
