@@ -122,11 +122,22 @@ class TurnReconciler:
                     pending.add(TurnRequest.from_fields(fields))
         return pending
 
+    async def _still_waiting(self, request: TurnRequest) -> bool:
+        """True if the game's log still ends at the request's version.
+
+        A bot may play and acknowledge (delete) a request between the game's load and the
+        streams' read; without this check that request looked lost and went out again,
+        stale (seen at games' starts, when the bot answers at once).
+        """
+        return await self._reader.store.version(request.game_id) == request.version
+
     async def run_once(self) -> list[TurnRequest]:
         """One pass (if this process holds the lease); returns the requests republished.
 
         The games are looked at before the streams are read, so a request published
-        meanwhile is seen as pending. Raises RedisError/OSError on an outage.
+        meanwhile is seen as pending; a request not pending is published only if its game
+        has not moved on since (it was played meanwhile). Raises RedisError/OSError on an
+        outage.
         """
         if not await self._take_lease():
             return []
@@ -134,7 +145,11 @@ class TurnReconciler:
         if not wanted:
             return []
         pending = await self._pending()
-        missing = [request for request in wanted if request not in pending]
+        missing = [
+            request
+            for request in wanted
+            if request not in pending and await self._still_waiting(request)
+        ]
         for request in missing:
             fields: dict[Any, Any] = dict(request.to_fields())
             await self._redis.xadd(self._keys.turns_of(request.game_id), fields)

@@ -164,3 +164,29 @@ async def test_bot_retries_a_transient_failure_at_once_not_after_the_claim_idle_
     assert (await redis_store.head(game))[0] == 4 and client.failures == 0
     assert elapsed < 5, elapsed  # 4 failures: 0.1 + 0.2 + 0.4 + 0.5 s of backoff
     assert (await redis_store.read(game, 3))[0].metadata.seat == 1
+
+
+async def test_reconciler_leaves_a_request_played_while_it_looked(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """The bot played and deleted the request between the reconciler's load of the game
+    and its read of the turn streams: the game moved on, nothing is republished."""
+    engine = Engine(redis_store, registry, snapshots=SnapshotCache(redis_store, registry))
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    await engine.submit_action(game, 0, {"take": 1})  # the bot (seat 1) is to act at 3
+    reader = GameReader(redis_store, registry, SnapshotCache(redis_store, registry, save=False))
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    seen = await reader.load(game)  # what the reconciler's pass saw
+    stream = redis_store.keys.turns_of(game)
+    for entry_id, _fields in await redis_store.client.xrange(stream):
+        await redis_store.client.xdel(stream, entry_id)  # played and acknowledged ...
+    await engine.submit_action(game, 1, {"take": 1}, bot_key=engine.bot_credential.secret)
+
+    async def stale_view() -> list[TurnRequest]:
+        return [TurnRequest(game, 1, seen.version)]
+
+    reconciler._waiting = stale_view  # type: ignore[method-assign]
+    await asyncio.sleep(1.02 - time.time() % 1.0)
+    assert await reconciler.run_once() == []
+    assert await redis_store.client.xrange(stream) == []

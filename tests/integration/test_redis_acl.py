@@ -232,6 +232,11 @@ async def test_each_service_as_its_own_user_plays_games_and_only_the_engine_read
                 await clients[role].hset(keys.tokens(game_id), "0", "forged")
         with pytest.raises(NoPermissionError):
             await clients[Role.GATEWAY].xadd(keys.turns_of(game_id), {"game_id": game_id})
+        # The reconciler (bot user) reads a game's head before republishing its turn.
+        version = await clients[Role.BOT].hmget(keys.head(game_id), ["version"])
+        assert version == [str(len(await clients[Role.ENGINE].xrange(keys.events(game_id))))]
+        with pytest.raises(NoPermissionError):
+            await clients[Role.BOT].hset(keys.head(game_id), "version", "1")
         if users.version >= (7,):
             # Redis 7: read-only key patterns, so the bot's XADD/XDEL reach only its streams.
             with pytest.raises(NoPermissionError):

@@ -46,9 +46,11 @@ def test_only_the_engine_reaches_the_secret_seeds_and_command_ids() -> None:
         ["events", "head", "commands", "secret", "snapshot", "games", "turns"], "RW"
     )
     assert reachable(Role.GATEWAY) == dict.fromkeys(["events", "head", "snapshot", "games"], "R")
-    # The bot's reconciler lists games (services.bot.reconciler): read only.
+    # The bot's reconciler lists games and reads their heads (services.bot.reconciler):
+    # read only.
     assert reachable(Role.BOT) == {
         "events": "R",
+        "head": "R",
         "snapshot": "R",
         "turns": "RW",
         "dead": "RW",

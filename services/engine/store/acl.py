@@ -79,6 +79,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
     ),
     Role.BOT: (
         ("R", "game:*:events"),  # XRANGE (loads the game it plays)
+        ("R", "game:*:head"),  # HMGET (the reconciler checks a game has not moved on)
         ("R", "game:*:snapshot"),  # GET
         ("R", "game:*:sealed"),  # HGETALL (its seat's own secrets, e.g. its dealt tiles)
         ("R", "game:*:tokens"),  # HGETALL (read with the secrets when loading a game)
@@ -123,6 +124,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xrange",
         "get",
         "hgetall",
+        "hmget",  # the reconciler's look at a game's head
         "zrangebyscore",  # the reconciler's list of games
     ),
 }
