@@ -134,14 +134,10 @@ class TableApp(App[None]):
                 with VerticalScroll(id="info"):
                     yield from kit.info_panels() if kit else ()
                 yield ActionList(id="actions")
-                yield EventLog(id="log")
+                event_log = EventLog(id="log")
+                event_log.kit = kit
+                yield event_log
         yield Footer()
-
-    @on(events.Mount)
-    def _kit_on_mount(self) -> None:
-        """Hand the log the words of a kit given at construction."""
-        if self.kit is not None:
-            self.log_panel.kit = self.kit
 
     def _use_kit(self, kit: TableKit) -> None:
         """Take ``kit``'s title, footer labels and hot keys."""

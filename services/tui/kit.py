@@ -72,8 +72,6 @@ class TableKit:
     """Rich style of the log line of some event types."""
     milestones: frozenset[str] = frozenset()
     """Event types a replay's ``[``/``]`` stop at, besides the ruleset's own milestones."""
-    info_label: str = "seats"
-    """Footer label of the ``s`` key (the view beside the board in a narrow window)."""
 
     def __init__(self, ruleset: Ruleset[Any] | None = None, name: str = "") -> None:
         self.ruleset = ruleset
