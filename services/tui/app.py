@@ -64,8 +64,8 @@ LOG_TAIL = 200
 class TableApp(App[None]):
     """The table: board parts, seats (and a game's other panels), the choices and the log.
 
-    ``kit`` is the game's (see :func:`~services.tui.kit.kit_for`); without one the app
-    installs the kit of the first frame's ruleset when it shows it (:meth:`install`).
+    ``kit`` is the game's (see :func:`~services.tui.kit.kit_for`); a :class:`LiveApp`
+    made without one installs the kit of its first frame's ruleset (:meth:`install`).
 
     Wide windows (at least :data:`WIDE` columns) show the board on the left and the
     rest on the right. Smaller ones stack one view (board, seats and offers, or the log:
