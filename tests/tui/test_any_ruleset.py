@@ -1,6 +1,6 @@
 """The terminal table plays any registered ruleset (issue 14): Archaeology with its own
-expedition and museum panels, Nim on the generic layout, and ``teoti play``/``watch``
-take their seat counts from the ruleset's RulesetInfo.
+expedition and museum panels, Nim on the generic layout, replays of both to their final
+scores, and ``teoti play``/``watch`` take their seat counts from the ruleset's RulesetInfo.
 
 The apps run against the real embedded stack; the tests press keys and read the screen.
 """
@@ -18,12 +18,16 @@ from services.client import TeotiClient
 from services.engine.ruleset import info_of
 from services.engine.rulesets import RulesetRegistry, default_registry
 from services.tui import launch
-from services.tui.app import LiveApp
+from services.tui.app import LiveApp, ReplayApp
 from services.tui.backend import Session, create_game
 from services.tui.capture import screen_text
 from services.tui.kit import TableKit, kit_for
+from services.tui.timeline import Timeline
+from services.tui.widgets.scoring import ResultScreen
 from tests.nim import NimRuleset
 from tests.tui.conftest import until
+from tests.unit.test_fixture_logs import LOGS, expected_of, load_log
+from tests.unit.test_fixture_logs import registry as fixture_registry
 
 
 def _my_turn(app: LiveApp) -> bool:
@@ -176,3 +180,32 @@ def test_seat_counts_and_solo_come_from_the_ruleset() -> None:
     assert cli._table_seats(archaeology, None, False) == (max(2, archaeology.min_seats), False)
     for seats in range(archaeology.min_seats, archaeology.max_seats + 1):
         assert cli._table_seats(archaeology, seats, False) == (seats, False)
+
+
+@pytest.mark.parametrize("stem", ["archaeology_3_pyramid", "nim_2_bots"])
+async def test_replay_any_game_to_its_final_scores(stem: str) -> None:
+    path = next(p for p in LOGS if p.name.startswith(stem))
+    expected = expected_of(path)
+    rules = fixture_registry()
+    timeline = Timeline(expected["game_id"], load_log(path), rules)
+    app = ReplayApp(timeline)
+    ruleset = rules.get(expected["ruleset"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.version == timeline.first_version
+        await pilot.press("right", "right")
+        assert app.version == timeline.first_version + 2
+        await pilot.press("l")
+        await pilot.pause()
+        shown = app.log_panel.recent
+        assert shown and all(not line.startswith("seat ") for line in shown)  # names, not numbers
+        await pilot.press("]")  # the next of the ruleset's own milestones (or the end)
+        event = timeline.event(app.version)
+        assert event is not None
+        assert ruleset.is_milestone(event.to_domain()) or app.version == timeline.last_version
+        await pilot.press("end")
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await until(pilot, lambda: "Final scores" in screen_text(app))
+        assert app.version == expected["version"]
+        winner = expected["seats"][expected["result"]["ranking"][0]]["name"]
+        assert f"{winner} wins!" in screen_text(app)
