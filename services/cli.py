@@ -35,7 +35,7 @@ from services.engine.errors import (
 )
 from services.engine.game import fold
 from services.engine.public_log import PublicLogError, looks_like_file
-from services.engine.ruleset import DomainEvent, InvalidOptions, info_of
+from services.engine.ruleset import DomainEvent, InvalidOptions, RulesetInfo, info_of
 from services.engine.rulesets import (
     DEFAULT_RULESET,
     RulesetRegistry,
@@ -393,9 +393,35 @@ async def _demo(args: argparse.Namespace) -> int:
     return 0 if final.finished else 1
 
 
+def _table_seats(info: RulesetInfo, players: int | None, solo: bool) -> tuple[int, bool]:
+    """(seat count, whether to ask for the solo mode) of a new ``teoti play``/``watch``
+    game, from the ruleset's own RulesetInfo: ``--solo`` (or no ``--players``, when the
+    game has a solo mode) plays its solo mode; ``--players N`` must be a seat count of the
+    game; without either, the smallest count from 2. Raises UsageError (one line naming
+    the game's seat counts) otherwise."""
+    if solo:
+        if info.solo is None:
+            raise UsageError(f"--solo: {info.title} has no solo mode")
+        return info.solo.seats, True
+    if players is None:
+        if info.solo is not None:
+            return info.solo.seats, True
+        return min(max(info.min_seats, 2), info.max_seats), False
+    try:
+        info.check_seats(players)
+    except InvalidOptions as error:
+        raise UsageError(f"--players: {error.message}") from error
+    return players, False
+
+
 async def _play(args: argparse.Namespace) -> int:
     from services.tui import launch, saved_seats
 
+    registry = _registry(args.extra_ruleset)
+    # A new game's seats are the ruleset's own (usage errors before any server starts);
+    # a game joined or resumed has its seats already.
+    info = None if args.join or args.resume else info_of(registry.get(args.ruleset))
+    players, solo = _table_seats(info, args.players, args.solo) if info else (2, False)
     launch.log_to_file(Path(args.log_file), args.log_level)
     seats_file = Path(args.seats_file)
     data_dir = Path(args.data_dir)
@@ -420,17 +446,20 @@ async def _play(args: argparse.Namespace) -> int:
         saved = saved_seats.SavedSeat(game_id, seat, token, args.name, where, str(data_dir))
         saved_seats.save(saved, seats_file)
 
-    async with _target(args, _registry(args.extra_ruleset), data_dir=data_dir) as target:
+    async with _target(args, registry, data_dir=data_dir) as target:
         played = await launch.play(
             target,
             name=args.name,
-            players=args.players,
-            solo=not args.players_given,
+            players=players,
+            solo=solo,
             join=args.join,
             token=args.token,
             seat=args.seat,
             options=args.options,
             on_seat=keep,
+            ruleset=args.ruleset,
+            info=info,
+            registry=registry,
         )
     _print_left_game(played, where, seats_file)
     return 0
@@ -456,13 +485,18 @@ def _print_left_game(played: Any, where: str, seats_file: Path) -> None:
 async def _watch(args: argparse.Namespace) -> int:
     from services.tui import launch
 
+    registry = _registry(args.extra_ruleset)
+    players = args.players
+    if not args.game_id:  # a new all-bot game: seat counts are the ruleset's own
+        info = info_of(registry.get(args.ruleset))
+        players, _ = _table_seats(info, args.players, solo=False)
     launch.log_to_file(Path(args.log_file), args.log_level)
     if args.game_id and not args.target:
         args.target = "127.0.0.1:50051"
     if args.target and args.pace != DEFAULT_WATCH_PACE_S:
         log.warning("pace_ignored_with_target", reason="the server's bots play at its speed")
-    async with _target(args, _registry(args.extra_ruleset), args.pace) as target:
-        return await launch.watch(target, args.game_id, args.players)
+    async with _target(args, registry, args.pace) as target:
+        return await launch.watch(target, args.game_id, players or 2, args.ruleset, registry)
 
 
 async def _replay(args: argparse.Namespace) -> int:
@@ -749,10 +783,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="gateway (default: an embedded server; 127.0.0.1:50051 with --join)",
     )
     mode = play.add_mutually_exclusive_group()
-    mode.add_argument("--solo", action="store_true", help="you against Teotibot (the default)")
+    play.add_argument(
+        "--ruleset",
+        default=DEFAULT_RULESET,
+        help=f"game of a new game (default {DEFAULT_RULESET}; --extra-ruleset adds more)",
+    )
+    mode.add_argument(
+        "--solo",
+        action="store_true",
+        help="you against the game's own solo opponent (the default when it has one, "
+        "e.g. Teotihuacan's Teotibot)",
+    )
     mode.add_argument("--join", metavar="GAME_ID", help="play a seat of an existing game")
     mode.add_argument(
-        "--players", type=int, choices=(2, 3, 4), help="you plus bot seats (not solo)"
+        "--players",
+        type=int,
+        help="you plus bot seats, not solo (the game says how many it seats)",
     )
     mode.add_argument(
         "--resume",
@@ -790,7 +836,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="gateway (default: 127.0.0.1:50051 with a GAME_ID; without one, an embedded "
         "server for a new all-bot game)",
     )
-    watch.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    watch.add_argument("--ruleset", default=DEFAULT_RULESET, help="game of a new all-bot game")
+    watch.add_argument(
+        "--players", type=int, help="seats of a new all-bot game (the game says how many)"
+    )
     watch.add_argument("--seed", help="game seed (embedded server only)")
     watch.add_argument(
         "--pace",
@@ -839,9 +888,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.log_level is None:
         args.log_level = "INFO" if args.command in SERVICE_COMMANDS else "WARNING"
-    if args.command == "play":
-        args.players_given = args.players is not None
-        args.players = args.players or 2
     configure_logging(args.log_level)
     try:
         if args.command in SERVICE_COMMANDS:  # long-running: uvloop when installed

@@ -1,6 +1,8 @@
-"""The terminal table: one screen for playing, watching and replaying a game.
+"""The terminal table: one screen for playing, watching and replaying any game.
 
-``TableApp`` lays out the board parts and shows a :class:`~services.tui.backend.Frame`.
+``TableApp`` lays out the board parts and shows a :class:`~services.tui.backend.Frame`;
+what it shows of the game comes from the game's :class:`~services.tui.kit.TableKit`
+(the generic table, or a ruleset's own panels and words).
 ``LiveApp`` follows a game through WatchGame (playing a seat, or read-only);
 ``ReplayApp`` steps through a folded log (:class:`~services.tui.timeline.Timeline`).
 """
@@ -8,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -23,23 +26,19 @@ from textual.widgets import Footer, Static
 
 from services.client import GameView
 from services.engine.errors import NotAuthorized, RuleViolation, VersionConflict
+from services.engine.rulesets import RulesetRegistry
 from services.engine.store.records import StoredEvent
 from services.tui.backend import Frame, Session
+from services.tui.kit import Hotkey, TableKit, kit_for
 from services.tui.timeline import Timeline
 from services.tui.widgets.actions import ActionList, Choice, group_choices
+from services.tui.widgets.common import Panel
 from services.tui.widgets.log import EventLog
-from services.tui.widgets.offers import DiscoveriesPanel, OffersPanel
-from services.tui.widgets.pyramid import PyramidPanel, placement_of
-from services.tui.widgets.rondel import RondelPanel
-from services.tui.widgets.scoring import ResultScreen, render_eclipse, render_final
-from services.tui.widgets.seats import SeatsPanel
-from services.tui.widgets.teotibot import TeotibotPanel
-from services.tui.widgets.tracks import TracksPanel
+from services.tui.widgets.scoring import ResultScreen
 from services.tui.words import refusal_words, seat_colour, seat_label
 
 log = structlog.get_logger("teoti.tui")
 
-PAY_UNLOCK: dict[str, Any] = {"type": "pay_unlock"}
 MIN_SIZE = (80, 24)
 """Smallest window (columns, rows) the table is laid out for."""
 WIDE = 150
@@ -63,7 +62,10 @@ LOG_TAIL = 200
 
 
 class TableApp(App[None]):
-    """The table: board parts, seats and offers, the choices and the log.
+    """The table: board parts, seats (and a game's other panels), the choices and the log.
+
+    ``kit`` is the game's (see :func:`~services.tui.kit.kit_for`); a :class:`LiveApp`
+    made without one installs the kit of its first frame's ruleset (:meth:`install`).
 
     Wide windows (at least :data:`WIDE` columns) show the board on the left and the
     rest on the right. Smaller ones stack one view (board, seats and offers, or the log:
@@ -98,39 +100,76 @@ class TableApp(App[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "quit"),
-        Binding("e", "show_eclipse", "eclipse"),
+        Binding("e", "show_scoring", "scoring"),
         Binding("b", "view('board')", "board"),
         Binding("s", "view('info')", "seats"),
         Binding("l", "view('log')", "log"),
     ]
-    TITLE = "Teotihuacan: City of Gods"
+    TITLE = "teoti"
+    SENDS_ACTIONS = False
+    """True for a table that can send the seat's actions (the kit's hot keys show)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kit: TableKit | None = None) -> None:
         super().__init__()
         self.frame: Frame | None = None
         self.message: Text = Text()
-        self.eclipses: list[Mapping[str, Any]] = []
+        self.scorings: list[Mapping[str, Any]] = []
+        """Payloads of the scoring events seen so far (the kit's ``scoring_events``)."""
         self.you: int | None = None
         self.mode = "watching"
+        self.kit: TableKit | None = None
+        self._composed_kit = kit
+        if kit is not None:
+            self._use_kit(kit)
 
     def compose(self) -> ComposeResult:
-        """Layout."""
+        """Layout: the kit's panels (or none yet), the choices and the log."""
+        kit = self._composed_kit
         yield Static(id="status")
         yield Static(id="too-small")
         with Horizontal(id="body"):
             with VerticalScroll(id="board"):
-                yield RondelPanel(id="rondel")
-                yield TracksPanel(id="tracks")
-                yield PyramidPanel(id="pyramid")
-                yield DiscoveriesPanel(id="discoveries")
-                yield TeotibotPanel(id="teotibot")
+                yield from kit.board_panels() if kit else ()
             with Vertical(id="side"):
                 with VerticalScroll(id="info"):
-                    yield SeatsPanel(id="seats")
-                    yield OffersPanel(id="offers")
+                    yield from kit.info_panels() if kit else ()
                 yield ActionList(id="actions")
-                yield EventLog(id="log")
+                event_log = EventLog(id="log")
+                event_log.kit = kit
+                yield event_log
         yield Footer()
+
+    def _use_kit(self, kit: TableKit) -> None:
+        """Take ``kit``'s title, footer labels and hot keys."""
+        self.kit = kit
+        self.title = kit.title
+        # Textual's bindings are per class; a kit relabels (or hides, see check_action)
+        # the scoring key and adds its hot keys, keeping the footer's order.
+        bindings = self._bindings.key_to_bindings
+        if "e" in bindings:
+            bindings["e"] = [Binding("e", "show_scoring", kit.scoring_label or "scoring")]
+        for hotkey in kit.hotkeys:
+            bindings[hotkey.key] = [Binding(hotkey.key, f"hotkey('{hotkey.key}')", hotkey.label)]
+        with contextlib.suppress(Exception):  # before mount there is nothing to refresh
+            self.refresh_bindings()
+
+    async def install(self, kit: TableKit) -> None:
+        """Use ``kit`` on a running table: mount its panels and take its words."""
+        if self.kit is not None:
+            return
+        self._use_kit(kit)
+        self.log_panel.kit = kit
+        await self.query_one("#board").mount_all(kit.board_panels())
+        await self.query_one("#info").mount_all(kit.info_panels())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the scoring key for a game without scorings, and the kit's hot keys on a
+        table that never sends actions (a replay)."""
+        if action == "show_scoring":
+            return self.kit is not None and bool(self.kit.scoring_events)
+        if action == "hotkey":
+            return self.SENDS_ACTIONS
+        return True
 
     @on(events.Mount)
     def _fit_on_mount(self) -> None:
@@ -180,34 +219,19 @@ class TableApp(App[None]):
         self._render_status()
 
     def show(self, frame: Frame) -> None:
-        """Show ``frame`` on every board part."""
+        """Show ``frame`` on every panel of the kit."""
         self.frame = frame
         state = frame.view.state
         names = frame.names
-        self.query_one(SeatsPanel).you = self.you
-        for panel in (
-            RondelPanel,
-            TracksPanel,
-            PyramidPanel,
-            DiscoveriesPanel,
-            TeotibotPanel,
-            SeatsPanel,
-            OffersPanel,
-        ):
-            self.query_one(panel).show(state, names)
+        for panel in self.query(Panel):
+            panel.you = self.you
+            panel.to_act = tuple(frame.view.seats_to_act)
+            panel.show(state, names)
         self._render_status()
         self._render_choices()
 
     def _decision_words(self, view: GameView) -> str:
-        if view.finished:
-            return "The game is over."
-        waiting = view.state.get("waiting_for") or {}
-        seat = waiting.get("seat")
-        decision = waiting.get("decision", "")
-        if seat is None:
-            return ""
-        who = "You choose" if seat == self.you else f"{seat_label(self.names, seat)} chooses"
-        return f"{who}: {decision}"
+        return self.kit.decision_words(view, self.you, self.names) if self.kit else ""
 
     def _render_status(self) -> None:
         if self.frame is None:
@@ -232,34 +256,53 @@ class TableApp(App[None]):
         """Subclasses fill the action list."""
 
     def on_action_list_highlighted(self, message: ActionList.Highlighted) -> None:
-        """Preview a highlighted pyramid tile choice on the pyramid."""
+        """Let the kit preview the highlighted choice (e.g. a pyramid tile)."""
         action = message.choice.action if message.choice is not None else {}
-        self.query_one(PyramidPanel).show_preview(placement_of(action))
+        if self.kit is not None:
+            self.kit.on_highlight(self, action)
 
-    def action_show_eclipse(self) -> None:
-        """Show the last eclipse's scoring again."""
-        if self.eclipses:
-            self.push_screen(ResultScreen(render_eclipse(self.eclipses[-1], self.names), "eclipse"))
+    def action_show_scoring(self) -> None:
+        """Show the last scoring again."""
+        kit = self.kit
+        if kit is None or not kit.scoring_events:
+            return
+        if self.scorings:
+            self.push_screen(
+                ResultScreen(kit.scoring_body(self.scorings[-1], self.names), "scoring")
+            )
         else:
-            self.say("No eclipse has been scored yet.")
+            self.say(f"No {kit.scoring_label or 'scoring'} has been scored yet.")
 
     def final_body(self) -> RenderableType:
-        """Final scores plus every eclipse's breakdown."""
-        assert self.frame is not None
-        parts: list[RenderableType] = [render_final(self.frame.view.state, self.names)]
-        parts += [render_eclipse(payload, self.names) for payload in self.eclipses]
-        return Group(*parts)
+        """The kit's end-of-game pop-up (final scores, and e.g. every scoring's breakdown)."""
+        assert self.frame is not None and self.kit is not None
+        return self.kit.final_body(self.frame.view, self.names, self.scorings)
+
+    def _hotkey(self, key: str) -> Hotkey | None:
+        return next((h for h in self.kit.hotkeys if h.key == key), None) if self.kit else None
+
+    def action_hotkey(self, key: str) -> None:
+        """A hot key on a table with no seat to act for."""
+        if self._hotkey(key) is not None:
+            self.say("No seat here to act for.", "yellow")
 
 
 class LiveApp(TableApp):
     """A running game, live from WatchGame: playing ``session.seat`` or read-only."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "pay_unlock", "unlock (3 cocoa)"),
-    ]
+    SENDS_ACTIONS = True
 
-    def __init__(self, session: Session, note: str = "") -> None:
-        super().__init__()
+    def __init__(
+        self,
+        session: Session,
+        note: str = "",
+        kit: TableKit | None = None,
+        registry: RulesetRegistry | None = None,
+    ) -> None:
+        """``kit`` defaults to the kit of the game's ruleset, loaded from ``registry``
+        (default: the shipped rulesets) when the first frame arrives."""
+        super().__init__(kit)
+        self.registry = registry
         self.session = session
         self.you = session.seat
         self.mode = "watching (read-only)" if session.read_only else "playing"
@@ -271,7 +314,10 @@ class LiveApp(TableApp):
 
     async def on_mount(self) -> None:
         """First frame, then follow the event stream and refresh on every burst."""
-        self.show(await self.session.frame())
+        frame = await self.session.frame()
+        if self.kit is None:
+            await self.install(kit_for(frame.view.ruleset, self.registry))
+        self.show(frame)
         if self.note:
             self.say(self.note, "italic")
         self.run_worker(self._follow(), group="follow")
@@ -296,10 +342,13 @@ class LiveApp(TableApp):
 
     def _on_event(self, event: StoredEvent) -> None:
         self.log_panel.add(event, self.names)
-        if event.type == "EclipseScored":
-            self.eclipses.append(event.payload)
+        kit = self.kit
+        if kit is not None and event.type in kit.scoring_events:
+            self.scorings.append(event.payload)
             if not self.session.read_only:
-                self.push_screen(ResultScreen(render_eclipse(event.payload, self.names), "eclipse"))
+                self.push_screen(
+                    ResultScreen(kit.scoring_body(event.payload, self.names), "scoring")
+                )
         self._dirty.set()
 
     async def _refresh_loop(self) -> None:
@@ -336,11 +385,11 @@ class LiveApp(TableApp):
             return
         if self.busy:
             return
-        if not frame.legal:
+        if not frame.legal or self.kit is None:
             waiting = "game over" if frame.view.finished else "waiting for the other seats"
             self.actions.set_choices(f"Your choices ({waiting})", [])
             return
-        grouped = group_choices(frame.legal, frame.view.state, self.you)
+        grouped = group_choices(frame.legal, frame.view.state, self.you, self.kit)
         self.actions.set_choices("Your choices (arrows, Enter)", grouped)
         self.actions.focus()
 
@@ -348,10 +397,12 @@ class LiveApp(TableApp):
         """Send the chosen action."""
         self.run_worker(self._submit(message.choice), group="submit", exclusive=True)
 
-    def action_pay_unlock(self) -> None:
-        """Free action: pay 3 cocoa to unlock all workers (the server says if not)."""
-        choice = Choice(PAY_UNLOCK, "pay 3 cocoa to unlock all workers", "free")
-        self.run_worker(self._submit(choice), group="submit", exclusive=True)
+    def action_hotkey(self, key: str) -> None:
+        """Send the kit's hot-key action (e.g. a free action); the server says if not."""
+        hotkey = self._hotkey(key)
+        if hotkey is not None:
+            choice = Choice(dict(hotkey.action), hotkey.words, "free")
+            self.run_worker(self._submit(choice), group="submit", exclusive=True)
 
     async def _submit(self, choice: Choice) -> None:
         if self.session.read_only or self.frame is None:
@@ -387,8 +438,9 @@ class ReplayApp(TableApp):
         Binding("end", "goto_end", "end", priority=True),
     ]
 
-    def __init__(self, timeline: Timeline) -> None:
-        super().__init__()
+    def __init__(self, timeline: Timeline, kit: TableKit | None = None) -> None:
+        """``kit`` defaults to the kit of the log's ruleset (from the timeline's registry)."""
+        super().__init__(kit or kit_for(timeline.ruleset_name, timeline.registry))
         self.timeline = timeline
         self.version = timeline.first_version
         self.mode = "replay (left/right: step, [ ]: milestones)"
@@ -402,12 +454,12 @@ class ReplayApp(TableApp):
         """Show the game right after ``version``; the log shows the events up to it."""
         step = self.timeline.step(version)
         self.version = step.version
-        self.eclipses = []
         log = self.log_panel
         log.reset()
         self.frame = Frame(step.view)
         shown = self.timeline.events[: step.version]
-        self.eclipses = [e.payload for e in shown if e.type == "EclipseScored"]
+        scoring = self.kit.scoring_events if self.kit else frozenset()
+        self.scorings = [e.payload for e in shown if e.type in scoring]
         for event in shown[-LOG_TAIL:]:
             log.add(event, self.names)
         self.show(Frame(step.view))
@@ -423,8 +475,9 @@ class ReplayApp(TableApp):
         self.goto(self.version + delta)
 
     def action_milestone(self, direction: int) -> None:
-        """To the next/previous round end, eclipse or game end."""
-        self.goto(self.timeline.next_milestone(self.version, direction > 0))
+        """To the next/previous milestone (the kit's, e.g. an eclipse, or the game end)."""
+        is_milestone = self.kit.is_milestone if self.kit else None
+        self.goto(self.timeline.next_milestone(self.version, direction > 0, is_milestone))
 
     def action_goto_start(self) -> None:
         """To the set-up game."""

@@ -2,7 +2,8 @@
 
 ``Session`` is one game seen by one seat (or by a watcher: ``seat is None``): it fetches
 ``Frame``s (the projection plus the seat's legal actions), submits actions and streams
-events. ``create_game`` sets up a game against bots, preferring the solo mode.
+events. ``create_game`` sets up a game of any ruleset against bots, preferring the
+ruleset's solo mode (its ``RulesetInfo.solo``) when it has one.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.client import GameView, LegalMove, SeatInfo, TeotiClient
-from services.engine.errors import InvalidArgument, InvalidOptions
+from services.engine.errors import InvalidArgument, InvalidOptions, UnknownRuleset
+from services.engine.ruleset import RulesetInfo, info_of
+from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.engine.store.records import StoredEvent
-
-SOLO_OPTIONS: dict[str, Any] = {"solo": True}
-"""RULES.md §8: the solo mode; seat 0 the human, seat 1 Teotibot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +48,26 @@ class NewGame:
     """A game created for a person: its id, the person's seat and token, and how.
 
     Attributes:
-        solo: True if the server runs Teotibot (``{"solo": true}`` accepted); False when
-            it fell back to a plain game against bot seats.
+        solo: True if the server plays the ruleset's solo mode (its solo options
+            accepted); False for a plain game against bot seats.
+        opponent: the solo opponent's name (e.g. ``"Teotibot"``), else ``""``.
     """
 
     game_id: str
     seat: int
     token: str
     solo: bool
+    opponent: str = ""
+
+
+def ruleset_info(ruleset: str = "", registry: RulesetRegistry | None = None) -> RulesetInfo:
+    """The ``RulesetInfo`` of ``ruleset`` ("" = the default) as this client's registry
+    knows it; a ruleset it cannot load gets the permissive default (no solo mode)."""
+    name = ruleset or DEFAULT_RULESET
+    try:
+        return info_of((registry or default_registry()).get(name))
+    except UnknownRuleset:
+        return RulesetInfo(name, 1, 8)  # as info_of's default: the server checks seats
 
 
 async def create_game(
@@ -64,29 +76,42 @@ async def create_game(
     players: int = 2,
     solo: bool = True,
     options: Mapping[str, Any] | None = None,
+    ruleset: str = "",
+    info: RulesetInfo | None = None,
 ) -> NewGame:
-    """Create a game: the person at seat 0, bots on the other ``players - 1`` seats.
+    """Create a game of ``ruleset`` ("" = the server's default): the person at seat 0,
+    bots on the other ``players - 1`` seats.
 
-    With ``solo`` (and 2 players) it asks for the solo mode first; a server whose
-    ruleset refuses the ``solo`` option (InvalidOptions) gets a plain 2-seat game with a
-    bot seat instead, and ``NewGame.solo`` says which one was made.
+    With ``solo``, a ruleset with a solo mode (``info.solo``, default: from this client's
+    registry, see :func:`ruleset_info`) and ``players`` equal to its seat count, it asks
+    for the solo mode first; a server that refuses its options (InvalidOptions) gets a
+    plain game with bot seats instead, and ``NewGame.solo`` says which one was made. The
+    server checks the seat count (InvalidOptions, rule ``seat_count``).
     """
     token = uuid.uuid4().hex
     extra = dict(options or {})
-    if solo and players == 2:
-        seats = [SeatInfo("human", name, token=token), SeatInfo("bot", "Teotibot")]
+    mode = (info or ruleset_info(ruleset)).solo
+    if solo and mode is not None and players == mode.seats:
+        seats = [SeatInfo("human", name, token=token)]
+        seats += [SeatInfo("bot", mode.opponent) for _ in range(mode.seats - 1)]
         try:
             created = await client.create_game(
-                seats, options={**extra, **SOLO_OPTIONS}, command_id=f"play:{uuid.uuid4().hex}"
+                seats,
+                ruleset=ruleset,
+                options={**extra, **mode.options},
+                command_id=f"play:{uuid.uuid4().hex}",
             )
         except (InvalidOptions, InvalidArgument):
             pass
         else:
-            return NewGame(created.game_id, 0, created.seat_tokens.get(0, token), True)
+            seat_token = created.seat_tokens.get(0, token)
+            return NewGame(created.game_id, 0, seat_token, True, mode.opponent)
     seats = [SeatInfo("human", name, token=token)] + [
         SeatInfo("bot", f"Bot {i}") for i in range(1, players)
     ]
-    created = await client.create_game(seats, options=extra, command_id=f"play:{uuid.uuid4().hex}")
+    created = await client.create_game(
+        seats, ruleset=ruleset, options=extra, command_id=f"play:{uuid.uuid4().hex}"
+    )
     return NewGame(created.game_id, 0, created.seat_tokens.get(0, token), False)
 
 

@@ -19,6 +19,7 @@ import structlog
 
 from services.client import SeatInfo, TeotiClient
 from services.engine.errors import NotAuthorized
+from services.engine.ruleset import RulesetInfo
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.records import StoredEvent
 from services.proc_guard import ENDING_SIGNALS, on_ending_signals
@@ -89,7 +90,8 @@ class PlayedSeat:
     """What ``play`` leaves behind: the seat played and the game's standing at the end.
 
     Attributes:
-        scores: (seat name, victory points) per seat, from the last frame shown.
+        scores: (seat name, score) per seat, from the last frame shown (the game kit's
+            ``final_scores``: victory points in Teotihuacan and Archaeology).
     """
 
     game_id: str
@@ -105,7 +107,7 @@ def _scores(app: LiveApp) -> tuple[bool, tuple[tuple[str, int], ...]]:
     if frame is None:
         return False, ()
     finished = frame.view.finished
-    points = frame.view.scores or [int(p.get("vp", 0)) for p in frame.view.state.get("players", [])]
+    points = app.kit.final_scores(frame.view) if app.kit else list(frame.view.scores)
     return finished, tuple(zip(frame.names, (int(vp) for vp in points), strict=False))
 
 
@@ -133,8 +135,13 @@ async def play(
     seat: int | None = None,
     options: Mapping[str, Any] | None = None,
     on_seat: Callable[[str, int, str], None] | None = None,
+    ruleset: str = "",
+    info: RulesetInfo | None = None,
+    registry: RulesetRegistry | None = None,
 ) -> PlayedSeat:
-    """Create a game against bots (solo if the server has it) or join one, and play it.
+    """Create a game of ``ruleset`` against bots (its solo mode, ``info.solo``, if it has
+    one and ``solo``) or join one, and play it on the table of the game's kit (its
+    ruleset from ``registry``, default the shipped ones).
 
     ``on_seat(game_id, seat, token)`` is called as soon as the seat is held, before the
     screen opens, so the seat is kept even if the session ends badly.
@@ -147,12 +154,13 @@ async def play(
             made = "a new seat token" if not token_given else "your seat token"
             note = f"Joined game {join} at seat {index} with {made} (printed when you quit)."
         else:
-            game = await create_game(client, name, players, solo, options)
+            game = await create_game(client, name, players, solo, options, ruleset, info)
             session = Session(client, game.game_id, game.seat, game.token, game.solo)
-            note = _new_game_note(game.solo, solo and players == 2, players)
+            asked_solo = solo and info is not None and info.solo is not None
+            note = _new_game_note(game.opponent if game.solo else "", asked_solo, players)
         if on_seat is not None:
             on_seat(session.game_id, int(session.seat or 0), session.token)
-        app = LiveApp(session, note)
+        app = LiveApp(session, note, registry=registry)
         await run_until_quit(app)
         finished, scores = _scores(app)
     return PlayedSeat(
@@ -160,25 +168,33 @@ async def play(
     )
 
 
-def _new_game_note(got_solo: bool, asked_solo: bool, players: int) -> str:
-    if got_solo:
-        return "Solo game against Teotibot."
+def _new_game_note(opponent: str, asked_solo: bool, players: int) -> str:
+    if opponent:
+        return f"Solo game against {opponent}."
     if asked_solo:
         return "This server has no solo mode: playing against a bot seat."
     bots = players - 1
     return f"Game against {bots} bot seat{'s' if bots != 1 else ''}."
 
 
-async def watch(target: str, game_id: str | None, players: int = 2) -> int:
-    """Watch ``game_id`` live (read-only); without one, start an all-bot game to watch."""
+async def watch(
+    target: str,
+    game_id: str | None,
+    players: int = 2,
+    ruleset: str = "",
+    registry: RulesetRegistry | None = None,
+) -> int:
+    """Watch ``game_id`` live (read-only); without one, start an all-bot game of
+    ``ruleset`` ("" = the server's default) with ``players`` seats to watch."""
     async with TeotiClient(target) as client:
         if game_id is None:
             bots = [SeatInfo("bot", f"Bot {i + 1}") for i in range(players)]
-            created = await client.create_game(bots)
+            created = await client.create_game(bots, ruleset=ruleset)
             game_id = created.game_id
         else:
             await client.get_game(game_id)  # an unknown id fails here, before the screen opens
-        await run_until_quit(LiveApp(Session(client, game_id), f"Watching game {game_id}."))
+        app = LiveApp(Session(client, game_id), f"Watching game {game_id}.", registry=registry)
+        await run_until_quit(app)
     return 0
 
 

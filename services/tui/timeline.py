@@ -7,16 +7,15 @@ again: the client holds the rules package, so it folds the events itself (as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from services.client import GameView, SeatInfo
 from services.engine.game import GameSnapshot, fold
+from services.engine.ruleset import DomainEvent
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.records import StoredEvent
-
-MILESTONES = frozenset({"EclipseScored", "GameEnded", "EclipseTriggered", "RoundEnded"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +36,18 @@ class Timeline:
     def __init__(self, game_id: str, events: Sequence[StoredEvent], registry: RulesetRegistry):
         self.game_id = game_id
         self.events = list(events)
+        self.registry = registry
         first = fold(game_id, self.events[:2], registry)
         self._snapshots: list[GameSnapshot] = [first]
         snapshot = first
         for event in self.events[2:]:
             snapshot = snapshot.evolve([event])
             self._snapshots.append(snapshot)
+
+    @property
+    def ruleset_name(self) -> str:
+        """Name of the game's ruleset."""
+        return self._snapshots[0].ruleset_name
 
     def __len__(self) -> int:
         return len(self._snapshots)
@@ -67,12 +72,19 @@ class Timeline:
         """The event recorded at ``version``."""
         return self.events[version - 1] if 1 <= version <= len(self.events) else None
 
-    def next_milestone(self, version: int, forward: bool = True) -> int:
-        """The version of the next (or previous) eclipse, round end or game end."""
+    def next_milestone(
+        self,
+        version: int,
+        forward: bool = True,
+        is_milestone: Callable[[DomainEvent], bool] | None = None,
+    ) -> int:
+        """The version of the next (or previous) milestone: an event for which
+        ``is_milestone`` (default: the ruleset's ``is_milestone``) is true."""
+        check = is_milestone or self._snapshots[0].ruleset.is_milestone
         span = range(version + 1, self.last_version + 1) if forward else range(version - 1, 0, -1)
         for v in span:
             event = self.event(v)
-            if event is not None and event.type in MILESTONES:
+            if event is not None and check(event.to_domain()):
                 return v
         return self.last_version if forward else self.first_version
 

@@ -12,8 +12,9 @@ from services.client import TeotiClient
 from services.tui.app import LiveApp
 from services.tui.backend import Session, create_game
 from services.tui.capture import screen_text
+from services.tui.games.teotihuacan.scoring import COLUMNS
 from services.tui.widgets.common import LETTERS
-from services.tui.widgets.scoring import COLUMNS, ResultScreen
+from services.tui.widgets.scoring import ResultScreen
 from tests.tui.conftest import SCREEN, row_of, until
 
 
@@ -98,7 +99,7 @@ async def test_play_through_the_first_eclipse(client: TeotiClient) -> None:
             )
             assert presses < 400, "no eclipse after 400 choices"
 
-        scored = app.eclipses[0]
+        scored = app.scorings[0]
         await until(pilot, lambda: "Eclipse 1 scored" in screen_text(app))
         popup = screen_text(app)
         for row in scored["scores"]:

@@ -8,14 +8,15 @@ from typing import Any
 from services.engine.rules.teotihuacan import TeotihuacanRuleset, pyramid
 from services.engine.ruleset import SetupRequest
 from services.tui.app import TableApp
-from services.tui.widgets.actions import ActionList, Choice
-from services.tui.widgets.pyramid import (
+from services.tui.games.teotihuacan.pyramid import (
     PREVIEW_STYLE,
     PyramidPanel,
     icon_text,
     placement_of,
     render_grid,
 )
+from services.tui.kit import kit_for
+from services.tui.widgets.actions import ActionList, Choice
 from tests.tui.conftest import SCREEN
 
 RULES = TeotihuacanRuleset()
@@ -71,7 +72,7 @@ def test_the_preview_shows_the_turned_tile_on_its_squares() -> None:
 
 
 async def test_highlighting_a_tile_choice_previews_it_and_moving_on_clears_it() -> None:
-    app = TableApp()
+    app = TableApp(kit_for("teotihuacan"))
     async with app.run_test(size=SCREEN) as pilot:
         panel = app.query_one(PyramidPanel)
         view = _view()

@@ -18,6 +18,7 @@ from services.engine.rules.teotihuacan.ruleset import TeotihuacanRuleset
 from services.engine.ruleset import SetupRequest
 from services.tui.app import TableApp
 from services.tui.backend import Frame
+from services.tui.kit import kit_for
 from services.tui.widgets.actions import group_choices
 
 NAMES = ("ann", "Teotibot")
@@ -52,7 +53,7 @@ class ShownTable(TableApp):
     """The table showing one fixed frame as seat 0 on its turn."""
 
     def __init__(self, frame: Frame) -> None:
-        super().__init__()
+        super().__init__(kit_for("teotihuacan"))
         self.you = 0
         self.mode = "playing"
         self._frame = frame
@@ -64,7 +65,8 @@ class ShownTable(TableApp):
     def _render_choices(self) -> None:
         frame = self.frame
         assert frame is not None
-        grouped = group_choices(frame.legal, frame.view.state, self.you)
+        assert self.kit is not None
+        grouped = group_choices(frame.legal, frame.view.state, self.you, self.kit)
         self.actions.set_choices("Your choices (arrows, Enter)", grouped)
         self.actions.focus()
 

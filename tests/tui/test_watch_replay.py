@@ -36,7 +36,7 @@ async def test_watch_a_bot_game_to_its_end(client: TeotiClient) -> None:
             row = rf"│\s+{place} │ {name}\s+│\s+{final.scores[seat]} │"
             assert re.search(row, screen), (row, screen)
         assert "Eclipse 1 scored" in screen and "Eclipse 3 scored" in screen
-        assert len(app.eclipses) == 3
+        assert len(app.scorings) == 3
         assert any("the game ends" in line for line in app.log_panel.recent)
         # Read-only: a choice key is refused locally, nothing is sent.
         await pilot.press("escape", "u")

@@ -11,8 +11,9 @@ from textual.app import App, ComposeResult
 from services.engine.ruleset import DomainEvent
 from services.tui import saved_seats
 from services.tui.capture import screen_text
+from services.tui.games.teotihuacan.words import discovery_words, event_words
 from services.tui.widgets.actions import ActionList, Choice
-from services.tui.words import discovery_words, event_words, refusal_words
+from services.tui.words import refusal_words
 
 
 class _Choices(App[None]):

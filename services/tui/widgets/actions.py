@@ -1,14 +1,14 @@
 """The decision at hand: the seat's legal actions, grouped and named in game terms.
 
-Arrow keys move, Enter chooses. Free actions (pay 3 cocoa to unlock, flip a discovery
-tile) are listed last under their own heading whenever they are legal.
+Arrow keys move, Enter chooses. The game's kit names and groups them; its free actions
+(e.g. Teotihuacan's unlock) are listed last under their own heading whenever legal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.message import Message
@@ -16,7 +16,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from services.client import LegalMove
-from services.tui.words import FREE_ACTIONS, action_words, group_of
+
+if TYPE_CHECKING:
+    from services.tui.kit import TableKit
 
 FREE_GROUP = "Free actions (any time in your turn)"
 
@@ -31,18 +33,19 @@ class Choice:
 
 
 def group_choices(
-    legal: Sequence[LegalMove], view: Mapping[str, Any] | None, seat: int | None
+    legal: Sequence[LegalMove], view: Mapping[str, Any], seat: int | None, kit: TableKit
 ) -> list[tuple[str, list[Choice]]]:
-    """Legal actions grouped by kind, in the server's order; free actions last."""
+    """Legal actions grouped by the kit's headings, in the server's order; free actions
+    (``kit.free_actions``) last."""
     groups: dict[str, list[Choice]] = {}
     free: list[Choice] = []
     for move in legal:
         kind = str(move.action.get("type"))
-        words = action_words(move.action, view, seat)
-        if kind in FREE_ACTIONS:
+        words = kit.action_words(move, view, seat)
+        if kind in kit.free_actions:
             free.append(Choice(move.action, words, FREE_GROUP))
         else:
-            group = group_of(move.action)
+            group = kit.group_of(move.action)
             groups.setdefault(group, []).append(Choice(move.action, words, group))
     ordered = list(groups.items())
     if free:
@@ -105,7 +108,7 @@ class ActionList(OptionList):
         self.highlighted = first
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        """Cursor moved: say which choice is under it (the pyramid previews tiles)."""
+        """Cursor moved: say which choice is under it (a kit may preview it)."""
         event.stop()
         self.post_message(self.Highlighted(self._by_id.get(event.option.id or "")))
 

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from services.tui.words import seat_colour
 
-LETTERS = "ABCD"
+LETTERS = "ABCDEFGH"
 
 
 def seat_mark(seat: int, seats: int, suffix: str = "") -> Text:
@@ -46,6 +46,10 @@ class Panel(Static):
     }
     """
     TITLE = ""
+    you: int | None = None
+    """The seat the table is shown to (None: a watcher); the app sets it before ``show``."""
+    to_act: tuple[int, ...] = ()
+    """Seats with a pending decision, set by the app before ``show``."""
 
     def on_mount(self) -> None:
         """Set the border title."""

@@ -1,9 +1,8 @@
-"""Progress and end screens: an eclipse's scoring per seat, the final result."""
+"""Pop-ups over the table: a scoring (a game's kit draws it) and the final result."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -16,64 +15,20 @@ from textual.widgets import Static
 
 from services.tui.widgets.common import seat_mark
 
-COLUMNS = (
-    ("avenue", "Avenue"),
-    ("pyramid", "Pyramid track"),
-    ("pyramid_leader", "leader"),
-    ("masks", "masks"),
-    ("total", "total"),
-)
 
-
-def render_eclipse(payload: Mapping[str, Any], names: Sequence[str]) -> RenderableType:
-    """The EclipseScored payload as a table, one row per seat."""
-    table = Table(title=f"Eclipse {payload.get('eclipse')} scored", title_style="bold yellow")
-    table.add_column("seat")
-    for _, heading in COLUMNS:
-        table.add_column(heading, justify="right")
-    for row in payload.get("scores", []):
-        seat = int(row["seat"])
-        label = seat_mark(seat, len(names))
-        label.append(f" {names[seat] if seat < len(names) else seat}")
-        table.add_row(label, *(f"+{row.get(key, 0)}" for key, _ in COLUMNS))
-    note = Text(
-        f"Avenue value {payload.get('avenue_value', '?')} VP per step. "
-        "Salaries follow (1 cocoa per worker of power 1-3, 2 per 4-5; -3 VP per cocoa unpaid).",
-        style="dim",
-    )
-    return Group(table, note)
-
-
-def tiebreak_words(scores: Sequence[int], ranking: Sequence[int], cocoa: Sequence[int]) -> str:
-    """Why the winner won when VP tie (RULES.md §6.3), else ``""``."""
-    if len(ranking) < 2 or not scores:
-        return ""
-    first, second = ranking[0], ranking[1]
-    if scores[first] != scores[second]:
-        return ""
-    if first < len(cocoa) and second < len(cocoa) and cocoa[first] != cocoa[second]:
-        return f"tied on {scores[first]} VP: broken by cocoa ({cocoa[first]} vs {cocoa[second]})"
-    return f"tied on {scores[first]} VP and cocoa: broken by turn order"
-
-
-def render_final(state: Mapping[str, Any], names: Sequence[str]) -> RenderableType:
-    """Final scores in ranking order, the winner and any tiebreak."""
-    scores: list[int] = state.get("final_scores") or state.get("scores", [])
-    ranking: list[int] = state.get("ranking", [])
-    cocoa = [p["cocoa"] for p in state["players"]]
+def render_result(
+    scores: Sequence[int], ranking: Sequence[int], names: Sequence[str]
+) -> RenderableType:
+    """Final scores in ranking order (ties already broken by the rules) and the winner."""
     table = Table(title="Final scores", title_style="bold")
-    for heading in ("place", "seat", "VP", "cocoa"):
-        table.add_column(heading, justify="right" if heading != "seat" else "left")
+    for heading in ("place", "seat", "score"):
+        table.add_column(heading, justify="left" if heading == "seat" else "right")
     for place, seat in enumerate(ranking, start=1):
         label = seat_mark(seat, len(names))
         label.append(f" {names[seat] if seat < len(names) else seat}")
-        table.add_row(str(place), label, str(scores[seat]), str(cocoa[seat]))
+        table.add_row(str(place), label, str(scores[seat]) if seat < len(scores) else "?")
     winner = names[ranking[0]] if ranking and ranking[0] < len(names) else "?"
-    lines = [Text(f"{winner} wins!", style="bold green")]
-    tie = tiebreak_words(scores, ranking, cocoa)
-    if tie:
-        lines.append(Text(tie, style="italic"))
-    return Group(table, *lines)
+    return Group(table, Text(f"{winner} wins!", style="bold green"))
 
 
 class ResultScreen(ModalScreen[None]):

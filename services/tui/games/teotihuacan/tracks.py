@@ -10,8 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from services.engine.rules.teotihuacan.components import TEMPLES
+from services.tui.games.teotihuacan.words import TEMPLE_STYLE
 from services.tui.widgets.common import Panel, seat_mark
-from services.tui.words import TEMPLE_STYLE
 
 TEMPLE_STEPS = 12
 AVENUE_STEPS = 10

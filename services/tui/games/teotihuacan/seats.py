@@ -9,8 +9,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from services.tui.games.teotihuacan.words import discovery_words
 from services.tui.widgets.common import Panel, seat_mark
-from services.tui.words import discovery_words
 
 
 def render_seats(
@@ -57,7 +57,6 @@ class SeatsPanel(Panel):
     """Score and goods of every seat; ``<`` marks whose decision it is."""
 
     TITLE = "Seats"
-    you: int | None = None
 
     def render_state(self, state: Mapping[str, Any], names: Sequence[str]) -> RenderableType:
         """The seats table."""

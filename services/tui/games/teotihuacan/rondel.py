@@ -10,8 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from services.engine.rules.teotihuacan.components import components
+from services.tui.games.teotihuacan.words import board_name, discovery_words
 from services.tui.widgets.common import Panel, legend, seat_mark
-from services.tui.words import board_name, discovery_words
 
 
 def workers_on(state: Mapping[str, Any], board: int, names: Sequence[str]) -> Text:

@@ -9,14 +9,14 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from services.engine.rules.teotihuacan.components import TEMPLES
-from services.tui.widgets.common import Panel, seat_mark
-from services.tui.words import (
+from services.tui.games.teotihuacan.words import (
     TEMPLE_STYLE,
     discovery_words,
     royal_words,
     technology_words,
     temple_bonus_words,
 )
+from services.tui.widgets.common import Panel, seat_mark
 
 ROWS = ("top", "middle", "bottom")
 

@@ -10,8 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from services.engine.rules.teotihuacan import pyramid
+from services.tui.games.teotihuacan.words import decoration_icons, pyramid_icons
 from services.tui.widgets.common import Panel
-from services.tui.words import decoration_icons, pyramid_icons
 
 ICON_STYLE = {"b": "blue", "r": "red", "g": "green"}
 SIDES = ("top", "left", "right", "bottom")
