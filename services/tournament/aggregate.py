@@ -72,9 +72,7 @@ class RoundState:
 
     def record(self) -> RoundRecord:
         """The round as pairing and standings take it (results in table order)."""
-        return RoundRecord(
-            self.pairing, tuple(self.results[n] for n in sorted(self.results))
-        )
+        return RoundRecord(self.pairing, tuple(self.results[n] for n in sorted(self.results)))
 
 
 @dataclass(frozen=True)

@@ -223,9 +223,7 @@ class Conductor:
         round_, table = found
         result = round_.results.get(table.number)
         if result is not None:
-            await self._ratings.record(
-                state.config.ruleset, game_id, table.players, result.places
-            )
+            await self._ratings.record(state.config.ruleset, game_id, table.players, result.places)
 
     async def sweep(self, tournament_ids: Sequence[str]) -> None:
         """Catch up on finished tables whose notification was lost (a crash between a

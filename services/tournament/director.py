@@ -14,6 +14,7 @@ A periodic sweep over running tournaments catches notifications lost before publ
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import structlog
@@ -198,7 +199,5 @@ class Director:
 
 
 async def _sleep(stop: asyncio.Event, seconds: float) -> None:
-    try:
+    with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), seconds)
-    except TimeoutError:
-        pass

@@ -58,5 +58,5 @@ class GameEndPublisher:
                 maxlen=STREAM_CAP,
                 approximate=True,
             )
-        except Exception as exc:  # noqa: BLE001 - never fail a committed move
+        except Exception as exc:
             log.warning("game_finished_not_published", game_id=game_id, error=str(exc))
