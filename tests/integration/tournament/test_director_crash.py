@@ -1,0 +1,110 @@
+"""Crash safety of the director's work on a real Redis: a director killed between
+creating a round's games and appending RoundPaired creates nothing twice when it
+restarts, and two directors handling the same finished games open each round once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+
+import pytest
+
+from services.app import Stack, all_in_one
+from services.engine.client import InProcessEngineClient
+from services.engine.ruleset import DomainEvent
+from services.engine.rulesets import RulesetRegistry
+from services.engine.store.records import PrivateRecords
+from services.tournament.aggregate import TournamentState
+from services.tournament.conductor import Conductor
+from services.tournament.config import TournamentConfig
+from services.tournament.events import ROUND_PAIRED
+from services.tournament.model import Format
+from services.tournament.ratings_book import RatingsBook
+from services.tournament.repository import TournamentRepository
+
+
+class Killed(BaseException):
+    """Stands for kill -9: nothing after it runs."""
+
+
+class DyingRepository(TournamentRepository):
+    """Dies on its first append of a RoundPaired (after the round's games exist)."""
+
+    died = False
+
+    async def append(
+        self,
+        state: TournamentState,
+        events: Sequence[DomainEvent],
+        command_id: str = "",
+        private: PrivateRecords | None = None,
+    ) -> TournamentState:
+        if not self.died and any(e.type == ROUND_PAIRED for e in events):
+            self.died = True
+            raise Killed
+        return await super().append(state, events, command_id, private)
+
+
+@pytest.fixture
+async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, shards=4, director=False
+    ) as s:
+        yield s
+
+
+def conductor(stack: Stack, repo: TournamentRepository | None = None) -> Conductor:
+    return Conductor(
+        repo or TournamentRepository(stack.store),
+        InProcessEngineClient(stack.engine),
+        stack.reader,
+        RatingsBook(stack.store.client, stack.store.keys.prefix),
+    )
+
+
+async def bot_tournament(stack: Stack, players: int) -> str:
+    assert stack.tournaments is not None
+    config = TournamentConfig("crash", "nim", {}, Format.SWISS, 2, 2, rounds=2)
+    state = await stack.tournaments.create(config)
+    for n in range(players):
+        await stack.tournaments.register(state.tournament_id, f"p{n}", "", bot=True)
+    return state.tournament_id
+
+
+async def all_finished(stack: Stack, game_ids: Sequence[str]) -> None:
+    for _ in range(300):
+        snapshots = [await stack.reader.load(g) for g in game_ids]
+        if all(s.is_terminal() for s in snapshots):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("games did not finish")
+
+
+async def test_killed_before_round_paired_restarts_without_duplicates(stack: Stack) -> None:
+    tid = await bot_tournament(stack, 8)
+    dying = conductor(stack, DyingRepository(stack.store))
+    with pytest.raises(Killed):
+        await dying.start(tid)
+    games_before = {g.game_id for g in await stack.store.list_games()}
+    assert len(games_before) == 4  # the round's games exist; RoundPaired does not
+    state = await conductor(stack).start(tid)
+    assert set(state.rounds[0].game_ids.values()) == games_before
+    assert {g.game_id for g in await stack.store.list_games()} == games_before
+
+
+async def test_two_directors_open_each_round_once(stack: Stack) -> None:
+    tid = await bot_tournament(stack, 8)
+    first, second = conductor(stack), conductor(stack)
+    state = await first.start(tid)
+    for round_number in (1, 2):
+        games = list(state.rounds[round_number - 1].game_ids.values())
+        await all_finished(stack, games)
+        await asyncio.gather(
+            *(first.game_finished(g) for g in games), *(second.game_finished(g) for g in games)
+        )
+        state = await first.repo.load(tid)
+    events = await first.repo.events(tid)
+    assert [e.type for e in events].count(ROUND_PAIRED) == 2
+    assert [e.type for e in events].count("TableFinished") == 8
+    assert state.status == "finished"
+    assert len(await stack.store.list_games()) == 8
