@@ -114,7 +114,7 @@ async def test_swiss_of_16_bots_over_3_rounds(stub: Any, stack: Stack) -> None:
     assert [t.tournament_id for t in listed.tournaments] == [tid]
 
 
-async def test_refusals(stub: Any) -> None:
+async def test_refusals(stub: Any, stack: Stack) -> None:
     bad_size = stub.CreateTournament(
         pb.CreateTournamentRequest(config=nim_config(min_seats=2, max_seats=6))
     )
@@ -150,6 +150,21 @@ async def test_refusals(stub: Any) -> None:
     started = await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
     game = started.tournament.rounds[0].tables[0]
     assert sorted(game.players) == ["ann", "b1"]
+    # ann's seat in the game is bound to her player token (she plays with it).
+    snapshot = await stack.reader.load(game.game_id)
+    seat = list(game.players).index("ann")
+    assert snapshot.seats[seat].accepts(TOKEN)
+    assert not snapshot.seats[1 - seat].accepts(TOKEN)
+    not_hers = stub.WithdrawPlayer(
+        pb.WithdrawPlayerRequest(
+            tournament_id=tid, player="ann", player_token="another-token-0123456789abcdef"
+        )
+    )
+    assert await refusal(not_hers) == (grpc.StatusCode.FAILED_PRECONDITION, "not_your_player")
+    left = await stub.WithdrawPlayer(
+        pb.WithdrawPlayerRequest(tournament_id=tid, player="ann", player_token=TOKEN)
+    )
+    assert [p.withdrawn for p in left.tournament.players] == [True, False]
     late = stub.RegisterPlayer(pb.RegisterPlayerRequest(tournament_id=tid, player="b3", bot=True))
     assert await refusal(late) == (grpc.StatusCode.FAILED_PRECONDITION, "tournament_started")
     twice = stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
@@ -177,3 +192,5 @@ async def test_refusals(stub: Any) -> None:
         )
     )
     assert await refusal(taken) == (grpc.StatusCode.FAILED_PRECONDITION, "name_taken")
+    unknown = stub.GetTournament(pb.GetTournamentRequest(tournament_id="nope"))
+    assert (await refusal(unknown))[0] == grpc.StatusCode.NOT_FOUND
