@@ -302,7 +302,8 @@ async def run_gateway(
     settings: StoreSettings | None = None,
     gateway: GatewaySettings | None = None,
 ) -> None:
-    """``teoti gateway``: GameService alone, writing through a remote engine."""
+    """``teoti gateway``: GameService and TournamentService, writing through a remote
+    engine (no director: run ``teoti director``)."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
@@ -310,14 +311,19 @@ async def run_gateway(
     store = settings.store(redis)
     client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
     hub = WatchHub(store)
+    reader = settings.reader(store, registry)
+    # TournamentService here too (its Start creates round 1's games through the engine);
+    # the directors run as their own processes (teoti director).
+    tournaments, _director = tournament_parts(store, client, reader, registry)
     server, port = await create_server(
         address,
-        settings.reader(store, registry),
+        reader,
         client,
         limiter=gateway.limiter(),
         quota=gateway.quota(),
         hub=hub,
         watchers=gateway.watchers(),
+        tournaments=tournaments,
     )
     log.info(
         "gateway_serving",
