@@ -692,7 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from services.tournament_cli import add_commands as add_tournament_commands
 
-    add_tournament_commands(sub)
+    add_tournament_commands(sub, common)
 
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
     bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP)

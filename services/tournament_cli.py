@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -59,10 +60,10 @@ def print_standings(tournament: Any) -> None:
 
 async def _demo(args: argparse.Namespace) -> int:
     from services.app import all_in_one
+    from services.cli import _registry
     from services.embedded_redis import EmbeddedRedis
-    from services.engine.rulesets import default_registry
 
-    registry = default_registry()
+    registry = _registry(args.extra_ruleset)
     url = os.environ.get("REDIS_URL", "")
     server = None
     if not url:
@@ -70,7 +71,10 @@ async def _demo(args: argparse.Namespace) -> int:
         url = server.url
     try:
         async with (
-            all_in_one(url, "127.0.0.1:0", registry) as stack,
+            # A fresh key prefix: a demo on a shared $REDIS_URL touches nothing else.
+            all_in_one(
+                url, "127.0.0.1:0", registry, key_prefix=f"demo-{uuid.uuid4().hex[:12]}"
+            ) as stack,
             grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
         ):
             stub = pb_grpc.TournamentServiceStub(channel)
@@ -173,8 +177,9 @@ async def _standings(args: argparse.Namespace) -> int:
     return await _with_stub(args, run)
 
 
-def add_commands(sub: Any) -> None:
-    """Add ``teoti tournament {demo,create,join,start,standings}`` to ``sub``."""
+def add_commands(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``teoti tournament {demo,create,join,start,standings}`` to ``sub``;
+    ``common`` adds the options every command shares (``--extra-ruleset``)."""
     tournament = sub.add_parser("tournament", help="host and follow tournaments")
     commands = tournament.add_subparsers(dest="tournament_command", required=True)
 
@@ -194,6 +199,7 @@ def add_commands(sub: Any) -> None:
     demo = commands.add_parser("demo", help="a bot-only tournament on an embedded Redis")
     shape(demo)
     demo.add_argument("--players", type=int, default=16)
+    common(demo)
     demo.set_defaults(run=_demo)
 
     create = commands.add_parser("create", help="create a tournament; prints its id")

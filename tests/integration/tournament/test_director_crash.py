@@ -108,3 +108,24 @@ async def test_two_directors_open_each_round_once(stack: Stack) -> None:
     assert [e.type for e in events].count("TableFinished") == 8
     assert state.status == "finished"
     assert len(await stack.store.list_games()) == 8
+
+
+async def test_the_directors_sweep_records_tables_whose_notifications_were_lost(
+    stack: Stack,
+) -> None:
+    from services.tournament.director import Director, GameFinishedQueue
+
+    tid = await bot_tournament(stack, 4)
+    state = await conductor(stack).start(tid)
+    games = list(state.rounds[0].game_ids.values())
+    await all_finished(stack, games)
+    # The notifications were published, but drop them as a crash before publishing would.
+    for stream in stack.store.keys.all_finished():
+        await stack.store.client.delete(stream)
+    director = Director(
+        GameFinishedQueue(stack.store.client, stack.store.keys, "sweeper"), conductor(stack)
+    )
+    await director.sweep()
+    state = await conductor(stack).repo.load(tid)
+    assert len(state.rounds) == 2
+    assert state.rounds[0].complete()
