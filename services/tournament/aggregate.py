@@ -251,9 +251,13 @@ def decide_start(state: TournamentState) -> list[DomainEvent]:
     return [ev.tournament_started(state.active())]
 
 
-def next_pairing(state: TournamentState, seed: str) -> Pairing | None:
+def next_pairing(state: TournamentState, seed: str, strict: bool = False) -> Pairing | None:
     """The pairing of the next round (deterministic from the log and ``seed``), or None
-    when the tournament is over: every round played, or no table can be formed."""
+    when the tournament is over: every round played, or no table can be formed.
+
+    ``strict`` (round 1): raise TournamentRefused with the pairing's reason instead of
+    returning None, so a tournament never starts without a round.
+    """
     if len(state.rounds) >= state.config.rounds:
         return None
     config = state.config
@@ -268,8 +272,12 @@ def next_pairing(state: TournamentState, seed: str) -> Pairing | None:
             seed,
             advance=advance,
         )
-    except PairingError:
+    except PairingError as exc:
+        if strict:
+            raise TournamentRefused(exc.reason, exc.message) from exc
         return None
+    if strict and not pairing.tables:
+        raise TournamentRefused("pairing_impossible", "round 1 would have no table")
     return pairing if pairing.tables else None
 
 

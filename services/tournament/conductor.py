@@ -140,7 +140,7 @@ class Conductor:
     ) -> TournamentState:
         seed = await self.repo.seed(state.tournament_id)
         after = preview(state, prefix)
-        pairing = next_pairing(after, seed)
+        pairing = next_pairing(after, seed, strict=not state.rounds)
         if pairing is None:
             events = [*prefix, *finishing_events(after, seed)]
         else:
