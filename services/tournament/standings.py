@@ -144,18 +144,56 @@ def _share(mine: int, theirs: int) -> float:
     return 0.5 if mine == theirs else 0.0
 
 
+@dataclass
+class _Tally:
+    """Everything the standings sum up, from one pass over the history."""
+
+    order: dict[str, int]
+    totals: dict[str, float]
+    byes: dict[str, int]
+    played: dict[str, int]
+    columns: dict[str, dict[str, float]]
+
+    @classmethod
+    def build(
+        cls, entrants: Sequence[str], history: Sequence[RoundRecord], scoring: ScoringRules
+    ) -> _Tally:
+        order: dict[str, int] = {}
+        for player in entrants:
+            order.setdefault(player, len(order))
+        totals: dict[str, float] = defaultdict(float)
+        byes: dict[str, int] = defaultdict(int)
+        for record in history:
+            for table in record.pairing.tables:
+                for player in table.players:
+                    order.setdefault(player, len(order))
+            for player in record.pairing.byes:
+                order.setdefault(player, len(order))
+                byes[player] += 1
+                totals[player] += scoring.bye_points
+        seats = list(seat_outcomes(history, scoring))
+        for seat in seats:
+            totals[seat.player] += seat.points
+        columns: dict[str, dict[str, float]] = {name: defaultdict(float) for name in TIEBREAKS}
+        played: dict[str, int] = defaultdict(int)
+        for seat in seats:
+            played[seat.player] += 1
+            columns["table_points"][seat.player] += seat.points
+            if seat.place == 1 and not seat.forfeited:
+                columns["wins"][seat.player] += 1
+            buchholz = sonneborn_berger = 0.0
+            for mate, share in seat.mates:
+                mate_points = totals.get(mate, 0.0)
+                buchholz += mate_points
+                sonneborn_berger += mate_points * share
+            columns["buchholz"][seat.player] += buchholz
+            columns["sonneborn_berger"][seat.player] += sonneborn_berger
+        return cls(order, dict(totals), byes, played, columns)
+
+
 def player_points(history: Sequence[RoundRecord], scoring: ScoringRules) -> dict[str, float]:
-    """Total tournament points (tables + byes) per player seen in ``history``."""
-    points: dict[str, float] = defaultdict(float)
-    for record in history:
-        for player in record.pairing.byes:
-            points[player] += scoring.bye_points
-        for table in record.pairing.tables:
-            for player in table.players:
-                points[player] += 0.0
-    for seat in seat_outcomes(history, scoring):
-        points[seat.player] += seat.points
-    return dict(points)
+    """Total tournament points (tables + byes) per player who scored in ``history``."""
+    return _Tally.build((), history, scoring).totals
 
 
 def compute_standings(
@@ -175,33 +213,14 @@ def compute_standings(
     unknown = [name for name in scoring.tiebreaks if name not in TIEBREAKS]
     if unknown:
         raise ValueError(f"unknown tie-breaks {unknown}; known: {list(TIEBREAKS)}")
-    order: dict[str, int] = {}
-    for player in entrants:
-        order.setdefault(player, len(order))
-    for record in history:
-        for table in record.pairing.tables:
-            for player in table.players:
-                order.setdefault(player, len(order))
-        for player in record.pairing.byes:
-            order.setdefault(player, len(order))
-
-    seats = list(seat_outcomes(history, scoring))
-    totals = player_points(history, scoring)
-    byes: dict[str, int] = defaultdict(int)
-    for record in history:
-        for player in record.pairing.byes:
-            byes[player] += 1
-    columns: dict[str, dict[str, float]] = {name: defaultdict(float) for name in TIEBREAKS}
-    played: dict[str, int] = defaultdict(int)
-    for seat in seats:
-        played[seat.player] += 1
-        columns["table_points"][seat.player] += seat.points
-        if seat.place == 1 and not seat.forfeited:
-            columns["wins"][seat.player] += 1
-        for mate, share in seat.mates:
-            mate_points = totals.get(mate, 0.0)
-            columns["buchholz"][seat.player] += mate_points
-            columns["sonneborn_berger"][seat.player] += mate_points * share
+    tally = _Tally.build(entrants, history, scoring)
+    order, totals, byes, played, columns = (
+        tally.order,
+        tally.totals,
+        tally.byes,
+        tally.played,
+        tally.columns,
+    )
 
     def key(player: str) -> tuple[float, ...]:
         values = [totals.get(player, 0.0)]

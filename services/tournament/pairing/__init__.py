@@ -16,6 +16,8 @@ from services.tournament.model import (
     ScoringRules,
     TableSize,
 )
+from services.tournament.pairing.elimination import pair_elimination
+from services.tournament.pairing.round_robin import pair_round_robin
 from services.tournament.pairing.swiss import pair_swiss
 
 __all__ = ["pair_round"]
@@ -50,4 +52,8 @@ def pair_round(
         raise PairingError("duplicate_entrant", "a player is listed twice among the entrants")
     if fmt is Format.SWISS:
         return pair_swiss(entrants, history, size, scoring, seed)
-    raise PairingError("format_not_supported", f"format {fmt!s} is not paired yet")
+    if fmt is Format.ROUND_ROBIN:
+        return pair_round_robin(entrants, history, size, scoring, seed)
+    if fmt is Format.ELIMINATION:
+        return pair_elimination(entrants, history, size, scoring, seed, advance)
+    raise PairingError("unknown_format", f"unknown tournament format {fmt!r}")

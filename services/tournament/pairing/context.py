@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.tournament.model import RoundRecord, ScoringRules
-from services.tournament.standings import compute_standings, player_points
+from services.tournament.standings import compute_standings
 
 __all__ = ["PairingContext", "pair_key", "seeded_rng"]
 
@@ -68,14 +68,11 @@ class PairingContext:
                     for other in players[i + 1 :]:
                         meetings[pair_key(player, other)] += 1
         active = set(entrants)
-        ranking = tuple(
-            row.player
-            for row in compute_standings(entrants, history, scoring)
-            if row.player in active
-        )
+        rows = compute_standings(entrants, history, scoring)
+        ranking = tuple(row.player for row in rows if row.player in active)
         return cls(
             round=len(history) + 1,
-            points=player_points(history, scoring),
+            points={row.player: row.points for row in rows},
             meetings=meetings,
             byes=byes,
             seat_advantage=advantage,

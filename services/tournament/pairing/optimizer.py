@@ -128,19 +128,30 @@ def _repair_one(seating: Seating, costs: list[float], i: int, cost: PairCost) ->
 def _swaps(
     seating: Seating, costs: list[float], i: int, j: int, cost: PairCost
 ) -> list[tuple[float, int, int]]:
-    """Every swap between tables ``i`` and ``j`` as ``(cost change, index in i, index in j)``."""
+    """Every swap between tables ``i`` and ``j`` as ``(cost change, index in i, index in j)``.
+
+    Uses the cross costs once (``cross[x][y]`` = cost of ``i``'s x-th with ``j``'s y-th):
+    after a swap, ``b`` meets ``i``'s others and ``a`` meets ``j``'s others.
+    """
     a_table, b_table = seating[i], seating[j]
+    cross = [[cost(a, b) for b in b_table] for a in a_table]
+    a_inner = [_inner(a_table, x, cost) for x in range(len(a_table))]
+    b_inner = [_inner(b_table, y, cost) for y in range(len(b_table))]
+    b_to_i = [sum(cross[x][y] for x in range(len(a_table))) for y in range(len(b_table))]
+    a_to_j = [sum(row) for row in cross]
     out = []
-    for x, a in enumerate(a_table):
-        a_rest = [p for k, p in enumerate(a_table) if k != x]
-        a_out = sum(cost(a, p) for p in a_rest)
-        for y, b in enumerate(b_table):
-            b_rest = [p for k, p in enumerate(b_table) if k != y]
-            b_out = sum(cost(b, p) for p in b_rest)
-            a_in = sum(cost(b, p) for p in a_rest)
-            b_in = sum(cost(a, p) for p in b_rest)
-            out.append((a_in + b_in - a_out - b_out, x, y))
+    for x in range(len(a_table)):
+        for y in range(len(b_table)):
+            here = cross[x][y]
+            a_in = b_to_i[y] - here  # b joins i's players other than a
+            b_in = a_to_j[x] - here  # a joins j's players other than b
+            out.append((a_in + b_in - a_inner[x] - b_inner[y], x, y))
     return out
+
+
+def _inner(table: list[str], x: int, cost: PairCost) -> float:
+    """The cost between ``table[x]`` and the rest of its table."""
+    return sum(cost(table[x], p) for k, p in enumerate(table) if k != x)
 
 
 def _apply(
