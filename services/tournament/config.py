@@ -209,5 +209,5 @@ def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None
             "timeout_policy_unsupported",
             f"{info.title} has no bot to take over a seat that runs out of time; use forfeit",
         )
-    if config.format is Format.ELIMINATION and config.advance >= config.min_seats:
-        raise InvalidTournament(bad, "advance must be fewer than the smallest table's seats")
+    if config.format is Format.ELIMINATION and not 0 <= config.advance < config.max_seats:
+        raise InvalidTournament(bad, "advance must be 0 (default) or fewer than max seats")

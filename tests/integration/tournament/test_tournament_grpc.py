@@ -194,3 +194,41 @@ async def test_refusals(stub: Any, stack: Stack) -> None:
     assert await refusal(taken) == (grpc.StatusCode.FAILED_PRECONDITION, "name_taken")
     unknown = stub.GetTournament(pb.GetTournamentRequest(tournament_id="nope"))
     assert (await refusal(unknown))[0] == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    ("fmt", "players", "seats", "advance", "rounds"),
+    [
+        pytest.param(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 6, 2, 0, 5, id="round_robin"),
+        pytest.param(pb.TOURNAMENT_FORMAT_ELIMINATION, 16, 4, 2, 5, id="elimination"),
+    ],
+)
+async def test_round_robin_and_elimination_play_out_and_verify(
+    stub: Any, fmt: int, players: int, seats: int, advance: int, rounds: int
+) -> None:
+    config = nim_config(
+        format=fmt, min_seats=2, max_seats=seats, advance=advance, rounds=rounds, rated=False
+    )
+    tid = (
+        await stub.CreateTournament(pb.CreateTournamentRequest(config=config))
+    ).tournament.tournament_id
+    for n in range(players):
+        await stub.RegisterPlayer(
+            pb.RegisterPlayerRequest(tournament_id=tid, player=f"p{n:02}", bot=True)
+        )
+    await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+    for _ in range(600):
+        got = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
+        if got.status == "finished":
+            break
+        await asyncio.sleep(0.1)
+    assert got.status == "finished"
+    verified = await stub.VerifyTournament(pb.VerifyTournamentRequest(tournament_id=tid))
+    assert verified.chain_ok and verified.pairings_ok, verified
+    assert verified.rounds_checked == len(got.rounds)
+    if fmt == pb.TOURNAMENT_FORMAT_ROUND_ROBIN:
+        met = {frozenset(t.players) for r in got.rounds for t in r.tables}
+        assert len(met) == 15  # 6 players, 5 rounds: everyone met everyone once
+    else:
+        assert [len(r.tables) for r in got.rounds][0] == 4
+        assert len(got.rounds[-1].tables) == 1  # a final table
