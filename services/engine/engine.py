@@ -55,7 +55,7 @@ from services.engine.ruleset import DomainEvent, SetupRequest, decide_and_fold
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.chain import GENESIS_HASH
-from services.engine.store.keys import check_game_id
+from services.engine.store.keys import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import (
     SYSTEM_SEAT,
@@ -132,6 +132,8 @@ class Engine:
             check_game_id(game_id)
         except ValueError as exc:
             raise GameNotFound(game_id) from exc
+        if game_id.startswith(NOT_A_GAME_PREFIX):  # a tournament's log, not a game
+            raise GameNotFound(game_id)
         return await self._snapshots.load(game_id)
 
     def _metadata(self, command_id: str, seat: int) -> EventMetadata:

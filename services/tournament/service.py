@@ -73,15 +73,25 @@ class TournamentService:
         self._seed_source = seed_source
 
     async def create(self, config: TournamentConfig, command_id: str = "") -> TournamentState:
-        """Create a tournament. Raises InvalidTournament, UnknownRuleset."""
+        """Create a tournament; a retry with the same ``command_id`` and config returns
+        it. Raises InvalidTournament, UnknownRuleset, TournamentRefused
+        ``command_id_reused`` (the id created a tournament with another config)."""
         ruleset = self._registry.get(config.ruleset)
         validate(config, info_of(ruleset), bot_policy_of(ruleset) is not None)
         tournament_id = tournament_id_for(command_id) if command_id else uuid.uuid4().hex[:20]
         if command_id:
             try:
-                return await self.repo.load(tournament_id)
+                existing = await self.repo.load(tournament_id)
             except LookupError:
                 pass
+            else:
+                if existing.config != config:
+                    raise TournamentRefused(
+                        "command_id_reused",
+                        "this command id created a tournament with another config; "
+                        "choose a new command id",
+                    )
+                return existing
         state = await self.repo.create(tournament_id, config, self._seed_source(), command_id)
         log.info("tournament_created", tournament_id=tournament_id, ruleset=config.ruleset)
         return state

@@ -194,6 +194,22 @@ async def test_refusals(stub: Any, stack: Stack) -> None:
     assert await refusal(taken) == (grpc.StatusCode.FAILED_PRECONDITION, "name_taken")
     unknown = stub.GetTournament(pb.GetTournamentRequest(tournament_id="nope"))
     assert (await refusal(unknown))[0] == grpc.StatusCode.NOT_FOUND
+    # A tournament's log is not a game: GameService does not serve it.
+    with pytest.raises(LookupError):
+        await stack.reader.load(f"t-{tid}")
+
+
+async def test_create_is_idempotent_by_command_id(stub: Any) -> None:
+    request = pb.CreateTournamentRequest(config=nim_config(), command_id="create-1")
+    first = await stub.CreateTournament(request)
+    again = await stub.CreateTournament(request)
+    assert first.tournament.tournament_id == again.tournament.tournament_id
+    other = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(rounds=4), command_id="create-1")
+    )
+    assert await refusal(other) == (grpc.StatusCode.FAILED_PRECONDITION, "command_id_reused")
+    listed = await stub.ListTournaments(pb.ListTournamentsRequest())
+    assert len(listed.tournaments) == 1
 
 
 @pytest.mark.parametrize(
