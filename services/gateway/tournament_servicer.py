@@ -200,10 +200,12 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     async def ListTournaments(self, request: Any, context: Context) -> Any:
         """See the proto."""
         size = request.page_size if 0 < request.page_size <= 100 else 50
-        try:
-            after = int(request.page_token) if request.page_token else -1
-        except ValueError as exc:
-            raise InvalidTournament("page_token", "bad page token") from exc
+        after: tuple[int, str] | None = None
+        if request.page_token:
+            ms, sep, last = request.page_token.partition(":")
+            if not sep or not ms.isdigit() or not last:
+                raise InvalidTournament("page_token", "bad page token")
+            after = (int(ms), last)
         page = await self._service.page(after, size)
         return pb.ListTournamentsResponse(
             tournaments=[
@@ -217,7 +219,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
                 )
                 for _ms, s in page
             ],
-            next_page_token=str(page[-1][0]) if len(page) == size else "",
+            next_page_token=f"{page[-1][0]}:{page[-1][1].tournament_id}"
+            if len(page) == size
+            else "",
         )
 
     @stream_errors

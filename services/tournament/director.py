@@ -140,7 +140,7 @@ class Director:
     async def sweep(self) -> None:
         """One pass over every running tournament (lost notifications, stuck rounds)."""
         repo = self._conductor.repo
-        after = -1
+        after: tuple[int, str] | None = None
         while True:
             page = await repo.list(after, 200)
             if not page:
@@ -151,7 +151,7 @@ class Director:
                 if state.status == RUNNING:
                     running.append(tournament_id)
             await self._conductor.sweep(running)
-            after = page[-1][0]
+            after = page[-1]
 
     async def _reader(self, streams: list[str], stop: asyncio.Event) -> None:
         while not stop.is_set():

@@ -148,12 +148,18 @@ class TournamentRepository:
         """Registration index -> player token hash of the tournament's human players."""
         return (await self.store.read_private(stream_id(tournament_id))).token_hashes
 
-    async def list(self, after_ms: int = -1, limit: int = 100) -> list[tuple[int, str]]:
-        """(created ms, tournament id) oldest first, created strictly after ``after_ms``."""
+    async def list(
+        self, after: tuple[int, str] | None = None, limit: int = 100
+    ) -> list[tuple[int, str]]:
+        """(created ms, tournament id) in that order, strictly after ``after`` (a page
+        cursor: the last entry of the previous page)."""
+        start = after[0] if after else "-inf"
+        # Ids created in the cursor's ms come first: read past them, then cut.
         reply: Any = await self._redis.zrangebyscore(
-            self._index, f"({after_ms}", "+inf", start=0, num=limit, withscores=True
+            self._index, start, "+inf", start=0, num=limit + 100, withscores=True
         )
-        return [(int(score), str(tid)) for tid, score in reply]
+        entries = sorted((int(score), str(tid)) for tid, score in reply)
+        return [e for e in entries if after is None or e > after][:limit]
 
     async def bind_games(self, tournament_id: str, game_ids: Sequence[str]) -> None:
         """Record that ``game_ids`` are tables of ``tournament_id`` (idempotent)."""

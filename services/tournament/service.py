@@ -151,9 +151,12 @@ class TournamentService:
         """The tournament folded from its log. Raises TournamentNotFound."""
         return await self.repo.load(tournament_id)
 
-    async def page(self, after_ms: int, limit: int) -> list[tuple[int, TournamentState]]:
-        """(created ms, state) of up to ``limit`` tournaments created after ``after_ms``."""
-        page = await self.repo.list(after_ms, limit)
+    async def page(
+        self, after: tuple[int, str] | None, limit: int
+    ) -> list[tuple[int, TournamentState]]:
+        """(created ms, state) of up to ``limit`` tournaments after the cursor ``after``
+        (created ms, id), oldest first."""
+        page = await self.repo.list(after, limit)
         return [(ms, await self.repo.load(tid)) for ms, tid in page]
 
     async def export(self, tournament_id: str) -> str:

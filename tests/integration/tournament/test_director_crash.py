@@ -129,3 +129,38 @@ async def test_the_directors_sweep_records_tables_whose_notifications_were_lost(
     state = await conductor(stack).repo.load(tid)
     assert len(state.rounds) == 2
     assert state.rounds[0].complete()
+
+
+async def test_two_director_processes_at_once_create_each_round_once(stack: Stack) -> None:
+    """Two director loops on one consumer group (as two ``teoti director``), each with
+    its own sweep: every round is paired once and no game is created twice."""
+    from services.tournament.director import Director, GameFinishedQueue
+
+    stop = asyncio.Event()
+    loops = [
+        asyncio.create_task(
+            Director(
+                GameFinishedQueue(stack.store.client, stack.store.keys, f"d{n}"),
+                conductor(stack),
+                sweep_s=0.2,
+                block_ms=100,
+            ).run(stop)
+        )
+        for n in range(2)
+    ]
+    try:
+        tid = await bot_tournament(stack, 8)
+        await conductor(stack).start(tid)
+        repo = TournamentRepository(stack.store)
+        for _ in range(300):
+            if (await repo.load(tid)).status == "finished":
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        stop.set()
+        await asyncio.gather(*loops)
+    types = [e.type for e in await repo.events(tid)]
+    assert types.count(ROUND_PAIRED) == 2
+    assert types.count("TableFinished") == 8
+    assert types[-2:] == ["TournamentFinished", "SeedRevealed"]
+    assert len(await stack.store.list_games()) == 8

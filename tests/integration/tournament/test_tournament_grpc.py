@@ -210,6 +210,17 @@ async def test_create_is_idempotent_by_command_id(stub: Any) -> None:
     assert await refusal(other) == (grpc.StatusCode.FAILED_PRECONDITION, "command_id_reused")
     listed = await stub.ListTournaments(pb.ListTournamentsRequest())
     assert len(listed.tournaments) == 1
+    for n in range(4):
+        await stub.CreateTournament(pb.CreateTournamentRequest(config=nim_config(name=f"t{n}")))
+    seen: list[str] = []
+    token = ""
+    while True:
+        page = await stub.ListTournaments(pb.ListTournamentsRequest(page_size=2, page_token=token))
+        seen += [t.name for t in page.tournaments]
+        token = page.next_page_token
+        if not token:
+            break
+    assert sorted(seen) == ["Nim open", "t0", "t1", "t2", "t3"]
 
 
 @pytest.mark.parametrize(
