@@ -40,12 +40,13 @@ async def create_server(
     ``await server.stop(grace)``.
     """
     stubs = load_stubs()
+    limiter = limiter or ClientRateLimiter()  # one budget per client across both services
     servicer = GameServicer(
         reader,
         client,
         default_ruleset or DEFAULT_RULESET,
         hub=hub,
-        limiter=limiter or ClientRateLimiter(),
+        limiter=limiter,
         quota=quota,
         watchers=watchers,
     )
@@ -54,7 +55,9 @@ async def create_server(
     if tournaments is not None:
         from services.rpc.generated import tournament_service_pb2_grpc
 
-        tournament_servicer = TournamentServicer(tournaments, default_ruleset or DEFAULT_RULESET)
+        tournament_servicer = TournamentServicer(
+            tournaments, default_ruleset or DEFAULT_RULESET, limiter, quota
+        )
         registrars.append(
             lambda s: tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(
                 tournament_servicer, s

@@ -11,6 +11,7 @@ from services.rpc.convert import parse_object
 from services.rpc.errors import stream_errors, unary_errors
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
+from services.rpc.limits import ClientRateLimiter, CreationQuota
 from services.tournament.aggregate import FINISHED, TournamentState
 from services.tournament.config import TimeControl, TournamentConfig
 from services.tournament.errors import InvalidTournament
@@ -155,15 +156,33 @@ def event_to_proto(event: StoredEvent) -> Any:
 
 
 class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[misc]
-    """gRPC handlers of TournamentService (see proto/gameserver/v1/tournament_service.proto)."""
+    """gRPC handlers of TournamentService (see proto/gameserver/v1/tournament_service.proto).
 
-    def __init__(self, service: TournamentService, default_ruleset: str) -> None:
+    Every call spends the caller's rate limit (the gateway's, per address);
+    CreateTournament also one of its creation quota (the games a tournament's rounds
+    create later are the director's, not the caller's).
+    """
+
+    def __init__(
+        self,
+        service: TournamentService,
+        default_ruleset: str,
+        limiter: ClientRateLimiter | None = None,
+        quota: CreationQuota | None = None,
+    ) -> None:
         self._service = service
         self._default_ruleset = default_ruleset
+        self._limiter = limiter or ClientRateLimiter()
+        self._quota = quota or CreationQuota()
+
+    def _admit(self, context: Context) -> None:
+        self._limiter.admit(str(context.peer()))
 
     @unary_errors
     async def CreateTournament(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
+        self._quota.admit(str(context.peer()))
         config = config_from_proto(request.config, self._default_ruleset)
         state = await self._service.create(config, request.command_id)
         return pb.CreateTournamentResponse(tournament=tournament_to_proto(state))
@@ -171,6 +190,7 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     @unary_errors
     async def RegisterPlayer(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         state = await self._service.register(
             request.tournament_id, request.player, request.player_token, request.bot
         )
@@ -179,6 +199,7 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     @unary_errors
     async def WithdrawPlayer(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         state = await self._service.withdraw(
             request.tournament_id, request.player, request.player_token
         )
@@ -187,18 +208,21 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     @unary_errors
     async def StartTournament(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         state = await self._service.start(request.tournament_id)
         return pb.StartTournamentResponse(tournament=tournament_to_proto(state))
 
     @unary_errors
     async def GetTournament(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         state = await self._service.get(request.tournament_id)
         return pb.GetTournamentResponse(tournament=tournament_to_proto(state))
 
     @unary_errors
     async def ListTournaments(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         size = request.page_size if 0 < request.page_size <= 100 else 50
         after: tuple[int, str] | None = None
         if request.page_token:
@@ -227,6 +251,7 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     @stream_errors
     async def WatchTournament(self, request: Any, context: Context) -> AsyncIterator[Any]:
         """See the proto: events after ``after_version`` until TournamentFinished's batch."""
+        self._admit(context)
         state = await self._service.get(request.tournament_id)
         store = self._service.repo.store
         sid = stream_id(state.tournament_id)
@@ -246,17 +271,20 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     @unary_errors
     async def ExportTournament(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         return pb.ExportTournamentResponse(json=await self._service.export(request.tournament_id))
 
     @unary_errors
     async def VerifyTournament(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         report = await self._service.verify(request.tournament_id)
         return pb.VerifyTournamentResponse(**report)
 
     @unary_errors
     async def GetLeaderboard(self, request: Any, context: Context) -> Any:
         """See the proto."""
+        self._admit(context)
         limit = request.limit if 0 < request.limit <= 500 else 100
         board = await self._service.leaderboard(request.ruleset or self._default_ruleset, limit)
         return pb.GetLeaderboardResponse(
