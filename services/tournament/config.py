@@ -15,6 +15,7 @@ from typing import Any
 from services.engine.ruleset import RulesetInfo
 from services.tournament.errors import InvalidTournament
 from services.tournament.model import Format, ScoringRules, TableSize, default_points
+from services.tournament.standings import TIEBREAKS
 
 TIMEOUT_POLICIES = ("bot_takeover", "forfeit")
 """What happens to a seat whose clock runs out: a bot plays it, or it forfeits (last)."""
@@ -208,6 +209,11 @@ def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None
         raise InvalidTournament(
             "timeout_policy_unsupported",
             f"{info.title} has no bot to take over a seat that runs out of time; use forfeit",
+        )
+    unknown = [name for name in config.tiebreaks if name not in TIEBREAKS]
+    if unknown or len(set(config.tiebreaks)) != len(config.tiebreaks):
+        raise InvalidTournament(
+            bad, f"tie-breaks are distinct names among {', '.join(TIEBREAKS)}, not {unknown}"
         )
     if config.format is Format.ELIMINATION and not 0 <= config.advance < config.max_seats:
         raise InvalidTournament(bad, "advance must be 0 (default) or fewer than max seats")

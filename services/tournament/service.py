@@ -7,6 +7,7 @@ Queries fold the log; Export and Verify use nothing but the log (and the reveale
 
 from __future__ import annotations
 
+import random
 import secrets
 import uuid
 from collections.abc import Callable
@@ -16,7 +17,7 @@ import structlog
 
 from services.engine.errors import VersionConflict
 from services.engine.game_seats import check_client_token
-from services.engine.ruleset import bot_policy_of, info_of
+from services.engine.ruleset import SetupRequest, bot_policy_of, info_of
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.chain import verify_chain
 from services.engine.store.records import PrivateRecords, canonical_json
@@ -73,11 +74,17 @@ class TournamentService:
         self._seed_source = seed_source
 
     async def create(self, config: TournamentConfig, command_id: str = "") -> TournamentState:
-        """Create a tournament; a retry with the same ``command_id`` and config returns
+        """Create a tournament (config checked, and its options by setting up a game of
+        each table size); a retry with the same ``command_id`` and config returns
         it. Raises InvalidTournament, UnknownRuleset, TournamentRefused
         ``command_id_reused`` (the id created a tournament with another config)."""
         ruleset = self._registry.get(config.ruleset)
         validate(config, info_of(ruleset), bot_policy_of(ruleset) is not None)
+        # Options the ruleset refuses would only show when round 1's games are created:
+        # set up one game of every table size now (raises InvalidOptions).
+        for seats in range(config.min_seats, config.max_seats + 1):
+            names = tuple(f"player {n + 1}" for n in range(seats))
+            ruleset.setup(SetupRequest(seats, dict(config.options), names), random.Random(0))
         tournament_id = tournament_id_for(command_id) if command_id else uuid.uuid4().hex[:20]
         if command_id:
             try:

@@ -130,6 +130,15 @@ async def test_refusals(stub: Any, stack: Stack) -> None:
         "timeout_policy_unsupported",
     )
 
+    bad_options = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(options_json='{"max_take": "lots"}'))
+    )
+    assert (await refusal(bad_options))[0] == grpc.StatusCode.INVALID_ARGUMENT
+    bad_tiebreak = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(tiebreaks=["coin_flip"]))
+    )
+    assert await refusal(bad_tiebreak) == (grpc.StatusCode.INVALID_ARGUMENT, "invalid_config")
+
     full = await stub.CreateTournament(pb.CreateTournamentRequest(config=nim_config(max_players=2)))
     tid = full.tournament.tournament_id
     await stub.RegisterPlayer(
