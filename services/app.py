@@ -26,6 +26,7 @@ from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.engine.servicer import start_engine_server
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
+from services.engine.store.finished import GameEndPublisher
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
@@ -41,6 +42,11 @@ from services.rpc.limits import (
     CreationQuota,
     WatcherLimit,
 )
+from services.tournament.conductor import Conductor
+from services.tournament.director import Director, GameFinishedQueue
+from services.tournament.ratings_book import RatingsBook
+from services.tournament.repository import TournamentRepository
+from services.tournament.service import TournamentService
 
 log = structlog.get_logger(__name__)
 SHUTDOWN_GRACE_S = 3.0
@@ -132,6 +138,29 @@ class Stack:
     reader: GameReader
     server: grpc.aio.Server
     hub: WatchHub
+    tournaments: TournamentService | None = None
+
+
+def director_name() -> str:
+    """A director consumer name unique per process on this host."""
+    return f"director-{socket.gethostname()}-{os.getpid()}"
+
+
+def tournament_parts(
+    store: RedisEventStore,
+    client: EngineClient,
+    reader: GameReader,
+    registry: RulesetRegistry,
+    sweep_s: float = 30.0,
+) -> tuple[TournamentService, Director]:
+    """The tournament service and a director over ``store``, creating games through
+    ``client`` (the composition of every process that hosts tournaments)."""
+    ratings = RatingsBook(store.client, store.keys.prefix)
+    conductor = Conductor(TournamentRepository(store), client, reader, ratings)
+    director = Director(
+        GameFinishedQueue(store.client, store.keys, director_name()), conductor, sweep_s=sweep_s
+    )
+    return TournamentService(conductor, registry, ratings), director
 
 
 def _bot(
@@ -171,13 +200,15 @@ async def all_in_one(
     quota: CreationQuota | None = None,
     pool_size: int = POOL_SIZE,
     watchers: WatcherLimit | None = None,
+    director: bool = True,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
     ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
     ``limiter`` / ``quota`` / ``watchers``: the gateway's limits (defaults:
     :class:`GatewaySettings`);
-    ``pool_size``: Redis connections of the process.
+    ``pool_size``: Redis connections of the process; ``director``: run a tournament
+    director here (TournamentService is served either way).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -186,11 +217,18 @@ async def all_in_one(
     settings = StoreSettings(key_prefix, shards, snapshot_every, pool_size)
     store = settings.store(redis_url)
     snapshots = SnapshotCache(store, registry, snapshot_every=snapshot_every)
-    engine = Engine(store, registry, seed_source=seed_source, snapshots=snapshots)
+    engine = Engine(
+        store,
+        registry,
+        seed_source=seed_source,
+        snapshots=snapshots,
+        on_finished=GameEndPublisher(store.client, store.keys),
+    )
     client = InProcessEngineClient(engine)
     bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
     reader = GameReader(store, registry, snapshots)
     hub = WatchHub(store)
+    tournaments, director_loop = tournament_parts(store, client, reader, registry)
     server, port = await create_server(
         address,
         reader,
@@ -200,8 +238,10 @@ async def all_in_one(
         quota or GatewaySettings().quota(),
         hub,
         watchers,
+        tournaments,
     )
     stop = asyncio.Event()
+    directing = asyncio.create_task(director_loop.run(stop)) if director else None
     worker = asyncio.create_task(
         _bot(
             store,
@@ -212,12 +252,14 @@ async def all_in_one(
     )
     log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
     try:
-        yield Stack(port, store, engine, reader, server, hub)
+        yield Stack(port, store, engine, reader, server, hub, tournaments)
     finally:
         await server.stop(SHUTDOWN_GRACE_S)
         await hub.close()
         stop.set()
         await worker
+        if directing is not None:
+            await directing
         await store.close()
 
 
@@ -237,7 +279,13 @@ async def run_engine(
     store = settings.store(redis)
     snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
     credential = _bot_credential()
-    engine = Engine(store, registry, snapshots=snapshots, bot_credential=credential)
+    engine = Engine(
+        store,
+        registry,
+        snapshots=snapshots,
+        bot_credential=credential,
+        on_finished=GameEndPublisher(store.client, store.keys),
+    )
     server, port = await start_engine_server(engine, address)
     log.info("engine_serving", port=port, redis=as_config(redis).describe())
     await stop.wait()
@@ -254,7 +302,8 @@ async def run_gateway(
     settings: StoreSettings | None = None,
     gateway: GatewaySettings | None = None,
 ) -> None:
-    """``teoti gateway``: GameService alone, writing through a remote engine."""
+    """``teoti gateway``: GameService and TournamentService, writing through a remote
+    engine (no director: run ``teoti director``)."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
@@ -262,14 +311,19 @@ async def run_gateway(
     store = settings.store(redis)
     client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
     hub = WatchHub(store)
+    reader = settings.reader(store, registry)
+    # TournamentService here too (its Start creates round 1's games through the engine);
+    # the directors run as their own processes (teoti director).
+    tournaments, _director = tournament_parts(store, client, reader, registry)
     server, port = await create_server(
         address,
-        settings.reader(store, registry),
+        reader,
         client,
         limiter=gateway.limiter(),
         quota=gateway.quota(),
         hub=hub,
         watchers=gateway.watchers(),
+        tournaments=tournaments,
     )
     log.info(
         "gateway_serving",
@@ -311,6 +365,27 @@ async def run_bot(
         await asyncio.gather(worker.run(stop), health.run(stop))
     else:
         await worker.run(stop)
+    await client.close()
+    await store.close()
+
+
+async def run_director(
+    redis: RedisConfig | str,
+    engine_target: str,
+    registry: RulesetRegistry,
+    stop: asyncio.Event,
+    settings: StoreSettings | None = None,
+) -> None:
+    """``teoti director``: the tournament director alone, creating games through a
+    remote engine (run as many as you like: they share one consumer group)."""
+    from services.engine.remote import RemoteEngineClient
+
+    settings = settings or StoreSettings()
+    store = settings.store(redis)
+    client = RemoteEngineClient(engine_target)
+    _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
+    log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
+    await director.run(stop)
     await client.close()
     await store.close()
 

@@ -284,6 +284,19 @@ async def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _director(args: argparse.Namespace) -> int:
+    from services.app import run_director
+
+    await run_director(
+        _need_redis(args),
+        args.engine,
+        _registry(args.extra_ruleset),
+        _stop_event(),
+        _store_settings(args),
+    )
+    return 0
+
+
 async def _redis_acl(args: argparse.Namespace) -> int:
     from services.engine.store.acl import MIN_REDIS, redis_cli_lines
 
@@ -559,7 +572,7 @@ async def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-SERVICE_COMMANDS = frozenset({"serve", "engine", "gateway", "bot"})
+SERVICE_COMMANDS = frozenset({"serve", "engine", "gateway", "bot", "director"})
 
 
 def _log_level(value: str) -> str:
@@ -700,6 +713,20 @@ def build_parser() -> argparse.ArgumentParser:
     redis_opt(archive)
     common(archive)
     archive.set_defaults(run=_archive)
+
+    director = sub.add_parser(
+        "director", help="tournament director alone (creates games via --engine)"
+    )
+    director.add_argument(
+        "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
+    )
+    redis_opt(director)
+    common(director)
+    director.set_defaults(run=_director)
+
+    from services.tournament_cli import add_commands as add_tournament_commands
+
+    add_tournament_commands(sub, common)
 
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
     bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP)

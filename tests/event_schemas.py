@@ -40,6 +40,8 @@ from services.bot.policy import RandomPolicy
 from services.engine.engine_events import ENGINE_EVENTS
 from services.engine.store.records import StoredEvent
 from tests.game_driver import OPEN, Fixture, bot, play, registry
+from tests.tournament_samples import SCOPE as TOURNAMENT_SCOPE
+from tests.tournament_samples import tournament_samples
 
 REGISTRY_DIR = Path(__file__).resolve().parent.parent / "docs" / "event-schemas"
 ENGINE_SCOPE = "engine"
@@ -159,6 +161,7 @@ def played_samples(seeds: int = 1) -> list[tuple[Key, Any]]:
     for game in sample_games(seeds):
         events, _snapshot = asyncio.run(play(game, reg))
         samples.extend(keyed_payloads(game.ruleset, events))
+    samples.extend(tournament_samples(seeds))
     return samples
 
 
@@ -196,6 +199,19 @@ SEALED_SCHEMA: dict[str, Any] = {
 Archaeology's ``dug:<n>``), so the schema fixes the shape of each commitment, not the ids."""
 
 
+TOURNAMENT_OPTIONS_SCHEMA: dict[str, Any] = {
+    "description": "the ruleset's options object (its own schema, see GameCreated)",
+    "type": "object",
+}
+POINTS_BY_PLACE_SCHEMA: dict[str, Any] = {
+    "description": "table size (decimal text) -> points for places 1..size",
+    "type": "object",
+    "propertyNames": {"pattern": "^[0-9]+$"},
+    "additionalProperties": {"items": {"type": "number"}, "type": "array"},
+}
+"""Keys of a TournamentCreated config that are maps, not fixed shapes."""
+
+
 def infer(samples: Iterable[tuple[Key, Any]]) -> dict[Key, dict[str, Any]]:
     """One strict JSON Schema per key, covering every sample payload of that key."""
     builders: dict[Key, SchemaBuilder] = {}
@@ -207,6 +223,10 @@ def infer(samples: Iterable[tuple[Key, Any]]) -> dict[Key, dict[str, Any]]:
         schema = _strict(builder.to_schema())
         if "sealed" in schema.get("properties", {}):
             schema["properties"]["sealed"] = SEALED_SCHEMA
+        if (scope, event_type) == (TOURNAMENT_SCOPE, "TournamentCreated"):
+            config = schema["properties"]["config"]["properties"]
+            config["options"] = TOURNAMENT_OPTIONS_SCHEMA
+            config["points_by_place"] = POINTS_BY_PLACE_SCHEMA
         schema["title"] = f"{event_type} v{version} ({scope})"
         schemas[key] = schema
     return schemas

@@ -89,7 +89,10 @@ def server_sets(repo_root: Path) -> list[ProtoSet]:
         *client_sets(client_dir, repo_root / "proto"),
         ProtoSet(
             repo_root / "proto",
-            (f"{PROTO_PACKAGE_DIR}/engine_service.proto",),
+            (
+                f"{PROTO_PACKAGE_DIR}/engine_service.proto",
+                f"{PROTO_PACKAGE_DIR}/tournament_service.proto",
+            ),
             repo_root / "services" / "rpc" / "generated",
             "services.rpc.generated",
         ),

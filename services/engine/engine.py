@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +34,7 @@ from services.engine.commands import (
 from services.engine.commitments import seal
 from services.engine.engine_events import (
     ENGINE_EVENTS,
+    SEED_REVEALED,
     game_created,
     seat_joined,
     secrets_revealed,
@@ -54,7 +55,7 @@ from services.engine.ruleset import DomainEvent, SetupRequest, decide_and_fold, 
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.chain import GENESIS_HASH
-from services.engine.store.keys import check_game_id
+from services.engine.store.keys import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import (
     SYSTEM_SEAT,
@@ -98,6 +99,8 @@ class Engine:
         snapshots: cache of folded games (shared with the read side in one process).
         bot_credential: what a command for a bot seat must carry (None: a random one,
             see :attr:`bot_credential`).
+        on_finished: awaited with ``(game_id, version)`` after the append that ends a
+            game (e.g. services.engine.store.finished.GameEndPublisher); it must not raise.
     """
 
     def __init__(
@@ -110,8 +113,10 @@ class Engine:
         max_attempts: int = 5,
         snapshots: SnapshotCache | None = None,
         bot_credential: BotCredential | None = None,
+        on_finished: Callable[[str, int], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
+        self._on_finished = on_finished
         self.bot_credential = bot_credential or BotCredential.generate()
         self._snapshots = snapshots or SnapshotCache(store, registry)
         self.registry = registry
@@ -127,6 +132,8 @@ class Engine:
             check_game_id(game_id)
         except ValueError as exc:
             raise GameNotFound(game_id) from exc
+        if game_id.startswith(NOT_A_GAME_PREFIX):  # a tournament's log, not a game
+            raise GameNotFound(game_id)
         return await self._snapshots.load(game_id)
 
     def _metadata(self, command_id: str, seat: int) -> EventMetadata:
@@ -331,6 +338,9 @@ class Engine:
             bound.info("duplicate_command", version=result.last_version)
         else:
             bound.info("action_applied", version=result.last_version, events=events)
+            ended = result.written[-1].type == SEED_REVEALED
+            if ended and self._on_finished is not None:
+                await self._on_finished(snapshot.game_id, result.last_version)
         return CommandResult(snapshot.game_id, result.last_version, result.first_version)
 
     async def join_game(

@@ -7,7 +7,7 @@ from services.engine.errors import GameNotFound, InvalidArgument
 from services.engine.game import GameSnapshot, fold
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
-from services.engine.store.keys import check_game_id
+from services.engine.store.keys import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.store.protocol import EventStore
 from services.engine.store.records import GameIndexEntry, StoredEvent
 
@@ -31,6 +31,8 @@ class GameReader:
             check_game_id(game_id)
         except ValueError as exc:
             raise GameNotFound(game_id) from exc
+        if game_id.startswith(NOT_A_GAME_PREFIX):  # a tournament's log, not a game
+            raise GameNotFound(game_id)
 
     async def load(self, game_id: str) -> GameSnapshot:
         """The current snapshot. Raises GameNotFound, CorruptLog, UnknownRuleset."""

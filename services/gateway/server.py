@@ -8,10 +8,12 @@ from services.engine.client import EngineClient
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
 from services.gateway.servicer import GameServicer
+from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
 from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
 from services.rpc.server import build_server, mark_serving
 from services.rpc.stubs import load_stubs
+from services.tournament.service import TournamentService
 
 GAME_SERVICE = "gameserver.v1.GameService"
 
@@ -25,6 +27,7 @@ async def create_server(
     quota: CreationQuota | None = None,
     hub: WatchHub | None = None,
     watchers: WatcherLimit | None = None,
+    tournaments: TournamentService | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -33,23 +36,35 @@ async def create_server(
     DEFAULT_CREATES_PER_HOUR), ``hub`` the WatchGame fan-out (default: a new one on
     ``reader.store``; the caller closes one it passes), ``watchers`` the open WatchGame
     streams per client (default DEFAULT_WATCHERS_PER_CLIENT). Bind ``127.0.0.1:0`` in tests to
-    get a free port. Stop with ``await server.stop(grace)``.
+    get a free port. ``tournaments``: also serve TournamentService with it. Stop with
+    ``await server.stop(grace)``.
     """
     stubs = load_stubs()
+    limiter = limiter or ClientRateLimiter()  # one budget per client across both services
     servicer = GameServicer(
         reader,
         client,
         default_ruleset or DEFAULT_RULESET,
         hub=hub,
-        limiter=limiter or ClientRateLimiter(),
+        limiter=limiter,
         quota=quota,
         watchers=watchers,
     )
-    server, port, health = build_server(
-        address,
-        [lambda s: stubs.game_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)],
-        [GAME_SERVICE],
-    )
+    registrars = [lambda s: stubs.game_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
+    names = [GAME_SERVICE]
+    if tournaments is not None:
+        from services.rpc.generated import tournament_service_pb2_grpc
+
+        tournament_servicer = TournamentServicer(
+            tournaments, default_ruleset or DEFAULT_RULESET, limiter, quota
+        )
+        registrars.append(
+            lambda s: tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(
+                tournament_servicer, s
+            )
+        )
+        names.append(TOURNAMENT_SERVICE)
+    server, port, health = build_server(address, registrars, names)
     await server.start()
-    await mark_serving(health, [GAME_SERVICE])
+    await mark_serving(health, names)
     return server, port

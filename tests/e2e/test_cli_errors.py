@@ -45,6 +45,11 @@ BAD_INPUT: list[list[str]] = [
     ["export"],
     ["export", "g", "--nosuch"],
     ["archive", "--older-than-days", "x"],
+    ["director"],  # no Redis given
+    ["tournament"],
+    ["tournament", "demo", "--players", "x"],
+    ["tournament", "demo", "--format", "arena"],
+    ["tournament", "join"],
 ]
 
 

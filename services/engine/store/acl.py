@@ -67,6 +67,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "game:*:archive"),  # GET (reads), SET + DEL of the rest (archive script)
         ("RW", "games"),  # ZADD at creation (append script)
         ("RW", "turns"),  # XADD turn requests (append script)
+        ("RW", "finished"),  # XADD game-finished notifications (store.finished)
     ),
     Role.GATEWAY: (
         ("R", "game:*:events"),  # XRANGE (fold, ListEvents), XREAD BLOCK (WatchGame)

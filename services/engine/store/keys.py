@@ -19,6 +19,8 @@ slot:
 - ``<prefix>:{s<k>}:games``              sorted set of the shard's game ids by creation ms
 - ``<prefix>:{s<k>}:turns``              turn requests {game_id, seat, version} (group "bots")
 - ``<prefix>:{s<k>}:dead``               turn requests given up on, with the reason
+- ``<prefix>:{s<k>}:finished``           games that just ended {game_id, version} (read by
+  the tournament directors' group, ``services.engine.store.finished``)
 
 Every process of one deployment must use the same prefix and shard count.
 """
@@ -30,6 +32,10 @@ import re
 from dataclasses import dataclass
 
 _GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+
+NOT_A_GAME_PREFIX = "t-"
+"""Logs whose id starts with this are not games (tournament logs, services.tournament):
+the games index keeps them, listing games skips them."""
 
 DEFAULT_SHARDS = 16
 """Default number of shards (turn-request streams and games indexes)."""
@@ -111,6 +117,18 @@ class RedisKeys:
     def dead_letters(self, shard: int) -> str:
         """The shard's dead-letter stream."""
         return f"{self._tag(shard)}:dead"
+
+    def finished(self, shard: int) -> str:
+        """The shard's game-finished notification stream."""
+        return f"{self._tag(shard)}:finished"
+
+    def finished_of(self, game_id: str) -> str:
+        """Game-finished stream of ``game_id``'s shard."""
+        return self.finished(self.shard_of(game_id))
+
+    def all_finished(self) -> list[str]:
+        """Every shard's game-finished stream."""
+        return [self.finished(k) for k in range(self.shards)]
 
     def all_turns(self) -> list[str]:
         """Every shard's turn-request stream."""

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from services.engine.ruleset import DomainEvent
 from services.engine.store.chain import GENESIS_HASH, chained
 from services.engine.store.errors import ChainMismatch, VersionConflict
+from services.engine.store.keys import NOT_A_GAME_PREFIX
 from services.engine.store.records import (
     AppendResult,
     CommandKey,
@@ -154,7 +155,11 @@ class InMemoryEventStore:
         self, after: GameIndexEntry | None = None, limit: int = 0
     ) -> list[GameIndexEntry]:
         """See EventStore.list_games."""
-        games = [g for g in self._games if after is None or g > after]
+        games = [
+            g
+            for g in self._games
+            if (after is None or g > after) and not g.game_id.startswith(NOT_A_GAME_PREFIX)
+        ]
         return games[:limit] if limit > 0 else games
 
     async def secret_seed(self, game_id: str) -> str | None:

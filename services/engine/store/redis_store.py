@@ -14,7 +14,7 @@ from services.engine.ruleset import DomainEvent
 from services.engine.store.archive import decode_entries, encode_entries
 from services.engine.store.chain import GENESIS_HASH, chained
 from services.engine.store.errors import ChainMismatch, VersionConflict
-from services.engine.store.keys import DEFAULT_SHARDS, RedisKeys
+from services.engine.store.keys import DEFAULT_SHARDS, NOT_A_GAME_PREFIX, RedisKeys
 from services.engine.store.records import (
     AppendResult,
     CommandKey,
@@ -397,7 +397,11 @@ class RedisEventStore:
         merged = heapq.merge(
             *[[GameIndexEntry(int(score), str(game)) for game, score in reply] for reply in replies]
         )
-        result = [entry for entry in merged if after is None or entry > after]
+        result = [
+            entry
+            for entry in merged
+            if (after is None or entry > after) and not entry.game_id.startswith(NOT_A_GAME_PREFIX)
+        ]
         return result[:limit] if limit > 0 else result
 
     async def secret_seed(self, game_id: str) -> str | None:

@@ -1,0 +1,240 @@
+"""Moving a tournament on: open rounds (create their games, then append RoundPaired),
+record finished tables, finish the tournament. Shared by the service (Start) and the
+director (game-finished notifications).
+
+Crash safety rests on two facts. A round's games are created with command ids derived
+from tournament id + round + table, and the pairing is a pure function of the log and
+the seed, so a retry after a crash (or a second director doing the same work) gets the
+very same game ids from the engine and creates nothing twice. And every append names
+the tournament's version: of two directors deciding on the same version, one appends and
+the other gets VersionConflict, reloads and finds the work done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import structlog
+
+from services.engine.client import EngineClient
+from services.engine.errors import VersionConflict
+from services.engine.game import GameSnapshot
+from services.engine.game_seats import SeatKind, SeatSpec
+from services.engine.reader import GameReader
+from services.engine.ruleset import DomainEvent
+from services.tournament import events as ev
+from services.tournament.aggregate import (
+    RUNNING,
+    TournamentState,
+    decide_start,
+    finishing_events,
+    next_pairing,
+    preview,
+)
+from services.tournament.config import TournamentConfig
+from services.tournament.model import Pairing, Table, TableResult
+from services.tournament.ratings_book import RatingsBook
+from services.tournament.repository import TournamentRepository
+
+log = structlog.get_logger(__name__)
+
+CREATE_CONCURRENCY = 16
+"""Games created at once when a round opens."""
+MAX_ATTEMPTS = 8
+"""Reload-and-redecide attempts when another writer moved the tournament first."""
+
+
+def game_command_id(tournament_id: str, round_: int, table: int) -> str:
+    """The CreateGame command id of a table: the same on every retry, so the engine
+    returns the game created before instead of a second one."""
+    return f"tournament:{tournament_id}:r{round_}:t{table}"
+
+
+def table_seats(
+    state: TournamentState, table: Table, token_hashes: dict[int, str]
+) -> list[SeatSpec]:
+    """The seats of ``table``'s game: a bot seat per bot entrant, a human seat bound to
+    the player token of each human entrant (so the player plays with that token)."""
+    index = {e.player: i for i, e in enumerate(state.entrants)}
+    seats = []
+    for player in table.players:
+        entrant = state.entrant(player)
+        if entrant is None or entrant.kind == ev.BOT:
+            seats.append(SeatSpec(SeatKind.BOT, player))
+        else:
+            seats.append(SeatSpec(SeatKind.HUMAN, player, token_hashes.get(index[player], "")))
+    return seats
+
+
+def game_options(config: TournamentConfig) -> dict[str, object]:
+    """The CreateGame options of every table.
+
+    THE place to pass the tournament's clock on to CreateGame (``config.time_control``,
+    ``config.timeout_policy``) once games take a TimeControl (branch ``clocks``).
+    """
+    return dict(config.options)
+
+
+def places_of(snapshot: GameSnapshot) -> TableResult | None:
+    """Finishing place per seat of a finished game (None while it runs)."""
+    if not snapshot.is_terminal():
+        return None
+    result = snapshot.ruleset.result(snapshot.state)
+    if result is None:
+        return None
+    places = [0] * len(snapshot.seats)
+    for position, seat in enumerate(result.ranking):
+        places[seat] = position + 1
+    return TableResult(0, tuple(places))
+
+
+class Conductor:
+    """Applies the tournament's automatic steps through the engine and the log.
+
+    Args:
+        repo: tournament logs.
+        engine: creates the tables' games (in process or remote).
+        reader: loads games to read their results.
+        ratings: rating book updated from rated tables (None: no ratings).
+    """
+
+    def __init__(
+        self,
+        repo: TournamentRepository,
+        engine: EngineClient,
+        reader: GameReader,
+        ratings: RatingsBook | None = None,
+    ) -> None:
+        self.repo = repo
+        self._engine = engine
+        self._reader = reader
+        self._ratings = ratings
+
+    async def start(self, tournament_id: str) -> TournamentState:
+        """Close registration and open round 1 (TournamentStarted + RoundPaired in one
+        append). Raises TournamentRefused (see decide_start), TournamentNotFound."""
+        state = await self.repo.load(tournament_id)
+        started = decide_start(state)
+        return await self._open_round(state, started, "start")
+
+    async def advance(self, tournament_id: str) -> TournamentState:
+        """Do whatever is due: when every table of the current round has finished,
+        append RoundFinished with the next RoundPaired (its games created first), or with
+        TournamentFinished + SeedRevealed after the last round. Idempotent."""
+        for _attempt in range(MAX_ATTEMPTS):
+            state = await self.repo.load(tournament_id)
+            current = state.current
+            if state.status != RUNNING or current is None or not current.complete():
+                return state
+            try:
+                return await self._open_round(
+                    state, [ev.round_finished(current.number)], f"after-round-{current.number}"
+                )
+            except VersionConflict:
+                log.info("tournament_advance_conflict", tournament_id=tournament_id)
+        return await self.repo.load(tournament_id)
+
+    async def _open_round(
+        self, state: TournamentState, prefix: list[DomainEvent], command_id: str
+    ) -> TournamentState:
+        seed = await self.repo.seed(state.tournament_id)
+        after = preview(state, prefix)
+        pairing = next_pairing(after, seed, strict=not state.rounds)
+        if pairing is None:
+            events = [*prefix, *finishing_events(after, seed)]
+        else:
+            game_ids = await self._create_games(after, pairing)
+            await self.repo.bind_games(state.tournament_id, game_ids)
+            events = [*prefix, ev.round_paired(pairing, game_ids)]
+        new = await self.repo.append(state, events, command_id=command_id)
+        log.info(
+            "tournament_round_opened" if pairing else "tournament_finished",
+            tournament_id=state.tournament_id,
+            round=pairing.round if pairing else len(state.rounds),
+            tables=len(pairing.tables) if pairing else 0,
+            version=new.version,
+        )
+        return new
+
+    async def _create_games(self, state: TournamentState, pairing: Pairing) -> list[str]:
+        """Create (or find again) the game of every table of ``pairing``, in bulk."""
+        tokens = dict(await self.repo.player_tokens(state.tournament_id))
+        options = game_options(state.config)
+        limit = asyncio.Semaphore(CREATE_CONCURRENCY)
+
+        async def create(table: Table) -> str:
+            async with limit:
+                result = await self._engine.create_game(
+                    state.config.ruleset,
+                    table_seats(state, table, tokens),
+                    options,
+                    command_id=game_command_id(state.tournament_id, pairing.round, table.number),
+                )
+                return result.game_id
+
+        return list(await asyncio.gather(*(create(t) for t in pairing.tables)))
+
+    async def game_finished(self, game_id: str) -> TournamentState | None:
+        """Record the result of ``game_id`` if it is a finished table of a tournament,
+        then advance that tournament. Returns its state (None: not a tournament game, or
+        not finished). Idempotent: a table already recorded is not recorded again."""
+        tournament_id = await self.repo.tournament_of(game_id)
+        if tournament_id is None:
+            return None
+        snapshot = await self._reader.load(game_id)
+        result = places_of(snapshot)
+        if result is None:
+            return None
+        for _attempt in range(MAX_ATTEMPTS):
+            state = await self.repo.load(tournament_id)
+            found = state.round_of_game(game_id)
+            if found is None:
+                return None
+            round_, table = found
+            if table.number in round_.results:
+                break
+            event = ev.table_finished(
+                round_.number, game_id, TableResult(table.number, result.places)
+            )
+            try:
+                state = await self.repo.append(
+                    state, [event], command_id=f"table-{round_.number}-{table.number}"
+                )
+            except VersionConflict:
+                continue
+            log.info(
+                "tournament_table_finished",
+                tournament_id=tournament_id,
+                round=round_.number,
+                table=table.number,
+            )
+            break
+        await self._rate(state, game_id)
+        return await self.advance(tournament_id)
+
+    async def _rate(self, state: TournamentState, game_id: str) -> None:
+        """Update ratings from a rated tournament's finished table (once per game)."""
+        if self._ratings is None or not state.config.rated:
+            return
+        found = state.round_of_game(game_id)
+        if found is None:
+            return
+        round_, table = found
+        result = round_.results.get(table.number)
+        if result is not None:
+            await self._ratings.record(state.config.ruleset, game_id, table.players, result.places)
+
+    async def sweep(self, tournament_ids: Sequence[str]) -> None:
+        """Catch up on finished tables whose notification was lost (a crash between a
+        game's last move and its notification): check every unrecorded table of each
+        running tournament's current round, then advance it."""
+        for tournament_id in tournament_ids:
+            state = await self.repo.load(tournament_id)
+            current = state.current
+            if state.status != RUNNING or current is None:
+                continue
+            for table in current.pairing.tables:
+                if table.number not in current.results:
+                    await self.game_finished(current.game_ids[table.number])
+            await self.advance(tournament_id)

@@ -1,0 +1,219 @@
+"""A tournament's configuration: what TournamentCreated records, and its validation.
+
+The config is pure data, written once into the tournament's first event and never
+changed. :func:`validate` checks it against the ruleset's :class:`RulesetInfo` (table
+sizes it can seat) and whether the ruleset has a bot (the ``bot_takeover`` timeout
+policy needs one); it knows no game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.engine.ruleset import RulesetInfo
+from services.tournament.errors import InvalidTournament
+from services.tournament.model import Format, ScoringRules, TableSize, default_points
+from services.tournament.standings import TIEBREAKS
+
+TIMEOUT_POLICIES = ("bot_takeover", "forfeit")
+"""What happens to a seat whose clock runs out: a bot plays it, or it forfeits (last)."""
+
+MAX_ROUNDS = 64
+MAX_PLAYERS = 4096
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-seat clock of every game of the tournament (passed on to CreateGame).
+
+    Attributes:
+        base_ms: thinking time each seat starts with (0: no live clock).
+        increment_ms: added to a seat's clock after each of its moves.
+        move_deadline_ms: correspondence deadline per move (0: none).
+    """
+
+    base_ms: int = 0
+    increment_ms: int = 0
+    move_deadline_ms: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        """``{base_ms, increment_ms, move_deadline_ms}``."""
+        return {
+            "base_ms": self.base_ms,
+            "increment_ms": self.increment_ms,
+            "move_deadline_ms": self.move_deadline_ms,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TimeControl:
+        """Inverse of :meth:`to_json` (missing fields are 0)."""
+        return cls(
+            int(data.get("base_ms", 0)),
+            int(data.get("increment_ms", 0)),
+            int(data.get("move_deadline_ms", 0)),
+        )
+
+    @property
+    def is_set(self) -> bool:
+        """True if any clock applies."""
+        return bool(self.base_ms or self.increment_ms or self.move_deadline_ms)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything a tournament is created with (TournamentCreated ``config``).
+
+    Attributes:
+        name: display name.
+        ruleset / options: the game every table plays, with these ruleset options.
+        format: swiss, round_robin or elimination.
+        min_seats / max_seats: seats per table (``max_seats`` preferred).
+        rounds: rounds to play (elimination: at most this many).
+        points_by_place: table size -> points for places 1..size (empty: default_points).
+        bye_points: points a bye scores.
+        tiebreaks: tie-break column names in order.
+        advance: elimination: players per table who go on (0: the format's default).
+        time_control: clock of each game; timeout_policy: what a timeout does.
+        rated: finished tables update the players' ratings for ``ruleset``.
+        max_players: registration cap (0: none).
+        registration_opens_at / registration_closes_at: ISO 8601 UTC window ("" = no bound;
+            registration always ends when the tournament starts).
+    """
+
+    name: str
+    ruleset: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    format: Format = Format.SWISS
+    min_seats: int = 2
+    max_seats: int = 2
+    rounds: int = 3
+    points_by_place: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
+    bye_points: float = 0.0
+    tiebreaks: tuple[str, ...] = ("buchholz", "sonneborn_berger", "wins")
+    advance: int = 0
+    time_control: TimeControl = TimeControl()
+    timeout_policy: str = "forfeit"
+    rated: bool = False
+    max_players: int = 0
+    registration_opens_at: str = ""
+    registration_closes_at: str = ""
+
+    @property
+    def table_size(self) -> TableSize:
+        """Seats per table as the pairing takes them."""
+        return TableSize(self.min_seats, self.max_seats)
+
+    def scoring(self) -> ScoringRules:
+        """Points and tie-breaks as the standings take them."""
+        points = dict(self.points_by_place) or default_points(self.table_size)
+        return ScoringRules(points, self.bye_points, tuple(self.tiebreaks))
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object recorded in TournamentCreated v1 (docs/events.md)."""
+        return {
+            "name": self.name,
+            "ruleset": self.ruleset,
+            "options": dict(self.options),
+            "format": str(self.format),
+            "min_seats": self.min_seats,
+            "max_seats": self.max_seats,
+            "rounds": self.rounds,
+            "points_by_place": {
+                str(size): list(points) for size, points in sorted(self.points_by_place.items())
+            },
+            "bye_points": self.bye_points,
+            "tiebreaks": list(self.tiebreaks),
+            "advance": self.advance,
+            "time_control": self.time_control.to_json(),
+            "timeout_policy": self.timeout_policy,
+            "rated": self.rated,
+            "max_players": self.max_players,
+            "registration_opens_at": self.registration_opens_at,
+            "registration_closes_at": self.registration_closes_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TournamentConfig:
+        """Inverse of :meth:`to_json`. Raises KeyError/ValueError on a malformed object."""
+        return cls(
+            name=str(data["name"]),
+            ruleset=str(data["ruleset"]),
+            options=dict(data.get("options", {})),
+            format=Format(str(data["format"])),
+            min_seats=int(data["min_seats"]),
+            max_seats=int(data["max_seats"]),
+            rounds=int(data["rounds"]),
+            points_by_place={
+                int(size): tuple(float(p) for p in points)
+                for size, points in dict(data.get("points_by_place", {})).items()
+            },
+            bye_points=float(data.get("bye_points", 0.0)),
+            tiebreaks=tuple(str(t) for t in data.get("tiebreaks", ())),
+            advance=int(data.get("advance", 0)),
+            time_control=TimeControl.from_json(data.get("time_control", {})),
+            timeout_policy=str(data.get("timeout_policy", "forfeit")),
+            rated=bool(data.get("rated", False)),
+            max_players=int(data.get("max_players", 0)),
+            registration_opens_at=str(data.get("registration_opens_at", "")),
+            registration_closes_at=str(data.get("registration_closes_at", "")),
+        )
+
+
+def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None:
+    """Refuse a config the ruleset cannot play or that makes no sense.
+
+    Raises InvalidTournament with reasons ``invalid_config`` (name, rounds, caps, points,
+    clock values), ``table_size_unsupported`` (seats outside ``info``'s range or min >
+    max), ``timeout_policy_unsupported`` (unknown policy, or ``bot_takeover`` for a
+    ruleset with no bot).
+    """
+    bad = "invalid_config"
+    if not config.name.strip() or len(config.name) > 100:
+        raise InvalidTournament(bad, "a tournament needs a name of 1 to 100 characters")
+    if not 1 <= config.rounds <= MAX_ROUNDS:
+        raise InvalidTournament(bad, f"rounds must be 1 to {MAX_ROUNDS}, not {config.rounds}")
+    if not 0 <= config.max_players <= MAX_PLAYERS:
+        raise InvalidTournament(bad, f"max_players must be 0 to {MAX_PLAYERS}")
+    if config.min_seats < 2 or config.max_seats < config.min_seats:
+        raise InvalidTournament(
+            "table_size_unsupported",
+            f"tables need 2 <= min seats <= max seats, not {config.min_seats}..{config.max_seats}",
+        )
+    if config.min_seats < info.min_seats or config.max_seats > info.max_seats:
+        raise InvalidTournament(
+            "table_size_unsupported",
+            f"{info.title} seats {info.min_seats} to {info.max_seats} players, "
+            f"not tables of {config.min_seats} to {config.max_seats}",
+        )
+    for size, points in config.points_by_place.items():
+        if len(points) != size:
+            raise InvalidTournament(bad, f"points for a {size}-seat table need {size} values")
+    missing = [
+        n
+        for n in range(config.min_seats, config.max_seats + 1)
+        if config.points_by_place and n not in config.points_by_place
+    ]
+    if missing:
+        raise InvalidTournament(bad, f"points_by_place has no entry for table sizes {missing}")
+    clock = config.time_control
+    if min(clock.base_ms, clock.increment_ms, clock.move_deadline_ms) < 0:
+        raise InvalidTournament(bad, "time control values must be >= 0 ms")
+    if config.timeout_policy not in TIMEOUT_POLICIES:
+        raise InvalidTournament(
+            "timeout_policy_unsupported",
+            f"timeout policy must be one of {', '.join(TIMEOUT_POLICIES)}",
+        )
+    if config.timeout_policy == "bot_takeover" and not has_bot:
+        raise InvalidTournament(
+            "timeout_policy_unsupported",
+            f"{info.title} has no bot to take over a seat that runs out of time; use forfeit",
+        )
+    unknown = [name for name in config.tiebreaks if name not in TIEBREAKS]
+    if unknown or len(set(config.tiebreaks)) != len(config.tiebreaks):
+        raise InvalidTournament(
+            bad, f"tie-breaks are distinct names among {', '.join(TIEBREAKS)}, not {unknown}"
+        )
+    if config.format is Format.ELIMINATION and not 0 <= config.advance < config.max_seats:
+        raise InvalidTournament(bad, "advance must be 0 (default) or fewer than max seats")

@@ -1,0 +1,182 @@
+"""Tournament logs in the existing event store, and the tournament's service-only keys.
+
+Each tournament's log is an event-store stream with id ``t-<tournament id>``: the same
+Lua append (expected version, head hash, command ids, hash chain) and the same audit as a
+game's. The pairing seed is kept where a game's secret seed is (``NewGame.secret_seed``,
+engine-only), player token hashes where a game's seat bindings are (``PrivateRecords``,
+keyed by registration index). Besides, under the deployment's prefix:
+
+- ``<prefix>:tournaments``         sorted set of tournament ids by creation ms (List)
+- ``<prefix>:tournament:games``    hash, game id -> tournament id (the director's lookup)
+- ``<prefix>:players``             hash, player name -> SHA-256 hex of the player token
+  (one identity per name across tournaments, service-only)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.engine.clock import Clock, iso, system_clock
+from services.engine.ruleset import DomainEvent
+from services.engine.store.chain import GENESIS_HASH
+from services.engine.store.records import (
+    SYSTEM_SEAT,
+    EventMetadata,
+    NewGame,
+    PrivateRecords,
+    StoredEvent,
+)
+from services.engine.store.redis_store import RedisEventStore
+from services.tournament.aggregate import TournamentState, fold
+from services.tournament.config import TournamentConfig
+from services.tournament.errors import TournamentNotFound, TournamentRefused
+from services.tournament.events import tournament_created
+
+STREAM_PREFIX = "t-"
+"""Event-store ids of tournament logs start with this (game ids never do)."""
+
+_ID_NAMESPACE = uuid.UUID("3a1f6a52-8a43-4d8e-9c55-2f0c0b7f5e11")
+
+
+def stream_id(tournament_id: str) -> str:
+    """The event-store id of a tournament's log."""
+    return f"{STREAM_PREFIX}{tournament_id}"
+
+
+def token_hash(token: str) -> str:
+    """SHA-256 hex of a player token (what the service keeps; never logged)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def tournament_id_for(command_id: str) -> str:
+    """A tournament id derived from a create command id (a retried create finds it)."""
+    return uuid.uuid5(_ID_NAMESPACE, f"create|{command_id}").hex[:20]
+
+
+class TournamentRepository:
+    """Loads, creates and appends to tournament logs; keeps their service-only keys.
+
+    Args:
+        store: the deployment's Redis event store (its prefix names the extra keys).
+        clock: time recorded on events and the creation index.
+    """
+
+    def __init__(self, store: RedisEventStore, clock: Clock = system_clock) -> None:
+        self.store = store
+        self._redis = store.client
+        self._clock = clock
+        prefix = store.keys.prefix
+        self._index = f"{prefix}:tournaments"
+        self._games = f"{prefix}:tournament:games"
+        self._players = f"{prefix}:players"
+
+    def now(self) -> str:
+        """The clock's time as ISO 8601 UTC text."""
+        return iso(self._clock())
+
+    def _metadata(self, command_id: str) -> EventMetadata:
+        return EventMetadata(command_id=command_id, seat=SYSTEM_SEAT, recorded_at=self.now())
+
+    async def create(
+        self, tournament_id: str, config: TournamentConfig, seed: str, command_id: str = ""
+    ) -> TournamentState:
+        """Append TournamentCreated (keeping ``seed`` secret) and index the tournament.
+
+        A retried create (same command id) returns the tournament as it is.
+        """
+        sid = stream_id(tournament_id)
+        created_ms = int(self._clock().timestamp() * 1000)
+        event = tournament_created(tournament_id, config, seed, self.now())
+        await self.store.append(
+            sid,
+            0,
+            [event],
+            self._metadata(command_id),
+            prev_hash=GENESIS_HASH,
+            new_game=NewGame(seed, created_ms),
+        )
+        await self._redis.zadd(self._index, {tournament_id: created_ms}, nx=True)
+        return await self.load(tournament_id)
+
+    async def events(self, tournament_id: str, after: int = 0) -> list[StoredEvent]:
+        """The tournament's stored events after version ``after``."""
+        return await self.store.read(stream_id(tournament_id), after)
+
+    async def load(self, tournament_id: str) -> TournamentState:
+        """The tournament folded from its log. Raises TournamentNotFound."""
+        try:
+            stored = await self.events(tournament_id)
+        except ValueError as exc:  # an id the key layout refuses
+            raise TournamentNotFound(tournament_id) from exc
+        if not stored:
+            raise TournamentNotFound(tournament_id)
+        return fold(stored)
+
+    async def append(
+        self,
+        state: TournamentState,
+        events: Sequence[DomainEvent],
+        command_id: str = "",
+        private: PrivateRecords | None = None,
+    ) -> TournamentState:
+        """Append ``events`` decided on ``state`` (expected version and head hash checked
+        by the store's script). Returns the state after them. Raises VersionConflict
+        (someone else appended first: reload and decide again), ChainMismatch."""
+        result = await self.store.append(
+            stream_id(state.tournament_id),
+            state.version,
+            events,
+            self._metadata(command_id),
+            prev_hash=state.head_hash,
+            private=private,
+        )
+        if result.duplicate:
+            return await self.load(state.tournament_id)
+        return fold(result.written, state)
+
+    async def seed(self, tournament_id: str) -> str:
+        """The secret pairing seed (service-only). Raises TournamentNotFound."""
+        seed = await self.store.secret_seed(stream_id(tournament_id))
+        if seed is None:
+            raise TournamentNotFound(tournament_id)
+        return seed
+
+    async def player_tokens(self, tournament_id: str) -> Mapping[int, str]:
+        """Registration index -> player token hash of the tournament's human players."""
+        return (await self.store.read_private(stream_id(tournament_id))).token_hashes
+
+    async def list(
+        self, after: tuple[int, str] | None = None, limit: int = 100
+    ) -> list[tuple[int, str]]:
+        """(created ms, tournament id) in that order, strictly after ``after`` (a page
+        cursor: the last entry of the previous page)."""
+        start = after[0] if after else "-inf"
+        # Ids created in the cursor's ms come first: read past them, then cut.
+        reply: Any = await self._redis.zrangebyscore(
+            self._index, start, "+inf", start=0, num=limit + 100, withscores=True
+        )
+        entries = sorted((int(score), str(tid)) for tid, score in reply)
+        return [e for e in entries if after is None or e > after][:limit]
+
+    async def bind_games(self, tournament_id: str, game_ids: Sequence[str]) -> None:
+        """Record that ``game_ids`` are tables of ``tournament_id`` (idempotent)."""
+        if game_ids:
+            await self._redis.hset(self._games, mapping=dict.fromkeys(game_ids, tournament_id))
+
+    async def tournament_of(self, game_id: str) -> str | None:
+        """The tournament a game is a table of, or None."""
+        value: Any = await self._redis.hget(self._games, game_id)
+        return str(value) if value else None
+
+    async def claim_name(self, player: str, hashed_token: str) -> None:
+        """Bind the name ``player`` to the player token hashed ``hashed_token`` (first
+        use), or check it is that token. Raises TournamentRefused ``name_taken``."""
+        await self._redis.hsetnx(self._players, player, hashed_token)
+        bound: Any = await self._redis.hget(self._players, player)
+        if str(bound) != hashed_token:
+            raise TournamentRefused(
+                "name_taken", f"the player name {player!r} belongs to another player token"
+            )

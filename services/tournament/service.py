@@ -1,0 +1,237 @@
+"""The tournament application service: commands and queries, free of gRPC.
+
+Commands load the tournament, decide on it (services.tournament.aggregate) and append at
+the version they decided on; a concurrent writer makes them reload and decide again.
+Queries fold the log; Export and Verify use nothing but the log (and the revealed seed).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from services.engine.errors import VersionConflict
+from services.engine.game_seats import check_client_token
+from services.engine.ruleset import SetupRequest, bot_policy_of, info_of
+from services.engine.rulesets import RulesetRegistry
+from services.engine.store.chain import verify_chain
+from services.engine.store.records import PrivateRecords, canonical_json
+from services.tournament import events as ev
+from services.tournament.aggregate import (
+    TournamentState,
+    decide_register,
+    decide_withdraw,
+    replay_pairings,
+)
+from services.tournament.conductor import Conductor
+from services.tournament.config import TournamentConfig, validate
+from services.tournament.errors import InvalidTournament, TournamentRefused
+from services.tournament.ratings import Rating
+from services.tournament.ratings_book import RatingsBook
+from services.tournament.repository import (
+    TournamentRepository,
+    stream_id,
+    token_hash,
+    tournament_id_for,
+)
+
+log = structlog.get_logger(__name__)
+
+MAX_NAME = 60
+MAX_ATTEMPTS = 8
+
+
+def _random_seed() -> str:
+    return secrets.token_hex(16)
+
+
+class TournamentService:
+    """Tournament commands and queries.
+
+    Args:
+        conductor: opens rounds (Start) through the engine; holds the repository.
+        registry: rulesets (seat ranges, bots) for config validation.
+        ratings: the rating book (leaderboards).
+        seed_source: secret pairing seed of a new tournament.
+    """
+
+    def __init__(
+        self,
+        conductor: Conductor,
+        registry: RulesetRegistry,
+        ratings: RatingsBook,
+        seed_source: Callable[[], str] = _random_seed,
+    ) -> None:
+        self.conductor = conductor
+        self.repo: TournamentRepository = conductor.repo
+        self._registry = registry
+        self._ratings = ratings
+        self._seed_source = seed_source
+
+    async def create(self, config: TournamentConfig, command_id: str = "") -> TournamentState:
+        """Create a tournament (config checked, and its options by setting up a game of
+        each table size); a retry with the same ``command_id`` and config returns
+        it. Raises InvalidTournament, UnknownRuleset, TournamentRefused
+        ``command_id_reused`` (the id created a tournament with another config)."""
+        ruleset = self._registry.get(config.ruleset)
+        validate(config, info_of(ruleset), bot_policy_of(ruleset) is not None)
+        # Options the ruleset refuses would only show when round 1's games are created:
+        # set up one game of every table size now (raises InvalidOptions).
+        for seats in range(config.min_seats, config.max_seats + 1):
+            names = tuple(f"player {n + 1}" for n in range(seats))
+            ruleset.setup(SetupRequest(seats, dict(config.options), names), random.Random(0))
+        tournament_id = tournament_id_for(command_id) if command_id else uuid.uuid4().hex[:20]
+        if command_id:
+            try:
+                existing = await self.repo.load(tournament_id)
+            except LookupError:
+                pass
+            else:
+                if existing.config != config:
+                    raise TournamentRefused(
+                        "command_id_reused",
+                        "this command id created a tournament with another config; "
+                        "choose a new command id",
+                    )
+                return existing
+        state = await self.repo.create(tournament_id, config, self._seed_source(), command_id)
+        log.info("tournament_created", tournament_id=tournament_id, ruleset=config.ruleset)
+        return state
+
+    async def register(
+        self, tournament_id: str, player: str, token: str, bot: bool = False
+    ) -> TournamentState:
+        """Enter ``player`` (a human with ``token``, or a bot). Raises InvalidTournament
+        (``player_name``, ``seat_token_strength``), TournamentRefused (see
+        decide_register; ``name_taken``), TournamentNotFound."""
+        player = player.strip()
+        if not 1 <= len(player) <= MAX_NAME or not player.isprintable():
+            raise InvalidTournament(
+                "player_name", f"a player name is 1 to {MAX_NAME} printable characters"
+            )
+        hashed = ""
+        if not bot:
+            try:
+                check_client_token(token)
+            except ValueError as exc:
+                raise InvalidTournament("seat_token_strength", str(exc)) from exc
+            hashed = token_hash(token)
+            await self.repo.claim_name(player, hashed)
+        for _attempt in range(MAX_ATTEMPTS):
+            state = await self.repo.load(tournament_id)
+            events = decide_register(state, player, ev.BOT if bot else ev.HUMAN, self.repo.now())
+            private = PrivateRecords(token_hashes={len(state.entrants): hashed}) if hashed else None
+            try:
+                return await self.repo.append(state, events, private=private)
+            except VersionConflict:
+                continue
+        raise TournamentRefused("busy", "the tournament kept changing; retry")
+
+    async def withdraw(self, tournament_id: str, player: str, token: str) -> TournamentState:
+        """Withdraw ``player`` (who must hold the player's token). Raises
+        TournamentRefused (``not_your_player`` and those of decide_withdraw)."""
+        for _attempt in range(MAX_ATTEMPTS):
+            state = await self.repo.load(tournament_id)
+            events = decide_withdraw(state, player)
+            tokens = await self.repo.player_tokens(tournament_id)
+            bound = tokens.get(state.players().index(player), "")
+            if not bound or not secrets.compare_digest(bound, token_hash(token)):
+                raise TournamentRefused(
+                    "not_your_player", f"this token does not hold the player {player!r}"
+                )
+            try:
+                return await self.repo.append(state, events)
+            except VersionConflict:
+                continue
+        raise TournamentRefused("busy", "the tournament kept changing; retry")
+
+    async def start(self, tournament_id: str) -> TournamentState:
+        """Close registration and pair round 1 (see Conductor.start)."""
+        return await self.conductor.start(tournament_id)
+
+    async def get(self, tournament_id: str) -> TournamentState:
+        """The tournament folded from its log. Raises TournamentNotFound."""
+        return await self.repo.load(tournament_id)
+
+    async def page(
+        self, after: tuple[int, str] | None, limit: int
+    ) -> list[tuple[int, TournamentState]]:
+        """(created ms, state) of up to ``limit`` tournaments after the cursor ``after``
+        (created ms, id), oldest first."""
+        page = await self.repo.list(after, limit)
+        return [(ms, await self.repo.load(tid)) for ms, tid in page]
+
+    async def export(self, tournament_id: str) -> str:
+        """Standings and pairings as canonical JSON, computed from the log alone."""
+        return canonical_json(export_json(await self.repo.load(tournament_id)))
+
+    async def verify(self, tournament_id: str) -> dict[str, Any]:
+        """Chain and pairing checks: ``{chain_ok, events_checked, first_bad_version,
+        pairings_ok, rounds_checked, problem}``."""
+        sid = stream_id(tournament_id)
+        stored = await self.repo.events(tournament_id)
+        if not stored:
+            await self.repo.load(tournament_id)  # raises TournamentNotFound
+        chain = verify_chain(stored, await self.repo.store.head(sid))
+        pairings = replay_pairings(stored)
+        problem = chain.reason or pairings.problem
+        return {
+            "chain_ok": chain.ok,
+            "events_checked": chain.checked,
+            "first_bad_version": chain.first_bad_version,
+            "pairings_ok": pairings.ok,
+            "rounds_checked": pairings.rounds_checked,
+            "problem": problem,
+        }
+
+    async def leaderboard(self, ruleset: str, limit: int) -> list[tuple[str, Rating]]:
+        """Ratings of ``ruleset``'s players, best first."""
+        self._registry.get(ruleset)
+        return await self._ratings.leaderboard(ruleset, limit)
+
+
+def export_json(state: TournamentState) -> dict[str, Any]:
+    """The exported document: config, standings (tie-break columns by name), rounds with
+    tables, game ids and places, and the log head it was computed at."""
+    withdrawn = {e.player for e in state.entrants if e.withdrawn}
+    return {
+        "tournament_id": state.tournament_id,
+        "config": state.config.to_json(),
+        "status": state.status,
+        "standings": [
+            {
+                "rank": row.rank,
+                "player": row.player,
+                "points": row.points,
+                "tiebreaks": dict(row.tiebreaks),
+                "rounds_played": row.rounds_played,
+                "byes": row.byes,
+                "withdrawn": row.player in withdrawn,
+            }
+            for row in state.standings()
+        ],
+        "rounds": [
+            {
+                "round": r.number,
+                "byes": list(r.pairing.byes),
+                "tables": [
+                    {
+                        "table": t.number,
+                        "players": list(t.players),
+                        "game_id": r.game_ids.get(t.number, ""),
+                        "places": list(r.results[t.number].places) if t.number in r.results else [],
+                    }
+                    for t in r.pairing.tables
+                ],
+            }
+            for r in state.rounds
+        ],
+        "seed_commitment": state.seed_commitment,
+        "revealed_seed": state.revealed_seed or "",
+        "log_head": {"version": state.version, "hash": state.head_hash},
+    }

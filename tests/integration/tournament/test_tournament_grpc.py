@@ -1,0 +1,270 @@
+"""TournamentService end to end over gRPC on a real Redis: a 16-bot Swiss over 3 rounds
+played to the end by the bot worker and the director, its export and audit; refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+
+from services.app import Stack, all_in_one
+from services.engine.rulesets import RulesetRegistry
+from services.rpc.errors import error_info
+from services.rpc.generated import tournament_service_pb2 as pb
+from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
+from services.tournament.aggregate import fold
+from services.tournament.service import export_json
+
+TOKEN = "player-token-0123456789abcdef"
+
+
+@pytest.fixture
+async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+    ) as s:
+        yield s
+
+
+@pytest.fixture
+async def stub(stack: Stack) -> AsyncIterator[Any]:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+        yield pb_grpc.TournamentServiceStub(channel)
+
+
+def nim_config(**changes: Any) -> Any:
+    fields: dict[str, Any] = {
+        "name": "Nim open",
+        "ruleset": "nim",
+        "format": pb.TOURNAMENT_FORMAT_SWISS,
+        "min_seats": 2,
+        "max_seats": 2,
+        "rounds": 3,
+        "rated": True,
+    }
+    fields.update(changes)
+    return pb.TournamentConfig(**fields)
+
+
+async def refusal(call: Any) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    info = error_info(caught.value)
+    return caught.value.code(), info.reason if info is not None else ""
+
+
+async def test_swiss_of_16_bots_over_3_rounds(stub: Any, stack: Stack) -> None:
+    created = await stub.CreateTournament(pb.CreateTournamentRequest(config=nim_config()))
+    tid = created.tournament.tournament_id
+    for n in range(16):
+        await stub.RegisterPlayer(
+            pb.RegisterPlayerRequest(tournament_id=tid, player=f"bot{n:02}", bot=True)
+        )
+    started = await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+    assert len(started.tournament.rounds) == 1
+    assert len(started.tournament.rounds[0].tables) == 8
+
+    watched: list[str] = []
+
+    async def watch() -> None:
+        async for message in stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tid)):
+            watched.append(message.event.type)
+
+    watcher = asyncio.create_task(watch())
+    for _ in range(600):
+        got = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
+        if got.status == "finished":
+            break
+        await asyncio.sleep(0.1)
+    assert got.status == "finished", got
+    await asyncio.wait_for(watcher, 10)
+    assert watched[-2:] == ["TournamentFinished", "SeedRevealed"]
+    assert watched.count("RoundPaired") == 3
+
+    # Every table played once, every player seated once per round.
+    assert len(got.rounds) == 3
+    for round_ in got.rounds:
+        seated = [p for t in round_.tables for p in t.players]
+        assert sorted(seated) == [f"bot{n:02}" for n in range(16)]
+        assert all(t.finished and sorted(t.places) == [1, 2] for t in round_.tables)
+    games = {t.game_id for r in got.rounds for t in r.tables}
+    assert len(games) == 24
+    total = sum(row.points for row in got.standings)
+    assert total == 24  # 1 point per table (2 seats: 1, 0) over 24 tables
+
+    verified = await stub.VerifyTournament(pb.VerifyTournamentRequest(tournament_id=tid))
+    assert verified.chain_ok and verified.pairings_ok, verified
+    assert verified.rounds_checked == 3
+
+    # The export is the log's: folding the stored events again gives the same document.
+    exported = json.loads(
+        (await stub.ExportTournament(pb.ExportTournamentRequest(tournament_id=tid))).json
+    )
+    stored = await stack.store.read(f"t-{tid}")
+    assert exported == json.loads(json.dumps(export_json(fold(stored))))
+
+    board = await stub.GetLeaderboard(pb.GetLeaderboardRequest(ruleset="nim"))
+    assert len(board.rows) == 16
+    assert all(row.games == 3 for row in board.rows)
+    listed = await stub.ListTournaments(pb.ListTournamentsRequest())
+    assert [t.tournament_id for t in listed.tournaments] == [tid]
+
+
+async def test_refusals(stub: Any, stack: Stack) -> None:
+    bad_size = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(min_seats=2, max_seats=6))
+    )
+    assert await refusal(bad_size) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "table_size_unsupported",
+    )
+    no_bot = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(timeout_policy="bot_takeover"))
+    )
+    assert await refusal(no_bot) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "timeout_policy_unsupported",
+    )
+
+    bad_options = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(options_json='{"max_take": "lots"}'))
+    )
+    assert (await refusal(bad_options))[0] == grpc.StatusCode.INVALID_ARGUMENT
+    bad_tiebreak = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(tiebreaks=["coin_flip"]))
+    )
+    assert await refusal(bad_tiebreak) == (grpc.StatusCode.INVALID_ARGUMENT, "invalid_config")
+
+    full = await stub.CreateTournament(pb.CreateTournamentRequest(config=nim_config(max_players=2)))
+    tid = full.tournament.tournament_id
+    await stub.RegisterPlayer(
+        pb.RegisterPlayerRequest(tournament_id=tid, player="ann", player_token=TOKEN)
+    )
+    again = stub.RegisterPlayer(
+        pb.RegisterPlayerRequest(tournament_id=tid, player="ann", player_token=TOKEN)
+    )
+    assert await refusal(again) == (grpc.StatusCode.FAILED_PRECONDITION, "already_registered")
+    weak = stub.RegisterPlayer(
+        pb.RegisterPlayerRequest(tournament_id=tid, player="bea", player_token="short")
+    )
+    assert await refusal(weak) == (grpc.StatusCode.INVALID_ARGUMENT, "seat_token_strength")
+    await stub.RegisterPlayer(pb.RegisterPlayerRequest(tournament_id=tid, player="b1", bot=True))
+    third = stub.RegisterPlayer(pb.RegisterPlayerRequest(tournament_id=tid, player="b2", bot=True))
+    assert await refusal(third) == (grpc.StatusCode.FAILED_PRECONDITION, "tournament_full")
+
+    started = await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+    game = started.tournament.rounds[0].tables[0]
+    assert sorted(game.players) == ["ann", "b1"]
+    # ann's seat in the game is bound to her player token (she plays with it).
+    snapshot = await stack.reader.load(game.game_id)
+    seat = list(game.players).index("ann")
+    assert snapshot.seats[seat].accepts(TOKEN)
+    assert not snapshot.seats[1 - seat].accepts(TOKEN)
+    not_hers = stub.WithdrawPlayer(
+        pb.WithdrawPlayerRequest(
+            tournament_id=tid, player="ann", player_token="another-token-0123456789abcdef"
+        )
+    )
+    assert await refusal(not_hers) == (grpc.StatusCode.FAILED_PRECONDITION, "not_your_player")
+    left = await stub.WithdrawPlayer(
+        pb.WithdrawPlayerRequest(tournament_id=tid, player="ann", player_token=TOKEN)
+    )
+    assert [p.withdrawn for p in left.tournament.players] == [True, False]
+    late = stub.RegisterPlayer(pb.RegisterPlayerRequest(tournament_id=tid, player="b3", bot=True))
+    assert await refusal(late) == (grpc.StatusCode.FAILED_PRECONDITION, "tournament_started")
+    twice = stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+    assert await refusal(twice) == (grpc.StatusCode.FAILED_PRECONDITION, "tournament_started")
+
+    closed = await stub.CreateTournament(
+        pb.CreateTournamentRequest(
+            config=nim_config(registration_closes_at="2000-01-01T00:00:00+00:00")
+        )
+    )
+    after_window = stub.RegisterPlayer(
+        pb.RegisterPlayerRequest(
+            tournament_id=closed.tournament.tournament_id, player="b9", bot=True
+        )
+    )
+    assert await refusal(after_window) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "registration_closed",
+    )
+    taken = stub.RegisterPlayer(
+        pb.RegisterPlayerRequest(
+            tournament_id=closed.tournament.tournament_id,
+            player="ann",
+            player_token="another-token-0123456789abcdef",
+        )
+    )
+    assert await refusal(taken) == (grpc.StatusCode.FAILED_PRECONDITION, "name_taken")
+    unknown = stub.GetTournament(pb.GetTournamentRequest(tournament_id="nope"))
+    assert (await refusal(unknown))[0] == grpc.StatusCode.NOT_FOUND
+    # A tournament's log is not a game: GameService does not serve it.
+    with pytest.raises(LookupError):
+        await stack.reader.load(f"t-{tid}")
+
+
+async def test_create_is_idempotent_by_command_id(stub: Any) -> None:
+    request = pb.CreateTournamentRequest(config=nim_config(), command_id="create-1")
+    first = await stub.CreateTournament(request)
+    again = await stub.CreateTournament(request)
+    assert first.tournament.tournament_id == again.tournament.tournament_id
+    other = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(rounds=4), command_id="create-1")
+    )
+    assert await refusal(other) == (grpc.StatusCode.FAILED_PRECONDITION, "command_id_reused")
+    listed = await stub.ListTournaments(pb.ListTournamentsRequest())
+    assert len(listed.tournaments) == 1
+    for n in range(4):
+        await stub.CreateTournament(pb.CreateTournamentRequest(config=nim_config(name=f"t{n}")))
+    seen: list[str] = []
+    token = ""
+    while True:
+        page = await stub.ListTournaments(pb.ListTournamentsRequest(page_size=2, page_token=token))
+        seen += [t.name for t in page.tournaments]
+        token = page.next_page_token
+        if not token:
+            break
+    assert sorted(seen) == ["Nim open", "t0", "t1", "t2", "t3"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "players", "seats", "advance", "rounds"),
+    [
+        pytest.param(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 6, 2, 0, 5, id="round_robin"),
+        pytest.param(pb.TOURNAMENT_FORMAT_ELIMINATION, 16, 4, 2, 5, id="elimination"),
+    ],
+)
+async def test_round_robin_and_elimination_play_out_and_verify(
+    stub: Any, fmt: int, players: int, seats: int, advance: int, rounds: int
+) -> None:
+    config = nim_config(
+        format=fmt, min_seats=2, max_seats=seats, advance=advance, rounds=rounds, rated=False
+    )
+    tid = (
+        await stub.CreateTournament(pb.CreateTournamentRequest(config=config))
+    ).tournament.tournament_id
+    for n in range(players):
+        await stub.RegisterPlayer(
+            pb.RegisterPlayerRequest(tournament_id=tid, player=f"p{n:02}", bot=True)
+        )
+    await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+    for _ in range(600):
+        got = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
+        if got.status == "finished":
+            break
+        await asyncio.sleep(0.1)
+    assert got.status == "finished"
+    verified = await stub.VerifyTournament(pb.VerifyTournamentRequest(tournament_id=tid))
+    assert verified.chain_ok and verified.pairings_ok, verified
+    assert verified.rounds_checked == len(got.rounds)
+    if fmt == pb.TOURNAMENT_FORMAT_ROUND_ROBIN:
+        met = {frozenset(t.players) for r in got.rounds for t in r.tables}
+        assert len(met) == 15  # 6 players, 5 rounds: everyone met everyone once
+    else:
+        assert len(got.rounds[0].tables) == 4
+        assert len(got.rounds[-1].tables) == 1  # a final table
