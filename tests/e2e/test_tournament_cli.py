@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from services import cli
 from services.cli import main
 
 
@@ -12,6 +13,8 @@ def test_tournament_demo_prints_rounds_standings_and_verification(
     capsys: pytest.CaptureFixture[str], redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("REDIS_URL", redis_url)  # the session's Redis, not a second one
+    # Its JSON log handler would outlive this test's captured stderr and break later logs.
+    monkeypatch.setattr(cli, "configure_logging", lambda level: None)
     code = main(
         [
             "tournament",
