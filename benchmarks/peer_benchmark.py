@@ -63,6 +63,7 @@ NIM_RULESET = "nim=tests.nim:NimRuleset"
 START_TIMEOUT_S = 60.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+NO_CREATION_QUOTA = ("--creates-per-hour", "0")
 
 
 def error_kind(error: Exception) -> str:
@@ -145,14 +146,26 @@ class Service:
 
 
 @contextlib.contextmanager
-def teoti_services(redis_url: str, log_dir: Path) -> Iterator[tuple[str, list[int], int]]:
-    """Yield (gateway target, [gateway pid, engine pid], redis pid) of a split deployment."""
+def teoti_services(
+    redis_url: str, log_dir: Path, gateway_limits: Sequence[str] = NO_CREATION_QUOTA
+) -> Iterator[tuple[str, list[int], int]]:
+    """Yield (gateway target, [gateway pid, engine pid], redis pid) of a split deployment.
+
+    ``gateway_limits`` are the gateway's limit flags: by default its rate limit per client
+    stays on (its bookkeeping is part of a move's CPU) and only the creation quota is off,
+    since every match of the benchmark is created from one address.
+    """
     prefix = f"peer-{uuid.uuid4().hex[:8]}"
     common = ["--redis-url", redis_url, "--key-prefix", prefix, "--extra-ruleset", NIM_RULESET]
     engine_port, gateway_port = free_port(), free_port()
     engine = Service(["engine", "--port", str(engine_port), *common], log_dir / "engine.log")
     gateway = Service(
-        ["gateway", "--port", str(gateway_port), "--engine", f"127.0.0.1:{engine_port}", *common],
+        [
+            "gateway",
+            *("--port", str(gateway_port), "--engine", f"127.0.0.1:{engine_port}"),
+            *common,
+            *gateway_limits,
+        ],
         log_dir / "gateway.log",
     )
     redis_pid = int(redis.Redis.from_url(redis_url).info("server")["process_id"])
@@ -189,7 +202,7 @@ class TeotiMatch:
     def __init__(self, target: str, three_calls: bool = False) -> None:
         # A connection per seat, as boardgame.io's clients each have their own socket
         # (gRPC channels to one target otherwise share one connection and its rate limit).
-        self.seats = [TeotiClient(target, 30, OWN_CONNECTION) for _ in range(2)]
+        self.seats = [TeotiClient(target, 30, channel_options=OWN_CONNECTION) for _ in range(2)]
         self.three_calls = three_calls
         self.game_id = ""
         self.tokens: dict[int, str] = {}
