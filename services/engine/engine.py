@@ -329,7 +329,8 @@ class Engine:
             bound.info("duplicate_command", version=result.last_version)
         else:
             bound.info("action_applied", version=result.last_version, events=events)
-        return CommandResult(snapshot.game_id, result.last_version, result.first_version)
+        written = () if result.duplicate else tuple(result.written)
+        return CommandResult(snapshot.game_id, result.last_version, result.first_version, written)
 
     async def join_game(
         self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""

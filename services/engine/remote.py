@@ -13,7 +13,7 @@ from services.engine.client import CommandResult
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
 from services.rpc import deadlines
-from services.rpc.convert import seats_to_proto
+from services.rpc.convert import event_from_proto, seats_to_proto
 from services.rpc.errors import from_rpc_error
 from services.rpc.stubs import load_stubs
 
@@ -126,7 +126,8 @@ class RemoteEngineClient:
         if expected_version is not None:
             request.expected_version = expected_version
         reply = await self._call("SubmitAction", request, self._bot_metadata)
-        return CommandResult(game_id, reply.version, reply.first_version)
+        written = tuple(event_from_proto(event) for event in reply.events)
+        return CommandResult(game_id, reply.version, reply.first_version, written)
 
     async def join_game(
         self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""

@@ -9,7 +9,7 @@ import grpc
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.engine import Engine
 from services.engine.rulesets import DEFAULT_RULESET
-from services.rpc.convert import parse_object, seats_from_engine_proto
+from services.rpc.convert import event_to_proto, parse_object, seats_from_engine_proto
 from services.rpc.errors import unary_errors
 from services.rpc.server import build_server, mark_serving
 from services.rpc.stubs import load_stubs
@@ -49,7 +49,9 @@ class EngineServicer:
             bot_key=_bot_key(context),
         )
         return self._pb.EngineServiceSubmitActionResponse(
-            version=result.version, first_version=result.first_version
+            version=result.version,
+            first_version=result.first_version,
+            events=[event_to_proto(event) for event in result.written],
         )
 
     @unary_errors
