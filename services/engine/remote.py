@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -38,6 +39,23 @@ CHANNELS = 4
 """Channels per EngineClient: calls go to them in turn, so a gateway holds CHANNELS
 connections to each engine and up to CHANNELS x the engine's streams per connection
 (services.rpc.server.MAX_STREAMS_PER_CONNECTION) calls in flight per engine."""
+
+
+REFUSED_RETRIES = 3
+"""Times a call the engine refused unprocessed (REFUSED_STREAM) is sent again."""
+REFUSED_BACKOFF_S = 0.01
+"""Wait before the first such retry; doubled for each further one."""
+
+
+def refused_stream(error: grpc.aio.AioRpcError) -> bool:
+    """True if the engine refused the call's HTTP/2 stream (RST_STREAM REFUSED_STREAM,
+    error code 7) before processing it, so sending it again cannot apply it twice.
+
+    That happens on a fresh connection: calls sent before the engine's SETTINGS frame
+    arrived may exceed its streams per connection. grpc reports no HTTP/2 error code,
+    only this text in the details of an UNAVAILABLE status.
+    """
+    return error.code() == grpc.StatusCode.UNAVAILABLE and "error code 7" in (error.details() or "")
 
 
 def channel_target(target: str) -> str:
@@ -85,11 +103,18 @@ class RemoteEngineClient:
         self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
 
     async def _call(self, method: str, request: Any, metadata: Any = None) -> Any:
-        call = getattr(next(self._stubs), method)
-        try:
-            return await call(request, timeout=deadlines.timeout(self._timeout), metadata=metadata)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from error
+        for attempt in range(REFUSED_RETRIES + 1):
+            call = getattr(next(self._stubs), method)
+            try:
+                return await call(
+                    request, timeout=deadlines.timeout(self._timeout), metadata=metadata
+                )
+            except grpc.aio.AioRpcError as error:
+                if attempt < REFUSED_RETRIES and refused_stream(error):
+                    await asyncio.sleep(REFUSED_BACKOFF_S * 2**attempt)
+                    continue
+                raise from_rpc_error(error) from error
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def create_game(
         self,
