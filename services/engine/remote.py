@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,10 +42,11 @@ connections to each engine and up to CHANNELS x the engine's streams per connect
 (services.rpc.server.MAX_STREAMS_PER_CONNECTION) calls in flight per engine."""
 
 
-REFUSED_RETRIES = 3
+REFUSED_RETRIES = 6
 """Times a call the engine refused unprocessed (REFUSED_STREAM) is sent again."""
-REFUSED_BACKOFF_S = 0.01
-"""Wait before the first such retry; doubled for each further one."""
+REFUSED_BACKOFF_S = 0.02
+"""Mean wait before the first such retry (0.5-1.5x, at random); doubled for each further
+one: about 1.3 s over all six."""
 
 
 def refused_stream(error: grpc.aio.AioRpcError) -> bool:
@@ -111,7 +113,8 @@ class RemoteEngineClient:
                 )
             except grpc.aio.AioRpcError as error:
                 if attempt < REFUSED_RETRIES and refused_stream(error):
-                    await asyncio.sleep(REFUSED_BACKOFF_S * 2**attempt)
+                    # Jittered, so calls refused together do not all come back together.
+                    await asyncio.sleep(REFUSED_BACKOFF_S * 2**attempt * (0.5 + random.random()))
                     continue
                 raise from_rpc_error(error) from error
         raise AssertionError("unreachable: the last attempt returns or raises")

@@ -1,6 +1,9 @@
-"""Issue 16: calls from a gateway beyond the engine's streams per connection wait in the
-gateway's client; none fails (at 100 matches a gateway once saw REFUSED_STREAM from the
-engine's limit and answered INTERNAL). A real EngineService over gRPC, a real Redis."""
+"""Issue 16: calls from a gateway beyond the engine's streams per connection are not
+lost. grpc's client does not hold them back reliably: the engine refuses the excess
+(RST_STREAM REFUSED_STREAM, unprocessed; 199 of 300 calls at once on one connection
+limited to 100 streams, as the engine was configured before issue 12), and the gateway
+once answered INTERNAL for it. The gateway's client now sends a refused call again
+(jittered backoff). A real EngineService over gRPC, a real Redis."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ STREAMS = 2
 CALLS = 60
 
 
-async def test_calls_beyond_the_engines_stream_limit_wait_and_succeed(
+async def test_calls_beyond_the_engines_stream_limit_are_retried_and_succeed(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
     store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
