@@ -151,9 +151,14 @@ class Service:
 
 @contextlib.contextmanager
 def teoti_services(
-    redis_url: str, log_dir: Path, gateway_limits: Sequence[str] = NO_CREATION_QUOTA
+    redis_url: str,
+    log_dir: Path,
+    gateway_limits: Sequence[str] = NO_CREATION_QUOTA,
+    deployment: str = "split",
 ) -> Iterator[tuple[str, list[int], int]]:
-    """Yield (gateway target, [gateway pid, engine pid], redis pid) of a split deployment.
+    """Yield (gateway target, server pids, redis pid): of a split deployment ([gateway,
+    engine]), or with ``deployment="serve"`` of ``teoti serve`` (gateway, engine and bot
+    worker in one process, the engine called in-process).
 
     ``gateway_limits`` are the gateway's limit flags: by default its rate limit per client
     stays on (its bookkeeping is part of a move's CPU) and only the creation quota is off,
@@ -161,6 +166,17 @@ def teoti_services(
     """
     prefix = f"peer-{uuid.uuid4().hex[:8]}"
     common = ["--redis-url", redis_url, "--key-prefix", prefix, "--extra-ruleset", NIM_RULESET]
+    redis_pid = int(redis.Redis.from_url(redis_url).info("server")["process_id"])
+    if deployment == "serve":
+        port = free_port()
+        serve = Service(
+            ["serve", "--port", str(port), *common, *gateway_limits], log_dir / "serve.log"
+        )
+        try:
+            yield f"127.0.0.1:{port}", [serve.process.pid], redis_pid
+        finally:
+            serve.stop()
+        return
     engine_port, gateway_port = free_port(), free_port()
     engine = Service(["engine", "--port", str(engine_port), *common], log_dir / "engine.log")
     gateway = Service(
@@ -172,7 +188,6 @@ def teoti_services(
         ],
         log_dir / "gateway.log",
     )
-    redis_pid = int(redis.Redis.from_url(redis_url).info("server")["process_id"])
     try:
         yield f"127.0.0.1:{gateway_port}", [gateway.process.pid, engine.process.pid], redis_pid
     finally:
@@ -479,7 +494,8 @@ async def run_many(args: argparse.Namespace, redis_url: str, log_dir: Path) -> l
     """``--many-games N``: N concurrent games through one gateway, teoti alone, the seats
     sharing ``--connections`` client connections; one window per repetition."""
     cells: list[Cell] = []
-    with teoti_services(redis_url, log_dir, NO_LIMITS) as (target, pids, redis_pid):
+    services = teoti_services(redis_url, log_dir, NO_LIMITS, args.deployment)
+    with services as (target, pids, redis_pid):
         await wait_for_teoti(target)
         for rep in range(1, args.reps + 1):
             cell = await run_teoti(
@@ -507,7 +523,9 @@ async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[C
         print(f"boardgame.io SKIPPED: {why_not}; measuring teoti alone", flush=True)
     cells: list[Cell] = []
     with contextlib.ExitStack() as stack:
-        target, pids, redis_pid = stack.enter_context(teoti_services(redis_url, log_dir))
+        target, pids, redis_pid = stack.enter_context(
+            teoti_services(redis_url, log_dir, deployment=args.deployment)
+        )
         await wait_for_teoti(target)
         peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
         for rep in range(1, args.reps + 1):
@@ -544,6 +562,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "other clients' work)",
     )
     parser.add_argument("--teoti-only", action="store_true", help="skip boardgame.io")
+    parser.add_argument(
+        "--deployment",
+        choices=("split", "serve"),
+        default="split",
+        help="split: teoti gateway + teoti engine processes (as deployed on Kubernetes); "
+        "serve: teoti serve, one process calling its engine in-process",
+    )
     parser.add_argument(
         "--three-calls",
         action="store_true",
