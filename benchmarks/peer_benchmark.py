@@ -26,6 +26,9 @@ Run from the repository root::
 
     .venv/bin/python -m benchmarks.peer_benchmark [--seconds 5] [--reps 3] [--matches 1,10,100]
         [--three-calls]   # also teoti with GetGame + ListLegalActions + SubmitAction per move
+        [--deployment serve]   # teoti serve (engine in the gateway's process), not split
+    .venv/bin/python -m benchmarks.peer_benchmark --many-games 1000 [--connections 50]
+                          # 1,000 concurrent games through one gateway, teoti alone
 
 (``--redis-url`` for a Redis of its own, else an embedded redis-server: REDIS_URL is not
 used, since a shared Redis's CPU would count other clients' work; ``--json FILE`` keeps
