@@ -26,6 +26,9 @@ Run from the repository root::
 
     .venv/bin/python -m benchmarks.peer_benchmark [--seconds 5] [--reps 3] [--matches 1,10,100]
         [--three-calls]   # also teoti with GetGame + ListLegalActions + SubmitAction per move
+        [--deployment serve]   # teoti serve (engine in the gateway's process), not split
+    .venv/bin/python -m benchmarks.peer_benchmark --many-games 1000 [--connections 50]
+                          # 1,000 concurrent games through one gateway, teoti alone
 
 (``--redis-url`` for a Redis of its own, else an embedded redis-server: REDIS_URL is not
 used, since a shared Redis's CPU would count other clients' work; ``--json FILE`` keeps
@@ -63,6 +66,11 @@ NIM_RULESET = "nim=tests.nim:NimRuleset"
 START_TIMEOUT_S = 60.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+NO_CREATION_QUOTA = ("--creates-per-hour", "0")
+NO_LIMITS = ("--rate-limit", "0", "--creates-per-hour", "0")
+"""The many-games mode's gateway: its thousand games all come from one address, whose
+share of calls without a seat token (CreateGame) is bounded per address."""
+CALL_TIMEOUT_S = 30.0
 
 
 def error_kind(error: Exception) -> str:
@@ -145,17 +153,44 @@ class Service:
 
 
 @contextlib.contextmanager
-def teoti_services(redis_url: str, log_dir: Path) -> Iterator[tuple[str, list[int], int]]:
-    """Yield (gateway target, [gateway pid, engine pid], redis pid) of a split deployment."""
+def teoti_services(
+    redis_url: str,
+    log_dir: Path,
+    gateway_limits: Sequence[str] = NO_CREATION_QUOTA,
+    deployment: str = "split",
+) -> Iterator[tuple[str, list[int], int]]:
+    """Yield (gateway target, server pids, redis pid): of a split deployment ([gateway,
+    engine]), or with ``deployment="serve"`` of ``teoti serve`` (gateway, engine and bot
+    worker in one process, the engine called in-process).
+
+    ``gateway_limits`` are the gateway's limit flags: by default its rate limit per client
+    stays on (its bookkeeping is part of a move's CPU) and only the creation quota is off,
+    since every match of the benchmark is created from one address.
+    """
     prefix = f"peer-{uuid.uuid4().hex[:8]}"
     common = ["--redis-url", redis_url, "--key-prefix", prefix, "--extra-ruleset", NIM_RULESET]
+    redis_pid = int(redis.Redis.from_url(redis_url).info("server")["process_id"])
+    if deployment == "serve":
+        port = free_port()
+        serve = Service(
+            ["serve", "--port", str(port), *common, *gateway_limits], log_dir / "serve.log"
+        )
+        try:
+            yield f"127.0.0.1:{port}", [serve.process.pid], redis_pid
+        finally:
+            serve.stop()
+        return
     engine_port, gateway_port = free_port(), free_port()
     engine = Service(["engine", "--port", str(engine_port), *common], log_dir / "engine.log")
     gateway = Service(
-        ["gateway", "--port", str(gateway_port), "--engine", f"127.0.0.1:{engine_port}", *common],
+        [
+            "gateway",
+            *("--port", str(gateway_port), "--engine", f"127.0.0.1:{engine_port}"),
+            *common,
+            *gateway_limits,
+        ],
         log_dir / "gateway.log",
     )
-    redis_pid = int(redis.Redis.from_url(redis_url).info("server")["process_id"])
     try:
         yield f"127.0.0.1:{gateway_port}", [gateway.process.pid, engine.process.pid], redis_pid
     finally:
@@ -184,12 +219,18 @@ class GameOver(Exception):
 
 
 class TeotiMatch:
-    """One Nim game after another, played by two seats, each on its own channel."""
+    """One Nim game after another, played by two seats, each on its own channel, or on
+    clients of a shared ``pool`` (which the match then does not close)."""
 
-    def __init__(self, target: str, three_calls: bool = False) -> None:
+    def __init__(
+        self, target: str, three_calls: bool = False, pool: Sequence[TeotiClient] = ()
+    ) -> None:
         # A connection per seat, as boardgame.io's clients each have their own socket
         # (gRPC channels to one target otherwise share one connection and its rate limit).
-        self.seats = [TeotiClient(target, 30, OWN_CONNECTION) for _ in range(2)]
+        self.owned = not pool
+        self.seats = list(pool) or [
+            TeotiClient(target, CALL_TIMEOUT_S, channel_options=OWN_CONNECTION) for _ in range(2)
+        ]
         self.three_calls = three_calls
         self.game_id = ""
         self.tokens: dict[int, str] = {}
@@ -250,8 +291,9 @@ class TeotiMatch:
             await asyncio.sleep(0.05)
 
     async def close(self) -> None:
-        for client in self.seats:
-            await client.close()
+        if self.owned:
+            for client in self.seats:
+                await client.close()
 
 
 async def run_teoti(
@@ -262,11 +304,25 @@ async def run_teoti(
     seconds: float,
     rep: int,
     three_calls: bool = False,
+    connections: int = 0,
 ) -> Cell:
     """One timed window of ``matches`` concurrent teoti matches (``three_calls``: GetGame,
-    ListLegalActions and SubmitAction per move, as clients did before return_view)."""
+    ListLegalActions and SubmitAction per move, as clients did before return_view;
+    ``connections`` > 0: every seat plays on one of that many shared client connections
+    instead of its own)."""
     cell = Cell("teoti-3calls" if three_calls else "teoti", matches, rep)
-    players = [TeotiMatch(target, three_calls) for _ in range(matches)]
+    pool = [
+        TeotiClient(target, CALL_TIMEOUT_S, channel_options=OWN_CONNECTION)
+        for _ in range(connections)
+    ]
+    players = [
+        TeotiMatch(
+            target, three_calls, [pool[(2 * i) % connections], pool[(2 * i + 1) % connections]]
+        )
+        if pool
+        else TeotiMatch(target, three_calls)
+        for i in range(matches)
+    ]
     try:
         await asyncio.gather(*(p.new_game() for p in players))
         latencies: list[float] = []
@@ -277,7 +333,7 @@ async def run_teoti(
         cell.server_cpu_s = cpu_seconds(pids) - cpu0
         cell.redis_cpu_s = cpu_seconds([redis_pid]) - redis0
     finally:
-        await asyncio.gather(*(p.close() for p in players))
+        await asyncio.gather(*(p.close() for p in players), *(c.close() for c in pool))
     latencies.sort()
     cell.p50_ms, cell.p99_ms = percentile_ms(latencies, 50), percentile_ms(latencies, 99)
     return cell
@@ -437,6 +493,32 @@ def paired(cells: list[Cell], matches: int) -> list[tuple[Cell, Cell]]:
 # --- main ----------------------------------------------------------------------------
 
 
+async def run_many(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[Cell]:
+    """``--many-games N``: N concurrent games through one gateway, teoti alone, the seats
+    sharing ``--connections`` client connections; one window per repetition."""
+    cells: list[Cell] = []
+    services = teoti_services(redis_url, log_dir, NO_LIMITS, args.deployment)
+    with services as (target, pids, redis_pid):
+        await wait_for_teoti(target)
+        for rep in range(1, args.reps + 1):
+            cell = await run_teoti(
+                target,
+                pids,
+                redis_pid,
+                args.many_games,
+                args.seconds,
+                rep,
+                connections=args.connections,
+            )
+            print(
+                f"rep {rep} teoti x{args.many_games}: {cell.moves_per_s:.0f} moves/s, "
+                f"{cell.errors} errors",
+                flush=True,
+            )
+            cells.append(cell)
+    return cells
+
+
 async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[Cell]:
     concurrencies = [int(m) for m in args.matches.split(",")]
     why_not = "" if args.teoti_only else peer_ready()
@@ -444,7 +526,9 @@ async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[C
         print(f"boardgame.io SKIPPED: {why_not}; measuring teoti alone", flush=True)
     cells: list[Cell] = []
     with contextlib.ExitStack() as stack:
-        target, pids, redis_pid = stack.enter_context(teoti_services(redis_url, log_dir))
+        target, pids, redis_pid = stack.enter_context(
+            teoti_services(redis_url, log_dir, deployment=args.deployment)
+        )
         await wait_for_teoti(target)
         peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
         for rep in range(1, args.reps + 1):
@@ -482,10 +566,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--teoti-only", action="store_true", help="skip boardgame.io")
     parser.add_argument(
+        "--deployment",
+        choices=("split", "serve"),
+        default="split",
+        help="split: teoti gateway + teoti engine processes (as deployed on Kubernetes); "
+        "serve: teoti serve, one process calling its engine in-process",
+    )
+    parser.add_argument(
         "--three-calls",
         action="store_true",
         help="also play teoti with GetGame + ListLegalActions + SubmitAction per move "
         "(as clients did before return_view) to show what one call per move saves",
+    )
+    parser.add_argument(
+        "--many-games",
+        type=int,
+        default=0,
+        help="instead: this many concurrent games (e.g. 1000) through one gateway, teoti "
+        "alone, its per-client limits off (every game comes from one address)",
+    )
+    parser.add_argument(
+        "--connections",
+        type=int,
+        default=50,
+        help="client connections the seats share in --many-games mode",
     )
     parser.add_argument("--json", help="write every window's figures to this file")
     args = parser.parse_args(argv)
@@ -494,7 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"service logs in {log_dir}", flush=True)
     with contextlib.ExitStack() as stack:
         url = args.redis_url or stack.enter_context(EmbeddedRedis()).url
-        cells = asyncio.run(run(args, url, log_dir))
+        cells = asyncio.run((run_many if args.many_games else run)(args, url, log_dir))
     report(cells)
     if args.json:
         Path(args.json).write_text(

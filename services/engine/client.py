@@ -8,10 +8,11 @@ Both raise the same domain errors, so callers never care which one they hold.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from services.engine.game import SeatSpec
+from services.engine.store.records import StoredEvent
 
 if TYPE_CHECKING:
     from services.engine.engine import Engine
@@ -25,11 +26,15 @@ class CommandResult:
         game_id: the game written to.
         version: version of the log after the command.
         first_version: version of the command's first event.
+        written: the events this command appended, as stored (SubmitAction only; empty
+            for a command id applied before, and from engines that do not send them). Not
+            compared: a retried command has the same result without them.
     """
 
     game_id: str
     version: int
     first_version: int
+    written: tuple[StoredEvent, ...] = field(default=(), compare=False)
 
 
 class EngineClient(Protocol):

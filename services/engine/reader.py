@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from services.engine.audit import AuditReport, audit_log
 from services.engine.errors import GameNotFound, InvalidArgument
 from services.engine.game import GameSnapshot, fold
@@ -43,6 +45,11 @@ class GameReader:
         """The game as this process last saw it, without asking the store; possibly
         behind the log (see :meth:`SnapshotCache.cached`), None if not in memory."""
         return self._snapshots.cached(game_id)
+
+    def advance(self, game_id: str, written: Sequence[StoredEvent]) -> GameSnapshot | None:
+        """The cached game after events the engine reported appending, without a read;
+        None if the store must be read instead (see :meth:`SnapshotCache.advance`)."""
+        return self._snapshots.advance(game_id, written)
 
     async def load_at(self, game_id: str, version: int) -> GameSnapshot:
         """The game as it was at ``version`` (folded from the log with the service-only

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,7 +15,7 @@ from services.engine.client import CommandResult
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
 from services.rpc import deadlines
-from services.rpc.convert import seats_to_proto
+from services.rpc.convert import event_from_proto, seats_to_proto
 from services.rpc.errors import from_rpc_error
 from services.rpc.stubs import load_stubs
 
@@ -38,6 +40,24 @@ CHANNELS = 4
 """Channels per EngineClient: calls go to them in turn, so a gateway holds CHANNELS
 connections to each engine and up to CHANNELS x the engine's streams per connection
 (services.rpc.server.MAX_STREAMS_PER_CONNECTION) calls in flight per engine."""
+
+
+REFUSED_RETRIES = 6
+"""Times a call the engine refused unprocessed (REFUSED_STREAM) is sent again."""
+REFUSED_BACKOFF_S = 0.02
+"""Mean wait before the first such retry (0.5-1.5x, at random); doubled for each further
+one: about 1.3 s over all six."""
+
+
+def refused_stream(error: grpc.aio.AioRpcError) -> bool:
+    """True if the engine refused the call's HTTP/2 stream (RST_STREAM REFUSED_STREAM,
+    error code 7) before processing it, so sending it again cannot apply it twice.
+
+    That happens on a fresh connection: calls sent before the engine's SETTINGS frame
+    arrived may exceed its streams per connection. grpc reports no HTTP/2 error code,
+    only this text in the details of an UNAVAILABLE status.
+    """
+    return error.code() == grpc.StatusCode.UNAVAILABLE and "error code 7" in (error.details() or "")
 
 
 def channel_target(target: str) -> str:
@@ -85,11 +105,19 @@ class RemoteEngineClient:
         self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
 
     async def _call(self, method: str, request: Any, metadata: Any = None) -> Any:
-        call = getattr(next(self._stubs), method)
-        try:
-            return await call(request, timeout=deadlines.timeout(self._timeout), metadata=metadata)
-        except grpc.aio.AioRpcError as error:
-            raise from_rpc_error(error) from error
+        for attempt in range(REFUSED_RETRIES + 1):
+            call = getattr(next(self._stubs), method)
+            try:
+                return await call(
+                    request, timeout=deadlines.timeout(self._timeout), metadata=metadata
+                )
+            except grpc.aio.AioRpcError as error:
+                if attempt < REFUSED_RETRIES and refused_stream(error):
+                    # Jittered, so calls refused together do not all come back together.
+                    await asyncio.sleep(REFUSED_BACKOFF_S * 2**attempt * (0.5 + random.random()))
+                    continue
+                raise from_rpc_error(error) from error
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def create_game(
         self,
@@ -126,7 +154,8 @@ class RemoteEngineClient:
         if expected_version is not None:
             request.expected_version = expected_version
         reply = await self._call("SubmitAction", request, self._bot_metadata)
-        return CommandResult(game_id, reply.version, reply.first_version)
+        written = tuple(event_from_proto(event) for event in reply.events)
+        return CommandResult(game_id, reply.version, reply.first_version, written)
 
     async def join_game(
         self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""

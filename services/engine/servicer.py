@@ -9,9 +9,9 @@ import grpc
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.engine import Engine
 from services.engine.rulesets import DEFAULT_RULESET
-from services.rpc.convert import parse_object, seats_from_engine_proto
+from services.rpc.convert import event_to_proto, parse_object, seats_from_engine_proto
 from services.rpc.errors import unary_errors
-from services.rpc.server import build_server, mark_serving
+from services.rpc.server import MAX_STREAMS_PER_CONNECTION, build_server, mark_serving
 from services.rpc.stubs import load_stubs
 
 ENGINE_SERVICE = "gameserver.v1.EngineService"
@@ -49,7 +49,9 @@ class EngineServicer:
             bot_key=_bot_key(context),
         )
         return self._pb.EngineServiceSubmitActionResponse(
-            version=result.version, first_version=result.first_version
+            version=result.version,
+            first_version=result.first_version,
+            events=[event_to_proto(event) for event in result.written],
         )
 
     @unary_errors
@@ -76,8 +78,13 @@ ENGINE_CONNECTION_AGE_MS = 60_000
 reconnect (in-flight calls get 10 s more to finish)."""
 
 
-async def start_engine_server(engine: Engine, address: str) -> tuple[grpc.aio.Server, int]:
+async def start_engine_server(
+    engine: Engine, address: str, max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION
+) -> tuple[grpc.aio.Server, int]:
     """Start an EngineService server on ``address`` (port 0: any). Returns (server, port).
+
+    ``max_streams_per_connection`` is the calls one gateway connection may have open at
+    once; a gateway's calls beyond it wait in its client, they do not fail.
 
     Connections are closed (gracefully) after ENGINE_CONNECTION_AGE_MS, so clients
     resolve the engines' name again and spread onto engines added since (a headless
@@ -89,6 +96,7 @@ async def start_engine_server(engine: Engine, address: str) -> tuple[grpc.aio.Se
         address,
         [lambda s: stubs.engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, s)],
         [ENGINE_SERVICE],
+        max_streams_per_connection=max_streams_per_connection,
         max_connection_age_ms=ENGINE_CONNECTION_AGE_MS,
     )
     await server.start()

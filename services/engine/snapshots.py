@@ -201,6 +201,26 @@ class SnapshotCache:
         await self._maybe_store(snapshot)
         return snapshot
 
+    def advance(self, game_id: str, written: Sequence[StoredEvent]) -> GameSnapshot | None:
+        """The cached game after ``written``, events another process (the engine) just
+        appended and reported, with no read; None when that cannot be done without the
+        store: the game is not cached, the cache is not right before ``written[0]``, or
+        folding them needs the service-only records (a seat joined, a commitment). The
+        cached game itself when it already ends with ``written`` (a shared cache).
+
+        The events must chain onto the cached head (CorruptLog otherwise, as on a load).
+        """
+        cached = self._games.get(game_id)
+        if cached is None or not written:
+            return None
+        if cached.version == written[-1].version and cached.head_hash == written[-1].hash:
+            return cached  # this cache is the engine's own (one process): already folded
+        if written[0].version != cached.version + 1 or _needs_private(written):
+            return None
+        snapshot = cached.evolve(written)
+        self._remember(game_id, snapshot)
+        return snapshot
+
     async def _stored(self, game_id: str) -> GameSnapshot | None:
         """The stored snapshot, if readable (its tail is checked, not folded, here)."""
         if self._every <= 0:

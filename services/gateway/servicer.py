@@ -288,7 +288,11 @@ class GameServicer:
         if request.return_view:
             # One round trip per move: the seat's token was checked above, and a seat's
             # token hash never changes, so its view may be shown without a second check.
-            snapshot = await self._reader.load(request.game_id)
+            # The engine reports what it appended: fold that onto the cached game rather
+            # than read it back from the store (a read when that cannot be done).
+            snapshot = self._reader.advance(
+                request.game_id, result.written
+            ) or await self._reader.load(request.game_id)
             reply.game.CopyFrom(self._projection(snapshot, request.seat))
             reply.legal_actions.extend(self._legal_actions(snapshot, request.seat))
         return reply

@@ -1,0 +1,84 @@
+"""Issue 16: the engine's SubmitAction reply carries the events it appended, so a gateway
+answering with the seat's new view folds them onto its cached game instead of reading
+them back from Redis. Through a real EngineService over gRPC and a real Redis."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from services.engine.clock import fixed_seed
+from services.engine.engine import Engine
+from services.engine.errors import CorruptLog
+from services.engine.game import SeatKind, SeatSpec, fold
+from services.engine.reader import GameReader
+from services.engine.remote import RemoteEngineClient
+from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import start_engine_server
+from services.engine.store import RedisEventStore
+
+HUMANS = [SeatSpec(SeatKind.HUMAN, "a"), SeatSpec(SeatKind.HUMAN, "b")]
+
+
+async def test_the_gateway_folds_the_reported_events_exactly_as_a_read_would(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    engine = Engine(engine_store, registry, seed_source=fixed_seed("reported"))
+    server, port = await start_engine_server(engine, "127.0.0.1:0")
+    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30)
+    reader = GameReader(gateway_store, registry)  # the gateway's own cache
+    try:
+        game = (await client.create_game("nim", HUMANS, {"max_take": 3})).game_id
+        await reader.load(game)
+        seat, move = 0, 0
+        while True:
+            move += 1
+            result = await client.submit_action(game, seat, {"take": 1}, command_id=f"m{move}")
+            stored = await gateway_store.read(game, result.first_version - 1)
+            assert list(result.written) == stored  # as stored, hash and all
+            assert [e.version for e in result.written] == list(
+                range(result.first_version, result.version + 1)
+            )
+            advanced = reader.advance(game, result.written)
+            assert advanced is not None
+            rebuilt = fold(game, await gateway_store.read(game), registry)
+            assert (advanced.version, advanced.head_hash) == (rebuilt.version, rebuilt.head_hash)
+            assert advanced.state == rebuilt.state
+            assert reader.cached(game) is advanced  # the next load starts from it
+            if advanced.is_terminal():
+                break
+            (seat,) = advanced.seats_to_act()
+        # A retried command appends nothing and reports no events: the gateway reads.
+        again = await client.submit_action(game, seat, {"take": 1}, command_id=f"m{move}")
+        assert again.written == ()
+        assert reader.advance(game, again.written) is None
+    finally:
+        await client.close()
+        await server.stop(None)
+        await engine_store.close()
+        await gateway_store.close()
+
+
+async def test_events_that_do_not_follow_the_cache_are_not_folded(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    engine = Engine(store, registry, seed_source=fixed_seed("gap"))
+    reader = GameReader(store, registry)
+    try:
+        game = (await engine.create_game("nim", HUMANS, {"max_take": 3})).game_id
+        first = await engine.submit_action(game, 0, {"take": 1})
+        assert reader.advance(game, first.written) is None  # not cached: read instead
+        await reader.load(game)  # cached at first.version
+        second = await engine.submit_action(game, 1, {"take": 1})
+        third = await engine.submit_action(game, 0, {"take": 1})
+        assert reader.advance(game, third.written) is None  # a gap: read instead
+        forged = [dataclasses.replace(e, hash="0" * 64) for e in second.written]
+        with pytest.raises(CorruptLog):
+            reader.advance(game, forged)  # never folded off the chain
+        assert (await reader.load(game)).version == third.version
+    finally:
+        await store.close()

@@ -1,0 +1,42 @@
+"""The peer benchmark's teoti-only modes run end to end with no error (issue 16): many
+concurrent games through one gateway on shared client connections, and ``teoti serve``.
+Small and short here; the real figures come from running the benchmark itself."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from benchmarks.peer_benchmark import main
+
+
+@pytest.mark.slow
+def test_many_games_on_shared_connections_play_without_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["--many-games", "12", "--connections", "3", "--seconds", "1", "--reps", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "errors: 0 in all" in out
+    assert _moves(out, 12) > 0
+
+
+@pytest.mark.slow
+def test_the_serve_deployment_is_measured_like_the_split_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(
+        ["--teoti-only", "--deployment", "serve", "--matches", "2", "--seconds", "1", "--reps", "1"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "server CPU ms/move" in out
+    assert _moves(out, 2) > 0
+
+
+def _moves(out: str, games: int) -> int:
+    """The moves counted in the report's line for the window of ``games`` games."""
+    found = re.search(rf"teoti x{games}\s+(\d+) moves", out)
+    assert found, out
+    return int(found.group(1))
