@@ -67,6 +67,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "game:*:archive"),  # GET (reads), SET + DEL of the rest (archive script)
         ("RW", "games"),  # ZADD at creation (append script)
         ("RW", "turns"),  # XADD turn requests (append script)
+        ("RW", "deadlines"),  # ZADD/ZREM (append script), claims (timekeeper scripts)
     ),
     Role.GATEWAY: (
         ("R", "game:*:events"),  # XRANGE (fold, ListEvents), XREAD BLOCK (WatchGame)
@@ -107,7 +108,9 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xlen",  # the archive script (teoti archive runs as the engine's user)
         "del",
         "exists",
-        "zrangebyscore",  # teoti archive walks the games index
+        "zrangebyscore",  # teoti archive walks the games index; the timekeeper's claim
+        "zrem",  # the deadlines set (append and timekeeper scripts)
+        "zscore",  # the timekeeper's reschedule script
     ),
     Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore", "hgetall"),
     Role.BOT: (

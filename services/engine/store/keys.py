@@ -19,6 +19,9 @@ slot:
 - ``<prefix>:{s<k>}:games``              sorted set of the shard's game ids by creation ms
 - ``<prefix>:{s<k>}:turns``              turn requests {game_id, seat, version} (group "bots")
 - ``<prefix>:{s<k>}:dead``               turn requests given up on, with the reason
+- ``<prefix>:{s<k>}:deadlines``          sorted set, game id -> its earliest clock deadline
+  (ms); written by the append script, claimed by the timekeeper
+  (``services.engine.store.deadlines``)
 
 Every process of one deployment must use the same prefix and shard count.
 """
@@ -111,6 +114,14 @@ class RedisKeys:
     def dead_letters(self, shard: int) -> str:
         """The shard's dead-letter stream."""
         return f"{self._tag(shard)}:dead"
+
+    def deadlines(self, shard: int) -> str:
+        """The shard's clock deadlines (sorted set: game id -> deadline ms)."""
+        return f"{self._tag(shard)}:deadlines"
+
+    def deadlines_of(self, game_id: str) -> str:
+        """Deadlines set holding ``game_id``."""
+        return self.deadlines(self.shard_of(game_id))
 
     def all_turns(self) -> list[str]:
         """Every shard's turn-request stream."""
