@@ -201,11 +201,12 @@ class Engine:
             secrets, {i: seat.token_hash for i, seat in enumerate(seats) if seat.token_hash}
         )
         snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options)
-        requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
         metadata = self._metadata(command_id, SYSTEM_SEAT)
         created_ms = int(self._clock().timestamp() * 1000)
         clock = creation_plan(time_control, snapshot, _ms(metadata))
         events += clock.after
+        version = snapshot.version + len(clock.after)
+        requests = [TurnRequest(game_id, s, version) for s in snapshot.bot_seats_to_act()]
         result = await self.store.append(
             game_id,
             0,
