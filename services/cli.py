@@ -526,7 +526,7 @@ async def _replay(args: argparse.Namespace) -> int:
         rebuilt = canonical_json(snapshot.ruleset.view(snapshot.state, None))
         if rebuilt != canonical_json(stored.state):
             problems.append("rebuilt state differs from the stored projection")
-        result = snapshot.ruleset.result(snapshot.state)
+        result = snapshot.result()  # forfeited seats ranked last
         if result is not None:
             print(f"final scores {list(result.scores)}, ranking {list(result.ranking)}")
     print(f"commitments: {report.commitments}, opened and verified: {report.reveals_verified}")

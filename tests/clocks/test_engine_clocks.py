@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from services.engine.audit import audit_log
 from services.engine.clock import fixed_seed
 from services.engine.engine import Engine
 from services.engine.errors import RuleViolation, VersionConflict
-from services.engine.game import SeatKind, SeatSpec, fold
+from services.engine.game import GameSnapshot, SeatKind, SeatSpec, fold
 from services.engine.store import InMemoryEventStore
 from services.engine.store.deadlines import MemoryDeadlines
-from services.engine.timing.seat_clocks import timeout_events
+from services.engine.timing.seat_clocks import epoch_ms, timeout_events
 from services.engine.timing.time_control import (
     TimeControl,
     TimeControlInvalid,
@@ -119,7 +120,7 @@ class RacingEngine(Engine):
 
     race = False
 
-    async def load(self, game_id: str):  # type: ignore[no-untyped-def]
+    async def load(self, game_id: str) -> GameSnapshot:
         snapshot = await super().load(game_id)
         if self.race:
             self.race = False
@@ -209,3 +210,29 @@ async def test_stale_timeout_append_conflicts() -> None:
         await engine.append_system(
             old, timeout_events(0, START_MS, TimeoutPolicy.FORFEIT), [], None, "t:x", clock()
         )
+
+
+async def test_the_audit_recomputes_every_clock_from_the_public_log() -> None:
+    clock = FakeClock()
+    engine, store, keeper = make(clock)
+    control = TimeControl(move_deadline_ms=3_600_000, policy=TimeoutPolicy.BOT_TAKEOVER)
+    game = (await engine.create_game("botnim", HUMANS, {}, time_control=control)).game_id
+    clock.at(3_600_000)
+    await keeper.run_once()
+    clock.advance(7_000)
+    await engine.submit_action(game, 0, {"take": 1}, bot_key=engine.bot_credential.secret)
+    clock.advance(9_000)
+    await engine.submit_action(game, 1, {"take": 1})
+    clock.advance(11_000)
+    await engine.submit_action(game, 0, {"take": 1})  # reclaimed
+    assert audit_log(game, await store.read(game), clock_registry()).ok
+    # A clock record that the rules do not give (here: seat 1 granted a day) is reported,
+    # although the chain is intact.
+    snapshot = await engine.load(game)
+    assert snapshot.clock is not None
+    forged = snapshot.clock.updated(epoch_ms(clock()), (1,), [True, True])
+    forged.payload["clocks"][1]["deadline_ms"] += 86_400_000
+    await engine.append_system(snapshot, [forged], [], None, "forged", clock())
+    report = audit_log(game, await store.read(game), clock_registry())
+    assert not report.ok and report.first_bad_version == snapshot.version + 1
+    assert "ClocksUpdated differs" in report.problems[0]
