@@ -32,6 +32,8 @@ log = structlog.get_logger(__name__)
 DEFAULT_INTERVAL_S = 0.5
 DEFAULT_LEASE_MS = 10_000
 DEFAULT_BATCH = 100
+_ATTEMPTS = 3
+"""Looks at one claimed game after a lost race (each look reloads it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +81,17 @@ class Timekeeper:
         """Append the timeouts due in ``claim``'s game now (1 if appended, else 0).
 
         Not due after all (a move came, or the clocks stopped): the true deadline is put
-        back (or dropped). A move appended meanwhile wins: the timeout is dropped.
+        back (or dropped). A move appended meanwhile wins: the timeout is dropped; the
+        game is looked at again (a seat joining is no move: its timeout still comes).
         """
+        for _attempt in range(_ATTEMPTS):
+            outcome = await self._time_out_once(claim)
+            if outcome is not None:
+                return outcome
+        return 0  # the game keeps moving: its next append sets its next deadline
+
+    async def _time_out_once(self, claim: Claim) -> int | None:
+        """One try of :meth:`time_out`; None if another append came first."""
         now = self._engine.now()
         bound = log.bind(game_id=claim.game_id)
         try:
@@ -112,7 +123,7 @@ class Timekeeper:
             )
         except (VersionConflict, ChainMismatch) as exc:
             bound.info("timeout_dropped", version=snapshot.version, reason=repr(exc))
-            return 0
+            return None
         seats = [int(e.payload["seat"]) for e in plan.before if e.type == "SeatTimedOut"]
         bound.info(
             "seat_timed_out",
