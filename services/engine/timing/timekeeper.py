@@ -39,11 +39,13 @@ _ATTEMPTS = 3
 @dataclass(frozen=True, slots=True)
 class TimekeeperSettings:
     """How often the timekeeper looks, how long a claim lasts, how many games a pass
-    takes per shard (``interval_s`` <= 0: no timekeeper in this process)."""
+    takes per shard, how many it times out at once (``interval_s`` <= 0: no timekeeper
+    in this process)."""
 
     interval_s: float = DEFAULT_INTERVAL_S
     lease_ms: int = DEFAULT_LEASE_MS
     batch: int = DEFAULT_BATCH
+    concurrency: int = 16
 
 
 class Timekeeper:
@@ -72,10 +74,13 @@ class Timekeeper:
         claims = await self._deadlines.claim_due(
             epoch_ms(now), self._settings.lease_ms, self._settings.batch
         )
-        appended = 0
-        for claim in claims:
-            appended += await self.time_out(claim)
-        return appended
+        slots = asyncio.Semaphore(self._settings.concurrency)
+
+        async def one(claim: Claim) -> int:
+            async with slots:
+                return await self.time_out(claim)
+
+        return sum(await asyncio.gather(*(one(claim) for claim in claims)))
 
     async def time_out(self, claim: Claim) -> int:
         """Append the timeouts due in ``claim``'s game now (1 if appended, else 0).
