@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 from services.bot.queue import TurnRequestQueue
+from services.bot.reconciler import TurnReconciler
 from services.bot.worker import BotWorker
 from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.clock import fixed_seed
@@ -21,6 +22,7 @@ from services.engine.remote import RemoteEngineClient
 from services.engine.servicer import start_engine_server
 from services.engine.store import RedisEventStore
 from services.engine.store.deadlines import RedisDeadlines
+from services.engine.store.records import TurnRequest
 from services.engine.timing.time_control import TimeControl, TimeoutPolicy
 from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
 from services.gateway.server import create_server
@@ -205,3 +207,23 @@ async def test_create_game_with_a_time_control_shows_it_and_the_clocks(stub: Any
     untimed = await stub.CreateGame(_create("nim", None))
     plain = await stub.GetGame(pb.GetGameRequest(game_id=untimed.game_id))
     assert not plain.HasField("time_control") and not plain.clocks
+
+
+async def test_a_lost_turn_request_of_a_taken_over_seat_is_republished(
+    redis_store: RedisEventStore,
+) -> None:
+    clock = FakeClock()
+    registry = clock_registry()
+    engine = Engine(redis_store, registry, clock=clock, seed_source=fixed_seed("l"))
+    control = TimeControl(move_deadline_ms=60_000, policy=TimeoutPolicy.BOT_TAKEOVER)
+    game = (await engine.create_game("botnim", HUMANS, {}, time_control=control)).game_id
+    clock.at(60_000)
+    assert await keeper_of(engine, redis_store).run_once() == 1
+    stream = redis_store.keys.turns_of(game)
+    assert await redis_store.client.xlen(stream) == 1  # the takeover's turn request
+    await redis_store.client.delete(stream)  # ... lost (a failover)
+    reconciler = TurnReconciler(
+        redis_store.client, redis_store.keys, GameReader(redis_store, registry)
+    )
+    version = (await engine.load(game)).version
+    assert await reconciler.run_once() == [TurnRequest(game, 0, version)]
