@@ -27,9 +27,11 @@ from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_r
 from services.engine.servicer import start_engine_server
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
 from services.engine.store.finished import GameEndPublisher
+from services.engine.store.deadlines import RedisDeadlines
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
+from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
 from services.gateway.server import create_server
 from services.gateway.watch_hub import WatchHub
 from services.rpc.limits import (
@@ -184,6 +186,18 @@ def _bot(
     )
 
 
+def _timekeeper(
+    engine: Engine, store: RedisEventStore, settings: TimekeeperSettings, stop: asyncio.Event
+) -> asyncio.Task[None] | None:
+    """Start the engine process's timekeeper (None when ``interval_s`` <= 0: then no
+    process of this engine times out seats; run it in at least one engine)."""
+    if settings.interval_s <= 0:
+        log.warning("timekeeper_disabled")
+        return None
+    keeper = Timekeeper(engine, RedisDeadlines(store.client, store.keys), settings)
+    return asyncio.create_task(keeper.run(stop))
+
+
 @asynccontextmanager
 async def all_in_one(
     redis_url: RedisConfig | str,
@@ -201,6 +215,7 @@ async def all_in_one(
     pool_size: int = POOL_SIZE,
     watchers: WatcherLimit | None = None,
     director: bool = True,
+    timekeeper: TimekeeperSettings | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
@@ -208,7 +223,8 @@ async def all_in_one(
     ``limiter`` / ``quota`` / ``watchers``: the gateway's limits (defaults:
     :class:`GatewaySettings`);
     ``pool_size``: Redis connections of the process; ``director``: run a tournament
-    director here (TournamentService is served either way).
+    director here (TournamentService is served either way); ``timekeeper``: the clocks'
+    timekeeper (default :class:`TimekeeperSettings`; interval 0: none).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -250,6 +266,7 @@ async def all_in_one(
             BotSettings(concurrency=bot_concurrency, pause_s=bot_pause_s),
         ).run(stop)
     )
+    keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
     log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
     try:
         yield Stack(port, store, engine, reader, server, hub, tournaments)
@@ -260,6 +277,8 @@ async def all_in_one(
         await worker
         if directing is not None:
             await directing
+        if keeper is not None:
+            await keeper
         await store.close()
 
 
@@ -269,8 +288,9 @@ async def run_engine(
     registry: RulesetRegistry,
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
+    timekeeper: TimekeeperSettings | None = None,
 ) -> None:
-    """``teoti engine``: EngineService alone until ``stop``.
+    """``teoti engine``: EngineService and the clocks' timekeeper until ``stop``.
 
     Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.bot_credential);
     without it set, no separate bot worker can play (logged as a warning).
@@ -287,9 +307,12 @@ async def run_engine(
         on_finished=GameEndPublisher(store.client, store.keys),
     )
     server, port = await start_engine_server(engine, address)
+    keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
     log.info("engine_serving", port=port, redis=as_config(redis).describe())
     await stop.wait()
     await server.stop(SHUTDOWN_GRACE_S)
+    if keeper is not None:
+        await keeper
     await store.close()
 
 

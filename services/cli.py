@@ -190,6 +190,7 @@ async def _serve(args: argparse.Namespace) -> int:
             quota=_gateway_settings(args).quota(),
             pool_size=args.redis_pool_size,
             watchers=_gateway_settings(args).watchers(),
+            timekeeper=_timekeeper_settings(args),
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port)
             await _stop_event().wait()
@@ -219,8 +220,29 @@ async def _engine(args: argparse.Namespace) -> int:
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
+        _timekeeper_settings(args),
     )
     return 0
+
+
+def _timekeeper_settings(args: argparse.Namespace) -> Any:
+    """The timekeeper of ``teoti serve`` / ``teoti engine`` (services.engine.timing)."""
+    from services.engine.timing.timekeeper import TimekeeperSettings
+
+    return TimekeeperSettings(interval_s=args.timekeeper_interval)
+
+
+def timekeeper_opt(p: argparse.ArgumentParser) -> None:
+    """``--timekeeper-interval`` of the processes running an engine."""
+    p.add_argument(
+        "--timekeeper-interval",
+        type=float,
+        default=float(os.environ.get("TEOTI_TIMEKEEPER_INTERVAL", 0.5)),
+        metavar="SECONDS",
+        help="seconds between the clocks' timekeeper passes (timeouts of clocked games); "
+        "0: no timekeeper in this process (default $TEOTI_TIMEKEEPER_INTERVAL or "
+        "%(default)s)",
+    )
 
 
 async def _gateway(args: argparse.Namespace) -> int:
@@ -551,7 +573,7 @@ async def _replay(args: argparse.Namespace) -> int:
         rebuilt = canonical_json(snapshot.ruleset.view(snapshot.state, None))
         if rebuilt != canonical_json(stored.state):
             problems.append("rebuilt state differs from the stored projection")
-        result = snapshot.ruleset.result(snapshot.state)
+        result = snapshot.result()  # forfeited seats ranked last
         if result is not None:
             print(f"final scores {list(result.scores)}, ranking {list(result.ranking)}")
     print(f"commitments: {report.commitments}, opened and verified: {report.reveals_verified}")
@@ -673,6 +695,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
     redis_opt(serve)
     limits_opt(serve)
+    timekeeper_opt(serve)
     common(serve)
     serve.set_defaults(run=_serve)
 
@@ -680,6 +703,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--host", default="127.0.0.1")
     engine.add_argument("--port", type=int, default=50052)
     redis_opt(engine)
+    timekeeper_opt(engine)
     common(engine)
     engine.set_defaults(run=_engine)
 

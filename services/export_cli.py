@@ -90,7 +90,7 @@ async def replay_file(
     report = audit_public_log(public, registry)
     print(f"commitments: {report.commitments}, opened and verified: {report.reveals_verified}")
     if report.ok:
-        result = (game := fold(game_id, events, registry)).ruleset.result(game.state)
+        result = fold(game_id, events, registry).result()  # forfeits ranked last
         if result is not None:
             print(f"final scores {list(result.scores)}, ranking {list(result.ranking)}")
     if report.seed_revealed:

@@ -162,6 +162,10 @@ def played_samples(seeds: int = 1) -> list[tuple[Key, Any]]:
         events, _snapshot = asyncio.run(play(game, reg))
         samples.extend(keyed_payloads(game.ruleset, events))
     samples.extend(tournament_samples(seeds))
+    # Clocked games (every clock event; engine scope only): tests/clocks/samples.py.
+    from tests.clocks.samples import clock_event_samples
+
+    samples.extend(keyed_payloads("nim", clock_event_samples()))
     return samples
 
 

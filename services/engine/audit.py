@@ -14,6 +14,9 @@ What an auditor checks (also what ``teoti replay --verify`` and VerifyGame repor
    (public payloads, and each sealed value equal to the value revealed for it). Every
    later decision at version v drew from ``random.Random(f"{seed}:{v}")``: an auditor
    holding the commands can re-run ``ruleset.decide(state_at_v, seat, action, that rng)``.
+5. Clocks (a game with a time control): every ``ClocksUpdated`` and ``SeatTimedOut`` is
+   what the clock rules give from the log before it
+   (:mod:`services.engine.timing.clock_audit`).
 
 Everything here reads the public log only: the same events every reader gets.
 """
@@ -35,6 +38,7 @@ from services.engine.ruleset import SEALED_KEY, DomainEvent, SetupRequest
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.chain import verify_chain
 from services.engine.store.records import StoredEvent, canonical_json
+from services.engine.timing.clock_audit import check_clocks
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +128,10 @@ def audit_log(
         fold(game_id, events, registry)
     except (CorruptLog, UnknownRuleset, KeyError, ValueError, TypeError, AssertionError) as exc:
         problems.append(f"cannot fold the log: {exc}")
+    else:
+        for version, problem in check_clocks(game_id, events, registry):
+            bad_versions.append(version)
+            problems.append(f"version {version}: {problem}")
     found = _check_commitments(events)
     for version, problem in found.problems:
         bad_versions.append(version)

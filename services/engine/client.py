@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from services.engine.game import SeatSpec
 from services.engine.store.records import StoredEvent
+from services.engine.timing.time_control import TimeControl
 
 if TYPE_CHECKING:
     from services.engine.engine import Engine
@@ -46,8 +47,11 @@ class EngineClient(Protocol):
         seats: Sequence[SeatSpec],
         options: Mapping[str, Any],
         command_id: str = "",
+        time_control: TimeControl | None = None,
     ) -> CommandResult:
-        """Create a game. Raises InvalidArgument, UnknownRuleset, InvalidOptions."""
+        """Create a game (with clocks if ``time_control`` is set). Raises InvalidArgument
+        (TimeControlInvalid, TimeoutPolicyUnsupported among them), UnknownRuleset,
+        InvalidOptions."""
         ...
 
     async def submit_action(
@@ -93,9 +97,10 @@ class InProcessEngineClient:
         seats: Sequence[SeatSpec],
         options: Mapping[str, Any],
         command_id: str = "",
+        time_control: TimeControl | None = None,
     ) -> CommandResult:
         """See EngineClient.create_game."""
-        return await self._engine.create_game(ruleset, seats, options, command_id)
+        return await self._engine.create_game(ruleset, seats, options, command_id, time_control)
 
     async def submit_action(
         self,

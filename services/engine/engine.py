@@ -6,6 +6,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import structlog
@@ -61,12 +62,16 @@ from services.engine.store.records import (
     SYSTEM_SEAT,
     AppendResult,
     CommandKey,
+    Deadline,
     EventMetadata,
     NewGame,
     PrivateRecords,
     SecretValue,
     TurnRequest,
 )
+from services.engine.timing.engine_clock import check_seat, creation_plan, move_plan
+from services.engine.timing.seat_clocks import epoch_ms
+from services.engine.timing.time_control import TimeControl
 
 log = structlog.get_logger(__name__)
 
@@ -139,14 +144,24 @@ class Engine:
     def _metadata(self, command_id: str, seat: int) -> EventMetadata:
         return EventMetadata(command_id=command_id, seat=seat, recorded_at=iso(self._clock()))
 
+    def now(self) -> datetime:
+        """The engine's clock (what stamps ``recorded_at``; the timekeeper's too)."""
+        return self._clock()
+
     async def create_game(
         self,
         ruleset_name: str,
         seats: Sequence[SeatSpec],
         options: Mapping[str, Any],
         command_id: str = "",
+        time_control: TimeControl | None = None,
     ) -> CommandResult:
         """Create a game: GameCreated + the ruleset's setup events, in one append.
+
+        With a ``time_control``, ``ClockStarted`` and the first ``ClocksUpdated`` close
+        that append and the game's first deadline is set with it
+        (services.engine.timing); it raises TimeControlInvalid or
+        TimeoutPolicyUnsupported (INVALID_ARGUMENT) for one the ruleset cannot honour.
 
         With a command id the game id is derived from it and the caller's scope (see
         :func:`services.engine.commands.create_scope`), so a retried create returns the
@@ -163,9 +178,14 @@ class Engine:
             raise InvalidArgument("every seat needs a name (only an open seat may have none)")
         if any(seat.kind is SeatKind.BOT and seat.token_hash for seat in seats):
             raise InvalidArgument("a bot seat has no token")
+        if time_control is not None:
+            time_control.check(ruleset)
         command: CommandKey | None = None
         if command_id:
-            content_hash = request_hash(create_content(ruleset_name, seats, options))
+            content = create_content(ruleset_name, seats, options)
+            if time_control is not None:  # unclocked requests keep their old hash
+                content["time_control"] = time_control.to_json()
+            content_hash = request_hash(content)
             scope = create_scope(seats, content_hash)
             game_id = uuid.uuid5(_GAME_ID_NAMESPACE, f"{scope}|{command_id}").hex
             command = create_command(command_id, content_hash)
@@ -190,9 +210,12 @@ class Engine:
             secrets, {i: seat.token_hash for i, seat in enumerate(seats) if seat.token_hash}
         )
         snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options)
-        requests = [TurnRequest(game_id, s, snapshot.version) for s in snapshot.bot_seats_to_act()]
         metadata = self._metadata(command_id, SYSTEM_SEAT)
         created_ms = int(self._clock().timestamp() * 1000)
+        clock = creation_plan(time_control, snapshot, _ms(metadata))
+        events += clock.after
+        version = snapshot.version + len(clock.after)
+        requests = [TurnRequest(game_id, s, version) for s in snapshot.bot_seats_to_act()]
         result = await self.store.append(
             game_id,
             0,
@@ -203,6 +226,7 @@ class Engine:
             new_game=NewGame(seed, created_ms),
             private=private,
             command=command,
+            deadline=clock.deadline,
         )
         if result.duplicate and command is not None:
             refuse_reuse(command, result.request_hash, command_id)
@@ -254,8 +278,12 @@ class Engine:
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:
-                events, requests, private = await self._command_events(cached, seat, action, is_bot)
-                result = await self._write(cached, events, metadata, requests, private, command)
+                events, requests, private, deadline = await self._command_events(
+                    cached, seat, action, is_bot, _ms(metadata)
+                )
+                result = await self._write(
+                    cached, events, metadata, requests, private, command, deadline
+                )
             except (RuleViolation, InvalidArgument, NotAuthorized, VersionConflict):
                 pass  # perhaps only because the cached game is behind: ask the store
             except ChainMismatch:
@@ -273,9 +301,13 @@ class Engine:
             snapshot = await self.load(game_id)
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
-            events, requests, private = await self._command_events(snapshot, seat, action, is_bot)
+            events, requests, private, deadline = await self._command_events(
+                snapshot, seat, action, is_bot, _ms(metadata)
+            )
             try:
-                result = await self._write(snapshot, events, metadata, requests, private, command)
+                result = await self._write(
+                    snapshot, events, metadata, requests, private, command, deadline
+                )
             except VersionConflict as exc:
                 # Whether another writer won or the store lost writes this cache still
                 # holds (a failover, a cut AOF), the cached game is wrong: reload it.
@@ -293,14 +325,22 @@ class Engine:
         raise conflict
 
     async def _command_events(
-        self, snapshot: GameSnapshot, seat: int, action: Mapping[str, Any], is_bot: bool
-    ) -> tuple[list[DomainEvent], list[TurnRequest], PrivateRecords]:
-        """The events of ``action`` on ``snapshot`` (hidden parts committed, reveals
-        added), the turn requests to publish with them, and the secrets to keep. Raises
-        InvalidArgument, NotAuthorized, RuleViolation (see :meth:`submit_action`)."""
+        self,
+        snapshot: GameSnapshot,
+        seat: int,
+        action: Mapping[str, Any],
+        is_bot: bool,
+        now_ms: int,
+    ) -> tuple[list[DomainEvent], list[TurnRequest], PrivateRecords, Deadline | None]:
+        """The events of ``action`` on ``snapshot`` at ``now_ms`` (hidden parts committed,
+        reveals added, clock events around them), the turn requests to publish with them,
+        the secrets to keep and the clock deadline to set. Raises InvalidArgument,
+        NotAuthorized, RuleViolation (see :meth:`submit_action`; also ``seat_forfeited``,
+        ``reclaim_not_allowed`` of services.engine.timing.engine_clock)."""
         bot_seat = 0 <= seat < len(snapshot.seats) and snapshot.seats[seat].kind is SeatKind.BOT
         if bot_seat and not is_bot:
             raise NotAuthorized(f"seat {seat} is a bot seat: only the bot worker plays it")
+        reclaim = check_seat(snapshot, seat, is_bot)
         seed = await self._seed(snapshot)
         decided, after = self._decide(snapshot, seat, action, seed)
         sealed, secrets = seal(decided, snapshot.private.secrets)
@@ -314,11 +354,13 @@ class Engine:
                 known = {**snapshot.private.secrets, **secrets}
                 events.append(secrets_revealed({i: known[i] for i in left}))
             events.append(seed_revealed(seed))
+        clock = move_plan(snapshot, seat, reclaim, after, now_ms)
+        events = [*clock.before, *events, *clock.after]
         requests = [
             TurnRequest(snapshot.game_id, s, snapshot.version + len(events))
-            for s in snapshot.bot_seats_to_act(after.state)
+            for s in snapshot.bot_seats_to_act(after.state, clock.clock)
         ]
-        return events, requests, PrivateRecords(secrets)
+        return events, requests, PrivateRecords(secrets), clock.deadline
 
     async def _applied(
         self,
@@ -400,10 +442,12 @@ class Engine:
         requests: Sequence[TurnRequest] = (),
         private: PrivateRecords | None = None,
         command: CommandKey | None = None,
+        deadline: Deadline | None = None,
     ) -> AppendResult:
         """Append ``events`` decided on ``snapshot`` with the ``private`` records they need
-        (in the same atomic step), deduplicated under ``command``: the store checks its
-        version and head hash. Raises VersionConflict (nothing written), ChainMismatch."""
+        and the clock ``deadline`` (in the same atomic step), deduplicated under
+        ``command``: the store checks its version and head hash. Raises VersionConflict
+        (nothing written), ChainMismatch."""
         return await self.store.append(
             snapshot.game_id,
             snapshot.version,
@@ -413,7 +457,32 @@ class Engine:
             prev_hash=snapshot.head_hash,
             private=private,
             command=command,
+            deadline=deadline,
         )
+
+    async def append_system(
+        self,
+        snapshot: GameSnapshot,
+        events: Sequence[DomainEvent],
+        requests: Sequence[TurnRequest],
+        deadline: Deadline | None,
+        command_id: str,
+        recorded_at: datetime,
+    ) -> CommandResult:
+        """Append events no seat caused (e.g. a timeout) onto ``snapshot``, recorded at
+        ``recorded_at`` under ``command_id`` (seat SYSTEM_SEAT), with its turn requests
+        and clock deadline. Raises VersionConflict when the log moved past ``snapshot``
+        (the caller decided on an old game: drop the decision), ChainMismatch."""
+        metadata = EventMetadata(command_id, SYSTEM_SEAT, iso(recorded_at))
+        try:
+            result = await self._write(snapshot, events, metadata, requests, deadline=deadline)
+        except (VersionConflict, ChainMismatch):
+            self._snapshots.forget(snapshot.game_id)
+            raise
+        if result.duplicate:
+            raise VersionConflict(snapshot.game_id, snapshot.version, result.last_version)
+        await self._remember(snapshot, result)
+        return CommandResult(snapshot.game_id, result.last_version, result.first_version)
 
     async def _remember(
         self, snapshot: GameSnapshot, result: AppendResult, private: PrivateRecords | None = None
@@ -461,6 +530,11 @@ class Engine:
             raise RuleViolation("no_effect", "the action produced no events")
         # The state after the events (not yet stored), to find who acts next.
         return events, replace(snapshot, version=snapshot.version + len(events), state=state)
+
+
+def _ms(metadata: EventMetadata) -> int:
+    """The time an append is recorded at, in ms since the epoch (clock events use it)."""
+    return epoch_ms(datetime.fromisoformat(metadata.recorded_at))
 
 
 def _with_reveals(

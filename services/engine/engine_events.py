@@ -10,6 +10,9 @@ Field by field in docs/events.md. Current versions:
 - ``SecretsRevealed`` v1 ``{secrets: [{id, value, nonce}]}``: opens earlier commitments
   (when the rules make them public, and every one left when the game ends).
 - ``SeedRevealed`` v1 ``{seed}``: appended with the events that end the game.
+- The clock events (``ClockStarted``, ``ClocksUpdated``, ``SeatTimedOut``,
+  ``SeatTakenOver``, ``SeatForfeited``, ``SeatReclaimed``), all v1: see
+  :mod:`services.engine.timing.seat_clocks`.
 
 Token hashes of v2/v1 logs are honoured read-only: :func:`legacy_token_hashes` reads
 them from the stored event (which cannot change without breaking the chain), nothing new
@@ -25,6 +28,7 @@ from services.engine.fairness import commit
 from services.engine.game_seats import SeatSpec
 from services.engine.ruleset import DomainEvent
 from services.engine.store.records import SecretValue
+from services.engine.timing.seat_clocks import CLOCK_EVENTS
 
 GAME_CREATED = "GameCreated"
 GAME_CREATED_VERSION = 3
@@ -32,7 +36,10 @@ SEAT_JOINED = "SeatJoined"
 SEAT_JOINED_VERSION = 2
 SECRETS_REVEALED = "SecretsRevealed"
 SEED_REVEALED = "SeedRevealed"
-ENGINE_EVENTS = frozenset({GAME_CREATED, SEAT_JOINED, SECRETS_REVEALED, SEED_REVEALED})
+ENGINE_EVENTS = (
+    frozenset({GAME_CREATED, SEAT_JOINED, SECRETS_REVEALED, SEED_REVEALED}) | CLOCK_EVENTS
+)
+"""Every engine event type, the clocks' included (services.engine.timing.seat_clocks)."""
 
 
 def game_created(

@@ -24,10 +24,11 @@ from services.engine.engine_events import (
 from services.engine.errors import CorruptLog, GameNotFound
 from services.engine.fairness import rng_for
 from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.ruleset import SEALED_KEY, DomainEvent, Ruleset, Sealed
+from services.engine.ruleset import SEALED_KEY, DomainEvent, GameResult, Ruleset, Sealed
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.chain import GENESIS_HASH, hash_of
 from services.engine.store.records import NO_PRIVATE, PrivateRecords, StoredEvent
+from services.engine.timing.seat_clocks import CLOCK_EVENTS, ClockState, fold_clock
 
 __all__ = [
     "GAME_CREATED",
@@ -56,6 +57,7 @@ class GameSnapshot:
             a fold of the public log alone.
         commitments: every secret id committed so far -> the version committing it.
         revealed: secret ids opened by SecretsRevealed so far.
+        clock: the seats' clocks (None: a game without a time control).
     """
 
     game_id: str
@@ -71,6 +73,7 @@ class GameSnapshot:
     private: PrivateRecords = NO_PRIVATE
     commitments: Mapping[str, int] = field(default_factory=dict)
     revealed: frozenset[str] = frozenset()
+    clock: ClockState | None = None
 
     def unrevealed(self) -> tuple[str, ...]:
         """Secret ids committed and not yet opened, in commitment order."""
@@ -84,12 +87,37 @@ class GameSnapshot:
         """True once the game has ended."""
         return bool(self.ruleset.is_terminal(self.state))
 
-    def bot_seats_to_act(self, state: Any | None = None) -> tuple[int, ...]:
-        """Bot seats that must act in ``state`` (default: this snapshot's state)."""
+    def bot_seats_to_act(
+        self, state: Any | None = None, clock: ClockState | None = None
+    ) -> tuple[int, ...]:
+        """Seats a bot must play in ``state`` (default: this snapshot's state): bot seats,
+        and human seats a bot plays after a timeout in ``clock`` (default: this
+        snapshot's clocks)."""
         current = self.state if state is None else state
+        clocks = self.clock if clock is None else clock
+        taken = clocks.bot_controlled() if clocks is not None else frozenset()
         return tuple(
-            s for s in self.ruleset.seats_to_act(current) if self.seats[s].kind is SeatKind.BOT
+            s
+            for s in self.ruleset.seats_to_act(current)
+            if self.seats[s].kind is SeatKind.BOT or s in taken
         )
+
+    def played_by_bot(self, seat: int) -> bool:
+        """True if a bot plays ``seat`` now (a bot seat, or taken over, or forfeited)."""
+        if self.seats[seat].kind is SeatKind.BOT:
+            return True
+        return self.clock is not None and seat in self.clock.bot_controlled()
+
+    def result(self) -> GameResult | None:
+        """The ruleset's result of a finished game, with forfeited seats ranked last
+        (the first to forfeit lowest); None while the game runs. Generic for every
+        ruleset: scores stay the ruleset's."""
+        result = self.ruleset.result(self.state)
+        if result is None or self.clock is None or not self.clock.forfeited:
+            return result
+        lost = self.clock.forfeited
+        ranking = [s for s in result.ranking if s not in lost] + list(reversed(lost))
+        return GameResult(result.scores, tuple(ranking))
 
     def evolve(
         self, events: Sequence[StoredEvent], private: PrivateRecords | None = None
@@ -109,6 +137,7 @@ class GameSnapshot:
         revealed_seed = self.revealed_seed
         commitments = dict(self.commitments)
         revealed = set(self.revealed)
+        clock = self.clock
         for event in events:
             if event.version != version + 1:
                 raise CorruptLog(f"game {self.game_id}: version {event.version} after {version}")
@@ -122,6 +151,13 @@ class GameSnapshot:
                 revealed_seed = str(domain.payload["seed"])
             elif domain.type == SECRETS_REVEALED:
                 revealed.update(str(s["id"]) for s in domain.payload["secrets"])
+            elif domain.type in CLOCK_EVENTS:
+                try:
+                    clock = fold_clock(clock, domain, len(seats))
+                except (KeyError, ValueError, TypeError, IndexError) as exc:
+                    raise CorruptLog(
+                        f"game {self.game_id}: version {event.version}: {exc!r}"
+                    ) from exc
             else:
                 if SEALED_KEY in domain.payload:
                     for secret_id in committed_parts(domain.payload):
@@ -140,6 +176,7 @@ class GameSnapshot:
             private=known,
             commitments=commitments,
             revealed=frozenset(revealed),
+            clock=clock,
         )
 
 

@@ -14,8 +14,9 @@ from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.client import CommandResult
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
+from services.engine.timing.time_control import TimeControl
 from services.rpc import deadlines
-from services.rpc.convert import event_from_proto, seats_to_proto
+from services.rpc.convert import event_from_proto, seats_to_proto, time_control_to_proto
 from services.rpc.errors import from_rpc_error
 from services.rpc.stubs import load_stubs
 
@@ -125,6 +126,7 @@ class RemoteEngineClient:
         seats: Sequence[SeatSpec],
         options: Mapping[str, Any],
         command_id: str = "",
+        time_control: TimeControl | None = None,
     ) -> CommandResult:
         """See EngineClient.create_game."""
         request = self._pb.EngineServiceCreateGameRequest(
@@ -132,6 +134,7 @@ class RemoteEngineClient:
             seats=seats_to_proto(seats, token_hashes=True),
             options_json=canonical_json(dict(options)),
             command_id=command_id,
+            time_control=time_control_to_proto(time_control) if time_control else None,
         )
         reply = await self._call("CreateGame", request)
         return CommandResult(reply.game_id, reply.version, 1)

@@ -9,7 +9,12 @@ import grpc
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.engine import Engine
 from services.engine.rulesets import DEFAULT_RULESET
-from services.rpc.convert import event_to_proto, parse_object, seats_from_engine_proto
+from services.rpc.convert import (
+    event_to_proto,
+    parse_object,
+    seats_from_engine_proto,
+    time_control_from_proto,
+)
 from services.rpc.errors import unary_errors
 from services.rpc.server import MAX_STREAMS_PER_CONNECTION, build_server, mark_serving
 from services.rpc.stubs import load_stubs
@@ -32,6 +37,7 @@ class EngineServicer:
             seats_from_engine_proto(request.seats),
             parse_object(request.options_json, "options_json"),
             request.command_id,
+            time_control_from_proto(request),
         )
         return self._pb.EngineServiceCreateGameResponse(
             game_id=result.game_id, version=result.version

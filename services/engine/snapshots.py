@@ -34,10 +34,13 @@ from services.engine.store.records import (
     StoredEvent,
     canonical_json,
 )
+from services.engine.timing.seat_clocks import ClockState
 
 DEFAULT_CAPACITY = 2048
 DEFAULT_SNAPSHOT_EVERY = 100
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
+_READABLE_FORMATS = (2, SNAPSHOT_FORMAT)
+"""Format 3 added ``clock`` (a game's seat clocks); format 2 snapshots have none."""
 log = structlog.get_logger(__name__)
 
 
@@ -62,6 +65,7 @@ def encode_snapshot(snapshot: GameSnapshot) -> str | None:
             "token_hashes": {str(k): v for k, v in snapshot.private.token_hashes.items()},
             "commitments": dict(snapshot.commitments),
             "revealed": sorted(snapshot.revealed),
+            "clock": snapshot.clock.to_json() if snapshot.clock is not None else None,
         }
     )
 
@@ -69,7 +73,7 @@ def encode_snapshot(snapshot: GameSnapshot) -> str | None:
 def decode_snapshot(text: str, registry: RulesetRegistry) -> GameSnapshot:
     """Inverse of :func:`encode_snapshot`. Raises ValueError/KeyError/TypeError if unreadable."""
     data = json.loads(text)
-    if data.get("format") != SNAPSHOT_FORMAT:
+    if data.get("format") not in _READABLE_FORMATS:
         raise ValueError(f"snapshot format {data.get('format')!r}")
     ruleset: Any = registry.get(str(data["ruleset"]))
     if not supports_snapshots(ruleset):
@@ -91,6 +95,7 @@ def decode_snapshot(text: str, registry: RulesetRegistry) -> GameSnapshot:
         ),
         {str(k): int(v) for k, v in data["commitments"].items()},
         frozenset(str(k) for k in data["revealed"]),
+        ClockState.from_json(data["clock"]) if data.get("clock") else None,
     )
 
 

@@ -27,7 +27,15 @@ from services.engine.rulesets import DEFAULT_RULESET
 from services.engine.store.records import GameIndexEntry, canonical_json
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
-from services.rpc.convert import event_to_proto, parse_object, seats_to_proto, seats_with_tokens
+from services.rpc.convert import (
+    clocks_to_proto,
+    event_to_proto,
+    parse_object,
+    seats_to_proto,
+    seats_with_tokens,
+    time_control_from_proto,
+    time_control_to_proto,
+)
 from services.rpc.errors import stream_errors, unary_errors
 from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
 from services.rpc.stubs import load_stubs
@@ -133,6 +141,7 @@ class GameServicer:
             seats,
             parse_object(request.options_json, "options_json"),
             request.command_id,
+            time_control_from_proto(request),
         )
         # A retried create returns the first game: only tokens it really holds go back.
         # Seats claimed at creation never change, so the game as cached will do.
@@ -163,7 +172,10 @@ class GameServicer:
             seed_commitment=snapshot.seed_commitment,
             revealed_seed=snapshot.revealed_seed or "",
         )
-        result = ruleset.result(snapshot.state)
+        if snapshot.clock is not None:
+            reply.time_control.CopyFrom(time_control_to_proto(snapshot.clock.control))
+            reply.clocks.extend(clocks_to_proto(snapshot.clock))
+        result = snapshot.result()  # forfeited seats ranked last (clocks)
         if result is not None:
             reply.result.scores.extend(result.scores)
             reply.result.ranking.extend(result.ranking)

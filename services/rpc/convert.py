@@ -17,6 +17,8 @@ from services.engine.game_seats import (
     new_token,
 )
 from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
+from services.engine.timing.seat_clocks import ClockState
+from services.engine.timing.time_control import TimeControl, TimeControlInvalid, TimeoutPolicy
 
 _KIND_TO_PROTO = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND_BOT}
 _PROTO_TO_KIND: dict[int, SeatKind] = {int(v): k for k, v in _KIND_TO_PROTO.items()}
@@ -117,3 +119,55 @@ def event_from_proto(event: pb.Event) -> StoredEvent:
         EventMetadata(event.metadata.command_id, event.metadata.seat, event.metadata.recorded_at),
         event.hash,
     )
+
+
+_POLICY_FROM_PROTO: dict[int, TimeoutPolicy] = {
+    pb.TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.BOT_TAKEOVER,
+    pb.TIMEOUT_POLICY_BOT_TAKEOVER: TimeoutPolicy.BOT_TAKEOVER,
+    pb.TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.FORFEIT,
+}
+_POLICY_TO_PROTO = {
+    TimeoutPolicy.BOT_TAKEOVER: pb.TIMEOUT_POLICY_BOT_TAKEOVER,
+    TimeoutPolicy.FORFEIT: pb.TIMEOUT_POLICY_FORFEIT,
+}
+
+
+def time_control_from_proto(request: Any) -> TimeControl | None:
+    """The ``time_control`` of a CreateGame request (public or engine), None if unset.
+
+    Raises TimeControlInvalid for an unknown timeout policy; the figures are checked by
+    the engine (``TimeControl.check``) against the ruleset.
+    """
+    if not request.HasField("time_control"):
+        return None
+    message = request.time_control
+    policy = _POLICY_FROM_PROTO.get(int(message.timeout_policy))
+    if policy is None:
+        raise TimeControlInvalid(f"unknown timeout_policy {int(message.timeout_policy)}")
+    return TimeControl(
+        int(message.base_ms), int(message.increment_ms), int(message.move_deadline_ms), policy
+    )
+
+
+def time_control_to_proto(control: TimeControl) -> pb.TimeControl:
+    """Inverse of :func:`time_control_from_proto` for a set time control."""
+    return pb.TimeControl(
+        base_ms=control.base_ms,
+        increment_ms=control.increment_ms,
+        move_deadline_ms=control.move_deadline_ms,
+        timeout_policy=_POLICY_TO_PROTO[control.policy],
+    )
+
+
+def clocks_to_proto(clock: ClockState) -> list[pb.SeatClock]:
+    """Each seat's clock as GetGame shows it."""
+    return [
+        pb.SeatClock(
+            seat=seat,
+            remaining_ms=c.remaining_ms,
+            deadline_ms=c.deadline_ms,
+            taken_over=seat in clock.taken_over,
+            forfeited=seat in clock.forfeited,
+        )
+        for seat, c in enumerate(clock.clocks)
+    ]

@@ -302,7 +302,11 @@ def from_rpc_error(error: Exception) -> Exception:
     if kind == "unknown_ruleset":
         return UnknownRuleset(error.details() or "")
     if kind == "invalid_argument":
-        return InvalidArgument(error.details() or "")
+        refused = InvalidArgument(error.details() or "")
+        if info.reason != "invalid_argument":
+            # Keep the rule it named (e.g. time_control_invalid) through a remote engine.
+            setattr(refused, "rule", info.reason)  # noqa: B010
+        return refused
     if kind == "corrupt_log":
         return CorruptLog(error.details() or "")
     if kind == "chain_mismatch":

@@ -68,6 +68,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "games"),  # ZADD at creation (append script)
         ("RW", "turns"),  # XADD turn requests (append script)
         ("RW", "finished"),  # XADD game-finished notifications (store.finished)
+        ("RW", "deadlines"),  # ZADD/ZREM (append script), claims (timekeeper scripts)
     ),
     Role.GATEWAY: (
         ("R", "game:*:events"),  # XRANGE (fold, ListEvents), XREAD BLOCK (WatchGame)
@@ -109,7 +110,9 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xlen",  # the archive script (teoti archive runs as the engine's user)
         "del",
         "exists",
-        "zrangebyscore",  # teoti archive walks the games index
+        "zrangebyscore",  # teoti archive walks the games index; the timekeeper's claim
+        "zrem",  # the deadlines set (append and timekeeper scripts)
+        "zscore",  # the timekeeper's reschedule script
     ),
     Role.GATEWAY: ("xrange", "xread", "hmget", "get", "zrangebyscore", "hgetall"),
     Role.BOT: (

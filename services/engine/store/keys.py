@@ -21,6 +21,9 @@ slot:
 - ``<prefix>:{s<k>}:dead``               turn requests given up on, with the reason
 - ``<prefix>:{s<k>}:finished``           games that just ended {game_id, version} (read by
   the tournament directors' group, ``services.engine.store.finished``)
+- ``<prefix>:{s<k>}:deadlines``          sorted set, game id -> its earliest clock deadline
+  (ms); written by the append script, claimed by the timekeeper
+  (``services.engine.store.deadlines``)
 
 Every process of one deployment must use the same prefix and shard count.
 """
@@ -129,6 +132,13 @@ class RedisKeys:
     def all_finished(self) -> list[str]:
         """Every shard's game-finished stream."""
         return [self.finished(k) for k in range(self.shards)]
+    def deadlines(self, shard: int) -> str:
+        """The shard's clock deadlines (sorted set: game id -> deadline ms)."""
+        return f"{self._tag(shard)}:deadlines"
+
+    def deadlines_of(self, game_id: str) -> str:
+        """Deadlines set holding ``game_id``."""
+        return self.deadlines(self.shard_of(game_id))
 
     def all_turns(self) -> list[str]:
         """Every shard's turn-request stream."""

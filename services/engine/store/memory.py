@@ -13,6 +13,7 @@ from services.engine.store.records import (
     AppendResult,
     CommandKey,
     CommandRecord,
+    Deadline,
     EventMetadata,
     GameIndexEntry,
     NewGame,
@@ -37,6 +38,8 @@ class InMemoryEventStore:
         self._private: dict[str, PrivateRecords] = {}
         self._snapshots: dict[str, str] = {}
         self.turn_requests: list[TurnRequest] = []
+        self.deadlines: dict[str, int] = {}
+        """Game id -> its earliest clock deadline (ms), as the Redis deadlines sets."""
         self._changed = asyncio.Condition()
 
     async def append(
@@ -50,6 +53,7 @@ class InMemoryEventStore:
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
         command: CommandKey | None = None,
+        deadline: Deadline | None = None,
     ) -> AppendResult:
         """See EventStore.append."""
         if not events:
@@ -85,6 +89,11 @@ class InMemoryEventStore:
                     expected_version + 1, len(log), command.request_hash if command else ""
                 )
             self.turn_requests.extend(turn_requests)
+            if deadline is not None:
+                if deadline.at_ms is None:
+                    self.deadlines.pop(game_id, None)
+                else:
+                    self.deadlines[game_id] = deadline.at_ms
             self._changed.notify_all()
             return AppendResult(expected_version + 1, len(log), written)
 

@@ -10,6 +10,7 @@ from services.engine.store.records import (
     AppendResult,
     CommandKey,
     CommandRecord,
+    Deadline,
     EventMetadata,
     GameIndexEntry,
     NewGame,
@@ -39,6 +40,7 @@ class EventStore(Protocol):
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
         command: CommandKey | None = None,
+        deadline: Deadline | None = None,
     ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version``.
 
@@ -50,7 +52,8 @@ class EventStore(Protocol):
         ``turn_requests`` on the game's shard, for a new game (``expected_version == 0``)
         index it and keep ``new_game.secret_seed``, and keep ``private`` (the secrets the
         events commit to, new token bindings) in the game's service-only keys: no event is
-        ever stored without its secrets.
+        ever stored without its secrets; and set (or drop) the game's clock ``deadline``
+        (None: leave it as it is).
 
         Returns the versions the append reached (for a retried command id: the original
         append's, with ``duplicate`` set) and the ``written`` records, which let a writer

@@ -140,6 +140,18 @@ class NewGame:
 
 
 @dataclass(frozen=True, slots=True)
+class Deadline:
+    """A clocked game's entry in its shard's deadlines set, written by the same append.
+
+    Attributes:
+        at_ms: the earliest deadline of a running clock after the append (ms since the
+            epoch); None: no clock runs any more, the game leaves the set.
+    """
+
+    at_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class TurnRequest:
     """Ask the bot worker to play ``seat`` of ``game_id`` at log ``version``."""
 

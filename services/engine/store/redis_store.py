@@ -19,6 +19,7 @@ from services.engine.store.records import (
     AppendResult,
     CommandKey,
     CommandRecord,
+    Deadline,
     EventMetadata,
     GameIndexEntry,
     NewGame,
@@ -41,11 +42,12 @@ from services.engine.store.redis_client import (
 # agree with it, so deleting the last entries (or the head) is refused, not "healed".
 APPEND_SCRIPT = """
 -- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests,
---       7 sealed secrets, 8 token bindings
+--       7 sealed secrets, 8 token bindings, 9 clock deadlines
 -- ARGV: 1 game_id, 2 expected, 3 prev_hash, 4 command_id, 5 seat, 6 recorded_at,
 --       7 created_ms, 8 secret seed, 9 #events, 10 #requests, 11 #secrets, 12 #tokens,
 --       13 command key (the sender-scoped field of the commands hash; '' = none),
---       14 request hash (stored with the result),
+--       14 request hash (stored with the result), 15 the game's clock deadline
+--       ('' = leave it, '-' = drop it, else ms),
 --       then 4 per event (type, schema_version, payload, hash), 3 per request,
 --       2 per secret (id, json), 2 per token binding (seat, token hash)
 local command_id = ARGV[4]
@@ -70,7 +72,7 @@ local n = tonumber(ARGV[9])
 local t = tonumber(ARGV[10])
 local ns = tonumber(ARGV[11])
 local nt = tonumber(ARGV[12])
-local base = 14
+local base = 15
 local version = expected
 local hash = head_hash
 for i = 0, n - 1 do
@@ -106,6 +108,11 @@ base = base + ns * 2
 for i = 0, nt - 1 do
   redis.call('HSET', KEYS[8], ARGV[base + 1 + i * 2], ARGV[base + 2 + i * 2])
 end
+if ARGV[15] == '-' then
+  redis.call('ZREM', KEYS[9], ARGV[1])
+elseif ARGV[15] ~= '' then
+  redis.call('ZADD', KEYS[9], ARGV[15], ARGV[1])
+end
 return {'ok', range}
 """.replace("__GENESIS__", GENESIS_HASH)
 APPEND_SHA = hashlib.sha1(APPEND_SCRIPT.encode()).hexdigest()
@@ -128,6 +135,13 @@ ARCHIVE_SHA = hashlib.sha1(ARCHIVE_SCRIPT.encode()).hexdigest()
 
 _INDEX_SLACK = 100
 """Extra index entries read per shard to step over games created in the cursor's ms."""
+
+
+def _deadline_arg(deadline: Deadline | None) -> str:
+    """ARGV 15 of the append script: '' leaves the deadline, '-' drops it, else ms."""
+    if deadline is None:
+        return ""
+    return "-" if deadline.at_ms is None else str(deadline.at_ms)
 
 
 def _version_of(entry_id: str) -> int:
@@ -207,9 +221,10 @@ class RedisEventStore:
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
         command: CommandKey | None = None,
+        deadline: Deadline | None = None,
     ) -> AppendResult:
         """See EventStore.append (one EVALSHA: check, XADD events, record, publish, keep
-        the secrets and token bindings)."""
+        the secrets and token bindings, set the clock deadline)."""
         if not events:
             raise ValueError("append needs at least one event")
         if prev_hash is None:
@@ -229,6 +244,7 @@ class RedisEventStore:
             str(len(private.token_hashes) if private else 0),
             command.field if command else metadata.command_id,
             command.request_hash if command else "",
+            _deadline_arg(deadline),
         ]
         records = chained(expected_version, events, metadata, prev_hash)
         for payload, record in records:
@@ -249,6 +265,7 @@ class RedisEventStore:
             self.keys.turns_of(game_id),
             self.keys.sealed(game_id),
             self.keys.tokens(game_id),
+            self.keys.deadlines_of(game_id),
         ]
         status, value = await self._run_script(keys, args)
         if status == "conflict":

