@@ -26,8 +26,8 @@ from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.engine.servicer import start_engine_server
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
-from services.engine.store.finished import GameEndPublisher
 from services.engine.store.deadlines import RedisDeadlines
+from services.engine.store.finished import GameEndPublisher
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore

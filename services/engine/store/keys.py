@@ -132,6 +132,7 @@ class RedisKeys:
     def all_finished(self) -> list[str]:
         """Every shard's game-finished stream."""
         return [self.finished(k) for k in range(self.shards)]
+
     def deadlines(self, shard: int) -> str:
         """The shard's clock deadlines (sorted set: game id -> deadline ms)."""
         return f"{self._tag(shard)}:deadlines"
