@@ -23,6 +23,8 @@ from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, SeatSpec
 from services.engine.reader import GameReader
 from services.engine.ruleset import DomainEvent
+from services.engine.timing.time_control import TimeControl as GameClock
+from services.engine.timing.time_control import TimeoutPolicy
 from services.tournament import events as ev
 from services.tournament.aggregate import (
     RUNNING,
@@ -68,25 +70,39 @@ def table_seats(
 
 
 def game_options(config: TournamentConfig) -> dict[str, object]:
-    """The CreateGame options of every table.
-
-    THE place to pass the tournament's clock on to CreateGame (``config.time_control``,
-    ``config.timeout_policy``) once games take a TimeControl (branch ``clocks``).
-    """
+    """The CreateGame options of every table (the ruleset's options as configured)."""
     return dict(config.options)
 
 
-def places_of(snapshot: GameSnapshot) -> TableResult | None:
-    """Finishing place per seat of a finished game (None while it runs)."""
+def game_clock(config: TournamentConfig) -> GameClock | None:
+    """The time control every table's game is created with (None: the tournament has no
+    clock), so no table waits on an absent player beyond it (issue 15, clocks)."""
+    clock = config.time_control
+    if not clock.is_set:
+        return None
+    return GameClock(
+        clock.base_ms,
+        clock.increment_ms,
+        clock.move_deadline_ms,
+        TimeoutPolicy(config.timeout_policy),
+    )
+
+
+def places_of(snapshot: GameSnapshot, players: Sequence[str] = ()) -> TableResult | None:
+    """Finishing place per seat of a finished game (None while it runs), from the game's
+    result with forfeited seats ranked last (``GameSnapshot.result``); ``forfeited``
+    names those seats' players (``players``: the table's players in seat order)."""
     if not snapshot.is_terminal():
         return None
-    result = snapshot.ruleset.result(snapshot.state)
+    result = snapshot.result()
     if result is None:
         return None
     places = [0] * len(snapshot.seats)
     for position, seat in enumerate(result.ranking):
         places[seat] = position + 1
-    return TableResult(0, tuple(places))
+    lost = snapshot.clock.forfeited if snapshot.clock is not None else ()
+    forfeited = tuple(players[seat] for seat in lost if seat < len(players))
+    return TableResult(0, tuple(places), forfeited)
 
 
 class Conductor:
@@ -161,6 +177,7 @@ class Conductor:
         """Create (or find again) the game of every table of ``pairing``, in bulk."""
         tokens = dict(await self.repo.player_tokens(state.tournament_id))
         options = game_options(state.config)
+        clock = game_clock(state.config)
         limit = asyncio.Semaphore(CREATE_CONCURRENCY)
 
         async def create(table: Table) -> str:
@@ -170,6 +187,7 @@ class Conductor:
                     table_seats(state, table, tokens),
                     options,
                     command_id=game_command_id(state.tournament_id, pairing.round, table.number),
+                    time_control=clock,
                 )
                 return result.game_id
 
@@ -183,8 +201,7 @@ class Conductor:
         if tournament_id is None:
             return None
         snapshot = await self._reader.load(game_id)
-        result = places_of(snapshot)
-        if result is None:
+        if places_of(snapshot) is None:
             return None
         for _attempt in range(MAX_ATTEMPTS):
             state = await self.repo.load(tournament_id)
@@ -194,8 +211,12 @@ class Conductor:
             round_, table = found
             if table.number in round_.results:
                 break
+            result = places_of(snapshot, table.players)
+            assert result is not None  # finished above; a finished log stays finished
             event = ev.table_finished(
-                round_.number, game_id, TableResult(table.number, result.places)
+                round_.number,
+                game_id,
+                TableResult(table.number, result.places, result.forfeited),
             )
             try:
                 state = await self.repo.append(

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.engine.ruleset import RulesetInfo
+from services.engine.timing.time_control import TimeControl as GameClock
+from services.engine.timing.time_control import TimeControlInvalid, TimeoutPolicy
 from services.tournament.errors import InvalidTournament
 from services.tournament.model import Format, ScoringRules, TableSize, default_points
 from services.tournament.standings import TIEBREAKS
@@ -164,10 +166,10 @@ class TournamentConfig:
 def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None:
     """Refuse a config the ruleset cannot play or that makes no sense.
 
-    Raises InvalidTournament with reasons ``invalid_config`` (name, rounds, caps, points,
-    clock values), ``table_size_unsupported`` (seats outside ``info``'s range or min >
-    max), ``timeout_policy_unsupported`` (unknown policy, or ``bot_takeover`` for a
-    ruleset with no bot).
+    Raises InvalidTournament with reasons ``invalid_config`` (name, rounds, caps, points),
+    ``time_control_invalid`` (the clock rules of every game), ``table_size_unsupported``
+    (seats outside ``info``'s range or min > max), ``timeout_policy_unsupported``
+    (unknown policy, or ``bot_takeover`` for a ruleset with no bot).
     """
     bad = "invalid_config"
     if not config.name.strip() or len(config.name) > 100:
@@ -198,8 +200,16 @@ def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None
     if missing:
         raise InvalidTournament(bad, f"points_by_place has no entry for table sizes {missing}")
     clock = config.time_control
-    if min(clock.base_ms, clock.increment_ms, clock.move_deadline_ms) < 0:
-        raise InvalidTournament(bad, "time control values must be >= 0 ms")
+    if clock.is_set:
+        # The games' own rules for clocks (services.engine.timing), checked here so that a
+        # started tournament never meets a table it cannot create.
+        figures = GameClock(
+            clock.base_ms, clock.increment_ms, clock.move_deadline_ms, TimeoutPolicy.FORFEIT
+        )
+        try:
+            figures.check(None)
+        except TimeControlInvalid as exc:
+            raise InvalidTournament("time_control_invalid", str(exc)) from exc
     if config.timeout_policy not in TIMEOUT_POLICIES:
         raise InvalidTournament(
             "timeout_policy_unsupported",

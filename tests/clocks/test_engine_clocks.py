@@ -236,3 +236,20 @@ async def test_the_audit_recomputes_every_clock_from_the_public_log() -> None:
     report = audit_log(game, await store.read(game), clock_registry())
     assert not report.ok and report.first_bad_version == snapshot.version + 1
     assert "ClocksUpdated differs" in report.problems[0]
+
+
+async def test_a_tournament_table_records_a_forfeit_and_ranks_it_last() -> None:
+    from services.tournament.conductor import places_of
+
+    clock = FakeClock()
+    engine, _store, keeper = make(clock)
+    game = (await engine.create_game("nim", HUMANS, {}, time_control=LIVE)).game_id
+    clock.at(60_000)
+    assert await keeper.run_once() == 1  # ann (seat 0) runs out of time and forfeits
+    key = engine.bot_credential.secret
+    while not (snapshot := await engine.load(game)).is_terminal():
+        seat = snapshot.seats_to_act()[0]
+        await engine.submit_action(game, seat, {"take": 1}, bot_key=key if seat == 0 else "")
+    table = places_of(snapshot, ("ann", "bob"))
+    assert table is not None
+    assert table.places == (2, 1) and table.forfeited == ("ann",)

@@ -164,3 +164,29 @@ async def test_two_director_processes_at_once_create_each_round_once(stack: Stac
     assert types.count("TableFinished") == 8
     assert types[-2:] == ["TournamentFinished", "SeedRevealed"]
     assert len(await stack.store.list_games()) == 8
+
+
+async def test_every_table_of_a_clocked_tournament_runs_its_clock(stack: Stack) -> None:
+    from dataclasses import replace
+
+    from services.tournament.config import TimeControl
+
+    assert stack.tournaments is not None
+    config = replace(
+        TournamentConfig("clocked", "nim", {}, Format.SWISS, 2, 2, rounds=1),
+        time_control=TimeControl(60_000, 2_000, 0),
+        timeout_policy="forfeit",
+    )
+    state = await stack.tournaments.create(config)
+    for n in range(4):
+        await stack.tournaments.register(state.tournament_id, f"p{n}", "", bot=True)
+    started = await conductor(stack).start(state.tournament_id)
+    games = list(started.rounds[0].game_ids.values())
+    assert len(games) == 2
+    for game_id in games:
+        events = await stack.store.read(game_id)
+        clocks = [e for e in events if e.type == "ClockStarted"]
+        assert len(clocks) == 1, [e.type for e in events]
+        assert clocks[0].payload["base_ms"] == 60_000
+        assert clocks[0].payload["increment_ms"] == 2_000
+        assert clocks[0].payload["timeout_policy"] == "forfeit"

@@ -149,7 +149,9 @@ NIM = RulesetInfo("Nim", 2, 4)
         ({"name": " "}, "invalid_config"),
         ({"points_by_place": {2: (1.0,)}}, "invalid_config"),
         ({"max_seats": 3, "points_by_place": {2: (1.0, 0.0)}}, "invalid_config"),
-        ({"time_control": TimeControl(-1, 0, 0)}, "invalid_config"),
+        ({"time_control": TimeControl(-1, 0, 0)}, "time_control_invalid"),
+        ({"time_control": TimeControl(500, 0, 0)}, "time_control_invalid"),  # under 1 s
+        ({"time_control": TimeControl(0, 1_000, 0)}, "time_control_invalid"),  # no base
     ],
 )
 def test_configs_the_ruleset_cannot_play_are_refused(
