@@ -30,6 +30,7 @@ from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
 from services.gateway.server import create_server
+from services.gateway.servicer import GameServicer
 from services.gateway.watch_hub import WatchHub
 from services.rpc.limits import (
     DEFAULT_BURST,
@@ -41,6 +42,7 @@ from services.rpc.limits import (
     CreationQuota,
     WatcherLimit,
 )
+from services.web.server import WebSettings
 
 log = structlog.get_logger(__name__)
 SHUTDOWN_GRACE_S = 3.0
@@ -132,6 +134,8 @@ class Stack:
     reader: GameReader
     server: grpc.aio.Server
     hub: WatchHub
+    web_port: int | None = None
+    """Port of the web face (HTTP/JSON + SSE), None when it is off."""
 
 
 def _bot(
@@ -171,13 +175,17 @@ async def all_in_one(
     quota: CreationQuota | None = None,
     pool_size: int = POOL_SIZE,
     watchers: WatcherLimit | None = None,
+    web_address: str | None = None,
+    web: WebSettings | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
     ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
     ``limiter`` / ``quota`` / ``watchers``: the gateway's limits (defaults:
     :class:`GatewaySettings`);
-    ``pool_size``: Redis connections of the process.
+    ``pool_size``: Redis connections of the process;
+    ``web_address``: ``host:port`` of the web face (services.web; port 0: a free one),
+    None for none; ``web``: its settings.
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -191,16 +199,28 @@ async def all_in_one(
     bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
     reader = GameReader(store, registry, snapshots)
     hub = WatchHub(store)
+    # One set of limits for both faces: a client gets no more by using both.
+    limiter = limiter or GatewaySettings().limiter()
+    quota = quota or GatewaySettings().quota()
+    watchers = watchers or GatewaySettings().watchers()
     server, port = await create_server(
-        address,
-        reader,
-        client,
-        default_ruleset,
-        limiter,
-        quota or GatewaySettings().quota(),
-        hub,
-        watchers,
+        address, reader, client, default_ruleset, limiter, quota, hub, watchers
     )
+    web_server = None
+    if web_address is not None:
+        from services.web.gateway import start_game_web
+
+        try:
+            web_server = await start_game_web(
+                web_address,
+                GameServicer(reader, client, default_ruleset, hub, limiter, quota, watchers),
+                web,
+            )
+        except BaseException:
+            await server.stop(None)
+            await hub.close()
+            await store.close()
+            raise
     stop = asyncio.Event()
     worker = asyncio.create_task(
         _bot(
@@ -212,8 +232,12 @@ async def all_in_one(
     )
     log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
     try:
-        yield Stack(port, store, engine, reader, server, hub)
+        yield Stack(
+            port, store, engine, reader, server, hub, web_server.port if web_server else None
+        )
     finally:
+        if web_server is not None:
+            await web_server.stop()
         await server.stop(SHUTDOWN_GRACE_S)
         await hub.close()
         stop.set()

@@ -175,6 +175,7 @@ async def _serve(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir) if args.data_dir else None
     config = _redis_config(args)
     _port_is_free(args.host, args.port)
+    web_address, web = _web_face(args)
     with contextlib.ExitStack() as resources:
         if config is None:  # no Redis given: an embedded one for this run
             config = resources.enter_context(_redis(None, data_dir, persist=True))
@@ -190,10 +191,24 @@ async def _serve(args: argparse.Namespace) -> int:
             quota=_gateway_settings(args).quota(),
             pool_size=args.redis_pool_size,
             watchers=_gateway_settings(args).watchers(),
+            web_address=web_address,
+            web=web,
         ) as stack:
-            log.info("teoti_serve_ready", port=stack.port)
+            log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
             await _stop_event().wait()
     return 0
+
+
+def _web_face(args: argparse.Namespace) -> tuple[str | None, Any]:
+    """(``host:port`` of the web face or None when ``--web-port 0``, its settings)."""
+    from services.web.server import WebSettings
+
+    if args.web_port == 0:
+        return None, None
+    _port_is_free(args.host, args.web_port)
+    origins = tuple(o.strip() for o in args.web_cors_origins.split(",") if o.strip())
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    return f"{host}:{args.web_port}", WebSettings(cors_origins=origins)
 
 
 def _port_is_free(host: str, port: int) -> None:
@@ -624,6 +639,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="embedded Redis data folder (used when no Redis URL is given)",
     )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
+    serve.add_argument(
+        "--web-port",
+        type=int,
+        default=int(os.environ.get("TEOTI_WEB_PORT", "8080")),
+        help="port of the web face (HTTP/JSON + server-sent events, the reference web "
+        "client at /; docs/web.md); 0: off (default $TEOTI_WEB_PORT or %(default)s)",
+    )
+    serve.add_argument(
+        "--web-cors-origins",
+        default=os.environ.get("TEOTI_WEB_CORS_ORIGINS", "*"),
+        help="comma-separated origins allowed to call the web face from a browser "
+        "(default $TEOTI_WEB_CORS_ORIGINS or %(default)s)",
+    )
     redis_opt(serve)
     limits_opt(serve)
     common(serve)
