@@ -171,12 +171,13 @@ async def test_the_stream_brings_moves_as_they_happen(served: StackFactory) -> N
             if state["finished"]:
                 break
             seat = state["seats_to_act"][0]
-            await rpc(
-                http,
-                "SubmitAction",
-                {"game_id": game, "seat": seat, "action_json": '{"take": 3}'},
-                ANN if seat == 0 else BOB,
+            token = ANN if seat == 0 else BOB
+            legal = await rpc(http, "ListLegalActions", {"game_id": game, "seat": seat}, token)
+            last = legal.json()["actions"][-1]["action_json"]
+            moved = await rpc(
+                http, "SubmitAction", {"game_id": game, "seat": seat, "action_json": last}, token
             )
+            assert moved.status_code == 200, moved.text
         await asyncio.wait_for(watcher, 20)
         types = [f[1]["event"]["type"] for f in frames if f[0] == "message"]
         assert "StonesTaken" in types and frames[-1][0] == "end"
