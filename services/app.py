@@ -277,8 +277,12 @@ async def run_gateway(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     gateway: GatewaySettings | None = None,
+    web_address: str | None = None,
+    web: WebSettings | None = None,
 ) -> None:
-    """``teoti gateway``: GameService alone, writing through a remote engine."""
+    """``teoti gateway``: GameService alone, writing through a remote engine; with
+    ``web_address`` (``host:port``) also its web face (services.web) over the same
+    servicer objects and limits."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
@@ -286,15 +290,17 @@ async def run_gateway(
     store = settings.store(redis)
     client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
     hub = WatchHub(store)
+    reader = settings.reader(store, registry)
+    limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     server, port = await create_server(
-        address,
-        settings.reader(store, registry),
-        client,
-        limiter=gateway.limiter(),
-        quota=gateway.quota(),
-        hub=hub,
-        watchers=gateway.watchers(),
+        address, reader, client, limiter=limiter, quota=quota, hub=hub, watchers=watchers
     )
+    web_server = None
+    if web_address is not None:
+        from services.web.gateway import start_game_web
+
+        servicer = GameServicer(reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers)
+        web_server = await start_game_web(web_address, servicer, web)
     log.info(
         "gateway_serving",
         port=port,
@@ -304,6 +310,8 @@ async def run_gateway(
         redis_pool_size=settings.pool_size,
     )
     await stop.wait()
+    if web_server is not None:
+        await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
     await hub.close()
     await client.close()

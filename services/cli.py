@@ -249,6 +249,7 @@ async def _gateway(args: argparse.Namespace) -> int:
         _stop_event(),
         _store_settings(args),
         _gateway_settings(args),
+        *_web_face(args),
     )
     return 0
 
@@ -630,6 +631,21 @@ def build_parser() -> argparse.ArgumentParser:
             "(default $TEOTI_MAX_WATCHERS_PER_CLIENT or %(default)s)",
         )
 
+    def web_opt(p: argparse.ArgumentParser, default_port: int) -> None:
+        p.add_argument(
+            "--web-port",
+            type=int,
+            default=int(os.environ.get("TEOTI_WEB_PORT", str(default_port))),
+            help="port of the web face (HTTP/JSON + server-sent events, the reference web "
+            "client at /; docs/web.md); 0: off (default $TEOTI_WEB_PORT or %(default)s)",
+        )
+        p.add_argument(
+            "--web-cors-origins",
+            default=os.environ.get("TEOTI_WEB_CORS_ORIGINS", "*"),
+            help="comma-separated origins allowed to call the web face from a browser "
+            "(default $TEOTI_WEB_CORS_ORIGINS or %(default)s)",
+        )
+
     serve = sub.add_parser("serve", help="gateway + engine + bot worker in one process")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=50051)
@@ -639,19 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="embedded Redis data folder (used when no Redis URL is given)",
     )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
-    serve.add_argument(
-        "--web-port",
-        type=int,
-        default=int(os.environ.get("TEOTI_WEB_PORT", "8080")),
-        help="port of the web face (HTTP/JSON + server-sent events, the reference web "
-        "client at /; docs/web.md); 0: off (default $TEOTI_WEB_PORT or %(default)s)",
-    )
-    serve.add_argument(
-        "--web-cors-origins",
-        default=os.environ.get("TEOTI_WEB_CORS_ORIGINS", "*"),
-        help="comma-separated origins allowed to call the web face from a browser "
-        "(default $TEOTI_WEB_CORS_ORIGINS or %(default)s)",
-    )
+    web_opt(serve, 8080)
     redis_opt(serve)
     limits_opt(serve)
     common(serve)
@@ -676,6 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=int(os.environ.get("TEOTI_ENGINE_CHANNELS", 4)),
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
+    web_opt(gateway, 0)
     redis_opt(gateway)
     limits_opt(gateway)
     common(gateway)
