@@ -5,6 +5,7 @@ rule. Select them with ``-k browser``."""
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 
@@ -139,13 +140,15 @@ def test_browser_a_whole_game_against_a_bot(new_page: Any, ruleset: str) -> None
     """One person plays a whole game of a real ruleset in the browser against a bot."""
     ann = new_page()
     create(ann, "ann", ruleset, 2, others="bot")
+    choose = random.Random(f"browser-{ruleset}")  # the first move can loop (trade back)
     refusals = []
     for moves in range(3000):
         mover = to_act([ann], timeout_s=60)
         if mover is None:
             break
         before = version(ann)
-        ann.locator("#legal-actions button").first.click()
+        buttons = ann.locator("#legal-actions button")
+        buttons.nth(choose.randrange(buttons.count())).click()
         # Either the move is taken, or (the bot moved since the list was drawn) refused.
         ann.wait_for_function(
             "v => document.getElementById('game-version').textContent !== String(v)"

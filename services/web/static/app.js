@@ -102,6 +102,11 @@ function renderGame(game, actions) {
 
 function renderActions(actions) {
   const list = $("legal-actions");
+  // The same moves as shown: keep the buttons (a click landing while they were
+  // redrawn would be lost).
+  const key = JSON.stringify(actions.map((a) => a.action_json));
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
   list.replaceChildren(...actions.map((action) => {
     const button = el("button", action.description, { "data-action": action.action_json, title: action.action_json });
     button.addEventListener("click", () => submit(action.action_json));
