@@ -18,7 +18,6 @@ import asyncio
 import json
 import statistics
 import time
-import urllib.request
 import uuid
 from typing import Any
 
@@ -48,7 +47,10 @@ async def new_game(stub: Any) -> Game:
     reply = await stub.CreateGame(
         pb.CreateGameRequest(
             ruleset="nim",
-            seats=[pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=f"p{i}", token=t) for i, t in enumerate(TOKENS)],
+            seats=[
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=f"p{i}", token=t)
+                for i, t in enumerate(TOKENS)
+            ],
         )
     )
     game = Game(reply.game_id)
@@ -110,25 +112,36 @@ async def run(moves: int, url: str) -> int:
     web_port = free_port()
     prefix = f"bench-web-{uuid.uuid4().hex[:8]}"
     service = Service(
-        ["serve", "--web-port", str(web_port), "--redis-url", url, "--key-prefix", prefix]
-        + NIM
-        + UNLIMITED
+        [
+            "serve",
+            "--web-port",
+            str(web_port),
+            "--redis-url",
+            url,
+            "--key-prefix",
+            prefix,
+            *NIM,
+            *UNLIMITED,
+        ]
     ).start()
     errors = Errors()
     timings: dict[str, list[float]] = {"grpc": [], "web": []}
     try:
         await serving(service)
-        with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/healthz", timeout=10) as ok:
-            assert ok.status == 200
         async with (
             grpc.aio.insecure_channel(service.target) as channel,
             httpx.AsyncClient(base_url=f"http://127.0.0.1:{web_port}", timeout=30) as http,
         ):
+            assert (await http.get("/healthz")).status_code == 200
             stub = pb_grpc.GameServiceStub(channel)
             games = {"grpc": await new_game(stub), "web": await new_game(stub)}
             for face in ("grpc", "web"):  # warm both paths (connections, caches)
                 for _ in range(3):
-                    await (grpc_move(stub, games[face]) if face == "grpc" else web_move(http, games[face]))
+                    await (
+                        grpc_move(stub, games[face])
+                        if face == "grpc"
+                        else web_move(http, games[face])
+                    )
                 games[face] = await new_game(stub)
             for _ in range(moves):
                 for face in ("grpc", "web"):
@@ -136,7 +149,9 @@ async def run(moves: int, url: str) -> int:
                     if game.finished:
                         game = games[face] = await new_game(stub)
                     try:
-                        took = await (grpc_move(stub, game) if face == "grpc" else web_move(http, game))
+                        took = await (
+                            grpc_move(stub, game) if face == "grpc" else web_move(http, game)
+                        )
                         timings[face].append(took)
                     except Exception as error:
                         errors.add(face, error)

@@ -123,7 +123,7 @@ async def test_every_rpc_over_http(served: StackFactory) -> None:
         while not public["finished"]:
             seat = public["seats_to_act"][0]
             token = ANN if seat == 0 else bob
-            legal = (await rpc(http, "ListLegalActions", {"game_id": game, "seat": seat}, token))
+            legal = await rpc(http, "ListLegalActions", {"game_id": game, "seat": seat}, token)
             submitted = await rpc(
                 http,
                 "SubmitAction",
@@ -239,7 +239,9 @@ async def test_seat_tokens_by_bearer_header_or_field(served: StackFactory) -> No
         )
         assert raw.status_code == 403
         watch = await http.post(
-            SERVICE + "WatchGame", json={"game_id": game, "seat": 0}, headers={"authorization": "Bearer x"}
+            SERVICE + "WatchGame",
+            json={"game_id": game, "seat": 0},
+            headers={"authorization": "Bearer x"},
         )
         assert watch.status_code == 403 and reason(watch) == "bad_seat_token"
 
@@ -326,9 +328,7 @@ async def test_open_streams_per_client_are_limited(served: StackFactory) -> None
             assert second.status_code == 429 and reason(second) == "too_many_watchers"
         # The first stream's hold ends with its connection: a new one is admitted.
         for _ in range(50):
-            async with http.stream(
-                "GET", SERVICE + "WatchGame", params={"game_id": game}
-            ) as again:
+            async with http.stream("GET", SERVICE + "WatchGame", params={"game_id": game}) as again:
                 if again.status_code == 200:
                     break
             await asyncio.sleep(0.1)
