@@ -80,13 +80,14 @@ def teoti_serve(redis_url: str, key_prefix: str, *extra: str) -> Iterator[Served
                 raise AssertionError("teoti serve's web face never answered")
             time.sleep(0.1)
         yield Served(web, f"127.0.0.1:{grpc_port}", process)
+        # Both faces stop cleanly on SIGTERM, open streams included.
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+        assert process.returncode == 0, err.decode()[-2000:]
+        assert b"Traceback" not in err, err.decode()[-2000:]
     finally:
         if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            process.kill()
+            process.wait()
         if process.stderr:
             process.stderr.close()
