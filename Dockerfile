@@ -57,6 +57,6 @@ RUN python -c "from services.rpc.stubs import load_stubs; load_stubs()" \
 
 USER 10001:10001
 WORKDIR /tmp
-EXPOSE 50051 50052
+EXPOSE 50051 50052 8080
 ENTRYPOINT ["teoti"]
 CMD ["--help"]

@@ -33,6 +33,8 @@ from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
 from services.gateway.server import create_server
+from services.gateway.servicer import GameServicer
+from services.gateway.tournament_servicer import TournamentServicer
 from services.gateway.watch_hub import WatchHub
 from services.rpc.limits import (
     DEFAULT_BURST,
@@ -49,6 +51,7 @@ from services.tournament.director import Director, GameFinishedQueue
 from services.tournament.ratings_book import RatingsBook
 from services.tournament.repository import TournamentRepository
 from services.tournament.service import TournamentService
+from services.web.server import WebSettings
 
 log = structlog.get_logger(__name__)
 SHUTDOWN_GRACE_S = 3.0
@@ -141,6 +144,8 @@ class Stack:
     server: grpc.aio.Server
     hub: WatchHub
     tournaments: TournamentService | None = None
+    web_port: int | None = None
+    """Port of the web face (HTTP/JSON + SSE), None when it is off."""
 
 
 def director_name() -> str:
@@ -216,6 +221,8 @@ async def all_in_one(
     watchers: WatcherLimit | None = None,
     director: bool = True,
     timekeeper: TimekeeperSettings | None = None,
+    web_address: str | None = None,
+    web: WebSettings | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
@@ -224,7 +231,9 @@ async def all_in_one(
     :class:`GatewaySettings`);
     ``pool_size``: Redis connections of the process; ``director``: run a tournament
     director here (TournamentService is served either way); ``timekeeper``: the clocks'
-    timekeeper (default :class:`TimekeeperSettings`; interval 0: none).
+    timekeeper (default :class:`TimekeeperSettings`; interval 0: none);
+    ``web_address``: ``host:port`` of the web face (services.web; port 0: a free one),
+    None for none; ``web``: its settings.
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -245,17 +254,29 @@ async def all_in_one(
     reader = GameReader(store, registry, snapshots)
     hub = WatchHub(store)
     tournaments, director_loop = tournament_parts(store, client, reader, registry)
+    # One set of limits for both faces: a client gets no more by using both.
+    limiter = limiter or GatewaySettings().limiter()
+    quota = quota or GatewaySettings().quota()
+    watchers = watchers or GatewaySettings().watchers()
     server, port = await create_server(
-        address,
-        reader,
-        client,
-        default_ruleset,
-        limiter,
-        quota or GatewaySettings().quota(),
-        hub,
-        watchers,
-        tournaments,
+        address, reader, client, default_ruleset, limiter, quota, hub, watchers, tournaments
     )
+    web_server = None
+    if web_address is not None:
+        from services.web.gateway import start_game_web
+
+        try:
+            web_server = await start_game_web(
+                web_address,
+                GameServicer(reader, client, default_ruleset, hub, limiter, quota, watchers),
+                web,
+                TournamentServicer(tournaments, default_ruleset, limiter, quota),
+            )
+        except BaseException:
+            await server.stop(None)
+            await hub.close()
+            await store.close()
+            raise
     stop = asyncio.Event()
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     worker = asyncio.create_task(
@@ -269,8 +290,19 @@ async def all_in_one(
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
     log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
     try:
-        yield Stack(port, store, engine, reader, server, hub, tournaments)
+        yield Stack(
+            port,
+            store,
+            engine,
+            reader,
+            server,
+            hub,
+            tournaments,
+            web_server.port if web_server else None,
+        )
     finally:
+        if web_server is not None:
+            await web_server.stop()
         await server.stop(SHUTDOWN_GRACE_S)
         await hub.close()
         stop.set()
@@ -324,9 +356,12 @@ async def run_gateway(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     gateway: GatewaySettings | None = None,
+    web_address: str | None = None,
+    web: WebSettings | None = None,
 ) -> None:
     """``teoti gateway``: GameService and TournamentService, writing through a remote
-    engine (no director: run ``teoti director``)."""
+    engine (no director: run ``teoti director``); with ``web_address`` (``host:port``)
+    also their web face (services.web) over the same servicer objects and limits."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
@@ -338,16 +373,28 @@ async def run_gateway(
     # TournamentService here too (its Start creates round 1's games through the engine);
     # the directors run as their own processes (teoti director).
     tournaments, _director = tournament_parts(store, client, reader, registry)
+    limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     server, port = await create_server(
         address,
         reader,
         client,
-        limiter=gateway.limiter(),
-        quota=gateway.quota(),
+        limiter=limiter,
+        quota=quota,
         hub=hub,
-        watchers=gateway.watchers(),
+        watchers=watchers,
         tournaments=tournaments,
     )
+    web_server = None
+    if web_address is not None:
+        from services.web.gateway import start_game_web
+
+        servicer = GameServicer(reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers)
+        web_server = await start_game_web(
+            web_address,
+            servicer,
+            web,
+            TournamentServicer(tournaments, DEFAULT_RULESET, limiter, quota),
+        )
     log.info(
         "gateway_serving",
         port=port,
@@ -357,6 +404,8 @@ async def run_gateway(
         redis_pool_size=settings.pool_size,
     )
     await stop.wait()
+    if web_server is not None:
+        await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
     await hub.close()
     await client.close()

@@ -175,6 +175,7 @@ async def _serve(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir) if args.data_dir else None
     config = _redis_config(args)
     _port_is_free(args.host, args.port)
+    web_address, web = _web_face(args)
     with contextlib.ExitStack() as resources:
         if config is None:  # no Redis given: an embedded one for this run
             config = resources.enter_context(_redis(None, data_dir, persist=True))
@@ -191,10 +192,24 @@ async def _serve(args: argparse.Namespace) -> int:
             pool_size=args.redis_pool_size,
             watchers=_gateway_settings(args).watchers(),
             timekeeper=_timekeeper_settings(args),
+            web_address=web_address,
+            web=web,
         ) as stack:
-            log.info("teoti_serve_ready", port=stack.port)
+            log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
             await _stop_event().wait()
     return 0
+
+
+def _web_face(args: argparse.Namespace) -> tuple[str | None, Any]:
+    """(``host:port`` of the web face or None when ``--web-port 0``, its settings)."""
+    from services.web.server import WebSettings
+
+    if args.web_port == 0:
+        return None, None
+    _port_is_free(args.host, args.web_port)
+    origins = tuple(o.strip() for o in args.web_cors_origins.split(",") if o.strip())
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    return f"{host}:{args.web_port}", WebSettings(cors_origins=origins)
 
 
 def _port_is_free(host: str, port: int) -> None:
@@ -256,6 +271,7 @@ async def _gateway(args: argparse.Namespace) -> int:
         _stop_event(),
         _store_settings(args),
         _gateway_settings(args),
+        *_web_face(args),
     )
     return 0
 
@@ -684,6 +700,21 @@ def build_parser() -> argparse.ArgumentParser:
             "(default $TEOTI_MAX_WATCHERS_PER_CLIENT or %(default)s)",
         )
 
+    def web_opt(p: argparse.ArgumentParser, default_port: int) -> None:
+        p.add_argument(
+            "--web-port",
+            type=int,
+            default=int(os.environ.get("TEOTI_WEB_PORT", str(default_port))),
+            help="port of the web face (HTTP/JSON + server-sent events, the reference web "
+            "client at /; docs/web.md); 0: off (default $TEOTI_WEB_PORT or %(default)s)",
+        )
+        p.add_argument(
+            "--web-cors-origins",
+            default=os.environ.get("TEOTI_WEB_CORS_ORIGINS", "*"),
+            help="comma-separated origins allowed to call the web face from a browser "
+            "(default $TEOTI_WEB_CORS_ORIGINS or %(default)s)",
+        )
+
     serve = sub.add_parser("serve", help="gateway + engine + bot worker in one process")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=50051)
@@ -693,6 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="embedded Redis data folder (used when no Redis URL is given)",
     )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
+    web_opt(serve, 8080)
     redis_opt(serve)
     limits_opt(serve)
     timekeeper_opt(serve)
@@ -719,6 +751,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=int(os.environ.get("TEOTI_ENGINE_CHANNELS", 4)),
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
+    web_opt(gateway, 0)
     redis_opt(gateway)
     limits_opt(gateway)
     common(gateway)

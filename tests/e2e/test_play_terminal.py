@@ -194,7 +194,16 @@ async def test_no_redis_outlives_watch(tmp_path: Path, sig: signal.Signals) -> N
 def _serve(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     return subprocess.Popen(
-        [*TEOTI, "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
+        [
+            *TEOTI,
+            "serve",
+            "--port",
+            str(port),
+            "--web-port",
+            "0",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
@@ -243,7 +252,7 @@ async def test_a_second_serve_on_a_taken_port_says_only_that(tmp_path: Path) -> 
     try:
         await _wait_listening(port, first)
         code, out, err = await _teoti(
-            "serve", "--port", str(port), "--data-dir", "two", cwd=tmp_path
+            "serve", "--port", str(port), "--web-port", "0", "--data-dir", "two", cwd=tmp_path
         )
         assert code == 2 and out == ""
         lines = err.strip().splitlines()

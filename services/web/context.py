@@ -1,0 +1,95 @@
+"""A grpc.aio ServicerContext stand-in for calls that arrive over HTTP.
+
+The web face calls the gRPC servicer's own methods, so everything they do with their
+context (peer for the rate limits, ``authorization`` metadata for seat tokens, deadline,
+abort with a rich status) has to mean the same here. An abort raises :class:`WebAbort`
+carrying the ``google.rpc.Status`` the gRPC client would have seen in its trailers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import grpc
+from google.rpc import status_pb2
+
+_DETAILS_KEY = "grpc-status-details-bin"
+
+
+class WebAbort(grpc.aio.AbortError):  # type: ignore[misc]
+    """The servicer aborted the call: ``status`` is the google.rpc.Status to send.
+
+    A subclass of grpc's AbortError so the servicer's error decorators
+    (services.rpc.errors) pass it through as they pass a real abort.
+    """
+
+    def __init__(self, status: status_pb2.Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
+def status_of(code: grpc.StatusCode, message: str) -> status_pb2.Status:
+    """A google.rpc.Status without details."""
+    return status_pb2.Status(code=code.value[0], message=message)
+
+
+def peer_string(host: str | None, port: int | None) -> str:
+    """The gRPC peer spelling of an HTTP client address (``ipv4:1.2.3.4:5678``,
+    ``ipv6:[::1]:5678``), so the limits key callers the same way on both faces."""
+    if not host:
+        return "unknown"
+    if ":" in host:
+        return f"ipv6:[{host}]:{port or 0}"
+    return f"ipv4:{host}:{port or 0}"
+
+
+class WebContext:
+    """What the GameService servicer reads from its context, for one HTTP request.
+
+    Args:
+        peer: the caller in gRPC's spelling (:func:`peer_string`).
+        metadata: request headers as (lower-case name, value) pairs; the servicer reads
+            ``authorization: Bearer <token>`` from them.
+        timeout_s: the caller's deadline in seconds from now, or None for none.
+    """
+
+    def __init__(
+        self, peer: str, metadata: Sequence[tuple[str, str]], timeout_s: float | None = None
+    ) -> None:
+        self._peer = peer
+        self._metadata = tuple(metadata)
+        self._deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        self.accepted = asyncio.Event()
+        """Set when a stream sends its initial metadata (the call was accepted)."""
+
+    def peer(self) -> str:
+        """The caller, as grpc spells a peer."""
+        return self._peer
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The request's headers."""
+        return self._metadata
+
+    def time_remaining(self) -> float | None:
+        """Seconds left before the caller's deadline, or None."""
+        if self._deadline is None:
+            return None
+        return max(0.0, self._deadline - time.monotonic())
+
+    async def send_initial_metadata(self, _metadata: Any) -> None:
+        """Mark the (streaming) call accepted: the HTTP response may start."""
+        self.accepted.set()
+
+    async def abort(self, code: grpc.StatusCode, details: str = "", *_: Any) -> None:
+        """End the call with ``code``: raises WebAbort."""
+        raise WebAbort(status_of(code, details))
+
+    async def abort_with_status(self, status: grpc.Status) -> None:
+        """End the call with a rich status (its google.rpc.Status from the trailers)."""
+        for key, value in status.trailing_metadata or ():
+            if key == _DETAILS_KEY and isinstance(value, bytes):
+                raise WebAbort(status_pb2.Status.FromString(value))
+        raise WebAbort(status_of(status.code, status.details))

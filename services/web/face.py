@@ -1,0 +1,298 @@
+"""Routes of the web face, driven by a service descriptor (one source of truth: the protos).
+
+For every method of the service (``gameserver.v1.GameService`` from its generated
+descriptor) there is one route, ``POST /<package>.<Service>/<Method>``, the method's gRPC
+path. The body is the request message in protobuf's JSON mapping (snake_case or
+lowerCamelCase field names, as ``json_format.Parse`` accepts); the reply is the response
+message in the same mapping. The handler is the servicer's own method, called in-process
+with a :class:`~services.web.context.WebContext`, so tokens, limits and errors are the
+gRPC face's. A server-streaming method answers with server-sent events (one ``message``
+event per response, then ``end``, or ``error`` with the status); it can also be opened
+with ``GET`` and the request fields as query parameters, for ``EventSource``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import json_format
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+from google.rpc import status_pb2
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from services.rpc.errors import BadRequest
+from services.rpc.limits import MAX_REQUEST_BYTES
+from services.web.context import WebAbort, WebContext, peer_string, status_of
+from services.web.errors import http_status, refusal, retry_after, status_json
+
+log = structlog.get_logger(__name__)
+
+KEEPALIVE_S = 15.0
+"""Seconds of silence after which a stream sends an SSE comment (proxies cut idle
+connections; the client ignores comments)."""
+STREAM_BUFFER = 64
+"""Responses a stream holds for a slow HTTP client before the servicer waits (the watch
+hub drops a watcher that falls further behind: ``watch_too_slow``)."""
+TIMEOUT_HEADER = "x-timeout-ms"
+"""Request header carrying the caller's deadline (milliseconds), like gRPC's timeout."""
+
+
+def to_json(message: Message) -> dict[str, Any]:
+    """A response message as JSON: proto field names, every field present (defaults
+    too, so a browser needs no knowledge of proto3's omitted zeros), int64 as numbers
+    where exact."""
+    result: dict[str, Any] = json_format.MessageToDict(
+        message,
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+        unquote_int64_if_possible=True,
+    )
+    return result
+
+
+def error_response(status: status_pb2.Status) -> JSONResponse:
+    """The HTTP response of a refused call."""
+    headers = {}
+    if (delay := retry_after(status)) is not None:
+        headers["retry-after"] = delay
+    return JSONResponse(status_json(status), status_code=http_status(status), headers=headers)
+
+
+def sse(event: str, data: dict[str, Any], event_id: str | None = None) -> bytes:
+    """One server-sent event (``data`` as one line of JSON)."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class Route:
+    """One RPC: its descriptor, request class and the servicer's bound method."""
+
+    method: MethodDescriptor
+    request_class: type[Message]
+    handler: Callable[[Any, Any], Any]
+
+    @property
+    def path(self) -> str:
+        """``/<full service name>/<method>``, as in gRPC."""
+        return f"/{self.method.containing_service.full_name}/{self.method.name}"
+
+
+def routes_for(service: ServiceDescriptor, servicer: Any) -> list[Route]:
+    """A route per method of ``service``, each calling the servicer method of that name.
+
+    Raises AttributeError if the servicer lacks one (it would not serve gRPC either).
+    """
+    return [
+        Route(method, GetMessageClass(method.input_type), getattr(servicer, method.name))
+        for method in service.methods
+    ]
+
+
+class Face:
+    """The ASGI endpoints of one service's routes.
+
+    Args:
+        routes: from :func:`routes_for`.
+        max_request_bytes: larger bodies are refused with RESOURCE_EXHAUSTED (HTTP 413),
+            as the gRPC server refuses larger messages.
+    """
+
+    def __init__(self, routes: list[Route], max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
+        self._routes = {route.path: route for route in routes}
+        self._max = max_request_bytes
+
+    @property
+    def routes(self) -> list[Route]:
+        """The routes served."""
+        return list(self._routes.values())
+
+    async def endpoint(self, request: Request) -> Response:
+        """Answer one call (Starlette endpoint for ``/{service}/{method}``)."""
+        try:
+            return await self._answer(request)
+        except Exception as exc:  # our bug: a status, never a trace
+            log.exception("web_internal_error", path=request.url.path, error=repr(exc)[:200])
+            return error_response(
+                status_of(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+            )
+
+    async def _answer(self, request: Request) -> Response:
+        route = self._routes.get(request.url.path)
+        if route is None:
+            return error_response(
+                refusal(
+                    grpc.StatusCode.UNIMPLEMENTED,
+                    "unknown_method",
+                    f"no method {request.url.path[:100]}; see /openapi.json",
+                )
+            )
+        streaming = route.method.server_streaming
+        if request.method == "GET" and not streaming:
+            return error_response(
+                refusal(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "method_not_allowed",
+                    "unary methods take POST with a JSON body",
+                )
+            )
+        parsed = await self._request_message(route, request)
+        if isinstance(parsed, Response):
+            return parsed
+        context = _context(request)
+        if streaming:
+            return await _stream(route, parsed, context)
+        try:
+            reply = await route.handler(parsed, context)
+        except WebAbort as abort:
+            return error_response(abort.status)
+        return JSONResponse(to_json(reply))
+
+    async def _request_message(self, route: Route, request: Request) -> Message | Any:
+        """The request message; a :class:`BadRequest` for JSON that is not one (the
+        servicer refuses it as gRPC's does), a Response for a body over the limit."""
+        if request.method == "GET":
+            return _from_query(route, request)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._max:
+            return _too_large(self._max)
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > self._max:
+                return _too_large(self._max)
+        message = route.request_class()
+        if not body.strip():
+            return message
+        try:
+            json_format.Parse(bytes(body).decode("utf-8"), message)
+        except (json_format.ParseError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+            return BadRequest(f"the request is not a valid JSON message: {str(exc)[:150]}")
+        return message
+
+
+def _too_large(limit: int) -> Response:
+    return error_response(
+        refusal(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "request_too_large",
+            f"the request is larger than {limit} bytes",
+        )
+    )
+
+
+def _from_query(route: Route, request: Request) -> Message | Any:
+    """A request message from query parameters (GET of a stream, for EventSource);
+    ``Last-Event-ID`` (a reconnecting EventSource) resumes after that version."""
+    fields: dict[str, Any] = dict(request.query_params)
+    last = request.headers.get("last-event-id", "")
+    if last.isdigit() and "from_version" in route.request_class.DESCRIPTOR.fields_by_name:
+        fields["from_version"] = last
+    message = route.request_class()
+    try:
+        json_format.ParseDict(fields, message)
+    except (json_format.ParseError, ValueError) as exc:
+        return BadRequest(f"the query is not a valid request: {str(exc)[:150]}")
+    return message
+
+
+def _context(request: Request) -> WebContext:
+    client = request.client
+    metadata = [(key.lower(), value) for key, value in request.headers.items()]
+    timeout = request.headers.get(TIMEOUT_HEADER, "")
+    return WebContext(
+        peer_string(client.host if client else None, client.port if client else None),
+        metadata,
+        int(timeout) / 1000 if timeout.isdigit() else None,
+    )
+
+
+async def _stream(route: Route, message: Any, context: WebContext) -> Response:
+    """Run a server-streaming method: an HTTP error if it is refused before it accepts
+    the call (unknown game, wrong token, too many watchers), else an SSE response."""
+    queue: asyncio.Queue[Message | WebAbort | None] = asyncio.Queue(STREAM_BUFFER)
+    pump = asyncio.create_task(_pump(route.handler(message, context), queue))
+    accepted = asyncio.create_task(context.accepted.wait())
+    await asyncio.wait({pump, accepted}, return_when=asyncio.FIRST_COMPLETED)
+    if not context.accepted.is_set():
+        accepted.cancel()
+        first = queue.get_nowait() if not queue.empty() else None
+        if isinstance(first, WebAbort):
+            await pump
+            return error_response(first.status)
+        # Ended (or answered) without accepting: stream what it left, as below.
+    else:
+        accepted.cancel()
+    return StreamingResponse(
+        _events(queue, pump),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+    )
+
+
+async def _pump(
+    responses: AsyncIterator[Message], queue: asyncio.Queue[Message | WebAbort | None]
+) -> None:
+    """Move the servicer's responses into ``queue``; None marks the end."""
+    async with contextlib.aclosing(responses):  # type: ignore[type-var]
+        try:
+            async for response in responses:
+                await queue.put(response)
+        except WebAbort as abort:
+            await queue.put(abort)
+            return
+        except Exception as exc:  # our bug: end the stream with INTERNAL, no trace
+            log.exception("web_stream_error", error=repr(exc)[:200])
+            await queue.put(
+                WebAbort(
+                    status_of(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+                )
+            )
+            return
+    await queue.put(None)
+
+
+async def _events(
+    queue: asyncio.Queue[Message | WebAbort | None], pump: asyncio.Task[None]
+) -> AsyncIterator[bytes]:
+    """SSE frames from ``queue``; cancels the servicer's stream when the client leaves."""
+    try:
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+            except TimeoutError:
+                yield b": keepalive\n\n"
+                continue
+            if item is None:
+                yield sse("end", {})
+                return
+            if isinstance(item, WebAbort):
+                yield sse("error", status_json(item.status))
+                return
+            body = to_json(item)
+            yield sse("message", body, _version_of(body))
+    finally:
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump
+
+
+def _version_of(body: dict[str, Any]) -> str | None:
+    """The event version of a WatchGame response, as the SSE id (resume point)."""
+    event = body.get("event")
+    if isinstance(event, dict) and "version" in event:
+        return str(event["version"])
+    return None
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]

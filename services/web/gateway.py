@@ -1,0 +1,36 @@
+"""The web face of GameService: its descriptor and a servicer, served over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from teoti_client.proto import game_service_pb2
+
+from services.web.server import WebServer, WebSettings, build_app, start_web
+
+GAME_SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:8080`` for IPv6) as (host, port)."""
+    host, _, port = address.rpartition(":")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+async def start_game_web(
+    address: str,
+    servicer: Any,
+    settings: WebSettings | None = None,
+    tournaments: Any | None = None,
+) -> WebServer:
+    """Serve ``servicer`` (a GameService servicer, as the gRPC server runs it) and, when
+    given, ``tournaments`` (a TournamentService servicer) on the web face at ``address``
+    (``host:port``; port 0: a free one)."""
+    services: list[tuple[Any, Any]] = [(GAME_SERVICE, servicer)]
+    if tournaments is not None:
+        from services.rpc.generated import tournament_service_pb2
+
+        descriptor = tournament_service_pb2.DESCRIPTOR.services_by_name["TournamentService"]
+        services.append((descriptor, tournaments))
+    host, port = split_address(address)
+    return await start_web(build_app(services, settings), host, port)

@@ -1,0 +1,163 @@
+"""The web face's ASGI app and its server (uvicorn, in the caller's event loop).
+
+``build_app`` puts together: the RPC routes (:mod:`services.web.face`) for every service
+given, ``/openapi.json`` generated from their descriptors, CORS (Starlette's middleware,
+origins configurable), ``/healthz``, and the reference client's static files at ``/``.
+``start_web`` binds a socket (port 0: a free one) and serves the app until ``stop``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+import uvicorn
+from google.protobuf.descriptor import ServiceDescriptor
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from services.rpc.limits import MAX_REQUEST_BYTES
+from services.rpc.server import MAX_CONCURRENT_RPCS
+from services.web.face import TIMEOUT_HEADER, Face, routes_for
+from services.web.openapi import openapi
+
+log = structlog.get_logger(__name__)
+
+STATIC_DIR = Path(__file__).parent / "static"
+DEFAULT_WEB_PORT = 8080
+PROTO_PATH = "proto/gameserver/v1/game_service.proto"
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """How the web face is offered.
+
+    cors_origins: origins allowed to call it from a browser (``*``: any; the face uses
+    no cookies, only Bearer tokens a page has to send itself). static: serve the
+    reference client at ``/``. max_request_bytes: as the gRPC server's limit.
+    """
+
+    cors_origins: Sequence[str] = ("*",)
+    static: bool = True
+    max_request_bytes: int = MAX_REQUEST_BYTES
+    version: str = "v1"
+
+
+def build_app(
+    services: Sequence[tuple[ServiceDescriptor, Any]], settings: WebSettings | None = None
+) -> Starlette:
+    """The ASGI app serving each ``(service descriptor, servicer)`` pair's RPCs."""
+    settings = settings or WebSettings()
+    routes = [route for service, servicer in services for route in routes_for(service, servicer)]
+    face = Face(routes, settings.max_request_bytes)
+    document = openapi(services[0][0], PROTO_PATH, settings.version)
+    for service, _ in services[1:]:
+        document["paths"].update(openapi(service, PROTO_PATH, settings.version)["paths"])
+
+    async def spec(_: Request) -> Response:
+        return JSONResponse(document)
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "SERVING"})
+
+    table: list[Any] = [
+        Route("/openapi.json", spec, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/{service:str}/{method:str}", face.endpoint, methods=["GET", "POST"]),
+    ]
+    if settings.static:
+        table.append(Mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="client"))
+    middleware = [
+        Middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["authorization", "content-type", TIMEOUT_HEADER, "last-event-id"],
+            max_age=600,
+        )
+    ]
+    return Starlette(routes=table, middleware=middleware)
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """uvicorn without its signal handlers: the process (teoti serve) owns SIGINT and
+    SIGTERM and stops the web face with everything else."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class WebServer:
+    """A running web face: ``port`` it listens on; ``await stop()`` to end it."""
+
+    def __init__(self, server: uvicorn.Server, task: asyncio.Task[None], port: int) -> None:
+        self._server = server
+        self._task = task
+        self.port = port
+
+    async def stop(self) -> None:
+        """Stop accepting, let calls finish within the grace period, then close."""
+        self._server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket; raises AddressInUse (services.rpc.server) if it is taken."""
+    from services.rpc.server import AddressInUse
+
+    bare = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    # Lets a restart bind while old connections linger in TIME_WAIT; on Linux it never
+    # lets two servers listen on one port (that would be SO_REUSEPORT).
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((bare, port))
+    except OSError as error:
+        sock.close()
+        raise AddressInUse(f"{host}:{port}") from error
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+async def start_web(app: Starlette, host: str, port: int, grace_s: float = 3.0) -> WebServer:
+    """Serve ``app`` on ``host:port`` (0: a free port) in this event loop.
+
+    Calls in flight are bounded like the gRPC server's (MAX_CONCURRENT_RPCS; HTTP 503
+    beyond); open streams are ended ``grace_s`` after :meth:`WebServer.stop`.
+    """
+    sock = _bind(host, port)
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        ws="none",
+        limit_concurrency=MAX_CONCURRENT_RPCS,
+        timeout_graceful_shutdown=int(grace_s) or 1,
+        server_header=False,
+    )
+    server = _EmbeddedServer(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            task.result()  # raises what stopped it
+            raise RuntimeError("the web server stopped while starting")
+        await asyncio.sleep(0.01)
+    bound = int(sock.getsockname()[1])
+    log.info("web_serving", host=host, port=bound)
+    return WebServer(server, task, bound)

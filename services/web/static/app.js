@@ -1,0 +1,336 @@
+// Reference web client of the teoti web face (docs/web.md). Plain JS, no build step.
+// Every call is POST /gameserver.v1.GameService/<Method> with the request message as
+// JSON; refusals come back as google.rpc.Status JSON with an ErrorInfo detail whose
+// `reason` names the broken rule. WatchGame is read as server-sent events over fetch
+// (so the seat token can travel in the Authorization header).
+"use strict";
+
+const SERVICE = "/gameserver.v1.GameService/";
+const CODES = [
+  "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+  "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+  "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+  "UNAUTHENTICATED",
+];
+const $ = (id) => document.getElementById(id);
+
+/** A refused call: the gRPC code name, the rule (ErrorInfo reason) and its message. */
+class Refusal extends Error {
+  constructor(httpStatus, status) {
+    const info = (status.details || []).find((d) => String(d["@type"]).endsWith("ErrorInfo")) || {};
+    const meta = info.metadata || {};
+    super(meta.message || status.message || `HTTP ${httpStatus}`);
+    this.code = CODES[status.code] || `HTTP ${httpStatus}`;
+    this.reason = info.reason || this.code.toLowerCase();
+    this.retryAfter = meta.retry_after_s;
+  }
+}
+
+async function call(method, body, token) {
+  const headers = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(SERVICE + method, { method: "POST", headers, body: JSON.stringify(body || {}) });
+  } catch (error) {
+    throw new Refusal(0, { code: 14, message: `the server cannot be reached (${error.message})` });
+  }
+  const data = await response.json().catch(() => ({ code: 13, message: response.statusText }));
+  if (!response.ok) throw new Refusal(response.status, data);
+  return data;
+}
+
+function el(tag, text, attrs) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+  return node;
+}
+
+function newId() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// ---- the table: one game, one seat (or none: a spectator) ----
+const table = {
+  gameId: "", seat: null, token: "", lastVersion: 0, game: null,
+  watch: null, refreshing: false, refreshAgain: false, refreshTimer: 0,
+};
+
+function showRefusal(error) {
+  const box = $("refusal");
+  box.replaceChildren(
+    el("span", error.reason, { class: "reason" }),
+    document.createTextNode(` (${error.code}): ${error.message}`),
+  );
+  box.hidden = false;
+}
+
+function clearRefusal() { $("refusal").hidden = true; }
+
+function seatLabel(game, index) {
+  const seat = (game.seats || [])[index] || {};
+  const name = seat.name || (seat.open ? "open seat" : `seat ${index}`);
+  return `${index} ${name}${seat.kind === "SEAT_KIND_BOT" ? " (bot)" : ""}${index === table.seat ? " (you)" : ""}`;
+}
+
+function renderGame(game, actions) {
+  // Replies may arrive out of order (a refresh started before a move ends after it):
+  // never go back to an older version of the game.
+  if (table.game && table.game.game_id === game.game_id && game.version < table.game.version) return;
+  table.game = game;
+  $("game-id").textContent = game.game_id;
+  $("game-ruleset").textContent = game.ruleset;
+  $("my-seat").textContent = table.seat === null ? "none (watching)" : String(table.seat);
+  $("game-version").textContent = String(game.version);
+  $("to-act").textContent = (game.seats_to_act || []).map((s) => seatLabel(game, s)).join(", ") || "nobody";
+  $("scores").textContent = (game.scores || []).join(" / ");
+  $("finished").hidden = !game.finished;
+  $("ranking").textContent = ((game.result || {}).ranking || []).map((s) => seatLabel(game, s)).join(" > ");
+  const mine = table.seat !== null && (game.seats_to_act || []).includes(table.seat);
+  $("turn-banner").textContent = game.finished ? "The game is over."
+    : mine ? "Your turn: choose a move." : "Waiting for the other seats…";
+  const seats = $("seats");
+  seats.replaceChildren(...(game.seats || []).map((_, i) => el("li", seatLabel(game, i))));
+  let view = game.state_json;
+  try { view = JSON.stringify(JSON.parse(game.state_json), null, 1); } catch (_) { /* as sent */ }
+  $("view").textContent = view;
+  if (actions !== undefined) renderActions(actions);
+}
+
+function renderActions(actions) {
+  const list = $("legal-actions");
+  // The same moves as shown: keep the buttons (a click landing while they were
+  // redrawn would be lost).
+  const key = JSON.stringify(actions.map((a) => a.action_json));
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...actions.map((action) => {
+    const button = el("button", action.description, { "data-action": action.action_json, title: action.action_json });
+    button.addEventListener("click", () => submit(action.action_json));
+    const item = el("li");
+    item.append(button);
+    return item;
+  }));
+  if (!actions.length) list.append(el("li", table.seat === null ? "(watching)" : "(no move now)", { class: "muted" }));
+}
+
+async function refresh() {
+  if (!table.gameId) return;
+  if (table.refreshing) { table.refreshAgain = true; return; }
+  table.refreshing = true;
+  try {
+    const request = { game_id: table.gameId };
+    if (table.seat !== null) request.seat = table.seat;
+    const game = await call("GetGame", request, table.token);
+    let actions = [];
+    if (table.seat !== null && !game.finished) {
+      actions = (await call("ListLegalActions", { game_id: table.gameId, seat: table.seat }, table.token)).actions;
+    }
+    renderGame(game, actions);
+  } catch (error) {
+    if (error instanceof Refusal) showRefusal(error); else throw error;
+  } finally {
+    table.refreshing = false;
+    if (table.refreshAgain) { table.refreshAgain = false; refresh(); }
+  }
+}
+
+function refreshSoon() {
+  clearTimeout(table.refreshTimer);
+  table.refreshTimer = setTimeout(refresh, 80);
+}
+
+async function submit(actionJson) {
+  clearRefusal();
+  try {
+    const reply = await call("SubmitAction", {
+      game_id: table.gameId, seat: table.seat, action_json: actionJson,
+      command_id: newId(), return_view: true,
+    }, table.token);
+    renderGame(reply.game, reply.legal_actions || []);
+  } catch (error) {
+    if (error instanceof Refusal) showRefusal(error); else throw error;
+  }
+}
+
+// ---- the event stream (WatchGame as server-sent events) ----
+function addEvent(event) {
+  const meta = event.metadata || {};
+  const who = meta.seat >= 0 && table.game ? seatLabel(table.game, meta.seat) : "system";
+  let payload = event.payload_json || "";
+  if (payload.length > 160) payload = `${payload.slice(0, 159)}…`;
+  const item = el("li", `v${event.version} ${event.type} — ${who} ${payload}`, {
+    "data-version": String(event.version), "data-type": event.type, "data-seat": String(meta.seat),
+  });
+  if (table.seat !== null && meta.seat === table.seat) item.classList.add("mine");
+  $("events").prepend(item);
+}
+
+function parseFrame(frame) {
+  let event = "message";
+  const data = [];
+  for (const line of frame.split("\n")) {
+    if (line.startsWith(":")) continue; // keepalive comment
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+  }
+  return data.length ? { event, data: JSON.parse(data.join("\n")) } : null;
+}
+
+async function watch(controller) {
+  const headers = { "content-type": "application/json", accept: "text/event-stream" };
+  if (table.token) headers.authorization = `Bearer ${table.token}`;
+  while (!controller.signal.aborted) {
+    $("stream-status").textContent = "(following)";
+    try {
+      const response = await fetch(`${SERVICE}WatchGame`, {
+        method: "POST", headers, signal: controller.signal,
+        body: JSON.stringify({ game_id: table.gameId, from_version: table.lastVersion }),
+      });
+      if (!response.ok) throw new Refusal(response.status, await response.json());
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const frame = parseFrame(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          if (!frame) continue;
+          if (frame.event === "message") {
+            addEvent(frame.data.event);
+            table.lastVersion = Math.max(table.lastVersion, Number(frame.data.event.version));
+            refreshSoon();
+          } else if (frame.event === "end") {
+            $("stream-status").textContent = "(the game is over)";
+            refreshSoon();
+            return;
+          } else if (frame.event === "error") {
+            const refusal = new Refusal(0, frame.data);
+            if (refusal.reason !== "watch_too_slow") throw refusal;
+          }
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      if (error instanceof Refusal && error.reason !== "watch_too_slow" && error.code !== "UNAVAILABLE"
+          && error.code !== "RESOURCE_EXHAUSTED") {
+        showRefusal(error);
+        $("stream-status").textContent = "(stopped)";
+        return;
+      }
+    }
+    $("stream-status").textContent = "(reconnecting)";
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function enterGame(gameId, seat, token) {
+  leaveGame();
+  Object.assign(table, { gameId, seat, token: token || "", lastVersion: 0, game: null });
+  if (token) localStorage.setItem(`teoti:${gameId}`, JSON.stringify({ seat, token }));
+  history.replaceState(null, "", `#game=${gameId}${seat === null ? "" : `&seat=${seat}`}`);
+  $("events").replaceChildren();
+  clearRefusal();
+  $("lobby").hidden = true;
+  $("table").hidden = false;
+  table.watch = new AbortController();
+  watch(table.watch);
+  refresh();
+}
+
+function leaveGame() {
+  if (table.watch) table.watch.abort();
+  table.watch = null;
+  table.gameId = "";
+}
+
+// ---- the lobby ----
+async function refreshGames() {
+  try {
+    const page = await call("ListGames", { status: $("list-filter").value, page_size: 100 });
+    const rows = page.games.slice().reverse().map((game) => {
+      const row = el("tr");
+      row.append(el("td", game.game_id.slice(0, 8), { title: game.game_id }), el("td", game.ruleset));
+      row.append(el("td", game.seats.map((s, i) => `${i}:${s.open ? "open" : s.name}`).join(" ")));
+      row.append(el("td", String(game.version)));
+      const actions = el("td");
+      game.seats.forEach((seat, index) => {
+        if (!seat.open || game.finished) return;
+        const join = el("button", `Join seat ${index}`, { "data-game": game.game_id, "data-seat": String(index) });
+        join.addEventListener("click", () => joinGame(game.game_id, index));
+        actions.append(join);
+      });
+      const look = el("button", "Watch", { "data-watch": game.game_id });
+      look.addEventListener("click", () => enterGame(game.game_id, null, ""));
+      actions.append(look);
+      row.append(actions);
+      return row;
+    });
+    $("games").tBodies[0].replaceChildren(...rows);
+    $("server-status").textContent = "connected";
+  } catch (error) {
+    if (error instanceof Refusal) { $("server-status").textContent = `${error.reason}: ${error.message}`; return; }
+    throw error;
+  }
+}
+
+async function createGame(event) {
+  event.preventDefault();
+  const ruleset = $("create-ruleset-other").value.trim() || $("create-ruleset").value;
+  const players = Math.max(1, Number($("create-players").value) || 1);
+  const others = $("create-others").value;
+  const seats = [{ kind: "SEAT_KIND_HUMAN", name: $("player-name").value }];
+  for (let i = 1; i < players; i += 1) {
+    seats.push(others === "bot" ? { kind: "SEAT_KIND_BOT", name: `bot ${i}` } : { kind: "SEAT_KIND_HUMAN", open: true });
+  }
+  try {
+    const created = await call("CreateGame", {
+      ruleset, seats, options_json: $("create-options").value.trim(), command_id: newId(),
+    });
+    const mine = created.seat_tokens.find((t) => t.seat === 0);
+    enterGame(created.game_id, 0, mine ? mine.token : "");
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    showRefusal(error);
+  }
+}
+
+async function joinGame(gameId, seat) {
+  try {
+    const joined = await call("JoinGame", { game_id: gameId, seat, name: $("player-name").value, command_id: newId() });
+    enterGame(gameId, seat, joined.seat_token.token);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    showRefusal(error);
+  }
+}
+
+function resume() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const gameId = params.get("game");
+  if (!gameId) return false;
+  const saved = JSON.parse(localStorage.getItem(`teoti:${gameId}`) || "null");
+  if (saved && String(saved.seat) === params.get("seat")) enterGame(gameId, saved.seat, saved.token);
+  else enterGame(gameId, null, "");
+  return true;
+}
+
+$("refresh-games").addEventListener("click", refreshGames);
+$("list-filter").addEventListener("change", refreshGames);
+$("create-form").addEventListener("submit", createGame);
+$("submit-custom").addEventListener("click", () => submit($("custom-action").value));
+$("leave").addEventListener("click", () => {
+  leaveGame();
+  clearRefusal();
+  history.replaceState(null, "", "#");
+  $("table").hidden = true;
+  $("lobby").hidden = false;
+  refreshGames();
+});
+if (!resume()) refreshGames(); else $("server-status").textContent = "connected";

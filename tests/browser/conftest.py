@@ -1,0 +1,63 @@
+"""The browser tests' fixtures: Debian's chromium driven by Playwright (no browser
+download), against a real ``teoti serve``. Without chromium or Playwright they skip and
+say what to install (.ci/run installs both)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.web_serve import Served, teoti_serve
+
+CHROMIUM = os.environ.get("TEOTI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def served(redis_url: str) -> Iterator[Served]:
+    """One ``teoti serve`` for the module's tests (its own key prefix)."""
+    import uuid
+
+    with teoti_serve(redis_url, f"browser-{uuid.uuid4().hex[:10]}") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless chromium (Debian's), closed after the module."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(
+            f"no chromium at {CHROMIUM}: `apt-get install -y chromium` (as .ci/run does) "
+            "or set TEOTI_CHROMIUM to a Chromium binary"
+        )
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright is in the dev extra: pip install -e '.[dev]'"
+    )
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any, served: Served) -> Iterator[Any]:
+    """A factory of pages, each in its own browser context (its own storage: another
+    person), opened on the reference client; all closed after the test."""
+    contexts: list[Any] = []
+
+    def open_page() -> Any:
+        context = browser.new_context(base_url=served.web)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto("/")
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
