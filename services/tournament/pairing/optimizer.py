@@ -1,11 +1,12 @@
 """Swap search that seats players so that few pairs meet again.
 
 Tables are lists of players with fixed sizes; the cost of a table is the sum of a pair cost
-over its pairs (a prior meeting costs ``REPEAT_WEIGHT`` times the square of the number of
-past meetings, so the search first minimises repeats and only then anything else the
-caller adds, e.g. score differences). Two players of different tables swap when that
-lowers the total cost. Deterministic: the order of the search is fixed and any random
-restarts use the caller's seeded PRNG.
+over its pairs. ``repeat_cost`` gives the part for past meetings: ``REPEAT_WEIGHT`` for a pair
+who met before (so the search first minimises the number of such pairs), plus a smaller
+weight for each meeting beyond the first (so, second, it avoids a third meeting before a
+second); callers add their own much smaller terms (e.g. score differences). Two players of
+different tables swap when that lowers the total cost. Deterministic: the search order is
+fixed and random restarts use the caller's seeded PRNG.
 """
 
 from __future__ import annotations
@@ -14,18 +15,27 @@ import itertools
 import random
 from collections.abc import Callable
 
-__all__ = ["REPEAT_WEIGHT", "Seating", "improve"]
+__all__ = ["REPEAT_WEIGHT", "Seating", "improve", "repeat_cost"]
 
 REPEAT_WEIGHT = 1e9
-"""Cost of one prior meeting; dominates every secondary cost a caller adds."""
+"""Cost of seating a pair who met before; dominates every other cost."""
+
+_EXTRA_MEETING_WEIGHT = 1e6  # each meeting past the first: below a repeat, above callers' terms
+
+
+def repeat_cost(met: int) -> float:
+    """The cost of seating together a pair who shared ``met`` tables before."""
+    if met <= 0:
+        return 0.0
+    return REPEAT_WEIGHT + _EXTRA_MEETING_WEIGHT * (met * met - 1)
 
 PairCost = Callable[[str, str], float]
 Seating = list[list[str]]
 
 _SMALL_FIELD = 48  # players: at most this many get the full search and restarts
-_RESTARTS = 24  # random restarts for small fields that still have repeats
+_RESTARTS = 16  # random restarts for small fields that still have repeats
 _WINDOW = 8  # tables on each side searched first for a swap in large fields
-_EPS = 1e-9
+_EPS = 1e-3  # costs reach ~1e11 (float error ~1e-5) and real differences are >= ~0.1
 
 
 def table_cost(players: list[str], cost: PairCost) -> float:
