@@ -29,6 +29,7 @@ def repeat_cost(met: int) -> float:
         return 0.0
     return REPEAT_WEIGHT + _EXTRA_MEETING_WEIGHT * (met * met - 1)
 
+
 PairCost = Callable[[str, str], float]
 Seating = list[list[str]]
 

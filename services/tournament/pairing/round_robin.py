@@ -7,9 +7,9 @@
   cycle. A player paired with the odd-field filler or with a withdrawn player has a bye.
   The schedule is computed from the roster each round: a late joiner changes it.
 * **3-5 seats**: no exact schedule exists for most field sizes, so each round seats the field
-  (tables from ``TableSize``, byes to the fewest-byes players) to minimise the pairs who
-  met before, then their repeated meetings (``optimizer.repeat_cost``): pairs who met least
-  are seated together, which spreads meetings evenly. Search from a seeded shuffle.
+  (tables from ``TableSize``, byes to the fewest-byes players) to minimise the sum over
+  tablemates of the square of their past meetings: pairs who met least are seated
+  together, which spreads meetings evenly. Search from a seeded shuffle.
 
 Seat order is balanced by ``seats.seat_tables`` in both cases.
 """
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from services.tournament.model import Pairing, RoundRecord, ScoringRules, TableSize
 from services.tournament.pairing.context import PairingContext, seeded_rng
-from services.tournament.pairing.optimizer import improve, repeat_cost
+from services.tournament.pairing.optimizer import REPEAT_WEIGHT, improve
 from services.tournament.pairing.seats import seat_tables
 from services.tournament.pairing.swiss import choose_byes
 from services.tournament.pairing.tables import split_field
@@ -96,7 +96,8 @@ def pair_round_robin(
         at += table_size
 
     def cost(a: str, b: str) -> float:
-        return repeat_cost(context.met(a, b))
+        met = context.met(a, b)
+        return REPEAT_WEIGHT * met * met  # squares: a third meeting costs more than two seconds
 
     groups = improve(groups, cost, seeded_rng(seed, context.round, "round-robin-restarts"))
     byes = [p for p in context.ranking if p in bye_set]

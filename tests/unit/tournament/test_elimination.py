@@ -64,12 +64,15 @@ def test_byes_go_to_top_seeds_and_advance() -> None:
     assert pairing.byes == ("s01", "s02")
     history = [seat_order_results(pairing)]
     second = pair_round(Format.ELIMINATION, entrants, history, size, scoring_for(size), "x")
-    field = {p for t in second.tables for p in t.players}
+    field = {p for t in second.tables for p in t.players} | set(second.byes)
     assert {"s01", "s02"} <= field and len(field) == 6  # 2 byes + 2 tables x 2
+    # 6 players: one table of 4; the top two of the standings (the table winners, 3 points
+    # against the byes' 1) wait.
+    assert set(second.byes) == {t.players[0] for t in pairing.tables}
 
 
 def test_forfeiter_and_withdrawn_do_not_advance() -> None:
-    size = TableSize(4, 4)
+    size = TableSize(3, 4)
     entrants = [f"s{i}" for i in range(8)]
     pairing = pair_round(Format.ELIMINATION, entrants, [], size, scoring_for(size), "x")
     t1, t2 = pairing.tables
