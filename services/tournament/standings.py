@@ -16,7 +16,8 @@ Definitions (issue 15; worked examples in tests/unit/tournament/test_standings.p
   tablemate's final points times the player's share against that tablemate: 1 if the player
   finished ahead of them, 1/2 if tied, 0 if behind. At 2-seat tables this is the classical
   Sonneborn-Berger score (full score of beaten opponents plus half of drawn ones).
-* **wins**: the number of tables the player finished first at (a shared first counts).
+* **wins**: the number of tables the player finished first at alone (a shared first, e.g. a
+  2-seat draw, is not a win; a forfeiter never wins).
 * **table_points**: points earned at tables, byes excluded.
 * **Final tie-break**: rows equal in points and every configured column share a rank; within
   a shared rank rows are listed in registration order (``entrants`` order), so the output is
@@ -92,8 +93,8 @@ def table_outcome(
     if table is None or len(table) != n:
         raise ValueError(f"no points_by_place entry of {n} values for a {n}-seat table")
     forfeited = set(result.forfeited)
-    # Order key: forfeiters after everyone, then the reported place.
-    keys = [(players[i] in forfeited, result.places[i]) for i in range(n)]
+    # Order key: forfeiters after everyone and tied among themselves, others by place.
+    keys = [(1, 0) if players[i] in forfeited else (0, result.places[i]) for i in range(n)]
     out: list[tuple[int, float]] = []
     for key in keys:
         ahead = sum(1 for other in keys if other < key)
@@ -179,7 +180,7 @@ class _Tally:
         for seat in seats:
             played[seat.player] += 1
             columns["table_points"][seat.player] += seat.points
-            if seat.place == 1 and not seat.forfeited:
+            if seat.place == 1 and not seat.forfeited and all(s == 1.0 for _, s in seat.mates):
                 columns["wins"][seat.player] += 1
             buchholz = sonneborn_berger = 0.0
             for mate, share in seat.mates:

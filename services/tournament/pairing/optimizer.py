@@ -1,11 +1,12 @@
 """Swap search that seats players so that few pairs meet again.
 
 Tables are lists of players with fixed sizes; the cost of a table is the sum of a pair cost
-over its pairs (a prior meeting costs ``REPEAT_WEIGHT`` times the square of the number of
-past meetings, so the search first minimises repeats and only then anything else the
-caller adds, e.g. score differences). Two players of different tables swap when that
-lowers the total cost. Deterministic: the order of the search is fixed and any random
-restarts use the caller's seeded PRNG.
+over its pairs. ``repeat_cost`` gives the part for past meetings: ``REPEAT_WEIGHT`` for a pair
+who met before (so the search first minimises the number of such pairs), plus a smaller
+weight for each meeting beyond the first (so, second, it avoids a third meeting before a
+second); callers add their own much smaller terms (e.g. score differences). Two players of
+different tables swap when that lowers the total cost. Deterministic: the search order is
+fixed and random restarts use the caller's seeded PRNG.
 """
 
 from __future__ import annotations
@@ -14,18 +15,29 @@ import itertools
 import random
 from collections.abc import Callable
 
-__all__ = ["REPEAT_WEIGHT", "Seating", "improve"]
+__all__ = ["REPEAT_WEIGHT", "Seating", "improve", "repeat_cost"]
 
 REPEAT_WEIGHT = 1e9
-"""Cost of one prior meeting; dominates every secondary cost a caller adds."""
+"""Cost of seating a pair who met before; dominates every other cost."""
+
+_EXTRA_MEETING_WEIGHT = 1e6  # each meeting past the first: below a repeat, above callers' terms
+
+
+def repeat_cost(met: int) -> float:
+    """The cost of seating together a pair who shared ``met`` tables before."""
+    if met <= 0:
+        return 0.0
+    return REPEAT_WEIGHT + _EXTRA_MEETING_WEIGHT * (met * met - 1)
+
 
 PairCost = Callable[[str, str], float]
 Seating = list[list[str]]
 
 _SMALL_FIELD = 48  # players: at most this many get the full search and restarts
-_RESTARTS = 24  # random restarts for small fields that still have repeats
+_RESTARTS = 16  # random restarts for small fields that still have repeats
+_SWAPS_PER_TABLE = 4  # per repair pass in large fields
 _WINDOW = 8  # tables on each side searched first for a swap in large fields
-_EPS = 1e-9
+_EPS = 1e-3  # costs reach ~1e11 (float error ~1e-5) and real differences are >= ~0.1
 
 
 def table_cost(players: list[str], cost: PairCost) -> float:
@@ -38,7 +50,7 @@ def total_cost(tables: Seating, cost: PairCost) -> float:
     return sum(table_cost(t, cost) for t in tables)
 
 
-def improve(tables: Seating, cost: PairCost, rng: random.Random) -> Seating:
+def improve(tables: Seating, pair_cost: PairCost, rng: random.Random) -> Seating:
     """Lower the cost of ``tables`` by swapping players between tables; returns new tables.
 
     Small fields get steepest descent over every swap, then random restarts (from ``rng``)
@@ -48,6 +60,17 @@ def improve(tables: Seating, cost: PairCost, rng: random.Random) -> Seating:
     """
     seating = [list(t) for t in tables]
     players = sum(len(t) for t in seating)
+    known: dict[tuple[str, str], float] = {}
+
+    def cached(a: str, b: str) -> float:
+        # A pair's cost is fixed during one search and each is asked for many times.
+        key = (a, b) if a < b else (b, a)
+        value = known.get(key)
+        if value is None:
+            value = known[key] = pair_cost(a, b)
+        return value
+
+    cost = cached
     if players <= _SMALL_FIELD:
         return _small_field(seating, cost, rng)
     return _repair(seating, cost)
@@ -78,16 +101,26 @@ def _descend(seating: Seating, cost: PairCost) -> Seating:
     """Steepest descent: apply the best improving swap until none is left."""
     seating = [list(t) for t in seating]
     costs = [table_cost(t, cost) for t in seating]
+    # Best swap per table pair; a swap only changes the pairs holding one of its tables.
+    best_of: dict[tuple[int, int], tuple[float, int, int] | None] = {}
     while True:
         best: tuple[float, int, int, int, int] | None = None
         for i, j in itertools.combinations(range(len(seating)), 2):
-            for delta, x, y in _swaps(seating, costs, i, j, cost):
-                if delta < -_EPS and (best is None or delta < best[0] - _EPS):
-                    best = (delta, i, x, j, y)
+            if (i, j) not in best_of:
+                pair_best = None
+                for delta, x, y in _swaps(seating, costs, i, j, cost):
+                    if delta < -_EPS and (pair_best is None or delta < pair_best[0] - _EPS):
+                        pair_best = (delta, x, y)
+                best_of[i, j] = pair_best
+            found = best_of[i, j]
+            if found is not None and (best is None or found[0] < best[0] - _EPS):
+                best = (found[0], i, found[1], j, found[2])
         if best is None:
             return seating
         _, i, x, j, y = best
         _apply(seating, costs, i, x, j, y, cost)
+        for key in [k for k in best_of if i in k or j in k]:
+            del best_of[key]
 
 
 def _repair(seating: Seating, cost: PairCost) -> Seating:
@@ -96,8 +129,10 @@ def _repair(seating: Seating, cost: PairCost) -> Seating:
     for _ in range(4):  # passes; each fixes what it can, later passes retry the rest
         changed = False
         for i in range(len(seating)):
-            while costs[i] >= REPEAT_WEIGHT:
-                if not _repair_one(seating, costs, i, cost):
+            # A bounded number of swaps per table and pass: where repeats cannot all go
+            # (a small field late in a long event) each swap still gains only a little.
+            for _ in range(_SWAPS_PER_TABLE):
+                if costs[i] < REPEAT_WEIGHT or not _repair_one(seating, costs, i, cost):
                     break
                 changed = True
         if not changed:

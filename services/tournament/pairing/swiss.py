@@ -7,9 +7,9 @@
    player has none).
 3. Fill the tables (``max_seats`` ones first, then the smaller ones) with consecutive players
    of the ranking, so a table holds one score group where possible.
-4. Swap players between tables to minimise the pairs who met before (each prior meeting
-   weighs far more than anything else), and, second, the squared point differences at each
-   table (see ``optimizer``).
+4. Swap players between tables to minimise the number of pairs who met before, then the
+   meetings beyond a pair's first, then the squared point differences at each table (see
+   ``optimizer``).
 5. Order each table's seats (``seats``).
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from services.tournament.model import Pairing, RoundRecord, ScoringRules, TableSize
 from services.tournament.pairing.context import PairingContext, seeded_rng
-from services.tournament.pairing.optimizer import REPEAT_WEIGHT, improve
+from services.tournament.pairing.optimizer import improve, repeat_cost
 from services.tournament.pairing.seats import seat_tables
 from services.tournament.pairing.tables import split_field
 
@@ -59,9 +59,8 @@ def pair_swiss(
     points = context.points
 
     def cost(a: str, b: str) -> float:
-        met = context.met(a, b)
         diff = points.get(a, 0.0) - points.get(b, 0.0)
-        return REPEAT_WEIGHT * met * met + diff * diff
+        return repeat_cost(context.met(a, b)) + diff * diff
 
     groups = improve(groups, cost, seeded_rng(seed, context.round, "swiss-restarts"))
     tables = seat_tables(groups, context, seeded_rng(seed, context.round, "seats"))
