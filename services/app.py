@@ -324,20 +324,29 @@ async def run_gateway(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     gateway: GatewaySettings | None = None,
+    tournament_redis: RedisConfig | str | None = None,
 ) -> None:
     """``teoti gateway``: GameService and TournamentService, writing through a remote
-    engine (no director: run ``teoti director``)."""
+    engine (no director: run ``teoti director``).
+
+    ``tournament_redis``: the Redis login of TournamentService (the director's user,
+    which may write tournament logs and nothing of a game; docs/operations.md, "Redis
+    users"); None: the gateway's own (a deployment with one Redis user for all).
+    """
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     gateway = gateway or GatewaySettings()
     store = settings.store(redis)
+    tournament_store = settings.store(tournament_redis) if tournament_redis else store
     client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
     hub = WatchHub(store)
     reader = settings.reader(store, registry)
     # TournamentService here too (its Start creates round 1's games through the engine);
     # the directors run as their own processes (teoti director).
-    tournaments, _director = tournament_parts(store, client, reader, registry)
+    tournaments, _director = tournament_parts(
+        tournament_store, client, settings.reader(tournament_store, registry), registry
+    )
     server, port = await create_server(
         address,
         reader,
@@ -352,6 +361,7 @@ async def run_gateway(
         "gateway_serving",
         port=port,
         engine=engine_target,
+        tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,
         redis=as_config(redis).describe(),
         redis_pool_size=settings.pool_size,
@@ -360,6 +370,8 @@ async def run_gateway(
     await server.stop(SHUTDOWN_GRACE_S)
     await hub.close()
     await client.close()
+    if tournament_store is not store:
+        await tournament_store.close()
     await store.close()
 
 

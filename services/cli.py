@@ -245,17 +245,36 @@ def timekeeper_opt(p: argparse.ArgumentParser) -> None:
     )
 
 
+TOURNAMENT_USERNAME_ENV = "TEOTI_TOURNAMENT_REDIS_USERNAME"
+TOURNAMENT_PASSWORD_ENV = "TEOTI_TOURNAMENT_REDIS_PASSWORD"
+
+
+def _tournament_login(args: argparse.Namespace, redis: Any) -> Any:
+    """The Redis of the gateway's TournamentService: ``redis`` logging in as
+    ``--tournament-redis-username`` with ``$TEOTI_TOURNAMENT_REDIS_PASSWORD`` (the
+    director's user, docs/operations.md "Redis users"), or None (the gateway's own)."""
+    username = args.tournament_redis_username
+    password = os.environ.get(TOURNAMENT_PASSWORD_ENV, "")
+    if not username:
+        return None
+    if not password:
+        raise UsageError(f"--tournament-redis-username needs ${TOURNAMENT_PASSWORD_ENV} set")
+    return redis.with_login(username, password)
+
+
 async def _gateway(args: argparse.Namespace) -> int:
     from services.app import run_gateway
 
+    redis = _need_redis(args)
     await run_gateway(
-        _need_redis(args),
+        redis,
         f"{args.host}:{args.port}",
         args.engine,
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
         _gateway_settings(args),
+        _tournament_login(args, redis),
     )
     return 0
 
@@ -719,6 +738,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=int(os.environ.get("TEOTI_ENGINE_CHANNELS", 4)),
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
+    gateway.add_argument(
+        "--tournament-redis-username",
+        default=os.environ.get(TOURNAMENT_USERNAME_ENV, ""),
+        metavar="USER",
+        help="Redis user of TournamentService (the director's user; its password from "
+        f"${TOURNAMENT_PASSWORD_ENV}); default ${TOURNAMENT_USERNAME_ENV}, else the "
+        "gateway's own login",
+    )
     redis_opt(gateway)
     limits_opt(gateway)
     common(gateway)
@@ -905,11 +932,12 @@ def build_parser() -> argparse.ArgumentParser:
     watch.set_defaults(run=_watch)
     acl = sub.add_parser(
         "redis-acl",
-        help="print the redis-cli ACL SETUSER lines of the engine, gateway and bot users",
-        description="One Redis user per service, so the gateway and the bot worker cannot "
-        "read the games' secret seeds (docs/operations.md, 'Redis users'). The lines read "
-        "the passwords from $REDIS_ENGINE_PASSWORD, $REDIS_GATEWAY_PASSWORD and "
-        "$REDIS_BOT_PASSWORD when run.",
+        help="print the redis-cli ACL SETUSER lines of the engine, gateway, bot and director users",
+        description="One Redis user per service, so the gateway, the bot worker and the "
+        "tournament director cannot read the games' secret seeds, and only the engine "
+        "writes games (docs/operations.md, 'Redis users'). The lines read the passwords "
+        "from $REDIS_ENGINE_PASSWORD, $REDIS_GATEWAY_PASSWORD, $REDIS_BOT_PASSWORD and "
+        "$REDIS_DIRECTOR_PASSWORD when run.",
     )
     acl.add_argument("--key-prefix", default="teoti", help="Redis key prefix (same everywhere)")
     acl.add_argument(
