@@ -410,9 +410,11 @@ async def run_director(
     registry: RulesetRegistry,
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
+    health_address: str = "",
 ) -> None:
     """``teoti director``: the tournament director alone, creating games through a
-    remote engine (run as many as you like: they share one consumer group)."""
+    remote engine (run as many as you like: they share one consumer group).
+    ``health_address``: ``host:port`` of its gRPC health endpoint (empty: none)."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
@@ -420,7 +422,14 @@ async def run_director(
     client = RemoteEngineClient(engine_target)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
-    await director.run(stop)
+    if health_address:
+        from services.rpc.progress_health import ProgressHealth
+        from services.tournament.director import DIRECTOR_SERVICE
+
+        health = ProgressHealth(director, DIRECTOR_SERVICE, health_address)
+        await asyncio.gather(director.run(stop), health.run(stop))
+    else:
+        await director.run(stop)
     await client.close()
     await store.close()
 

@@ -334,6 +334,7 @@ async def _director(args: argparse.Namespace) -> int:
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
+        f"0.0.0.0:{args.health_port}" if args.health_port else "",
     )
     return 0
 
@@ -770,6 +771,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     director.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
+    )
+    director.add_argument(
+        "--health-port",
+        type=int,
+        default=int(os.environ.get("TEOTI_DIRECTOR_HEALTH_PORT", "0")),
+        help="serve gRPC health on this port (0: off); gameserver.v1.TournamentDirector "
+        "is SERVING while the director's read loops make progress",
     )
     redis_opt(director)
     common(director)
