@@ -469,6 +469,17 @@ def _table_seats(info: RulesetInfo, players: int | None, solo: bool) -> tuple[in
     return players, False
 
 
+def _play_clock(args: argparse.Namespace) -> Any:
+    """The clock of ``teoti play``'s new game from its flags; None without any."""
+    from services.client import TimeControl
+
+    if not (args.base_ms or args.increment_ms or args.move_deadline_ms):
+        return None
+    if args.join or args.resume:
+        raise UsageError("a clock is chosen when the game is created, not with --join/--resume")
+    return TimeControl(args.base_ms, args.increment_ms, args.move_deadline_ms, args.timeout_policy)
+
+
 async def _play(args: argparse.Namespace) -> int:
     from services.tui import launch, saved_seats
 
@@ -515,6 +526,7 @@ async def _play(args: argparse.Namespace) -> int:
             ruleset=args.ruleset,
             info=info,
             registry=registry,
+            time_control=_play_clock(args),
         )
     _print_left_game(played, where, seats_file)
     return 0
@@ -899,6 +911,22 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", help="game seed (embedded server only)")
     play.add_argument(
         "--options", type=_json_object, default={}, help="game options as a JSON object"
+    )
+    play.add_argument(
+        "--base-ms", type=int, default=0, help="your clock: thinking time in ms (0: none)"
+    )
+    play.add_argument(
+        "--increment-ms", type=int, default=0, help="ms added after each of your moves"
+    )
+    play.add_argument(
+        "--move-deadline-ms", type=int, default=0, help="deadline of each move in ms (0: none)"
+    )
+    play.add_argument(
+        "--timeout-policy",
+        choices=["forfeit", "bot_takeover"],
+        default="forfeit",
+        help="out of time: you are ranked last, or a bot plays your seat until your next "
+        "move (needs increment or a move deadline); default %(default)s",
     )
     play.add_argument(
         "--data-dir",
