@@ -324,12 +324,22 @@ async def test_a_tournament_runs_with_each_service_as_its_own_user_and_only_the_
         )
     )
     await stub.StartTournament(tpb.StartTournamentRequest(tournament_id=tid))
+    watched: list[str] = []
+
+    async def watch() -> None:
+        request = tpb.WatchTournamentRequest(tournament_id=tid)
+        async for message in stub.WatchTournament(request):
+            watched.append(message.event.type)
+
+    watcher = asyncio.create_task(watch())
     for _ in range(600):  # the director (its own process and user) opens round 2
         got = (await stub.GetTournament(tpb.GetTournamentRequest(tournament_id=tid))).tournament
         if got.status == "finished":
             break
         await asyncio.sleep(0.1)
     assert got.status == "finished", got
+    await asyncio.wait_for(watcher, 10)
+    assert watched[-2:] == ["TournamentFinished", "SeedRevealed"]
     assert len(got.rounds) == 2 and all(t.finished for r in got.rounds for t in r.tables)
     verified = await stub.VerifyTournament(tpb.VerifyTournamentRequest(tournament_id=tid))
     assert verified.chain_ok and verified.pairings_ok and verified.rounds_checked == 2

@@ -162,6 +162,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xadd",
         "xrevrange",
         "xrange",
+        "xread",  # WatchTournament (XREAD BLOCK on the tournament log)
         "hget",
         "hmget",
         "hset",
