@@ -358,21 +358,30 @@ async def run_gateway(
     gateway: GatewaySettings | None = None,
     web_address: str | None = None,
     web: WebSettings | None = None,
+    tournament_redis: RedisConfig | str | None = None,
 ) -> None:
     """``teoti gateway``: GameService and TournamentService, writing through a remote
     engine (no director: run ``teoti director``); with ``web_address`` (``host:port``)
-    also their web face (services.web) over the same servicer objects and limits."""
+    also their web face (services.web) over the same servicer objects and limits.
+
+    ``tournament_redis``: the Redis login of TournamentService (the director's user,
+    which may write tournament logs and nothing of a game; docs/operations.md, "Redis
+    users"); None: the gateway's own (a deployment with one Redis user for all).
+    """
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     gateway = gateway or GatewaySettings()
     store = settings.store(redis)
+    tournament_store = settings.store(tournament_redis) if tournament_redis else store
     client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
     hub = WatchHub(store)
     reader = settings.reader(store, registry)
     # TournamentService here too (its Start creates round 1's games through the engine);
     # the directors run as their own processes (teoti director).
-    tournaments, _director = tournament_parts(store, client, reader, registry)
+    tournaments, _director = tournament_parts(
+        tournament_store, client, settings.reader(tournament_store, registry), registry
+    )
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     server, port = await create_server(
         address,
@@ -399,6 +408,7 @@ async def run_gateway(
         "gateway_serving",
         port=port,
         engine=engine_target,
+        tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,
         redis=as_config(redis).describe(),
         redis_pool_size=settings.pool_size,
@@ -409,6 +419,8 @@ async def run_gateway(
     await server.stop(SHUTDOWN_GRACE_S)
     await hub.close()
     await client.close()
+    if tournament_store is not store:
+        await tournament_store.close()
     await store.close()
 
 
@@ -447,9 +459,11 @@ async def run_director(
     registry: RulesetRegistry,
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
+    health_address: str = "",
 ) -> None:
     """``teoti director``: the tournament director alone, creating games through a
-    remote engine (run as many as you like: they share one consumer group)."""
+    remote engine (run as many as you like: they share one consumer group).
+    ``health_address``: ``host:port`` of its gRPC health endpoint (empty: none)."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
@@ -457,7 +471,14 @@ async def run_director(
     client = RemoteEngineClient(engine_target)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
-    await director.run(stop)
+    if health_address:
+        from services.rpc.progress_health import ProgressHealth
+        from services.tournament.director import DIRECTOR_SERVICE
+
+        health = ProgressHealth(director, DIRECTOR_SERVICE, health_address)
+        await asyncio.gather(director.run(stop), health.run(stop))
+    else:
+        await director.run(stop)
     await client.close()
     await store.close()
 

@@ -260,11 +260,29 @@ def timekeeper_opt(p: argparse.ArgumentParser) -> None:
     )
 
 
+TOURNAMENT_USERNAME_ENV = "TEOTI_TOURNAMENT_REDIS_USERNAME"
+TOURNAMENT_PASSWORD_ENV = "TEOTI_TOURNAMENT_REDIS_PASSWORD"
+
+
+def _tournament_login(args: argparse.Namespace, redis: Any) -> Any:
+    """The Redis of the gateway's TournamentService: ``redis`` logging in as
+    ``--tournament-redis-username`` with ``$TEOTI_TOURNAMENT_REDIS_PASSWORD`` (the
+    director's user, docs/operations.md "Redis users"), or None (the gateway's own)."""
+    username = args.tournament_redis_username
+    password = os.environ.get(TOURNAMENT_PASSWORD_ENV, "")
+    if not username:
+        return None
+    if not password:
+        raise UsageError(f"--tournament-redis-username needs ${TOURNAMENT_PASSWORD_ENV} set")
+    return redis.with_login(username, password)
+
+
 async def _gateway(args: argparse.Namespace) -> int:
     from services.app import run_gateway
 
+    redis = _need_redis(args)
     await run_gateway(
-        _need_redis(args),
+        redis,
         f"{args.host}:{args.port}",
         args.engine,
         _registry(args.extra_ruleset),
@@ -272,6 +290,7 @@ async def _gateway(args: argparse.Namespace) -> int:
         _store_settings(args),
         _gateway_settings(args),
         *_web_face(args),
+        tournament_redis=_tournament_login(args, redis),
     )
     return 0
 
@@ -331,6 +350,7 @@ async def _director(args: argparse.Namespace) -> int:
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
+        f"0.0.0.0:{args.health_port}" if args.health_port else "",
     )
     return 0
 
@@ -465,6 +485,17 @@ def _table_seats(info: RulesetInfo, players: int | None, solo: bool) -> tuple[in
     return players, False
 
 
+def _play_clock(args: argparse.Namespace) -> Any:
+    """The clock of ``teoti play``'s new game from its flags; None without any."""
+    from services.client import TimeControl
+
+    if not (args.base_ms or args.increment_ms or args.move_deadline_ms):
+        return None
+    if args.join or args.resume:
+        raise UsageError("a clock is chosen when the game is created, not with --join/--resume")
+    return TimeControl(args.base_ms, args.increment_ms, args.move_deadline_ms, args.timeout_policy)
+
+
 async def _play(args: argparse.Namespace) -> int:
     from services.tui import launch, saved_seats
 
@@ -511,6 +542,7 @@ async def _play(args: argparse.Namespace) -> int:
             ruleset=args.ruleset,
             info=info,
             registry=registry,
+            time_control=_play_clock(args),
         )
     _print_left_game(played, where, seats_file)
     return 0
@@ -752,6 +784,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
     web_opt(gateway, 0)
+    gateway.add_argument(
+        "--tournament-redis-username",
+        default=os.environ.get(TOURNAMENT_USERNAME_ENV, ""),
+        metavar="USER",
+        help="Redis user of TournamentService (the director's user; its password from "
+        f"${TOURNAMENT_PASSWORD_ENV}); default ${TOURNAMENT_USERNAME_ENV}, else the "
+        "gateway's own login",
+    )
     redis_opt(gateway)
     limits_opt(gateway)
     common(gateway)
@@ -776,6 +816,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     director.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
+    )
+    director.add_argument(
+        "--health-port",
+        type=int,
+        default=int(os.environ.get("TEOTI_DIRECTOR_HEALTH_PORT", "0")),
+        help="serve gRPC health on this port (0: off); gameserver.v1.TournamentDirector "
+        "is SERVING while the director's read loops make progress",
     )
     redis_opt(director)
     common(director)
@@ -899,6 +946,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--options", type=_json_object, default={}, help="game options as a JSON object"
     )
     play.add_argument(
+        "--base-ms", type=int, default=0, help="your clock: thinking time in ms (0: none)"
+    )
+    play.add_argument(
+        "--increment-ms", type=int, default=0, help="ms added after each of your moves"
+    )
+    play.add_argument(
+        "--move-deadline-ms", type=int, default=0, help="deadline of each move in ms (0: none)"
+    )
+    play.add_argument(
+        "--timeout-policy",
+        choices=["forfeit", "bot_takeover"],
+        default="forfeit",
+        help="out of time: you are ranked last, or a bot plays your seat until your next "
+        "move (needs increment or a move deadline); default %(default)s",
+    )
+    play.add_argument(
         "--data-dir",
         default=".teoti/play",
         help="the embedded server's Redis data folder (kept, so games can be resumed)",
@@ -938,11 +1001,12 @@ def build_parser() -> argparse.ArgumentParser:
     watch.set_defaults(run=_watch)
     acl = sub.add_parser(
         "redis-acl",
-        help="print the redis-cli ACL SETUSER lines of the engine, gateway and bot users",
-        description="One Redis user per service, so the gateway and the bot worker cannot "
-        "read the games' secret seeds (docs/operations.md, 'Redis users'). The lines read "
-        "the passwords from $REDIS_ENGINE_PASSWORD, $REDIS_GATEWAY_PASSWORD and "
-        "$REDIS_BOT_PASSWORD when run.",
+        help="print the redis-cli ACL SETUSER lines of the engine, gateway, bot and director users",
+        description="One Redis user per service, so the gateway, the bot worker and the "
+        "tournament director cannot read the games' secret seeds, and only the engine "
+        "writes games (docs/operations.md, 'Redis users'). The lines read the passwords "
+        "from $REDIS_ENGINE_PASSWORD, $REDIS_GATEWAY_PASSWORD, $REDIS_BOT_PASSWORD and "
+        "$REDIS_DIRECTOR_PASSWORD when run.",
     )
     acl.add_argument("--key-prefix", default="teoti", help="Redis key prefix (same everywhere)")
     acl.add_argument(

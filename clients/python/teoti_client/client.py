@@ -26,6 +26,21 @@ WATCH_TOO_SLOW = "watch_too_slow"
 EventT = TypeVar("EventT")
 _KINDS = {pb.SEAT_KIND_HUMAN: "human", pb.SEAT_KIND_BOT: "bot"}
 _KIND_VALUES = {name: value for value, name in _KINDS.items()}
+_POLICIES = {
+    pb.TIMEOUT_POLICY_BOT_TAKEOVER: "bot_takeover",
+    pb.TIMEOUT_POLICY_FORFEIT: "forfeit",
+}
+_POLICY_VALUES = {name: value for value, name in _POLICIES.items()}
+
+
+def _time_control(message: pb.TimeControl) -> TimeControl:
+    """A TimeControl message as the client's value (UNSPECIFIED policy: bot_takeover)."""
+    return TimeControl(
+        message.base_ms,
+        message.increment_ms,
+        message.move_deadline_ms,
+        _POLICIES.get(message.timeout_policy, "bot_takeover"),
+    )
 
 
 def canonical_json(value: Mapping[str, Any]) -> str:
@@ -44,6 +59,38 @@ class SeatInfo:
     name: str
     open: bool = False
     token: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Per-seat clocks of a game (every human seat gets the same; bot seats have none).
+
+    Times in ms, 0 where unused: ``base_ms`` (each seat's budget for the whole game,
+    1,000 or more) with ``increment_ms`` (added after each of its moves), and/or
+    ``move_deadline_ms`` (each move within this long of the seat's turn; 1,000 or more).
+    ``timeout_policy``: ``"bot_takeover"`` (a bot plays the seat; the player may reclaim
+    it) or ``"forfeit"`` (the seat is ranked last). The server refuses a control it
+    cannot honour (InvalidArgument ``time_control_invalid`` /
+    ``timeout_policy_unsupported``).
+    """
+
+    base_ms: int = 0
+    increment_ms: int = 0
+    move_deadline_ms: int = 0
+    timeout_policy: str = "bot_takeover"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatClock:
+    """One seat's clock as GetGame shows it (ms; None where it does not apply):
+    ``remaining_ms`` base time left when its current decision started, ``deadline_ms``
+    when it times out (ms since the Unix epoch; None while not running)."""
+
+    seat: int
+    remaining_ms: int | None
+    deadline_ms: int | None
+    taken_over: bool
+    forfeited: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +118,10 @@ class GameView:
     head_hash: str
     seed_commitment: str
     revealed_seed: str
+    time_control: TimeControl | None = None
+    """The game's clocks; None for a game without them."""
+    clocks: tuple[SeatClock, ...] = ()
+    """Each clocked seat's clock (empty without clocks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,9 +260,12 @@ class GameServiceClient(Generic[EventT]):
         ruleset: str = "",
         options: Mapping[str, Any] | None = None,
         command_id: str = "",
+        time_control: TimeControl | None = None,
     ) -> CreatedGame:
         """Create a game (``ruleset`` "" = the server's default); ``SeatInfo.token`` may
-        preset a human seat's token. Raises KeyError for a kind other than human/bot."""
+        preset a human seat's token; ``time_control``: the human seats' clocks (None:
+        no clocks). Raises KeyError for a seat kind other than human/bot or a timeout
+        policy other than bot_takeover/forfeit."""
         request = pb.CreateGameRequest(
             ruleset=ruleset,
             seats=[
@@ -221,6 +275,15 @@ class GameServiceClient(Generic[EventT]):
             options_json=canonical_json(dict(options or {})),
             command_id=command_id,
         )
+        if time_control is not None:
+            request.time_control.CopyFrom(
+                pb.TimeControl(
+                    base_ms=time_control.base_ms,
+                    increment_ms=time_control.increment_ms,
+                    move_deadline_ms=time_control.move_deadline_ms,
+                    timeout_policy=_POLICY_VALUES[time_control.timeout_policy],
+                )
+            )
         reply: pb.CreateGameResponse = await self._call(self._stub.CreateGame, request)
         return CreatedGame(
             reply.game_id, reply.version, {t.seat: t.token for t in reply.seat_tokens}
@@ -241,6 +304,17 @@ class GameServiceClient(Generic[EventT]):
             reply.head_hash,
             reply.seed_commitment,
             reply.revealed_seed,
+            _time_control(reply.time_control) if reply.HasField("time_control") else None,
+            tuple(
+                SeatClock(
+                    c.seat,
+                    c.remaining_ms if c.HasField("remaining_ms") else None,
+                    c.deadline_ms if c.HasField("deadline_ms") else None,
+                    c.taken_over,
+                    c.forfeited,
+                )
+                for c in reply.clocks
+            ),
         )
 
     async def get_game(self, game_id: str, seat: int | None = None, token: str = "") -> GameView:

@@ -47,6 +47,7 @@ class Role(StrEnum):
     ENGINE = "engine"
     GATEWAY = "gateway"
     BOT = "bot"
+    DIRECTOR = "director"
 
 
 DEFAULT_USERNAMES: dict[Role, str] = {role: f"teoti-{role}" for role in Role}
@@ -91,6 +92,30 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "games"),  # ZRANGEBYSCORE (the reconciler lists running games)
         ("RW", "reconciler"),  # XADD with an explicit id (the reconciler's lease)
     ),
+    Role.DIRECTOR: (
+        # Every key of a tournament log (events, head, command ids, pairing seed, token
+        # bindings, archive): the append script, XRANGE, GET, HGETALL. Game ids never
+        # start with "t-" (services.engine.store.keys.NOT_A_GAME_PREFIX).
+        ("RW", "game:t-*"),
+        ("R", "game:*:events"),  # XRANGE (folds a finished table to rank and rate it)
+        ("R", "game:*:head"),  # HMGET
+        ("R", "game:*:snapshot"),  # GET
+        ("R", "game:*:sealed"),  # HGETALL (a game folded with its secrets)
+        ("R", "game:*:tokens"),  # HGETALL
+        ("R", "game:*:archive"),  # GET (an archived table)
+        ("RW", "finished"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XACK, XDEL
+    ),
+}
+
+# Key patterns after ``<prefix>:`` alone (keys outside the shards' hash tags).
+_PLAIN_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
+    Role.DIRECTOR: (
+        ("RW", "tournaments"),  # ZADD at creation, ZRANGEBYSCORE (List, the sweep)
+        ("RW", "tournament:games"),  # HSET (tables of a round), HGET (the director)
+        ("RW", "players"),  # HSETNX, HGET (a player name's token)
+        ("RW", "{ratings:*}:players"),  # the ratings script, HGETALL (leaderboard)
+        ("RW", "{ratings:*}:applied"),  # the ratings script (a game rated once)
+    ),
 }
 
 _COMMANDS: dict[Role, tuple[str, ...]] = {
@@ -131,6 +156,30 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "hmget",  # the reconciler's look at a game's head
         "zrangebyscore",  # the reconciler's list of games
     ),
+    Role.DIRECTOR: (
+        "evalsha",
+        "eval",  # the append script, the ratings script
+        "xadd",
+        "xrevrange",
+        "xrange",
+        "xread",  # WatchTournament (XREAD BLOCK on the tournament log)
+        "hget",
+        "hmget",
+        "hset",
+        "hsetnx",
+        "hgetall",
+        "get",
+        "set",
+        "zadd",
+        "zrangebyscore",
+        "sismember",
+        "sadd",
+        "xgroup|create",
+        "xreadgroup",
+        "xautoclaim",
+        "xack",
+        "xdel",
+    ),
 }
 
 # Commands the Redis Cluster client sends to learn the slot map (CLUSTER SLOTS) and which
@@ -164,10 +213,12 @@ def key_patterns(
 ) -> list[str]:
     """The role's key rules (``%R~...``/``~...``; on Redis 6 all ``~...``)."""
     tag = _glob_escape(prefix) + ":{s*}:"  # every shard's hash tag (RedisKeys._tag)
+    plain = _glob_escape(prefix) + ":"
     rules = []
-    for access, suffix in _KEYS[Role(role)]:
-        marker = "~" if access == "RW" or redis_version < (7,) else f"%{access}~"
-        rules.append(f"{marker}{tag}{suffix}")
+    for base, entries in ((tag, _KEYS[Role(role)]), (plain, _PLAIN_KEYS.get(Role(role), ()))):
+        for access, suffix in entries:
+            marker = "~" if access == "RW" or redis_version < (7,) else f"%{access}~"
+            rules.append(f"{marker}{base}{suffix}")
     return rules
 
 

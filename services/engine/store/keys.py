@@ -38,7 +38,8 @@ _GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 
 NOT_A_GAME_PREFIX = "t-"
 """Logs whose id starts with this are not games (tournament logs, services.tournament):
-the games index keeps them, listing games skips them."""
+their appends name none of a shard's shared keys (games index, turn requests, deadlines;
+services.engine.store.redis_store), and listing games skips any an older version indexed."""
 
 DEFAULT_SHARDS = 16
 """Default number of shards (turn-request streams and games indexes)."""

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeAlias
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -143,6 +143,18 @@ class RedisConfig:
         if env.get(URL_ENV):
             return cls.standalone(env[URL_ENV])
         return None
+
+    def with_login(self, username: str, password: str) -> RedisConfig:
+        """The same Redis, logging in as ``username`` with ``password`` (a URL's own
+        login is replaced). Used by a process that holds a second Redis user (the
+        gateway's tournaments, services.app.run_gateway). Characters that are not
+        URL-safe in either are percent-encoded."""
+        if not self.url:
+            return replace(self, username=username, password=password)
+        parts = urlsplit(self.url)
+        host = parts.netloc.rpartition("@")[2]
+        login = f"{quote(username, safe='')}:{quote(password, safe='')}"
+        return replace(self, url=urlunsplit(parts._replace(netloc=f"{login}@{host}")))
 
     @property
     def is_cluster(self) -> bool:

@@ -44,7 +44,8 @@ APPEND_SCRIPT = """
 -- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests,
 --       7 sealed secrets, 8 token bindings, 9 clock deadlines
 -- ARGV: 1 game_id, 2 expected, 3 prev_hash, 4 command_id, 5 seat, 6 recorded_at,
---       7 created_ms, 8 secret seed, 9 #events, 10 #requests, 11 #secrets, 12 #tokens,
+--       7 created_ms ('' = not in the games index), 8 secret seed, 9 #events,
+--       10 #requests, 11 #secrets, 12 #tokens,
 --       13 command key (the sender-scoped field of the commands hash; '' = none),
 --       14 request hash (stored with the result), 15 the game's clock deadline
 --       ('' = leave it, '-' = drop it, else ms),
@@ -91,7 +92,7 @@ if command_key ~= '' then
   redis.call('HSET', KEYS[3], command_key, record)
 end
 if expected == 0 then
-  redis.call('ZADD', KEYS[5], 'NX', ARGV[7], ARGV[1])
+  if ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], 'NX', ARGV[7], ARGV[1]) end
   if ARGV[8] ~= '' then redis.call('SET', KEYS[4], ARGV[8]) end
 end
 base = base + n * 4
@@ -227,6 +228,9 @@ class RedisEventStore:
         the secrets and token bindings, set the clock deadline)."""
         if not events:
             raise ValueError("append needs at least one event")
+        log_only = game_id.startswith(NOT_A_GAME_PREFIX)
+        if log_only and (turn_requests or deadline is not None):
+            raise ValueError(f"{game_id!r} is not a game: no turn requests, no clock")
         if prev_hash is None:
             prev_hash = GENESIS_HASH if expected_version == 0 else (await self.head(game_id))[1]
         args: list[str] = [
@@ -236,7 +240,7 @@ class RedisEventStore:
             metadata.command_id,
             str(metadata.seat),
             metadata.recorded_at,
-            str(new_game.created_ms) if new_game else "0",
+            "" if log_only else str(new_game.created_ms) if new_game else "0",
             new_game.secret_seed if new_game else "",
             str(len(events)),
             str(len(turn_requests)),
@@ -267,6 +271,13 @@ class RedisEventStore:
             self.keys.tokens(game_id),
             self.keys.deadlines_of(game_id),
         ]
+        if log_only:
+            # A log that is not a game (a tournament's) has no games-index entry, turn
+            # requests or clock, so the script touches none of the shard's shared keys:
+            # its own events key fills those slots (EVALSHA needs access to every key it
+            # names), and the tournament director's Redis user needs no write access to
+            # the games' keys (services.engine.store.acl).
+            keys[4] = keys[5] = keys[8] = keys[0]
         status, value = await self._run_script(keys, args)
         if status == "conflict":
             raise VersionConflict(game_id, expected_version, int(value))

@@ -1,0 +1,75 @@
+"""``teoti tournament create``'s request: the clock flags reach the tournament's config
+on a real server (TournamentService over gRPC), and a bad clock is refused there."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+
+from services.app import all_in_one
+from services.cli import build_parser
+from services.engine.rulesets import RulesetRegistry
+from services.rpc.errors import error_info
+from services.rpc.generated import tournament_service_pb2 as pb
+from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
+from services.tournament_cli import _config
+
+
+@pytest.fixture
+async def stub(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Any]:
+    async with (
+        all_in_one(
+            redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+        ) as stack,
+        grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
+    ):
+        yield pb_grpc.TournamentServiceStub(channel)
+
+
+def create_args(*flags: str) -> Any:
+    args = build_parser().parse_args(
+        ["tournament", "create", "clocked", "--ruleset", "nim", *flags]
+    )
+    assert args.run.__name__ == "_create"
+    return args
+
+
+async def test_clock_flags_reach_the_tournament(stub: Any) -> None:
+    args = create_args(
+        "--base-ms", "300000", "--increment-ms", "5000", "--timeout-policy", "forfeit"
+    )
+    request = pb.CreateTournamentRequest(config=_config(args, args.name))
+    created = await stub.CreateTournament(request)
+    got = await stub.GetTournament(
+        pb.GetTournamentRequest(tournament_id=created.tournament.tournament_id)
+    )
+    clock = got.tournament.config.time_control
+    assert (clock.base_ms, clock.increment_ms, clock.move_deadline_ms) == (300_000, 5_000, 0)
+    assert got.tournament.config.timeout_policy == "forfeit"
+
+    correspondence = create_args("--move-deadline-ms", "86400000")
+    created = await stub.CreateTournament(
+        pb.CreateTournamentRequest(config=_config(correspondence, "by post"))
+    )
+    assert created.tournament.config.time_control.move_deadline_ms == 86_400_000
+    # No flags: no clocks.
+    plain = _config(create_args(), "plain")
+    assert not plain.time_control.base_ms and not plain.time_control.move_deadline_ms
+
+
+async def test_a_clock_the_games_cannot_run_is_refused(stub: Any) -> None:
+    for flags in (("--increment-ms", "1000"), ("--base-ms", "5")):
+        args = create_args(*flags)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await stub.CreateTournament(pb.CreateTournamentRequest(config=_config(args, "bad")))
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        info = error_info(caught.value)
+        assert info is not None and info.reason == "time_control_invalid", flags
+    # Nim has no bot to take over a seat.
+    args = create_args("--base-ms", "60000", "--timeout-policy", "bot_takeover")
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.CreateTournament(pb.CreateTournamentRequest(config=_config(args, "bad")))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
