@@ -4,11 +4,26 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO, cast
 
 import structlog
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _stdlib_handler: logging.Handler | None = None
+
+
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the time of writing, not the object it was
+    when logging was set up (a test harness may swap stderr for a capture and close it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+_STDERR = cast(TextIO, _CurrentStderr())
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -21,7 +36,7 @@ def configure_logging(level: str = "INFO") -> None:
         raise ValueError(f"unknown log level {level!r}; one of {', '.join(LEVELS)}")
     numeric = logging.getLevelName(level.upper())
     timestamp = structlog.processors.TimeStamper(fmt="iso", utc=True)
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(_STDERR)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             processor=structlog.processors.JSONRenderer(),
@@ -48,6 +63,6 @@ def configure_logging(level: str = "INFO") -> None:
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_STDERR),
         cache_logger_on_first_use=True,
     )

