@@ -553,8 +553,8 @@ def _print_left_game(played: Any, where: str, seats_file: Path) -> None:
     and the exact command that continues it."""
     state = "finished" if played.finished else "left running"
     print(f"game {played.game_id} ({state}); you are seat {played.seat} ({played.name})")
-    for name, vp in played.scores:
-        print(f"  {name}: {vp} VP")
+    for name, score in played.scores:
+        print(f"  {name}: {score} {played.score_unit}")
     print(f"seat token: {played.token}  (kept in {seats_file}, readable by you only)")
     if not played.finished:
         print(f"resume: teoti play --resume {played.game_id}")

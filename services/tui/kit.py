@@ -72,6 +72,8 @@ class TableKit:
     """Rich style of the log line of some event types."""
     milestones: frozenset[str] = frozenset()
     """Event types a replay's ``[``/``]`` stop at, besides the ruleset's own milestones."""
+    score_unit: str = "points"
+    """What the game's scores count, as said after a score ("12 points", "12 VP")."""
 
     def __init__(self, ruleset: Ruleset[Any] | None = None, name: str = "") -> None:
         self.ruleset = ruleset

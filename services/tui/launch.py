@@ -91,7 +91,7 @@ class PlayedSeat:
 
     Attributes:
         scores: (seat name, score) per seat, from the last frame shown (the game kit's
-            ``final_scores``: victory points in Teotihuacan and Archaeology).
+            ``final_scores``), counted in ``score_unit`` (the kit's, e.g. "VP").
     """
 
     game_id: str
@@ -100,6 +100,7 @@ class PlayedSeat:
     name: str
     finished: bool
     scores: tuple[tuple[str, int], ...]
+    score_unit: str = "points"
 
 
 def _scores(app: LiveApp) -> tuple[bool, tuple[tuple[str, int], ...]]:
@@ -168,7 +169,13 @@ async def play(
         await run_until_quit(app)
         finished, scores = _scores(app)
     return PlayedSeat(
-        session.game_id, int(session.seat or 0), session.token, name, finished, scores
+        session.game_id,
+        int(session.seat or 0),
+        session.token,
+        name,
+        finished,
+        scores,
+        app.kit.score_unit if app.kit else "points",
     )
 
 

@@ -263,3 +263,19 @@ async def test_a_second_serve_on_a_taken_port_says_only_that(tmp_path: Path) -> 
     finally:
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=30)
+
+
+async def test_quitting_another_game_speaks_of_its_own_points(tmp_path: Path) -> None:
+    term = Terminal(
+        ["play", "--ruleset", "archaeology", "--players", "2", "--name", "zoe", *PLAY_FILES],
+        tmp_path,
+    )
+    try:
+        await _wait_for(term, "Your choices")
+        term.press("q")
+        assert await _finish(term) == 0
+    finally:
+        term.kill()
+    said = term.text
+    assert re.search(r"zoe: \d+ points", said), said
+    assert " VP" not in said

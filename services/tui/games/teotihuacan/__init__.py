@@ -30,6 +30,7 @@ class TeotihuacanKit(TableKit):
     """The rich Teotihuacan table (the generic one plus the game's own panels)."""
 
     scoring_label = "eclipse"
+    score_unit = "VP"  # victory points, the rulebook's own word
     scoring_events = frozenset({"EclipseScored"})
     hotkeys = (Hotkey("u", PAY_UNLOCK, "pay 3 cocoa to unlock all workers", "unlock (3 cocoa)"),)
     free_actions = words.FREE_ACTIONS
