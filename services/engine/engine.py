@@ -89,6 +89,10 @@ def _command_id_used(command_id: str, seat: int) -> RuleViolation:
     )
 
 
+JOIN_ATTEMPTS = 5
+"""Tries of a JoinGame against concurrent appends to the same game (see join_game)."""
+
+
 class Engine:
     """Command side of every game, whatever its ruleset.
 
@@ -399,10 +403,24 @@ class Engine:
         refused: an idempotent replay must not answer "joined" to a request whose token
         would not work. Raises GameNotFound; InvalidArgument (unknown seat, blank name or
         hash); RuleViolation ``seat_not_open`` (a bot seat, or taken by another token),
-        ``command_id_used``.
+        ``command_id_used``; VersionConflict only if the game kept moving through
+        JOIN_ATTEMPTS tries (a join names no version: a concurrent append, such as another
+        seat's join, is not the caller's conflict, so it is tried again on the new log).
         """
         if not name.strip() or len(token_hash) != 64:
             raise InvalidArgument("JoinGame needs a name and a token hash")
+        for attempt in range(1, JOIN_ATTEMPTS + 1):
+            try:
+                return await self._join_once(game_id, seat, name, token_hash, command_id)
+            except (VersionConflict, ChainMismatch):
+                if attempt == JOIN_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _join_once(
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str
+    ) -> CommandResult:
+        """One try of :meth:`join_game` on the game as loaded now."""
         snapshot = await self.load(game_id)
         if not 0 <= seat < len(snapshot.seats):
             raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")

@@ -86,3 +86,26 @@ async def test_engines_retry_without_expected_version(
     assert await engines[0].store.version(game) == 3
     for engine in engines:
         await engine.store.close()
+
+
+async def test_joins_of_different_seats_at_once_all_succeed(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """A join names no version, so another seat's join landing first is no conflict of the
+    caller's: every open seat claimed at once is claimed."""
+    from services.engine.game_seats import hash_token
+
+    engine = Engine(redis_store, registry, seed_source=fixed_seed("joins"))
+    seats = [SeatSpec(SeatKind.HUMAN, "") for _ in range(4)]
+    game = (await engine.create_game("archaeology", seats, {})).game_id
+    rivals = [Engine(redis_store, registry) for _ in range(4)]  # separate caches, as gateways
+    tokens = [f"player-{n}-{uuid.uuid4().hex}" for n in range(4)]
+    await asyncio.gather(
+        *(
+            rival.join_game(game, n, f"p{n}", hash_token(tokens[n]))
+            for n, rival in enumerate(rivals)
+        )
+    )
+    joined = await engine.load(game)
+    assert [s.name for s in joined.seats] == ["p0", "p1", "p2", "p3"]
+    assert all(s.token_hash == hash_token(t) for s, t in zip(joined.seats, tokens, strict=True))
