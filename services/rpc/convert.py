@@ -13,6 +13,7 @@ from services.engine.game_seats import (
     SeatKind,
     SeatSpec,
     check_client_token,
+    check_seat_name,
     hash_token,
     new_token,
 )
@@ -52,12 +53,14 @@ def seats_with_tokens(seats: Sequence[Any]) -> tuple[list[SeatSpec], dict[int, s
 
     A human seat gets its client-chosen ``token`` (at least 128 bits' worth, see
     ``game_seats.check_client_token``) or a fresh one; an ``open`` seat gets none. Raises
-    InvalidArgument for an unspecified kind, a bot seat with a token, or a weak token.
+    InvalidArgument for an unspecified kind, a bot seat with a token, a weak token, or a
+    name with control characters or too long (``name_invalid``).
     """
     specs: list[SeatSpec] = []
     tokens: dict[int, str] = {}
     for index, seat in enumerate(seats):
         kind = _kind(index, seat)
+        check_seat_name(seat.name)
         if kind is SeatKind.BOT:
             if seat.token or seat.open:
                 raise InvalidArgument(f"seat {index}: a bot seat has no token and is not open")
