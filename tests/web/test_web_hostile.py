@@ -232,3 +232,65 @@ async def test_names_that_could_drive_a_terminal_are_refused(served: StackFactor
             json={"tournament_id": tid, "player": "\x1b[31mred", "player_token": ANN},
         )
         assert player.status_code == 400 and reason(player) == "player_name"
+
+
+async def test_watching_from_past_the_head_is_refused(served: StackFactory) -> None:
+    async with served() as (_, http):
+        game = await nim_game(http)
+        head = (await rpc(http, "GetGame", {"game_id": game})).json()["version"]
+        for ahead in (head + 1, 9223372036854775807):
+            refused = await asyncio.wait_for(
+                http.get(SERVICE + "WatchGame", params={"game_id": game, "from_version": ahead}),
+                10,
+            )
+            assert refused.status_code == 400 and reason(refused) == "from_version_ahead"
+        # At the head itself the watch is accepted (it waits for the next move).
+        async with http.stream(
+            "GET", SERVICE + "WatchGame", params={"game_id": game, "from_version": head}
+        ) as at_head:
+            assert at_head.status_code == 200
+
+
+async def test_bearer_scheme_in_any_case(served: StackFactory) -> None:
+    async with served() as (_, http):
+        game = await nim_game(http)
+        for scheme in ("bearer", "BEARER", "Bearer"):
+            got = await http.post(
+                SERVICE + "GetGame",
+                json={"game_id": game, "seat": 0},
+                headers={"authorization": f"{scheme} {ANN}"},
+            )
+            assert got.status_code == 200, (scheme, got.text)
+
+
+async def test_messages_never_echo_python_internals(served: StackFactory) -> None:
+    async with served() as (_, http):
+        game = await nim_game(http)
+        deep = "[" * 100_000 + "]" * 100_000
+        action = await rpc(
+            http, "SubmitAction", {"game_id": game, "seat": 0, "action_json": deep}, ANN
+        )
+        assert action.status_code == 400 and "nested too deeply" in action.json()["message"]
+        body = await http.post(SERVICE + "GetGame", content=b'{"game_id": ' + deep.encode() + b"}")
+        assert body.status_code == 400 and "nested too deeply" in body.json()["message"]
+        for not_object in (b"[1, 2]", b'"x"', b"5"):
+            refused = await http.post(SERVICE + "SubmitAction", content=not_object)
+            assert refused.status_code == 400 and reason(refused) == "malformed_request"
+            assert "must be a JSON object" in refused.json()["message"]
+        for response in (action, body):
+            assert "recursion" not in response.text and "Traceback" not in response.text
+
+
+async def test_openapi_title_names_both_services(served: StackFactory) -> None:
+    async with served() as (_, http):
+        document = (await http.get("/openapi.json")).json()
+        title = document["info"]["title"]
+        assert "GameService" in title and "TournamentService" in title
+        assert "tournament_service.proto" in document["info"]["description"]
+        schemas = document["components"]["schemas"]
+        refs = json.dumps(document["paths"])
+        for name in schemas:
+            assert name in refs or name.startswith("google.") or "." in name
+        for ref in {part.split('"')[0] for part in refs.split("#/components/schemas/")[1:]}:
+            assert ref in schemas, f"dangling $ref {ref}"
+        assert "405" in document["paths"][SERVICE + "GetGame"]["post"]["responses"]
