@@ -34,7 +34,9 @@ def parse_object(text: str, what: str) -> dict[str, Any]:
         # A lone surrogate escape (\\ud800) decodes to text no UTF-8 store or reply can
         # carry: refuse it here, not deep in the engine.
         canonical_json(value).encode("utf-8")
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge ints, surrogates
+    except RecursionError as exc:  # Python's own wording would leak to the client
+        raise InvalidArgument(f"{what} is nested too deeply") from exc
+    except ValueError as exc:  # JSONDecodeError, huge ints, surrogates
         raise InvalidArgument(f"{what} is not valid JSON: {str(exc)[:120]}") from exc
     if not isinstance(value, dict):
         raise InvalidArgument(f"{what} must be a JSON object")

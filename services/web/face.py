@@ -192,8 +192,20 @@ class Face:
         if not body.strip():
             return message
         try:
-            json_format.Parse(bytes(body).decode("utf-8"), message)
-        except (json_format.ParseError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+            text = bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            return BadRequest("the request is not UTF-8 text")
+        if not text.lstrip().startswith("{"):
+            # protobuf's own words for a list or a string are about fields, not this.
+            return BadRequest("the request must be a JSON object")
+        try:
+            json_format.Parse(text, message)
+        except RecursionError:
+            return BadRequest("the request is nested too deeply")
+        except (json_format.ParseError, ValueError) as exc:
+            if isinstance(exc.__cause__ or exc.__context__, RecursionError):
+                # protobuf wraps it in a ParseError that quotes Python's own words.
+                return BadRequest("the request is nested too deeply")
             return BadRequest(f"the request is not a valid JSON message: {str(exc)[:150]}")
         return message
 
