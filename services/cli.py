@@ -56,6 +56,7 @@ from services.rpc.limits import (
     DEFAULT_WATCHERS_PER_CLIENT,
 )
 from services.rpc.server import AddressInUse
+from services.safe_text import printable
 
 log = structlog.get_logger("teoti")
 
@@ -449,7 +450,7 @@ async def _demo(args: argparse.Namespace) -> int:
                 count += 1
                 milestone, text = _describe(registry, args.ruleset, event.to_domain())
                 if milestone:
-                    print(f"  v{event.version:>5}  {text}", flush=True)
+                    print(f"  v{event.version:>5}  {printable(text)}", flush=True)
                 elif count % 100 == 0:
                     print(f"  ... {count} events", flush=True)
 
@@ -459,7 +460,7 @@ async def _demo(args: argparse.Namespace) -> int:
     for place, seat in enumerate(final.ranking, start=1):
         score = final.scores[seat]
         unit = "point" if score == 1 else "points"
-        print(f"  {place}. {final.seats[seat].name} (seat {seat}): {score} {unit}")
+        print(f"  {place}. {printable(final.seats[seat].name)} (seat {seat}): {score} {unit}")
     print(f"game id: {created.game_id}")
     return 0 if final.finished else 1
 
@@ -552,9 +553,10 @@ def _print_left_game(played: Any, where: str, seats_file: Path) -> None:
     """What a person needs after quitting ``teoti play``: the game, seat, token, standing
     and the exact command that continues it."""
     state = "finished" if played.finished else "left running"
-    print(f"game {played.game_id} ({state}); you are seat {played.seat} ({played.name})")
+    you = printable(played.name)
+    print(f"game {played.game_id} ({state}); you are seat {played.seat} ({you})")
     for name, score in played.scores:
-        print(f"  {name}: {score} {played.score_unit}")
+        print(f"  {printable(name)}: {score} {played.score_unit}")
     print(f"seat token: {played.token}  (kept in {seats_file}, readable by you only)")
     if not played.finished:
         print(f"resume: teoti play --resume {played.game_id}")
@@ -604,7 +606,7 @@ async def _replay(args: argparse.Namespace) -> int:
     for event in events:
         milestone, text = _describe(registry, ruleset_name, event.to_domain())
         if milestone:
-            print(f"  v{event.version:>5}  {text}")
+            print(f"  v{event.version:>5}  {printable(text)}")
     if not stored.finished:
         # Every reader gets the events as stored, hidden information only as salted
         # commitments: the chain and every reveal so far check from them alone.

@@ -14,6 +14,7 @@ import grpc
 
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
+from services.safe_text import printable
 
 _FORMATS = {
     "swiss": pb.TOURNAMENT_FORMAT_SWISS,
@@ -46,9 +47,10 @@ def print_round(round_: Any) -> None:
     print(f"Round {round_.round}: {len(round_.tables)} tables")
     for table in round_.tables:
         places = f"  places {list(table.places)}" if table.places else ""
-        print(f"  table {table.table:>3}  {', '.join(table.players)}  game {table.game_id}{places}")
+        players = ", ".join(printable(p) for p in table.players)
+        print(f"  table {table.table:>3}  {players}  game {table.game_id}{places}")
     if round_.byes:
-        print(f"  byes: {', '.join(round_.byes)}")
+        print(f"  byes: {', '.join(printable(p) for p in round_.byes)}")
 
 
 def print_standings(tournament: Any) -> None:
@@ -60,7 +62,7 @@ def print_standings(tournament: Any) -> None:
     print(header)
     for row in tournament.standings:
         breaks = "  ".join(f"{value:>10.2f}" for value in row.tiebreaks)
-        print(f"{row.rank:>4}  {row.player:<16} {row.points:>6.1f}  {breaks}")
+        print(f"{row.rank:>4}  {printable(row.player):<16} {row.points:>6.1f}  {breaks}")
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -173,7 +175,8 @@ async def _standings(args: argparse.Namespace) -> int:
     async def run(stub: Any) -> int:
         got = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=args.tournament_id))
         tournament = got.tournament
-        print(f"{tournament.config.name} ({tournament.status}), {len(tournament.rounds)} rounds")
+        name = printable(tournament.config.name)  # old logs may hold terminal escapes
+        print(f"{name} ({tournament.status}), {len(tournament.rounds)} rounds")
         for round_ in tournament.rounds:
             print_round(round_)
         print_standings(tournament)

@@ -52,6 +52,7 @@ from services.engine.errors import (
 )
 from services.engine.fairness import commit, rng_for
 from services.engine.game import GameSnapshot, SeatKind, SeatSpec
+from services.engine.game_seats import check_seat_name
 from services.engine.ruleset import DomainEvent, SetupRequest, decide_and_fold, info_of
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
@@ -170,8 +171,8 @@ class Engine:
         With a command id the game id is derived from it and the caller's scope (see
         :func:`services.engine.commands.create_scope`), so a retried create returns the
         same game and another caller's id never meets it. Raises InvalidArgument (no
-        seats, blank name), UnknownRuleset, InvalidOptions (``seat_count`` outside the
-        ruleset's RulesetInfo, or from ``ruleset.setup``),
+        seats, blank name; InvalidName ``name_invalid``), UnknownRuleset, InvalidOptions
+        (``seat_count`` outside the ruleset's RulesetInfo, or from ``ruleset.setup``),
         RuleViolation ``command_id_reused`` (the id was used for another request).
         """
         ruleset = self.registry.get(ruleset_name)
@@ -180,6 +181,8 @@ class Engine:
         info_of(ruleset).check_seats(len(seats))  # the ruleset's own metadata, for every game
         if any(not seat.name.strip() and not seat.is_open for seat in seats):
             raise InvalidArgument("every seat needs a name (only an open seat may have none)")
+        for seat in seats:
+            check_seat_name(seat.name)  # every face and the tournament runner pass here
         if any(seat.kind is SeatKind.BOT and seat.token_hash for seat in seats):
             raise InvalidArgument("a bot seat has no token")
         if time_control is not None:
@@ -402,13 +405,15 @@ class Engine:
         seat; one already used for this seat while it is not held by this token is
         refused: an idempotent replay must not answer "joined" to a request whose token
         would not work. Raises GameNotFound; InvalidArgument (unknown seat, blank name or
-        hash); RuleViolation ``seat_not_open`` (a bot seat, or taken by another token),
-        ``command_id_used``; VersionConflict only if the game kept moving through
-        JOIN_ATTEMPTS tries (a join names no version: a concurrent append, such as another
-        seat's join, is not the caller's conflict, so it is tried again on the new log).
+        hash), InvalidName (``name_invalid``: control characters, too long); RuleViolation
+        ``seat_not_open`` (a bot seat, or taken by another token), ``command_id_used``;
+        VersionConflict only if the game kept moving through JOIN_ATTEMPTS tries (a join
+        names no version: a concurrent append, such as another seat's join, is not the
+        caller's conflict, so it is tried again on the new log).
         """
         if not name.strip() or len(token_hash) != 64:
             raise InvalidArgument("JoinGame needs a name and a token hash")
+        check_seat_name(name)
         for attempt in range(1, JOIN_ATTEMPTS + 1):
             try:
                 return await self._join_once(game_id, seat, name, token_hash, command_id)

@@ -52,6 +52,30 @@ def check_client_token(token: str) -> str:
     return token
 
 
+MAX_NAME_LENGTH = 60
+NAME_RULE = "name_invalid"
+
+
+class InvalidName(InvalidArgument):
+    """A seat name with control characters or over MAX_NAME_LENGTH (INVALID_ARGUMENT,
+    reason ``name_invalid``)."""
+
+    rule = NAME_RULE
+
+
+def check_seat_name(name: str) -> str:
+    """``name`` if a seat may be given it: at most MAX_NAME_LENGTH printable characters
+    (``str.isprintable``: no C0/C1 controls such as ESC or NUL, no line or paragraph
+    separators), so a name can never drive a terminal. "" passes (an open seat; JoinGame
+    refuses a blank name itself). Raises InvalidName. Checked on CreateGame and JoinGame
+    only: seat names already in old logs still load (printers escape them)."""
+    if len(name) > MAX_NAME_LENGTH or not name.isprintable():
+        raise InvalidName(
+            f"a seat name is at most {MAX_NAME_LENGTH} printable characters (no control characters)"
+        )
+    return name
+
+
 def new_token() -> str:
     """A fresh seat token (256 random bits, URL-safe text)."""
     return secrets.token_urlsafe(32)

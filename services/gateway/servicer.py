@@ -54,12 +54,15 @@ def _check_seat(snapshot: GameSnapshot, seat: int) -> int:
 
 
 def request_token(request: Any, context: Context) -> str:
-    """The seat token of a request: its ``seat_token`` field, else ``authorization: Bearer``."""
+    """The seat token of a request: its ``seat_token`` field, else ``authorization: Bearer``
+    (the scheme in any case, as RFC 7235 has it: ``bearer`` and ``BEARER`` too)."""
     if request.seat_token:
         return str(request.seat_token)
     for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value.removeprefix("Bearer ").strip()
+        if key == "authorization" and isinstance(value, str):
+            scheme, _, token = value.strip().partition(" ")
+            if scheme.lower() == "bearer":
+                return token.strip()
     return ""
 
 
@@ -91,6 +94,13 @@ async def authorize_seat(reader: GameReader, game_id: str, seat: int, token: str
         except (NotAuthorized, InvalidArgument):
             pass  # perhaps a seat claimed since: check on the log
     authorize(await reader.load(game_id), seat, token)
+
+
+class FromVersionAhead(InvalidArgument):
+    """WatchGame from a version the log has not reached (INVALID_ARGUMENT, reason
+    ``from_version_ahead``): such a watch would wait for events that may never come."""
+
+    rule = "from_version_ahead"
 
 
 class GameServicer:
@@ -312,7 +322,8 @@ class GameServicer:
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
         """Stream events after from_version until the game ends (public unless a seat with
-        its token is given)."""
+        its token is given). Raises InvalidArgument for a negative from_version,
+        FromVersionAhead (``from_version_ahead``) for one past the log's head."""
         self._admit(context, request)
         if request.from_version < 0:
             raise InvalidArgument("from_version must be 0 (the start) or more")
@@ -320,6 +331,14 @@ class GameServicer:
         with self._watchers.hold(client):
             snapshot = await self._reader.load(request.game_id)
             self._viewer(snapshot, request, context)  # a seat given must hold its token
+            if request.from_version > snapshot.version:
+                # The cached snapshot may trail the log: ask the store before refusing.
+                head = await self._reader.store.version(request.game_id)
+                if request.from_version > head:
+                    raise FromVersionAhead(
+                        f"from_version {request.from_version} is past the game's current "
+                        f"version {head}; watch from {head} or less"
+                    )
             # Headers now: the client knows the watch was accepted before any event comes.
             await context.send_initial_metadata(())
             events = self.hub.follow(self._reader, request.game_id, request.from_version, snapshot)

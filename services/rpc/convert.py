@@ -13,6 +13,7 @@ from services.engine.game_seats import (
     SeatKind,
     SeatSpec,
     check_client_token,
+    check_seat_name,
     hash_token,
     new_token,
 )
@@ -33,7 +34,9 @@ def parse_object(text: str, what: str) -> dict[str, Any]:
         # A lone surrogate escape (\\ud800) decodes to text no UTF-8 store or reply can
         # carry: refuse it here, not deep in the engine.
         canonical_json(value).encode("utf-8")
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge ints, surrogates
+    except RecursionError as exc:  # Python's own wording would leak to the client
+        raise InvalidArgument(f"{what} is nested too deeply") from exc
+    except ValueError as exc:  # JSONDecodeError, huge ints, surrogates
         raise InvalidArgument(f"{what} is not valid JSON: {str(exc)[:120]}") from exc
     if not isinstance(value, dict):
         raise InvalidArgument(f"{what} must be a JSON object")
@@ -52,12 +55,14 @@ def seats_with_tokens(seats: Sequence[Any]) -> tuple[list[SeatSpec], dict[int, s
 
     A human seat gets its client-chosen ``token`` (at least 128 bits' worth, see
     ``game_seats.check_client_token``) or a fresh one; an ``open`` seat gets none. Raises
-    InvalidArgument for an unspecified kind, a bot seat with a token, or a weak token.
+    InvalidArgument for an unspecified kind, a bot seat with a token, a weak token, or a
+    name with control characters or too long (``name_invalid``).
     """
     specs: list[SeatSpec] = []
     tokens: dict[int, str] = {}
     for index, seat in enumerate(seats):
         kind = _kind(index, seat)
+        check_seat_name(seat.name)
         if kind is SeatKind.BOT:
             if seat.token or seat.open:
                 raise InvalidArgument(f"seat {index}: a bot seat has no token and is not open")

@@ -163,17 +163,32 @@ class TournamentConfig:
         )
 
 
+MAX_TOURNAMENT_NAME = 100
+
+
+def check_tournament_name(name: str) -> None:
+    """Refuse a tournament name that is blank (InvalidTournament ``invalid_config``, as
+    before), or over MAX_TOURNAMENT_NAME characters or not printable (``str.isprintable``:
+    no C0/C1 controls such as ESC or NUL, no newlines), so it can never drive the
+    terminal it is printed on (InvalidTournament ``name_invalid``)."""
+    rule = f"a tournament needs a name of 1 to {MAX_TOURNAMENT_NAME} printable characters"
+    if not name.strip():
+        raise InvalidTournament("invalid_config", rule)
+    if len(name) > MAX_TOURNAMENT_NAME or not name.isprintable():
+        raise InvalidTournament("name_invalid", f"{rule} (no control characters)")
+
+
 def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None:
     """Refuse a config the ruleset cannot play or that makes no sense.
 
-    Raises InvalidTournament with reasons ``invalid_config`` (name, rounds, caps, points),
+    Raises InvalidTournament with reasons ``name_invalid`` (see check_tournament_name),
+    ``invalid_config`` (rounds, caps, points),
     ``time_control_invalid`` (the clock rules of every game), ``table_size_unsupported``
     (seats outside ``info``'s range or min > max), ``timeout_policy_unsupported``
     (unknown policy, or ``bot_takeover`` for a ruleset with no bot).
     """
     bad = "invalid_config"
-    if not config.name.strip() or len(config.name) > 100:
-        raise InvalidTournament(bad, "a tournament needs a name of 1 to 100 characters")
+    check_tournament_name(config.name)
     if not 1 <= config.rounds <= MAX_ROUNDS:
         raise InvalidTournament(bad, f"rounds must be 1 to {MAX_ROUNDS}, not {config.rounds}")
     if not 0 <= config.max_players <= MAX_PLAYERS:

@@ -18,6 +18,7 @@ from services.engine.errors import InvalidArgument, InvalidOptions, UnknownRules
 from services.engine.ruleset import RulesetInfo, info_of
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.engine.store.records import StoredEvent
+from services.safe_text import printable
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +40,9 @@ class Frame:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Seat names in seat order."""
-        return tuple(s.name for s in self.view.seats)
+        """Seat names in seat order (control characters escaped: names from old logs
+        may hold terminal escapes)."""
+        return tuple(printable(s.name) for s in self.view.seats)
 
 
 @dataclass(frozen=True, slots=True)

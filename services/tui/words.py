@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from services.safe_text import printable
+
 SEAT_COLOURS: tuple[str, ...] = ("yellow", "magenta", "cyan", "bright_white", "green")
 NEUTRAL_COLOUR = "grey50"
 
@@ -19,9 +21,9 @@ def seat_colour(colour: int, seats: int) -> str:
 
 
 def seat_label(names: Sequence[str], seat: int) -> str:
-    """The seat's name, or ``"seat N"`` when it has none."""
+    """The seat's name (control characters escaped), or ``"seat N"`` when it has none."""
     if 0 <= seat < len(names) and names[seat]:
-        return names[seat]
+        return printable(names[seat])
     return f"seat {seat}"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import grpc
@@ -63,7 +63,69 @@ class WebContext:
         self._metadata = tuple(metadata)
         self._deadline = None if timeout_s is None else time.monotonic() + timeout_s
         self.accepted = asyncio.Event()
-        """Set when a stream sends its initial metadata (the call was accepted)."""
+        """Set when a stream sends its initial metadata or its first response (the call
+        was accepted: the HTTP response may start)."""
+        self._done = False
+        self._cancelled = False
+        self._callbacks: list[Callable[[Any], None]] = []
+        self._code: grpc.StatusCode | None = None
+        self._details: str | None = None
+
+    def finish(self, *, cancelled: bool = False) -> None:
+        """The HTTP exchange ended (``cancelled``: the client left before the end); runs
+        the done callbacks once, as grpc runs them when an RPC terminates."""
+        if self._done:
+            return
+        self._done = True
+        self._cancelled = cancelled
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback(self)
+
+    def done(self) -> bool:
+        """True once the call has ended (the response is sent or the client left)."""
+        return self._done
+
+    def cancelled(self) -> bool:
+        """True if the client left before the call ended."""
+        return self._cancelled
+
+    def is_active(self) -> bool:
+        """False once the call has ended (grpc's legacy spelling of ``not done()``)."""
+        return not self._done
+
+    def add_done_callback(self, callback: Callable[[Any], None]) -> None:
+        """Run ``callback(self)`` when the call ends (now if it already has)."""
+        if self._done:
+            callback(self)
+        else:
+            self._callbacks.append(callback)
+
+    def set_code(self, code: grpc.StatusCode) -> None:
+        """Remembered only: the web face answers from the reply or an abort."""
+        self._code = code
+
+    def set_details(self, details: str) -> None:
+        """Remembered only, as :meth:`set_code`."""
+        self._details = details
+
+    def code(self) -> grpc.StatusCode | None:
+        """The code set by :meth:`set_code`, or None."""
+        return self._code
+
+    def details(self) -> str | None:
+        """The details set by :meth:`set_details`, or None."""
+        return self._details
+
+    def set_trailing_metadata(self, _metadata: Any) -> None:
+        """Ignored: HTTP replies carry no trailers here."""
+
+    def auth_context(self) -> dict[str, list[bytes]]:
+        """No transport security identity over plain HTTP."""
+        return {}
+
+    def disable_next_message_compression(self) -> None:
+        """Nothing to disable: the web face does not compress."""
 
     def peer(self) -> str:
         """The caller, as grpc spells a peer."""

@@ -60,12 +60,30 @@ def to_json(message: Message) -> dict[str, Any]:
     return result
 
 
-def error_response(status: status_pb2.Status) -> JSONResponse:
-    """The HTTP response of a refused call."""
-    headers = {}
+def error_response(
+    status: status_pb2.Status, http: int | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    """The HTTP response of a refused call (``http``: an HTTP status other than the
+    code's usual one, for refusals HTTP has its own status for: 405, 413)."""
+    headers = dict(headers or {})
     if (delay := retry_after(status)) is not None:
         headers["retry-after"] = delay
-    return JSONResponse(status_json(status), status_code=http_status(status), headers=headers)
+    return JSONResponse(
+        status_json(status), status_code=http or http_status(status), headers=headers
+    )
+
+
+def not_allowed(method: str, allowed: str) -> JSONResponse:
+    """405 with a Status (reason ``method_not_allowed``) and an ``Allow`` header."""
+    return error_response(
+        refusal(
+            grpc.StatusCode.UNIMPLEMENTED,
+            "method_not_allowed",
+            f"{method[:10]} is not allowed here; use {allowed}",
+        ),
+        http=405,
+        headers={"allow": allowed},
+    )
 
 
 def sse(event: str, data: dict[str, Any], event_id: str | None = None) -> bytes:
@@ -138,14 +156,11 @@ class Face:
                 )
             )
         streaming = route.method.server_streaming
-        if request.method == "GET" and not streaming:
-            return error_response(
-                refusal(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    "method_not_allowed",
-                    "unary methods take POST with a JSON body",
-                )
-            )
+        # Only POST (and GET for a stream, for EventSource) runs a method: HEAD, PUT,
+        # DELETE... must never run one (HEAD would create a game and drop its tokens).
+        allowed = ("GET", "POST") if streaming else ("POST",)
+        if request.method not in allowed:
+            return not_allowed(request.method, ", ".join(allowed))
         parsed = await self._request_message(route, request)
         if isinstance(parsed, Response):
             return parsed
@@ -156,6 +171,8 @@ class Face:
             reply = await route.handler(parsed, context)
         except WebAbort as abort:
             return error_response(abort.status)
+        finally:
+            context.finish()
         return JSONResponse(to_json(reply))
 
     async def _request_message(self, route: Route, request: Request) -> Message | Any:
@@ -175,19 +192,33 @@ class Face:
         if not body.strip():
             return message
         try:
-            json_format.Parse(bytes(body).decode("utf-8"), message)
-        except (json_format.ParseError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+            text = bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            return BadRequest("the request is not UTF-8 text")
+        if not text.lstrip().startswith("{"):
+            # protobuf's own words for a list or a string are about fields, not this.
+            return BadRequest("the request must be a JSON object")
+        try:
+            json_format.Parse(text, message)
+        except RecursionError:
+            return BadRequest("the request is nested too deeply")
+        except (json_format.ParseError, ValueError) as exc:
+            if isinstance(exc.__cause__ or exc.__context__, RecursionError):
+                # protobuf wraps it in a ParseError that quotes Python's own words.
+                return BadRequest("the request is nested too deeply")
             return BadRequest(f"the request is not a valid JSON message: {str(exc)[:150]}")
         return message
 
 
 def _too_large(limit: int) -> Response:
+    """413 (as documented): a retry can never succeed, so not 429."""
     return error_response(
         refusal(
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             "request_too_large",
             f"the request is larger than {limit} bytes",
-        )
+        ),
+        http=413,
     )
 
 
@@ -221,7 +252,7 @@ async def _stream(route: Route, message: Any, context: WebContext) -> Response:
     """Run a server-streaming method: an HTTP error if it is refused before it accepts
     the call (unknown game, wrong token, too many watchers), else an SSE response."""
     queue: asyncio.Queue[Message | WebAbort | None] = asyncio.Queue(STREAM_BUFFER)
-    pump = asyncio.create_task(_pump(route.handler(message, context), queue))
+    pump = asyncio.create_task(_pump(route.handler(message, context), queue, context))
     accepted = asyncio.create_task(context.accepted.wait())
     await asyncio.wait({pump, accepted}, return_when=asyncio.FIRST_COMPLETED)
     if not context.accepted.is_set():
@@ -229,25 +260,30 @@ async def _stream(route: Route, message: Any, context: WebContext) -> Response:
         first = queue.get_nowait() if not queue.empty() else None
         if isinstance(first, WebAbort):
             await pump
+            context.finish()
             return error_response(first.status)
         # Ended (or answered) without accepting: stream what it left, as below.
     else:
         accepted.cancel()
     return StreamingResponse(
-        _events(queue, pump),
+        _events(queue, pump, context),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
     )
 
 
 async def _pump(
-    responses: AsyncIterator[Message], queue: asyncio.Queue[Message | WebAbort | None]
+    responses: AsyncIterator[Message],
+    queue: asyncio.Queue[Message | WebAbort | None],
+    context: WebContext,
 ) -> None:
-    """Move the servicer's responses into ``queue``; None marks the end."""
+    """Move the servicer's responses into ``queue``; None marks the end. A first
+    response accepts the call (not every servicer sends initial metadata first)."""
     async with contextlib.aclosing(responses):  # type: ignore[type-var]
         try:
             async for response in responses:
                 await queue.put(response)
+                context.accepted.set()
         except WebAbort as abort:
             await queue.put(abort)
             return
@@ -263,9 +299,12 @@ async def _pump(
 
 
 async def _events(
-    queue: asyncio.Queue[Message | WebAbort | None], pump: asyncio.Task[None]
+    queue: asyncio.Queue[Message | WebAbort | None],
+    pump: asyncio.Task[None],
+    context: WebContext,
 ) -> AsyncIterator[bytes]:
     """SSE frames from ``queue``; cancels the servicer's stream when the client leaves."""
+    ended = False
     try:
         while True:
             try:
@@ -274,14 +313,17 @@ async def _events(
                 yield b": keepalive\n\n"
                 continue
             if item is None:
+                ended = True
                 yield sse("end", {})
                 return
             if isinstance(item, WebAbort):
+                ended = True
                 yield sse("error", status_json(item.status))
                 return
             body = to_json(item)
             yield sse("message", body, _version_of(body))
     finally:
+        context.finish(cancelled=not ended)
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await pump

@@ -99,7 +99,7 @@ def openapi(service: ServiceDescriptor, proto_path: str, version: str) -> dict[s
             "description": "refused (google.rpc.Status)",
             "content": {"application/json": {"schema": _ref("google.rpc.Status")}},
         }
-        for code in sorted(set(HTTP_STATUS.values()) - {200})
+        for code in sorted(set(HTTP_STATUS.values()) - {200} | {404, 405, 413})
     }
     for method in service.methods:
         _add_message(method.input_type, schemas)

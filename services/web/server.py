@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import structlog
 import uvicorn
 from google.protobuf.descriptor import ServiceDescriptor
@@ -29,7 +30,8 @@ from starlette.staticfiles import StaticFiles
 
 from services.rpc.limits import MAX_REQUEST_BYTES
 from services.rpc.server import MAX_CONCURRENT_RPCS
-from services.web.face import TIMEOUT_HEADER, Face, routes_for
+from services.web.errors import refusal
+from services.web.face import TIMEOUT_HEADER, Face, error_response, not_allowed, routes_for
 from services.web.openapi import openapi
 
 log = structlog.get_logger(__name__)
@@ -63,7 +65,13 @@ def build_app(
     face = Face(routes, settings.max_request_bytes)
     document = openapi(services[0][0], PROTO_PATH, settings.version)
     for service, _ in services[1:]:
-        document["paths"].update(openapi(service, PROTO_PATH, settings.version)["paths"])
+        more = openapi(service, PROTO_PATH, settings.version)
+        document["paths"].update(more["paths"])
+        document["components"]["schemas"].update(more["components"]["schemas"])
+    names = ", ".join(service.full_name for service, _ in services)
+    document["info"]["title"] = f"{names} (web face)"
+    protos = ", ".join(f"proto/{service.file.name}" for service, _ in services)
+    document["info"]["description"] = document["info"]["description"].replace(PROTO_PATH, protos)
 
     async def spec(_: Request) -> Response:
         return JSONResponse(document)
@@ -74,7 +82,9 @@ def build_app(
     table: list[Any] = [
         Route("/openapi.json", spec, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
-        Route("/{service:str}/{method:str}", face.endpoint, methods=["GET", "POST"]),
+        # Every verb reaches the face, which refuses all but POST (GET for streams)
+        # with a Status: Starlette would add HEAD to a GET route and run the method.
+        Route("/{service:str}/{method:str}", face.endpoint, methods=_ALL_VERBS),
     ]
     if settings.static:
         table.append(Mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="client"))
@@ -87,7 +97,26 @@ def build_app(
             max_age=600,
         )
     ]
-    return Starlette(routes=table, middleware=middleware)
+    return Starlette(
+        routes=table,
+        middleware=middleware,
+        exception_handlers={404: _not_found, 405: _not_allowed},
+    )
+
+
+_ALL_VERBS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"]
+
+
+async def _not_found(request: Request, _exc: Exception) -> Response:
+    """404 as a google.rpc.Status (docs/web.md "Refusals"), for any unknown path."""
+    return error_response(
+        refusal(grpc.StatusCode.NOT_FOUND, "not_found", "no such path; see /openapi.json")
+    )
+
+
+async def _not_allowed(request: Request, _exc: Exception) -> Response:
+    """405 as a google.rpc.Status (e.g. POST on /openapi.json or a static file)."""
+    return not_allowed(request.method, "GET")
 
 
 class _EmbeddedServer(uvicorn.Server):
