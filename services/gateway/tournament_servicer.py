@@ -43,6 +43,9 @@ def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
     if message.format not in _FORMATS:
         raise InvalidTournament("invalid_config", f"unknown format {message.format}")
     clock = message.time_control
+    sizes = [p.table_size for p in message.points_by_place]
+    if len(set(sizes)) != len(sizes):
+        raise InvalidTournament("invalid_config", f"points_by_place repeats table sizes: {sizes}")
     return TournamentConfig(
         name=message.name,
         ruleset=message.ruleset or default_ruleset,
@@ -50,7 +53,7 @@ def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
         format=_FORMATS[message.format],
         min_seats=message.min_seats or 2,
         max_seats=message.max_seats or max(message.min_seats, 2),
-        rounds=message.rounds or 3,
+        rounds=message.rounds,
         points_by_place={p.table_size: tuple(p.points) for p in message.points_by_place},
         bye_points=message.bye_points,
         tiebreaks=tuple(message.tiebreaks) or ("buchholz", "sonneborn_berger", "wins"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -440,3 +441,25 @@ async def test_paging_bounds_are_refused(stub: Any) -> None:
     for limit in (-5, 501):
         board = stub.GetLeaderboard(pb.GetLeaderboardRequest(ruleset="nim", limit=limit))
         assert await refusal(board) == (grpc.StatusCode.INVALID_ARGUMENT, "limit")
+
+
+async def test_configs_are_refused_not_normalised(stub: Any) -> None:
+    points = [pb.PlacePoints(table_size=2, points=[1, 0])]
+    bad = [
+        nim_config(rounds=0),
+        nim_config(points_by_place=[*points, pb.PlacePoints(table_size=2, points=[9, 9])]),
+        nim_config(points_by_place=[*points, pb.PlacePoints(table_size=0, points=[])]),
+        nim_config(points_by_place=[pb.PlacePoints(table_size=2, points=[math.nan, -math.inf])]),
+        nim_config(bye_points=math.inf),
+        nim_config(registration_opens_at="yesterday"),
+        nim_config(registration_closes_at="2030-01-01T00:00:00"),
+    ]
+    for config in bad:
+        created = stub.CreateTournament(pb.CreateTournamentRequest(config=config))
+        assert await refusal(created) == (grpc.StatusCode.INVALID_ARGUMENT, "invalid_config")
+    twice = stub.CreateTournament(
+        pb.CreateTournamentRequest(config=nim_config(tiebreaks=["wins", "wins"]))
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await twice
+    assert "repeated: ['wins']" in (caught.value.details() or "")
