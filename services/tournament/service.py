@@ -162,9 +162,11 @@ class TournamentService:
                     "player_name", f"a human player name may not start with {BOT_PREFIX!r}"
                 )
             hashed = token_hash(_strong(token))
-            await self.repo.claim_name(player, hashed)
-        for _attempt in range(MAX_ATTEMPTS):
+        for attempt in range(MAX_ATTEMPTS):
             state = await self.repo.load(tournament_id)
+            if hashed and attempt == 0:
+                # Only once the tournament is known: an unknown id claims no name.
+                await self.repo.claim_name(player, hashed)
             events = decide_register(state, player, ev.BOT if bot else ev.HUMAN, self.repo.now())
             private = PrivateRecords(token_hashes={len(state.entrants): hashed}) if hashed else None
             try:
