@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,8 @@ import grpc
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.safe_text import printable
+
+ORGANISER_ENV = "TEOTI_ORGANISER_TOKEN"
 
 _FORMATS = {
     "swiss": pb.TOURNAMENT_FORMAT_SWISS,
@@ -56,12 +59,16 @@ def print_round(round_: Any) -> None:
 def print_standings(tournament: Any) -> None:
     """The standings with their tie-break columns."""
     names = list(tournament.tiebreaks)
+    # Each tie-break column is as wide as its full name (at least 10).
+    widths = [max(len(n), 10) for n in names]
     header = f"{'rank':>4}  {'player':<16} {'points':>6}  " + "  ".join(
-        f"{n[:10]:>10}" for n in names
+        f"{n:>{w}}" for n, w in zip(names, widths, strict=True)
     )
     print(header)
     for row in tournament.standings:
-        breaks = "  ".join(f"{value:>10.2f}" for value in row.tiebreaks)
+        breaks = "  ".join(
+            f"{value:>{w}.2f}" for value, w in zip(row.tiebreaks, widths, strict=False)
+        )
         print(f"{row.rank:>4}  {printable(row.player):<16} {row.points:>6.1f}  {breaks}")
 
 
@@ -95,12 +102,17 @@ async def _run_demo(stub: Any, args: argparse.Namespace) -> int:
     name = f"{args.ruleset} {args.format} demo"
     created = await stub.CreateTournament(pb.CreateTournamentRequest(config=_config(args, name)))
     tid = created.tournament.tournament_id
+    organiser = created.organiser_token
     print(f"Tournament {tid}: {args.players} bots, {args.rounds} rounds of {args.format}")
     for n in range(args.players):
         await stub.RegisterPlayer(
-            pb.RegisterPlayerRequest(tournament_id=tid, player=f"bot-{n + 1:03}", bot=True)
+            pb.RegisterPlayerRequest(
+                tournament_id=tid, player=f"bot-{n + 1:03}", bot=True, organiser_token=organiser
+            )
         )
-    await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid))
+    await stub.StartTournament(
+        pb.StartTournamentRequest(tournament_id=tid, organiser_token=organiser)
+    )
     shown = 0
     while True:
         got = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
@@ -126,6 +138,12 @@ async def _run_demo(stub: Any, args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _organiser_token(args: argparse.Namespace) -> str:
+    """--organiser-token, else $TEOTI_ORGANISER_TOKEN, else "" (create: the server
+    generates one)."""
+    return str(args.organiser_token or os.environ.get(ORGANISER_ENV, ""))
+
+
 async def _with_stub(args: argparse.Namespace, action: Callable[[Any], Any]) -> int:
     async with grpc.aio.insecure_channel(args.target) as channel:
         result: int = await action(pb_grpc.TournamentServiceStub(channel))
@@ -135,9 +153,21 @@ async def _with_stub(args: argparse.Namespace, action: Callable[[Any], Any]) -> 
 async def _create(args: argparse.Namespace) -> int:
     async def run(stub: Any) -> int:
         reply = await stub.CreateTournament(
-            pb.CreateTournamentRequest(config=_config(args, args.name), command_id=args.command_id)
+            pb.CreateTournamentRequest(
+                config=_config(args, args.name),
+                command_id=args.command_id,
+                organiser_token=_organiser_token(args),
+            )
         )
+        # stdout stays the id alone (TID=$(teoti tournament create ...)); the secret goes
+        # to the terminal, once: only its hash is kept on the server.
         print(reply.tournament.tournament_id)
+        if reply.organiser_token and reply.organiser_token != _organiser_token(args):
+            print(
+                f"organiser token (start, bots, withdrawals need it; keep it secret):\n"
+                f"export {ORGANISER_ENV}={reply.organiser_token}",
+                file=sys.stderr,
+            )
         return 0
 
     return await _with_stub(args, run)
@@ -145,16 +175,24 @@ async def _create(args: argparse.Namespace) -> int:
 
 async def _join(args: argparse.Namespace) -> int:
     async def run(stub: Any) -> int:
-        token = args.token or os.environ.get("TEOTI_PLAYER_TOKEN", "")
+        # No token: the server generates one and returns it (shown once, below).
+        token = "" if args.bot else args.token or os.environ.get("TEOTI_PLAYER_TOKEN", "")
         reply = await stub.RegisterPlayer(
             pb.RegisterPlayerRequest(
                 tournament_id=args.tournament_id,
                 player=args.player,
                 player_token=token,
                 bot=args.bot,
+                organiser_token=_organiser_token(args) if args.bot else "",
             )
         )
         print(f"{args.player} registered ({len(reply.tournament.players)} players)")
+        if reply.player_token and reply.player_token != token:
+            print(
+                f"player token of {args.player} (withdrawing needs it; keep it secret):\n"
+                f"export TEOTI_PLAYER_TOKEN={reply.player_token}",
+                file=sys.stderr,
+            )
         return 0
 
     return await _with_stub(args, run)
@@ -163,7 +201,9 @@ async def _join(args: argparse.Namespace) -> int:
 async def _start(args: argparse.Namespace) -> int:
     async def run(stub: Any) -> int:
         reply = await stub.StartTournament(
-            pb.StartTournamentRequest(tournament_id=args.tournament_id)
+            pb.StartTournamentRequest(
+                tournament_id=args.tournament_id, organiser_token=_organiser_token(args)
+            )
         )
         print_round(reply.tournament.rounds[-1])
         return 0
@@ -225,6 +265,9 @@ def add_commands(sub: Any, common: Callable[[argparse.ArgumentParser], None]) ->
     def target(p: argparse.ArgumentParser) -> None:
         p.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT")
 
+    def organiser(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--organiser-token", default="", help=f"{what} (default ${ORGANISER_ENV})")
+
     demo = commands.add_parser("demo", help="a bot-only tournament on an embedded Redis")
     shape(demo)
     demo.add_argument("--players", type=int, default=16)
@@ -235,19 +278,27 @@ def add_commands(sub: Any, common: Callable[[argparse.ArgumentParser], None]) ->
     create.add_argument("name")
     create.add_argument("--command-id", default="", help="idempotency key")
     shape(create)
+    organiser(create, "organiser token to choose; empty: the server makes one, shown once")
     target(create)
     create.set_defaults(run=_create)
 
     join = commands.add_parser("join", help="register a player")
     join.add_argument("tournament_id")
     join.add_argument("player")
-    join.add_argument("--token", default="", help="player token (default $TEOTI_PLAYER_TOKEN)")
-    join.add_argument("--bot", action="store_true", help="register a bot player")
+    join.add_argument(
+        "--token",
+        default="",
+        help="player token (default $TEOTI_PLAYER_TOKEN; neither: the server makes one, "
+        "shown once)",
+    )
+    join.add_argument("--bot", action="store_true", help="register a bot player (organiser)")
+    organiser(join, "the organiser token, needed with --bot")
     target(join)
     join.set_defaults(run=_join)
 
     start = commands.add_parser("start", help="close registration and pair round 1")
     start.add_argument("tournament_id")
+    organiser(start, "the organiser token")
     target(start)
     start.set_defaults(run=_start)
 

@@ -20,10 +20,18 @@ __all__ = [
 
 
 class GameNotFound(LookupError):
-    """No game has this id."""
+    """No game has this id.
+
+    ``rule`` is the ErrorInfo reason and ``id_field`` the metadata key of the id; a
+    subclass for another kind of log (a tournament) overrides both and ``noun``.
+    """
+
+    rule = "game_not_found"
+    id_field = "game_id"
+    noun = "game"
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(f"unknown game {game_id!r}")
+        super().__init__(f"unknown {self.noun} {game_id!r}")
         self.game_id = game_id
 
 

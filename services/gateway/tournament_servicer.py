@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from services.engine.game_seats import new_token
 from services.engine.store.records import StoredEvent, canonical_json
 from services.rpc.convert import parse_object
 from services.rpc.errors import stream_errors, unary_errors
@@ -42,6 +43,9 @@ def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
     if message.format not in _FORMATS:
         raise InvalidTournament("invalid_config", f"unknown format {message.format}")
     clock = message.time_control
+    sizes = [p.table_size for p in message.points_by_place]
+    if len(set(sizes)) != len(sizes):
+        raise InvalidTournament("invalid_config", f"points_by_place repeats table sizes: {sizes}")
     return TournamentConfig(
         name=message.name,
         ruleset=message.ruleset or default_ruleset,
@@ -49,7 +53,7 @@ def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
         format=_FORMATS[message.format],
         min_seats=message.min_seats or 2,
         max_seats=message.max_seats or max(message.min_seats, 2),
-        rounds=message.rounds or 3,
+        rounds=message.rounds,
         points_by_place={p.table_size: tuple(p.points) for p in message.points_by_place},
         bye_points=message.bye_points,
         tiebreaks=tuple(message.tiebreaks) or ("buchholz", "sonneborn_berger", "wins"),
@@ -184,24 +188,30 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
         self._admit(context)
         self._quota.admit(str(context.peer()))
         config = config_from_proto(request.config, self._default_ruleset)
-        state = await self._service.create(config, request.command_id)
-        return pb.CreateTournamentResponse(tournament=tournament_to_proto(state))
+        state, token = await self._service.create(
+            config, request.command_id, request.organiser_token
+        )
+        return pb.CreateTournamentResponse(
+            tournament=tournament_to_proto(state), organiser_token=token
+        )
 
     @unary_errors
     async def RegisterPlayer(self, request: Any, context: Context) -> Any:
         """See the proto."""
         self._admit(context)
+        # An empty player token gets a generated one (returned), as a seat token does.
+        token = "" if request.bot else request.player_token or new_token()
         state = await self._service.register(
-            request.tournament_id, request.player, request.player_token, request.bot
+            request.tournament_id, request.player, token, request.bot, request.organiser_token
         )
-        return pb.RegisterPlayerResponse(tournament=tournament_to_proto(state))
+        return pb.RegisterPlayerResponse(tournament=tournament_to_proto(state), player_token=token)
 
     @unary_errors
     async def WithdrawPlayer(self, request: Any, context: Context) -> Any:
         """See the proto."""
         self._admit(context)
         state = await self._service.withdraw(
-            request.tournament_id, request.player, request.player_token
+            request.tournament_id, request.player, request.player_token, request.organiser_token
         )
         return pb.WithdrawPlayerResponse(tournament=tournament_to_proto(state))
 
@@ -209,7 +219,7 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     async def StartTournament(self, request: Any, context: Context) -> Any:
         """See the proto."""
         self._admit(context)
-        state = await self._service.start(request.tournament_id)
+        state = await self._service.start(request.tournament_id, request.organiser_token)
         return pb.StartTournamentResponse(tournament=tournament_to_proto(state))
 
     @unary_errors
@@ -223,7 +233,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     async def ListTournaments(self, request: Any, context: Context) -> Any:
         """See the proto."""
         self._admit(context)
-        size = request.page_size if 0 < request.page_size <= 100 else 50
+        if not 0 <= request.page_size <= 100:
+            raise InvalidTournament("page_size", "page_size is 1 to 100 (0: 50)")
+        size = request.page_size or 50
         after: tuple[int, str] | None = None
         if request.page_token:
             ms, sep, last = request.page_token.partition(":")
@@ -285,7 +297,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     async def GetLeaderboard(self, request: Any, context: Context) -> Any:
         """See the proto."""
         self._admit(context)
-        limit = request.limit if 0 < request.limit <= 500 else 100
+        if not 0 <= request.limit <= 500:
+            raise InvalidTournament("limit", "limit is 1 to 500 (0: 100)")
+        limit = request.limit or 100
         board = await self._service.leaderboard(request.ruleset or self._default_ruleset, limit)
         return pb.GetLeaderboardResponse(
             rows=[

@@ -120,10 +120,11 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
         }
         return grpc.StatusCode.ABORTED, "version_conflict", meta
     if isinstance(exc, GameNotFound):
+        # A subclass (e.g. an unknown tournament) names its own reason and id field.
         return (
             grpc.StatusCode.NOT_FOUND,
-            "game_not_found",
-            {"kind": "game_not_found", "game_id": exc.game_id},
+            exc.rule,
+            {"kind": "game_not_found", exc.id_field: exc.game_id},
         )
     if isinstance(exc, UnknownRuleset):
         return grpc.StatusCode.INVALID_ARGUMENT, "unknown_ruleset", {"kind": "unknown_ruleset"}
@@ -136,7 +137,7 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
     if isinstance(exc, NotAuthorized):
         return (
             grpc.StatusCode.PERMISSION_DENIED,
-            "bad_seat_token",
+            str(getattr(exc, "rule", "bad_seat_token")),
             {"kind": "not_authorized", "message": str(exc)},
         )
     if isinstance(exc, RateLimited):
@@ -298,7 +299,7 @@ def from_rpc_error(error: Exception) -> Exception:
     if kind == "version_conflict":
         return VersionConflict(meta.get("game_id", ""), int(meta["expected"]), int(meta["actual"]))
     if kind == "game_not_found":
-        return GameNotFound(meta.get("game_id", ""))
+        return GameNotFound(str(meta.get("game_id") or meta.get("tournament_id") or ""))
     if kind == "unknown_ruleset":
         return UnknownRuleset(error.details() or "")
     if kind == "invalid_argument":

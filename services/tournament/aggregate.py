@@ -17,7 +17,7 @@ from services.engine.ruleset import DomainEvent
 from services.engine.store.chain import GENESIS_HASH
 from services.engine.store.records import StoredEvent
 from services.tournament import events as ev
-from services.tournament.config import TournamentConfig
+from services.tournament.config import TournamentConfig, parse_instant
 from services.tournament.errors import TournamentRefused
 from services.tournament.model import (
     Format,
@@ -201,6 +201,16 @@ def fold(events: Iterable[StoredEvent], state: TournamentState | None = None) ->
 # --- decisions -------------------------------------------------------------------------
 
 
+def _before(first: str, second: str) -> bool:
+    """Whether the time ``first`` is before ``second``, as instants (offsets applied).
+    A bound an older version recorded unparsed (not a zoned ISO 8601 time) keeps that
+    version's text comparison."""
+    try:
+        return parse_instant(first) < parse_instant(second)
+    except ValueError:
+        return first < second
+
+
 def decide_register(
     state: TournamentState, player: str, kind: str, now_iso: str
 ) -> list[DomainEvent]:
@@ -213,9 +223,9 @@ def decide_register(
     if state.status != REGISTERING:
         raise TournamentRefused("tournament_started", "the tournament has started: no new players")
     opens, closes = state.config.registration_opens_at, state.config.registration_closes_at
-    if opens and now_iso < opens:
+    if opens and _before(now_iso, opens):
         raise TournamentRefused("registration_not_open", f"registration opens at {opens}")
-    if closes and now_iso > closes:
+    if closes and _before(closes, now_iso):
         raise TournamentRefused("registration_closed", f"registration closed at {closes}")
     if state.entrant(player) is not None:
         raise TournamentRefused("already_registered", f"{player!r} is already registered")

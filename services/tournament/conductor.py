@@ -44,6 +44,17 @@ log = structlog.get_logger(__name__)
 CREATE_CONCURRENCY = 16
 """Games created at once when a round opens."""
 MAX_ATTEMPTS = 8
+BOT_PREFIX = "bot:"
+"""A bot player is rated as ``bot:<name>``: a name is a person's rating identity, and a
+bot entered under it must not move that person's rating."""
+
+
+def rated_identity(state: TournamentState, player: str) -> str:
+    """The name ``player``'s results are rated under (``bot:<name>`` for a bot)."""
+    bots = {e.player for e in state.entrants if e.kind == ev.BOT}
+    return f"{BOT_PREFIX}{player}" if player in bots else player
+
+
 """Reload-and-redecide attempts when another writer moved the tournament first."""
 
 
@@ -244,7 +255,8 @@ class Conductor:
         round_, table = found
         result = round_.results.get(table.number)
         if result is not None:
-            await self._ratings.record(state.config.ruleset, game_id, table.players, result.places)
+            identities = [rated_identity(state, p) for p in table.players]
+            await self._ratings.record(state.config.ruleset, game_id, identities, result.places)
 
     async def sweep(self, tournament_ids: Sequence[str]) -> None:
         """Catch up on finished tables whose notification was lost (a crash between a

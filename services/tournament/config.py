@@ -8,8 +8,10 @@ policy needs one); it knows no game.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from services.engine.ruleset import RulesetInfo
@@ -80,8 +82,9 @@ class TournamentConfig:
         time_control: clock of each game; timeout_policy: what a timeout does.
         rated: finished tables update the players' ratings for ``ruleset``.
         max_players: registration cap (0: none).
-        registration_opens_at / registration_closes_at: ISO 8601 UTC window ("" = no bound;
-            registration always ends when the tournament starts).
+        registration_opens_at / registration_closes_at: ISO 8601 times with a zone,
+            compared as instants ("" = no bound; registration always ends when the
+            tournament starts).
     """
 
     name: str
@@ -178,11 +181,36 @@ def check_tournament_name(name: str) -> None:
         raise InvalidTournament("name_invalid", f"{rule} (no control characters)")
 
 
+def parse_instant(text: str) -> datetime:
+    """An ISO 8601 time with a zone (``Z`` or an offset) as an aware datetime. Raises
+    ValueError for anything else (no zone, not a time)."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{text!r} has no time zone")
+    return moment
+
+
+def _window_bound(field_name: str, text: str) -> datetime | None:
+    """A registration window bound ("" = none). Raises InvalidTournament."""
+    if not text:
+        return None
+    try:
+        return parse_instant(text)
+    except ValueError as exc:
+        raise InvalidTournament(
+            "invalid_config",
+            f"{field_name} must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z "
+            f"or 2026-12-01T09:00:00+05:00",
+        ) from exc
+
+
 def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None:
     """Refuse a config the ruleset cannot play or that makes no sense.
 
     Raises InvalidTournament with reasons ``name_invalid`` (see check_tournament_name),
-    ``invalid_config`` (rounds, caps, points),
+    ``invalid_config`` (rounds, caps, points that are not finite or name a table size
+    outside min..max seats, tie-breaks, a registration window bound that is not an ISO
+    8601 time with a zone, or closes no later than it opens),
     ``time_control_invalid`` (the clock rules of every game), ``table_size_unsupported``
     (seats outside ``info``'s range or min > max), ``timeout_policy_unsupported``
     (unknown policy, or ``bot_takeover`` for a ruleset with no bot).
@@ -205,8 +233,18 @@ def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None
             f"not tables of {config.min_seats} to {config.max_seats}",
         )
     for size, points in config.points_by_place.items():
+        if not config.min_seats <= size <= config.max_seats:
+            raise InvalidTournament(
+                bad,
+                f"points_by_place has an entry for {size}-seat tables; tables seat "
+                f"{config.min_seats} to {config.max_seats}",
+            )
         if len(points) != size:
             raise InvalidTournament(bad, f"points for a {size}-seat table need {size} values")
+        if not all(math.isfinite(p) for p in points):
+            raise InvalidTournament(bad, f"points for a {size}-seat table must be finite")
+    if not math.isfinite(config.bye_points):
+        raise InvalidTournament(bad, "bye_points must be a finite number")
     missing = [
         n
         for n in range(config.min_seats, config.max_seats + 1)
@@ -236,9 +274,15 @@ def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None
             f"{info.title} has no bot to take over a seat that runs out of time; use forfeit",
         )
     unknown = [name for name in config.tiebreaks if name not in TIEBREAKS]
-    if unknown or len(set(config.tiebreaks)) != len(config.tiebreaks):
+    repeated = sorted({n for n in config.tiebreaks if config.tiebreaks.count(n) > 1})
+    if unknown or repeated:
+        problem = f"unknown: {unknown}" if unknown else f"repeated: {repeated}"
         raise InvalidTournament(
-            bad, f"tie-breaks are distinct names among {', '.join(TIEBREAKS)}, not {unknown}"
+            bad, f"tie-breaks are distinct names among {', '.join(TIEBREAKS)} ({problem})"
         )
+    opens = _window_bound("registration_opens_at", config.registration_opens_at)
+    closes = _window_bound("registration_closes_at", config.registration_closes_at)
+    if opens is not None and closes is not None and closes <= opens:
+        raise InvalidTournament(bad, "registration_closes_at must be after registration_opens_at")
     if config.format is Format.ELIMINATION and not 0 <= config.advance < config.max_seats:
         raise InvalidTournament(bad, "advance must be 0 (default) or fewer than max seats")

@@ -8,10 +8,10 @@ carries a stable ``rule`` that becomes the ErrorInfo reason.
 
 from __future__ import annotations
 
-from services.engine.errors import GameNotFound
+from services.engine.errors import GameNotFound, NotAuthorized
 from services.engine.ruleset import InvalidOptions, RuleViolation
 
-__all__ = ["InvalidTournament", "TournamentNotFound", "TournamentRefused"]
+__all__ = ["InvalidTournament", "NotPermitted", "TournamentNotFound", "TournamentRefused"]
 
 
 class TournamentRefused(RuleViolation):
@@ -25,4 +25,17 @@ class InvalidTournament(InvalidOptions):
 
 
 class TournamentNotFound(GameNotFound):
-    """No tournament has this id."""
+    """No tournament has this id (NOT_FOUND ``tournament_not_found``)."""
+
+    rule = "tournament_not_found"
+    id_field = "tournament_id"
+    noun = "tournament"
+
+
+class NotPermitted(NotAuthorized):
+    """The caller does not hold the token the command needs (PERMISSION_DENIED, reason
+    in ``rule``: ``not_the_organiser``, ``not_your_player``)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule

@@ -4,7 +4,9 @@ Each tournament's log is an event-store stream with id ``t-<tournament id>``: th
 Lua append (expected version, head hash, command ids, hash chain) and the same audit as a
 game's. The pairing seed is kept where a game's secret seed is (``NewGame.secret_seed``,
 engine-only), player token hashes where a game's seat bindings are (``PrivateRecords``,
-keyed by registration index). Besides, under the deployment's prefix:
+keyed by registration index), and the organiser token's hash there too, under the key
+``ORGANISER_SLOT`` (-1, never a registration index), written in the creating append.
+Besides, under the deployment's prefix:
 
 - ``<prefix>:tournaments``         sorted set of tournament ids by creation ms (List)
 - ``<prefix>:tournament:games``    hash, game id -> tournament id (the director's lookup)
@@ -22,6 +24,7 @@ from typing import Any
 from services.engine.clock import Clock, iso, system_clock
 from services.engine.ruleset import DomainEvent
 from services.engine.store.chain import GENESIS_HASH
+from services.engine.store.keys import check_game_id
 from services.engine.store.records import (
     SYSTEM_SEAT,
     EventMetadata,
@@ -38,12 +41,20 @@ from services.tournament.events import tournament_created
 STREAM_PREFIX = "t-"
 """Event-store ids of tournament logs start with this (game ids never do)."""
 
+ORGANISER_SLOT = -1
+"""The private token-hash key of the organiser token (registration indexes are >= 0)."""
+
 _ID_NAMESPACE = uuid.UUID("3a1f6a52-8a43-4d8e-9c55-2f0c0b7f5e11")
 
 
 def stream_id(tournament_id: str) -> str:
-    """The event-store id of a tournament's log."""
-    return f"{STREAM_PREFIX}{tournament_id}"
+    """The event-store id of a tournament's log. Raises TournamentNotFound for an id no
+    tournament can have (one the key layout refuses: spaces, ``:``, braces, ...)."""
+    sid = f"{STREAM_PREFIX}{tournament_id}"
+    try:
+        return check_game_id(sid)
+    except ValueError as exc:
+        raise TournamentNotFound(tournament_id) from exc
 
 
 def token_hash(token: str) -> str:
@@ -81,9 +92,15 @@ class TournamentRepository:
         return EventMetadata(command_id=command_id, seat=SYSTEM_SEAT, recorded_at=self.now())
 
     async def create(
-        self, tournament_id: str, config: TournamentConfig, seed: str, command_id: str = ""
+        self,
+        tournament_id: str,
+        config: TournamentConfig,
+        seed: str,
+        command_id: str = "",
+        organiser_hash: str = "",
     ) -> TournamentState:
-        """Append TournamentCreated (keeping ``seed`` secret) and index the tournament.
+        """Append TournamentCreated (keeping ``seed`` secret, and ``organiser_hash``, the
+        SHA-256 hex of the organiser token, service-only) and index the tournament.
 
         A retried create (same command id) returns the tournament as it is.
         """
@@ -97,6 +114,9 @@ class TournamentRepository:
             self._metadata(command_id),
             prev_hash=GENESIS_HASH,
             new_game=NewGame(seed, created_ms),
+            private=PrivateRecords(token_hashes={ORGANISER_SLOT: organiser_hash})
+            if organiser_hash
+            else None,
         )
         await self._redis.zadd(self._index, {tournament_id: created_ms}, nx=True)
         return await self.load(tournament_id)
@@ -146,7 +166,13 @@ class TournamentRepository:
 
     async def player_tokens(self, tournament_id: str) -> Mapping[int, str]:
         """Registration index -> player token hash of the tournament's human players."""
-        return (await self.store.read_private(stream_id(tournament_id))).token_hashes
+        hashes = (await self.store.read_private(stream_id(tournament_id))).token_hashes
+        return {index: h for index, h in hashes.items() if index != ORGANISER_SLOT}
+
+    async def organiser_hash(self, tournament_id: str) -> str:
+        """SHA-256 hex of the tournament's organiser token ("" if it has none)."""
+        hashes = (await self.store.read_private(stream_id(tournament_id))).token_hashes
+        return hashes.get(ORGANISER_SLOT, "")
 
     async def list(
         self, after: tuple[int, str] | None = None, limit: int = 100
@@ -170,6 +196,12 @@ class TournamentRepository:
         """The tournament a game is a table of, or None."""
         value: Any = await self._redis.hget(self._games, game_id)
         return str(value) if value else None
+
+    async def is_claimed(self, player: str) -> bool:
+        """Whether a human player token holds the name ``player``."""
+        # HGET, not HEXISTS: the director's Redis user may run HGET (services.engine.store.acl).
+        bound: Any = await self._redis.hget(self._players, player)
+        return bool(bound)
 
     async def claim_name(self, player: str, hashed_token: str) -> None:
         """Bind the name ``player`` to the player token hashed ``hashed_token`` (first

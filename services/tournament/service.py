@@ -16,7 +16,7 @@ from typing import Any
 import structlog
 
 from services.engine.errors import VersionConflict
-from services.engine.game_seats import check_client_token
+from services.engine.game_seats import check_client_token, new_token
 from services.engine.ruleset import SetupRequest, bot_policy_of, info_of
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.chain import verify_chain
@@ -28,9 +28,9 @@ from services.tournament.aggregate import (
     decide_withdraw,
     replay_pairings,
 )
-from services.tournament.conductor import Conductor
+from services.tournament.conductor import BOT_PREFIX, Conductor
 from services.tournament.config import TournamentConfig, validate
-from services.tournament.errors import InvalidTournament, TournamentRefused
+from services.tournament.errors import InvalidTournament, NotPermitted, TournamentRefused
 from services.tournament.ratings import Rating
 from services.tournament.ratings_book import RatingsBook
 from services.tournament.repository import (
@@ -73,11 +73,22 @@ class TournamentService:
         self._ratings = ratings
         self._seed_source = seed_source
 
-    async def create(self, config: TournamentConfig, command_id: str = "") -> TournamentState:
+    async def create(
+        self, config: TournamentConfig, command_id: str = "", organiser_token: str = ""
+    ) -> tuple[TournamentState, str]:
         """Create a tournament (config checked, and its options by setting up a game of
-        each table size); a retry with the same ``command_id`` and config returns
-        it. Raises InvalidTournament, UnknownRuleset, TournamentRefused
-        ``command_id_reused`` (the id created a tournament with another config)."""
+        each table size) whose organiser holds ``organiser_token`` ("": a generated
+        one; only its hash is kept, service-only). Returns (tournament, organiser
+        token). A retry with the same ``command_id`` and config returns the tournament
+        and the token it sent ("" if it sent none: a generated token is never kept).
+        Raises InvalidTournament (``seat_token_strength`` for a weak token),
+        UnknownRuleset, TournamentRefused ``command_id_reused`` (the id created a
+        tournament with another config), NotPermitted ``not_the_organiser`` (a retry
+        with another organiser token)."""
+        chosen = organiser_token
+        if chosen:
+            _strong(chosen)
+        organiser_token = chosen or new_token()
         ruleset = self._registry.get(config.ruleset)
         validate(config, info_of(ruleset), bot_policy_of(ruleset) is not None)
         # Options the ruleset refuses would only show when round 1's games are created:
@@ -98,32 +109,64 @@ class TournamentService:
                         "this command id created a tournament with another config; "
                         "choose a new command id",
                     )
-                return existing
-        state = await self.repo.create(tournament_id, config, self._seed_source(), command_id)
+                if chosen:
+                    await self.check_organiser(tournament_id, chosen)
+                return existing, chosen
+        state = await self.repo.create(
+            tournament_id, config, self._seed_source(), command_id, token_hash(organiser_token)
+        )
+        if await self.repo.organiser_hash(tournament_id) != token_hash(organiser_token):
+            # A concurrent retry of the same command id created it first.
+            return state, chosen
         log.info("tournament_created", tournament_id=tournament_id, ruleset=config.ruleset)
-        return state
+        return state, organiser_token
+
+    async def check_organiser(self, tournament_id: str, organiser_token: str) -> None:
+        """Check ``organiser_token`` is the tournament's organiser token. Raises
+        NotPermitted ``not_the_organiser``, TournamentNotFound."""
+        await self.repo.load(tournament_id)  # raises TournamentNotFound
+        bound = await self.repo.organiser_hash(tournament_id)
+        if not bound or not secrets.compare_digest(bound, token_hash(organiser_token)):
+            raise NotPermitted("not_the_organiser", "this needs the tournament's organiser token")
 
     async def register(
-        self, tournament_id: str, player: str, token: str, bot: bool = False
+        self,
+        tournament_id: str,
+        player: str,
+        token: str,
+        bot: bool = False,
+        organiser_token: str = "",
     ) -> TournamentState:
-        """Enter ``player`` (a human with ``token``, or a bot). Raises InvalidTournament
-        (``player_name``, ``seat_token_strength``), TournamentRefused (see
-        decide_register; ``name_taken``), TournamentNotFound."""
+        """Enter ``player``: a human holding ``token``, or a bot (which needs the
+        ``organiser_token``; it is rated as ``bot:<name>``). Raises InvalidTournament
+        (``player_name``: bad name, or a human name starting ``bot:``;
+        ``seat_token_strength``), TournamentRefused (see decide_register;
+        ``name_taken``: a human's name held by another token, or a bot named like a
+        registered human), NotPermitted ``not_the_organiser``, TournamentNotFound."""
         player = player.strip()
         if not 1 <= len(player) <= MAX_NAME or not player.isprintable():
             raise InvalidTournament(
                 "player_name", f"a player name is 1 to {MAX_NAME} printable characters"
             )
         hashed = ""
-        if not bot:
-            try:
-                check_client_token(token)
-            except ValueError as exc:
-                raise InvalidTournament("seat_token_strength", str(exc)) from exc
-            hashed = token_hash(token)
-            await self.repo.claim_name(player, hashed)
-        for _attempt in range(MAX_ATTEMPTS):
+        if bot:
+            await self.check_organiser(tournament_id, organiser_token)
+            # A person's name is their rating identity: no bot may wear it.
+            if await self.repo.is_claimed(player):
+                raise TournamentRefused(
+                    "name_taken", f"the player name {player!r} belongs to a human player"
+                )
+        else:
+            if player.casefold().startswith(BOT_PREFIX):
+                raise InvalidTournament(
+                    "player_name", f"a human player name may not start with {BOT_PREFIX!r}"
+                )
+            hashed = token_hash(_strong(token))
+        for attempt in range(MAX_ATTEMPTS):
             state = await self.repo.load(tournament_id)
+            if hashed and attempt == 0:
+                # Only once the tournament is known: an unknown id claims no name.
+                await self.repo.claim_name(player, hashed)
             events = decide_register(state, player, ev.BOT if bot else ev.HUMAN, self.repo.now())
             private = PrivateRecords(token_hashes={len(state.entrants): hashed}) if hashed else None
             try:
@@ -132,26 +175,35 @@ class TournamentService:
                 continue
         raise TournamentRefused("busy", "the tournament kept changing; retry")
 
-    async def withdraw(self, tournament_id: str, player: str, token: str) -> TournamentState:
-        """Withdraw ``player`` (who must hold the player's token). Raises
-        TournamentRefused (``not_your_player`` and those of decide_withdraw)."""
+    async def withdraw(
+        self, tournament_id: str, player: str, token: str, organiser_token: str = ""
+    ) -> TournamentState:
+        """Withdraw ``player``: the caller holds the player's ``token``, or (for any
+        player, bots included) the ``organiser_token``. Raises NotPermitted
+        (``not_your_player``, ``not_the_organiser``), TournamentRefused (those of
+        decide_withdraw), TournamentNotFound."""
+        if organiser_token:
+            await self.check_organiser(tournament_id, organiser_token)
         for _attempt in range(MAX_ATTEMPTS):
             state = await self.repo.load(tournament_id)
             events = decide_withdraw(state, player)
-            tokens = await self.repo.player_tokens(tournament_id)
-            bound = tokens.get(state.players().index(player), "")
-            if not bound or not secrets.compare_digest(bound, token_hash(token)):
-                raise TournamentRefused(
-                    "not_your_player", f"this token does not hold the player {player!r}"
-                )
+            if not organiser_token:
+                tokens = await self.repo.player_tokens(tournament_id)
+                bound = tokens.get(state.players().index(player), "")
+                if not bound or not secrets.compare_digest(bound, token_hash(token)):
+                    raise NotPermitted(
+                        "not_your_player", f"this token does not hold the player {player!r}"
+                    )
             try:
                 return await self.repo.append(state, events)
             except VersionConflict:
                 continue
         raise TournamentRefused("busy", "the tournament kept changing; retry")
 
-    async def start(self, tournament_id: str) -> TournamentState:
-        """Close registration and pair round 1 (see Conductor.start)."""
+    async def start(self, tournament_id: str, organiser_token: str) -> TournamentState:
+        """Close registration and pair round 1 (see Conductor.start). Raises NotPermitted
+        ``not_the_organiser`` unless ``organiser_token`` is the tournament's."""
+        await self.check_organiser(tournament_id, organiser_token)
         return await self.conductor.start(tournament_id)
 
     async def get(self, tournament_id: str) -> TournamentState:
@@ -193,6 +245,19 @@ class TournamentService:
         """Ratings of ``ruleset``'s players, best first."""
         self._registry.get(ruleset)
         return await self._ratings.leaderboard(ruleset, limit)
+
+
+def _strong(token: str) -> str:
+    """``token`` if a client may choose it (services.engine.game_seats), else
+    InvalidTournament ``seat_token_strength``."""
+    try:
+        return check_client_token(token)
+    except ValueError as exc:
+        raise InvalidTournament(
+            "seat_token_strength",
+            "a token must be 22 to 256 printable ASCII characters without spaces "
+            "(at least 128 random bits, e.g. secrets.token_urlsafe(16))",
+        ) from exc
 
 
 def export_json(state: TournamentState) -> dict[str, Any]:

@@ -308,10 +308,12 @@ async def test_a_tournament_runs_with_each_service_as_its_own_user_and_only_the_
         options_json='{"max_take": 2}',
     )
     created = await stub.CreateTournament(tpb.CreateTournamentRequest(config=config))
-    tid = created.tournament.tournament_id
+    tid, organiser = created.tournament.tournament_id, created.organiser_token
     for n in range(4):
         await stub.RegisterPlayer(
-            tpb.RegisterPlayerRequest(tournament_id=tid, player=f"bot{n}", bot=True)
+            tpb.RegisterPlayerRequest(
+                tournament_id=tid, player=f"bot{n}", bot=True, organiser_token=organiser
+            )
         )
     await stub.RegisterPlayer(
         tpb.RegisterPlayerRequest(
@@ -323,7 +325,9 @@ async def test_a_tournament_runs_with_each_service_as_its_own_user_and_only_the_
             tournament_id=tid, player="ann", player_token="ann-token-0123456789abcdef"
         )
     )
-    await stub.StartTournament(tpb.StartTournamentRequest(tournament_id=tid))
+    await stub.StartTournament(
+        tpb.StartTournamentRequest(tournament_id=tid, organiser_token=organiser)
+    )
     watched: list[str] = []
 
     async def watch() -> None:
@@ -344,7 +348,7 @@ async def test_a_tournament_runs_with_each_service_as_its_own_user_and_only_the_
     verified = await stub.VerifyTournament(tpb.VerifyTournamentRequest(tournament_id=tid))
     assert verified.chain_ok and verified.pairings_ok and verified.rounds_checked == 2
     board = await stub.GetLeaderboard(tpb.GetLeaderboardRequest(ruleset="nim"))
-    assert sorted(row.player for row in board.rows) == [f"bot{n}" for n in range(4)]
+    assert sorted(row.player for row in board.rows) == [f"bot:bot{n}" for n in range(4)]
     listed = await stub.ListTournaments(tpb.ListTournamentsRequest())
     assert tid in {t.tournament_id for t in listed.tournaments}
     # Each table's game, created through the engine, audits as a game.

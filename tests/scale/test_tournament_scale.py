@@ -39,6 +39,7 @@ PLAYERS = 64
 ROUNDS = 3
 TABLE = 4
 TIMEOUT_S = float(os.environ.get("TEOTI_TOURNAMENT_SCALE_TIMEOUT_S", "3600"))
+ORGANISER = "scale-organiser-0123456789abcdef"
 
 
 async def retrying(call: Any) -> Any:
@@ -109,16 +110,24 @@ async def run(
         rated=True,
     )
     created = await retrying(
-        lambda: stub.CreateTournament(pb.CreateTournamentRequest(config=config, command_id="s"))
+        lambda: stub.CreateTournament(
+            pb.CreateTournamentRequest(config=config, command_id="s", organiser_token=ORGANISER)
+        )
     )
     tid = created.tournament.tournament_id
     for n in range(PLAYERS):
         await retrying(
             lambda n=n: stub.RegisterPlayer(
-                pb.RegisterPlayerRequest(tournament_id=tid, player=f"bot-{n:02}", bot=True)
+                pb.RegisterPlayerRequest(
+                    tournament_id=tid, player=f"bot-{n:02}", bot=True, organiser_token=ORGANISER
+                )
             )
         )
-    await retrying(lambda: stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid)))
+    await retrying(
+        lambda: stub.StartTournament(
+            pb.StartTournamentRequest(tournament_id=tid, organiser_token=ORGANISER)
+        )
+    )
     round_done: dict[int, float] = {}
     killed = False
     deadline = time.monotonic() + TIMEOUT_S

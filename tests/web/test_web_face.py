@@ -341,15 +341,21 @@ async def test_tournaments_are_on_the_web_face_too(served: StackFactory) -> None
         )
         assert created.status_code == 200, created.text
         tid = created.json()["tournament"]["tournament_id"]
+        organiser = created.json()["organiser_token"]
         for name in ("ann", "bob"):
             joined = await http.post(
                 tournaments + "RegisterPlayer",
-                json={"tournament_id": tid, "player": name, "bot": True},
+                json={
+                    "tournament_id": tid,
+                    "player": name,
+                    "bot": True,
+                    "organiser_token": organiser,
+                },
             )
             assert joined.status_code == 200, joined.text
         again = await http.post(
             tournaments + "RegisterPlayer",
-            json={"tournament_id": tid, "player": "ann", "bot": True},
+            json={"tournament_id": tid, "player": "ann", "bot": True, "organiser_token": organiser},
         )
         assert again.status_code in (400, 409), again.text
         assert reason(again) == "already_registered"

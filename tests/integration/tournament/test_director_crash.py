@@ -65,9 +65,11 @@ def conductor(stack: Stack, repo: TournamentRepository | None = None) -> Conduct
 async def bot_tournament(stack: Stack, players: int) -> str:
     assert stack.tournaments is not None
     config = TournamentConfig("crash", "nim", {}, Format.SWISS, 2, 2, rounds=2)
-    state = await stack.tournaments.create(config)
+    state, organiser = await stack.tournaments.create(config)
     for n in range(players):
-        await stack.tournaments.register(state.tournament_id, f"p{n}", "", bot=True)
+        await stack.tournaments.register(
+            state.tournament_id, f"p{n}", "", bot=True, organiser_token=organiser
+        )
     return state.tournament_id
 
 
@@ -177,9 +179,11 @@ async def test_every_table_of_a_clocked_tournament_runs_its_clock(stack: Stack) 
         time_control=TimeControl(60_000, 2_000, 0),
         timeout_policy="forfeit",
     )
-    state = await stack.tournaments.create(config)
+    state, organiser = await stack.tournaments.create(config)
     for n in range(4):
-        await stack.tournaments.register(state.tournament_id, f"p{n}", "", bot=True)
+        await stack.tournaments.register(
+            state.tournament_id, f"p{n}", "", bot=True, organiser_token=organiser
+        )
     started = await conductor(stack).start(state.tournament_id)
     games = list(started.rounds[0].game_ids.values())
     assert len(games) == 2

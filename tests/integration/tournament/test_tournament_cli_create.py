@@ -3,6 +3,7 @@ on a real server (TournamentService over gRPC), and a bad clock is refused there
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -73,3 +74,48 @@ async def test_a_clock_the_games_cannot_run_is_refused(stub: Any) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await stub.CreateTournament(pb.CreateTournamentRequest(config=_config(args, "bad")))
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+@pytest.fixture
+async def target(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[str]:
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+    ) as stack:
+        yield f"127.0.0.1:{stack.port}"
+
+
+async def test_create_shows_the_organiser_token_that_start_and_bots_need(
+    target: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TEOTI_ORGANISER_TOKEN", raising=False)
+    monkeypatch.delenv("TEOTI_PLAYER_TOKEN", raising=False)
+
+    async def teoti(*argv: str) -> int:
+        args = build_parser().parse_args(["tournament", *argv, "--target", target])
+        code: int = await args.run(args)
+        return code
+
+    assert await teoti("create", "cup", "--ruleset", "nim", "--rounds", "1") == 0
+    shown = capsys.readouterr()
+    tid = shown.out.strip().splitlines()[-1]  # the id is the last line (after test logs)
+    found = re.search(r"export TEOTI_ORGANISER_TOKEN=(\S+)", shown.err)
+    assert found is not None, shown.err
+    organiser = found.group(1)
+
+    # No player token: the server makes one, and the CLI shows it.
+    assert await teoti("join", tid, "ann") == 0
+    assert re.search(r"export TEOTI_PLAYER_TOKEN=\S{22,}", capsys.readouterr().err)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await teoti("join", tid, "b1", "--bot")
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await teoti("start", tid)
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+    monkeypatch.setenv("TEOTI_ORGANISER_TOKEN", organiser)
+    assert await teoti("join", tid, "b1", "--bot") == 0
+    monkeypatch.delenv("TEOTI_ORGANISER_TOKEN")
+    assert await teoti("start", tid, "--organiser-token", organiser) == 0
+    assert "Round 1: 1 tables" in capsys.readouterr().out
+    assert await teoti("standings", tid) == 0
+    assert "sonneborn_berger" in capsys.readouterr().out  # the full column name

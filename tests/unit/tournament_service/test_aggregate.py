@@ -3,6 +3,7 @@ and the audit that re-derives every pairing from the log and the revealed seed."
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -118,6 +119,28 @@ def test_registration_refusals() -> None:
     assert refused(NOW) == "tournament_started"
 
 
+def test_the_registration_window_compares_instants_across_offsets() -> None:
+    # 09:00+05:00 is 04:00Z; 05:00-05:00 is 10:00Z.
+    closed = fold(
+        stored(created(replace(CONFIG, registration_closes_at="2026-12-01T09:00:00+05:00")))
+    )
+    with pytest.raises(TournamentRefused, match="registration_closed"):
+        decide_register(closed, "zed", ev.HUMAN, "2026-12-01T07:25:00+00:00")
+    decide_register(closed, "zed", ev.HUMAN, "2026-12-01T03:59:00+00:00")
+    not_yet = fold(
+        stored(created(replace(CONFIG, registration_opens_at="2026-12-01T05:00:00-05:00")))
+    )
+    with pytest.raises(TournamentRefused, match="registration_not_open"):
+        decide_register(not_yet, "zed", ev.HUMAN, "2026-12-01T07:25:00+00:00")
+    decide_register(not_yet, "zed", ev.HUMAN, "2026-12-01T10:00:01+00:00")
+    zoned = replace(
+        CONFIG,
+        registration_opens_at="2026-12-01T05:00:00-05:00",
+        registration_closes_at="2026-12-01T12:00:00Z",
+    )
+    validate(zoned, NIM, has_bot=False)
+
+
 def test_start_and_withdraw_refusals() -> None:
     one = fold(stored([*created(), ev.player_registered("a", ev.BOT)]))
     with pytest.raises(TournamentRefused, match="not_enough_players"):
@@ -152,6 +175,34 @@ NIM = RulesetInfo("Nim", 2, 4)
         ({"time_control": TimeControl(-1, 0, 0)}, "time_control_invalid"),
         ({"time_control": TimeControl(500, 0, 0)}, "time_control_invalid"),  # under 1 s
         ({"time_control": TimeControl(0, 1_000, 0)}, "time_control_invalid"),  # no base
+        # Non-finite points would rank -Infinity first and break the log's strict JSON.
+        ({"points_by_place": {2: (math.nan, 0.0)}}, "invalid_config"),
+        ({"points_by_place": {2: (math.inf, 0.0)}}, "invalid_config"),
+        ({"points_by_place": {2: (1.0, -math.inf)}}, "invalid_config"),
+        ({"bye_points": math.inf}, "invalid_config"),
+        ({"bye_points": math.nan}, "invalid_config"),
+        # A table size no table has is a meaningless entry.
+        ({"points_by_place": {2: (1.0, 0.0), 0: ()}}, "invalid_config"),
+        ({"points_by_place": {2: (1.0, 0.0), 3: (2.0, 1.0, 0.0)}}, "invalid_config"),
+        ({"tiebreaks": ("wins", "wins")}, "invalid_config"),
+        # Registration bounds are zoned ISO 8601 times, closing after opening.
+        ({"registration_opens_at": "yesterday"}, "invalid_config"),
+        ({"registration_opens_at": "99999-01-01T00:00:00Z"}, "invalid_config"),
+        ({"registration_closes_at": "2030-01-01T00:00:00"}, "invalid_config"),
+        (
+            {
+                "registration_opens_at": "2030-01-01T00:00:00Z",
+                "registration_closes_at": "2020-01-01T00:00:00Z",
+            },
+            "invalid_config",
+        ),
+        (
+            {
+                "registration_opens_at": "2030-01-01T05:00:00+05:00",
+                "registration_closes_at": "2030-01-01T00:00:00Z",
+            },
+            "invalid_config",
+        ),
     ],
 )
 def test_configs_the_ruleset_cannot_play_are_refused(
