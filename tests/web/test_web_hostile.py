@@ -44,13 +44,18 @@ async def bot_tournament(http: httpx.AsyncClient, start: bool = True) -> str:
     )
     assert created.status_code == 200, created.text
     tid = str(created.json()["tournament"]["tournament_id"])
+    organiser = str(created.json()["organiser_token"])  # bots and Start are the organiser's
     for name in ("ann", "bob"):
         joined = await http.post(
-            TOURNAMENTS + "RegisterPlayer", json={"tournament_id": tid, "player": name, "bot": True}
+            TOURNAMENTS + "RegisterPlayer",
+            json={"tournament_id": tid, "player": name, "bot": True, "organiser_token": organiser},
         )
         assert joined.status_code == 200, joined.text
     if start:
-        started = await http.post(TOURNAMENTS + "StartTournament", json={"tournament_id": tid})
+        started = await http.post(
+            TOURNAMENTS + "StartTournament",
+            json={"tournament_id": tid, "organiser_token": organiser},
+        )
         assert started.status_code == 200, started.text
     return tid
 
