@@ -46,6 +46,7 @@ from services.bot.policy import RandomPolicy  # noqa: E402
 from services.engine.event_json import event_to_json  # noqa: E402
 from services.engine.game import GameSnapshot  # noqa: E402
 from services.engine.store.records import StoredEvent  # noqa: E402
+from services.engine.timing.time_control import TimeControl, TimeoutPolicy  # noqa: E402
 from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
 
 FIXTURE_DIR = ROOT / "tests" / "fixtures" / "logs"
@@ -156,6 +157,27 @@ FIXTURES: tuple[Fixture, ...] = (
         {"ruin": "temple"},
         policy=RandomPolicy,
         stop_after=120,
+    ),
+    # Clocks (engine events ClockStarted, ClocksUpdated, SeatTimedOut, SeatForfeited): bob
+    # lets his clock run out at version 6, forfeits, and a zombie finishes for him.
+    Fixture(
+        "nim_clock_forfeit",
+        "nim",
+        (human("ann"), human("bob")),
+        {"max_take": 3},
+        time_control=TimeControl(60_000, 2_000, 0, TimeoutPolicy.FORFEIT),
+        timeouts=(6,),
+    ),
+    # SeatTakenOver and SeatReclaimed: ann runs out at version 17, a bot takes her seat,
+    # and her next move reclaims it.
+    Fixture(
+        "teotihuacan_clock_takeover",
+        "teotihuacan",
+        (human("ann"), bot("bo")),
+        {"first_game": True},
+        time_control=TimeControl(600_000, 10_000, 0, TimeoutPolicy.BOT_TAKEOVER),
+        timeouts=(17,),
+        stop_after=80,
     ),
 )
 

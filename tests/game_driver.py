@@ -18,8 +18,11 @@ from services.engine.engine import Engine
 from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.rulesets import RulesetRegistry, default_registry
+from services.engine.store.deadlines import MemoryDeadlines
 from services.engine.store.memory import InMemoryEventStore
 from services.engine.store.records import StoredEvent
+from services.engine.timing.time_control import TimeControl
+from services.engine.timing.timekeeper import Timekeeper
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class Fixture:
         joins: (seat, name, token) claimed with JoinGame right after creation.
         policy: picks every seat's move.
         stop_after: stop once the log has at least this many events (0: play to the end).
+        time_control: the game's clock (None: no clock).
+        timeouts: versions at which the seat to act lets its clock run out instead of
+            moving (the timekeeper then appends the timeout).
     """
 
     name: str
@@ -43,6 +49,8 @@ class Fixture:
     joins: tuple[tuple[int, str, str], ...] = ()
     policy: Callable[[], Policy] = RulesetPolicy
     stop_after: int = 0
+    time_control: TimeControl | None = None
+    timeouts: tuple[int, ...] = ()
 
 
 def human(name: str) -> SeatSpec:
@@ -66,28 +74,36 @@ def registry() -> RulesetRegistry:
     return reg
 
 
-def _clock(start: datetime) -> Callable[[], datetime]:
-    """A clock that ticks one second per call (deterministic timestamps)."""
-    ticks = [0]
+class _Clock:
+    """A clock that ticks one second per call (deterministic timestamps) and can be moved
+    on by hand (a clock running out)."""
 
-    def now() -> datetime:
-        ticks[0] += 1
-        return start + timedelta(seconds=ticks[0])
+    def __init__(self, start: datetime) -> None:
+        self._now = start
 
-    return now
+    def __call__(self) -> datetime:
+        self._now += timedelta(seconds=1)
+        return self._now
+
+    def skip(self, ms: int) -> None:
+        self._now += timedelta(milliseconds=ms)
 
 
 async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent], GameSnapshot]:
     """Play ``fixture`` through the engine; returns its stored log and the final snapshot."""
     store = InMemoryEventStore()
+    clock = _Clock(datetime(2026, 12, 1, tzinfo=UTC))
     engine = Engine(
         store,
         reg,
-        clock=_clock(datetime(2026, 12, 1, tzinfo=UTC)),
+        clock=clock,
         seed_source=lambda: f"fixture-seed-{fixture.name}-00112233445566778899aabbccddeeff",
         id_source=lambda: f"fixture-{fixture.name}".replace("_", "-"),
     )
-    created = await engine.create_game(fixture.ruleset, fixture.seats, fixture.options)
+    keeper = Timekeeper(engine, MemoryDeadlines(store.deadlines))
+    created = await engine.create_game(
+        fixture.ruleset, fixture.seats, fixture.options, time_control=fixture.time_control
+    )
     game_id = created.game_id
     for seat, name, token in fixture.joins:
         await engine.join_game(game_id, seat, name, hash_token(token), command_id=f"join-{seat}")
@@ -96,6 +112,14 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
     while not snapshot.is_terminal():
         if fixture.stop_after and snapshot.version >= fixture.stop_after:
             break
+        if snapshot.version in fixture.timeouts and fixture.time_control is not None:
+            tc = fixture.time_control
+            # Past any deadline: base time plus every increment a short game earns.
+            clock.skip(2 * max(tc.base_ms, tc.move_deadline_ms) + 1_000)
+            if not await keeper.run_once():
+                raise RuntimeError(f"{fixture.name}: no clock ran out at {snapshot.version}")
+            snapshot = await engine.load(game_id)
+            continue
         seat = snapshot.seats_to_act()[0]
         legal = list(snapshot.ruleset.legal_actions(snapshot.state, seat))
         rng = random.Random(f"{fixture.name}:{snapshot.version}:{seat}")
@@ -106,9 +130,11 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
             action,
             expected_version=snapshot.version,
             command_id=f"cmd-{snapshot.version}-{seat}",
-            # Bot seats act under the bot worker's credential (issue 12).
+            # Bot seats (and forfeited seats' zombies) act under the bot worker's
+            # credential (issue 12); a taken-over seat's own move reclaims it.
             bot_key=engine.bot_credential.secret
             if snapshot.seats[seat].kind is SeatKind.BOT
+            or (snapshot.clock is not None and seat in snapshot.clock.forfeited)
             else "",
         )
         snapshot = await engine.load(game_id)

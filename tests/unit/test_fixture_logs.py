@@ -115,3 +115,27 @@ def test_a_tampered_fixture_no_longer_chains(path: Path) -> None:
     chain = verify_chain(events)
     assert not chain.ok
     assert chain.first_bad_version == victim.version
+
+
+CLOCKED = [path for path in LOGS if "_clock_" in path.name]
+
+
+def test_the_clock_fixtures_hold_every_clock_event() -> None:
+    types = {event.type for path in CLOCKED for event in load_log(path)}
+    clock_events = {"ClockStarted", "ClocksUpdated", "SeatTimedOut", "SeatTakenOver"}
+    assert clock_events | {"SeatForfeited", "SeatReclaimed"} <= types
+
+
+@pytest.mark.parametrize("path", CLOCKED, ids=lambda p: p.name)
+def test_a_clock_fixture_audits_clean_its_clocks_recomputed(path: Path) -> None:
+    """The audit recomputes every clock event from the public log (times included)."""
+    from services.engine.audit import audit_log
+
+    expected = expected_of(path)
+    report = audit_log(
+        expected["game_id"],
+        load_log(path),
+        registry(),
+        (expected["version"], expected["head_hash"]),
+    )
+    assert report.ok, report.problems
