@@ -13,22 +13,20 @@ import pytest
 from services.bot.queue import TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
 from services.bot.worker import BotWorker
-from services.engine.client import EngineClient, InProcessEngineClient
+from services.engine.client import InProcessEngineClient
 from services.engine.clock import fixed_seed
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.servicer import start_engine_server
 from services.engine.store import RedisEventStore
 from services.engine.store.deadlines import RedisDeadlines
 from services.engine.store.records import TurnRequest
 from services.engine.timing.time_control import TimeControl, TimeoutPolicy
 from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
-from services.gateway.server import create_server
 from services.rpc.errors import error_info
 from services.rpc.stubs import load_stubs
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry
+from tests.integration.helpers import game_service
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
 FORFEIT_LIVE = TimeControl(base_ms=60_000, increment_ms=2_000, policy=TimeoutPolicy.FORFEIT)
@@ -147,22 +145,8 @@ async def test_a_forfeited_seat_is_played_by_the_zombie_and_ranked_last(
 async def stub(request: pytest.FixtureRequest, redis_store: RedisEventStore) -> AsyncIterator[Any]:
     registry = clock_registry()
     engine = Engine(redis_store, registry, clock=FakeClock())
-    engine_server = None
-    client: EngineClient
-    if request.param == "remote_engine":
-        engine_server, engine_port = await start_engine_server(engine, "127.0.0.1:0")
-        client = RemoteEngineClient(f"127.0.0.1:{engine_port}")
-    else:
-        client = InProcessEngineClient(engine)
-    server, port = await create_server(
-        "127.0.0.1:0", GameReader(redis_store, registry), client, "nim"
-    )
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
-    await server.stop(None)
-    await client.close()
-    if engine_server is not None:
-        await engine_server.stop(None)
+    async with game_service(engine, GameReader(redis_store, registry), request.param) as s:
+        yield s
 
 
 def _create(ruleset: str, control: Any) -> Any:

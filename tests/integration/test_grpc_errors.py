@@ -11,16 +11,13 @@ from typing import Any
 import grpc
 import pytest
 
-from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.engine import Engine
 from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_server
 from services.engine.store import RedisEventStore
-from services.gateway.server import create_server
 from services.rpc.errors import error_info
 from services.rpc.stubs import load_stubs
+from tests.integration.helpers import game_service
 
 
 @pytest.fixture(params=["in_process", "remote_engine"])
@@ -28,22 +25,8 @@ async def stub(
     request: pytest.FixtureRequest, redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> AsyncIterator[Any]:
     engine = Engine(redis_store, registry)
-    engine_server = None
-    client: EngineClient
-    if request.param == "remote_engine":
-        engine_server, engine_port = await start_engine_server(engine, "127.0.0.1:0")
-        client = RemoteEngineClient(f"127.0.0.1:{engine_port}")
-    else:
-        client = InProcessEngineClient(engine)
-    server, port = await create_server(
-        "127.0.0.1:0", GameReader(redis_store, registry), client, "nim"
-    )
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
-    await server.stop(None)
-    await client.close()
-    if engine_server is not None:
-        await engine_server.stop(None)
+    async with game_service(engine, GameReader(redis_store, registry), request.param) as s:
+        yield s
 
 
 async def new_game(stub: Any) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
 from services.app import tournament_parts
 from services.engine.client import InProcessEngineClient
@@ -16,16 +15,10 @@ from services.engine.rulesets import RulesetRegistry
 from services.engine.store import RedisEventStore
 from services.rpc.progress_health import ProgressHealth
 from services.tournament.director import DIRECTOR_SERVICE
+from tests.integration.helpers import health_status
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-
-
-async def _status(port: int, service: str) -> int:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        request = health_pb2.HealthCheckRequest(service=service)
-        reply = await health_pb2_grpc.HealthStub(channel).Check(request, timeout=5)
-    return int(reply.status)
 
 
 async def test_ready_while_reading_not_ready_when_stuck(
@@ -40,15 +33,15 @@ async def test_ready_while_reading_not_ready_when_stuck(
     health_task = asyncio.create_task(health.run(stop_health))
     try:
         await asyncio.sleep(0.3)
-        assert await _status(health.port, "") == SERVING
-        assert await _status(health.port, DIRECTOR_SERVICE) == SERVING
+        assert await health_status(health.port, "") == SERVING
+        assert await health_status(health.port, DIRECTOR_SERVICE) == SERVING
         # The read loops stop making progress (as with Redis gone):
         stop_director.set()
         await director_task
         await asyncio.sleep(1.2)  # longer than max_silence_s
         assert not await health.refresh()
-        assert await _status(health.port, DIRECTOR_SERVICE) == NOT_SERVING
-        assert await _status(health.port, "") == SERVING  # the process is still alive
+        assert await health_status(health.port, DIRECTOR_SERVICE) == NOT_SERVING
+        assert await health_status(health.port, "") == SERVING  # the process is still alive
     finally:
         stop_director.set()
         stop_health.set()
