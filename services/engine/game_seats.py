@@ -77,8 +77,15 @@ def check_seat_name(name: str) -> str:
 
 
 def new_token() -> str:
-    """A fresh seat token (256 random bits, URL-safe text)."""
-    return secrets.token_urlsafe(32)
+    """A fresh seat or organiser token (256 random bits, URL-safe text).
+
+    Never starts with "-": users paste tokens after CLI flags (``--organiser-token T``),
+    where argparse would take a leading dash for another option. Redrawing costs one
+    sixty-fourth of the draws and well under a bit of entropy."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
 
 
 def hash_token(token: str) -> str:
