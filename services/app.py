@@ -40,10 +40,12 @@ from services.rpc.limits import (
     DEFAULT_BURST,
     DEFAULT_CREATES_BURST,
     DEFAULT_CREATES_PER_HOUR,
+    DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
     DEFAULT_WATCHERS_PER_CLIENT,
     ClientRateLimiter,
     CreationQuota,
+    PlayStreamLimit,
     WatcherLimit,
 )
 from services.tournament.conductor import Conductor
@@ -102,6 +104,8 @@ class GatewaySettings:
     creates_burst: float = DEFAULT_CREATES_BURST
     watchers_per_client: int = DEFAULT_WATCHERS_PER_CLIENT
     """WatchGame streams one client (seat token, else address) may hold open; <= 0: any."""
+    play_streams_per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT
+    """Play streams one client (seat token, else address) may hold open; <= 0: any."""
     engine_channels: int = 4
     """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
 
@@ -116,6 +120,10 @@ class GatewaySettings:
     def watchers(self) -> WatcherLimit:
         """A fresh open-watchers limit with these settings."""
         return WatcherLimit(self.watchers_per_client)
+
+    def play_streams(self) -> PlayStreamLimit:
+        """A fresh open-Play-streams limit with these settings."""
+        return PlayStreamLimit(self.play_streams_per_client)
 
 
 @dataclass(frozen=True)
@@ -220,6 +228,7 @@ async def all_in_one(
     pool_size: int = POOL_SIZE,
     watchers: WatcherLimit | None = None,
     director: bool = True,
+    play_streams: PlayStreamLimit | None = None,
     timekeeper: TimekeeperSettings | None = None,
     web_address: str | None = None,
     web: WebSettings | None = None,
@@ -227,7 +236,7 @@ async def all_in_one(
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
     ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
-    ``limiter`` / ``quota`` / ``watchers``: the gateway's limits (defaults:
+    ``limiter`` / ``quota`` / ``watchers`` / ``play_streams``: the gateway's limits (defaults:
     :class:`GatewaySettings`);
     ``pool_size``: Redis connections of the process; ``director``: run a tournament
     director here (TournamentService is served either way); ``timekeeper``: the clocks'
@@ -259,7 +268,16 @@ async def all_in_one(
     quota = quota or GatewaySettings().quota()
     watchers = watchers or GatewaySettings().watchers()
     server, port = await create_server(
-        address, reader, client, default_ruleset, limiter, quota, hub, watchers, tournaments
+        address,
+        reader,
+        client,
+        default_ruleset,
+        limiter,
+        quota,
+        hub,
+        watchers,
+        tournaments,
+        play_streams or GatewaySettings().play_streams(),
     )
     web_server = None
     if web_address is not None:
@@ -392,6 +410,7 @@ async def run_gateway(
         hub=hub,
         watchers=watchers,
         tournaments=tournaments,
+        play_streams=gateway.play_streams(),
     )
     web_server = None
     if web_address is not None:

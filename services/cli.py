@@ -52,6 +52,7 @@ from services.logging_setup import LEVELS, configure_logging
 from services.proc_guard import on_ending_signals
 from services.rpc.limits import (
     DEFAULT_CREATES_PER_HOUR,
+    DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
     DEFAULT_WATCHERS_PER_CLIENT,
 )
@@ -145,6 +146,7 @@ def _gateway_settings(args: argparse.Namespace) -> Any:
         burst=args.rate_limit * 2,
         creates_per_hour=args.creates_per_hour,
         watchers_per_client=args.max_watchers_per_client,
+        play_streams_per_client=args.max_play_streams_per_client,
         engine_channels=getattr(args, "engine_channels", 4),
     )
 
@@ -192,6 +194,7 @@ async def _serve(args: argparse.Namespace) -> int:
             quota=_gateway_settings(args).quota(),
             pool_size=args.redis_pool_size,
             watchers=_gateway_settings(args).watchers(),
+            play_streams=_gateway_settings(args).play_streams(),
             timekeeper=_timekeeper_settings(args),
             web_address=web_address,
             web=web,
@@ -732,6 +735,15 @@ def build_parser() -> argparse.ArgumentParser:
             ),
             help="WatchGame streams one seat token / address may hold open; 0: any "
             "(default $TEOTI_MAX_WATCHERS_PER_CLIENT or %(default)s)",
+        )
+        p.add_argument(
+            "--max-play-streams-per-client",
+            type=int,
+            default=int(
+                os.environ.get("TEOTI_MAX_PLAY_STREAMS_PER_CLIENT", DEFAULT_PLAY_STREAMS_PER_CLIENT)
+            ),
+            help="Play streams one seat token / address may hold open; 0: any "
+            "(default $TEOTI_MAX_PLAY_STREAMS_PER_CLIENT or %(default)s)",
         )
 
     def web_opt(p: argparse.ArgumentParser, default_port: int) -> None:

@@ -10,7 +10,7 @@ from services.engine.rulesets import DEFAULT_RULESET
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
-from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
+from services.rpc.limits import ClientRateLimiter, CreationQuota, PlayStreamLimit, WatcherLimit
 from services.rpc.server import build_server, mark_serving
 from services.rpc.stubs import load_stubs
 from services.tournament.service import TournamentService
@@ -28,6 +28,7 @@ async def create_server(
     hub: WatchHub | None = None,
     watchers: WatcherLimit | None = None,
     tournaments: TournamentService | None = None,
+    play_streams: PlayStreamLimit | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -36,8 +37,9 @@ async def create_server(
     DEFAULT_CREATES_PER_HOUR), ``hub`` the WatchGame fan-out (default: a new one on
     ``reader.store``; the caller closes one it passes), ``watchers`` the open WatchGame
     streams per client (default DEFAULT_WATCHERS_PER_CLIENT). Bind ``127.0.0.1:0`` in tests to
-    get a free port. ``tournaments``: also serve TournamentService with it. Stop with
-    ``await server.stop(grace)``.
+    get a free port. ``play_streams``: the open Play streams per client (default
+    DEFAULT_PLAY_STREAMS_PER_CLIENT). ``tournaments``: also serve TournamentService with
+    it. Stop with ``await server.stop(grace)``.
     """
     stubs = load_stubs()
     limiter = limiter or ClientRateLimiter()  # one budget per client across both services
@@ -49,6 +51,7 @@ async def create_server(
         limiter=limiter,
         quota=quota,
         watchers=watchers,
+        play_streams=play_streams,
     )
     registrars = [lambda s: stubs.game_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
     names = [GAME_SERVICE]

@@ -14,8 +14,11 @@ holding no Redis connection while idle.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
+
+import grpc
+import structlog
 
 from services.engine.client import EngineClient
 from services.engine.errors import InvalidArgument, NotAuthorized
@@ -24,7 +27,8 @@ from services.engine.game_seats import SeatKind, check_client_token, hash_token,
 from services.engine.reader import GameReader
 from services.engine.ruleset import info_of
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import GameIndexEntry, canonical_json
+from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
+from services.gateway.play_stream import serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import (
@@ -36,11 +40,19 @@ from services.rpc.convert import (
     time_control_from_proto,
     time_control_to_proto,
 )
-from services.rpc.errors import stream_errors, unary_errors
-from services.rpc.limits import ClientRateLimiter, CreationQuota, WatcherLimit
+from services.rpc.errors import (
+    BadRequest,
+    abort_for,
+    internal_status,
+    rich_status,
+    stream_errors,
+    unary_errors,
+)
+from services.rpc.limits import ClientRateLimiter, CreationQuota, PlayStreamLimit, WatcherLimit
 from services.rpc.stubs import load_stubs
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
+log = structlog.get_logger(__name__)
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -58,6 +70,12 @@ def request_token(request: Any, context: Context) -> str:
     (the scheme in any case, as RFC 7235 has it: ``bearer`` and ``BEARER`` too)."""
     if request.seat_token:
         return str(request.seat_token)
+    return bearer_token(context)
+
+
+def bearer_token(context: Context) -> str:
+    """The call's ``authorization: Bearer`` token ("" if none): the default seat token of
+    its requests (of every message, on a Play stream)."""
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str):
             scheme, _, token = value.strip().partition(" ")
@@ -96,6 +114,13 @@ async def authorize_seat(reader: GameReader, game_id: str, seat: int, token: str
     authorize(await reader.load(game_id), seat, token)
 
 
+class WithViewNeedsSeat(InvalidArgument):
+    """WatchGame ``with_view`` without a ``seat`` (INVALID_ARGUMENT, reason
+    ``with_view_needs_seat``): a view and legal actions are some seat's own."""
+
+    rule = "with_view_needs_seat"
+
+
 class FromVersionAhead(InvalidArgument):
     """WatchGame from a version the log has not reached (INVALID_ARGUMENT, reason
     ``from_version_ahead``): such a watch would wait for events that may never come."""
@@ -114,6 +139,7 @@ class GameServicer:
         limiter: rate limit per client.
         quota: CreateGame quota per caller.
         watchers: WatchGame streams open at once per client.
+        play_streams: Play streams open at once per client.
     """
 
     def __init__(
@@ -125,6 +151,7 @@ class GameServicer:
         limiter: ClientRateLimiter | None = None,
         quota: CreationQuota | None = None,
         watchers: WatcherLimit | None = None,
+        play_streams: PlayStreamLimit | None = None,
     ) -> None:
         self._reader = reader
         self._client = client
@@ -133,6 +160,7 @@ class GameServicer:
         self._limiter = limiter or ClientRateLimiter()
         self._quota = quota or CreationQuota()
         self._watchers = watchers or WatcherLimit()
+        self._play_streams = play_streams or PlayStreamLimit()
         self._pb = load_stubs().game_pb2
 
     def _admit(self, context: Context, request: Any = None) -> None:
@@ -200,6 +228,11 @@ class GameServicer:
     @unary_errors
     async def GetGame(self, request: Any, context: Context) -> Any:
         """Project the current state publicly, or for a seat holding its token."""
+        return await self.get_game(request, context)
+
+    async def get_game(self, request: Any, context: Context) -> Any:
+        """GetGame's work, shared by the unary call and Play: a GetGameResponse, or the
+        domain error (GameNotFound, NotAuthorized, RateLimited ...) it is refused with."""
         self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         return self._projection(snapshot, self._viewer(snapshot, request, context))
@@ -270,6 +303,11 @@ class GameServicer:
     @unary_errors
     async def ListLegalActions(self, request: Any, context: Context) -> Any:
         """Every legal action of a seat (with its token), with descriptions."""
+        return await self.list_legal_actions(request, context)
+
+    async def list_legal_actions(self, request: Any, context: Context) -> Any:
+        """ListLegalActions' work, shared by the unary call and Play: a
+        ListLegalActionsResponse, or the domain error it is refused with."""
         self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, request_token(request, context))
@@ -292,6 +330,12 @@ class GameServicer:
     async def SubmitAction(self, request: Any, context: Context) -> Any:
         """Check the seat's token, then submit the action through the engine; with
         ``return_view`` also answer with the seat's view and next legal actions."""
+        return await self.submit_action(request, context)
+
+    async def submit_action(self, request: Any, context: Context) -> Any:
+        """SubmitAction's work, shared by the unary call and Play: a
+        SubmitActionResponse, or the domain error it is refused with (RuleViolation,
+        VersionConflict, NotAuthorized, InvalidArgument, RateLimited, Unavailable ...)."""
         self._admit(context, request)
         action = parse_object(request.action_json, "action_json")
         await authorize_seat(
@@ -322,15 +366,20 @@ class GameServicer:
     @stream_errors
     async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
         """Stream events after from_version until the game ends (public unless a seat with
-        its token is given). Raises InvalidArgument for a negative from_version,
-        FromVersionAhead (``from_version_ahead``) for one past the log's head."""
+        its token is given; with ``with_view``, the last event of each batch also carries
+        the seat's view and legal actions at its version). Raises InvalidArgument for a
+        negative from_version, WithViewNeedsSeat (``with_view_needs_seat``),
+        NotAuthorized for a seat without its token, FromVersionAhead
+        (``from_version_ahead``) for one past the log's head."""
         self._admit(context, request)
         if request.from_version < 0:
             raise InvalidArgument("from_version must be 0 (the start) or more")
+        if request.with_view and not request.HasField("seat"):
+            raise WithViewNeedsSeat("with_view needs a seat (and its token)")
         client = ClientRateLimiter.client_key(str(context.peer()), request_token(request, context))
         with self._watchers.hold(client):
             snapshot = await self._reader.load(request.game_id)
-            self._viewer(snapshot, request, context)  # a seat given must hold its token
+            seat = self._viewer(snapshot, request, context)  # a seat must hold its token
             if request.from_version > snapshot.version:
                 # The cached snapshot may trail the log: ask the store before refusing.
                 head = await self._reader.store.version(request.game_id)
@@ -341,10 +390,38 @@ class GameServicer:
                     )
             # Headers now: the client knows the watch was accepted before any event comes.
             await context.send_initial_metadata(())
-            events = self.hub.follow(self._reader, request.game_id, request.from_version, snapshot)
-            async with contextlib.aclosing(events):
-                async for event in events:
-                    yield self._pb.WatchGameResponse(event=event_to_proto(event))
+            batches = self.hub.follow_batches(
+                self._reader, request.game_id, request.from_version, snapshot
+            )
+            async with contextlib.aclosing(batches):
+                async for batch in batches:
+                    for event in batch[:-1]:
+                        yield self._pb.WatchGameResponse(event=event_to_proto(event))
+                    last = self._pb.WatchGameResponse(event=event_to_proto(batch[-1]))
+                    if request.with_view and seat is not None:
+                        await self._attach_view(last, request.game_id, seat, batch)
+                    yield last
+
+    async def _attach_view(
+        self, reply: Any, game_id: str, seat: int, batch: list[StoredEvent]
+    ) -> None:
+        """Put ``seat``'s view and legal actions at ``batch[-1]``'s version into the
+        WatchGameResponse ``reply`` (the GetGame / ListLegalActions projection)."""
+        version = batch[-1].version
+        snapshot = self._reader.cached(game_id)
+        if snapshot is None or snapshot.version < version:
+            # Fold the batch onto the cached game when it ends right before it.
+            ahead = [
+                event for event in batch if snapshot is None or event.version > snapshot.version
+            ]
+            snapshot = self._reader.advance(game_id, ahead) or await self._reader.load(game_id)
+        if snapshot.version != version:
+            if version < 2:
+                return  # the game's creation alone: no setup, no view yet
+            # The game moved on since this batch was read: fold the log up to it (rare).
+            snapshot = await self._reader.load_at(game_id, version)
+        reply.game.CopyFrom(self._projection(snapshot, seat))
+        reply.legal_actions.extend(self._legal_actions(snapshot, seat))
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:
@@ -401,3 +478,65 @@ class GameServicer:
                 entry.solo.seats = info.solo.seats
                 entry.solo.opponent = info.solo.opponent
         return reply
+
+    async def Play(self, requests: AsyncIterable[Any], context: Context) -> None:
+        """One long-lived stream of SubmitAction / GetGame / ListLegalActions requests
+        (issue 16), each answered as its unary call would be (:meth:`play_answer`).
+
+        Opening the stream spends one unit of the client's rate limit and holds one of
+        its Play streams (TooManyPlayStreams beyond, ending the stream); each message then
+        spends one unit as a unary call does. See :mod:`services.gateway.play_stream`.
+        """
+        try:
+            token = bearer_token(context)
+            self._limiter.admit(str(context.peer()), token)
+            client = ClientRateLimiter.client_key(str(context.peer()), token)
+            with self._play_streams.hold(client):
+                answered = await serve_stream(
+                    requests, context, lambda message: self.play_answer(message, context)
+                )
+            log.debug("play_stream_ended", answered=answered)
+        except Exception as exc:
+            if isinstance(exc, grpc.aio.AbortError):
+                raise
+            await abort_for(context, exc)
+
+    async def play_answer(self, message: Any, context: Context) -> Any:
+        """The PlayResponse to one PlayRequest: the unary method's response, or its
+        refusal as a PlayError (a message that sets no request, or is not a PlayRequest
+        at all, is INVALID_ARGUMENT ``malformed_request``). Never raises."""
+        pb = self._pb
+        if isinstance(message, BadRequest):
+            return pb.PlayResponse(error=self._play_error(message, None))
+        reply = pb.PlayResponse(request_id=message.request_id)
+        kind = message.WhichOneof("request")
+        try:
+            if kind == "submit_action":
+                reply.submit_action.CopyFrom(
+                    await self.submit_action(message.submit_action, context)
+                )
+            elif kind == "get_game":
+                reply.get_game.CopyFrom(await self.get_game(message.get_game, context))
+            elif kind == "list_legal_actions":
+                reply.list_legal_actions.CopyFrom(
+                    await self.list_legal_actions(message.list_legal_actions, context)
+                )
+            else:
+                raise BadRequest(
+                    "a PlayRequest must set submit_action, get_game or list_legal_actions"
+                )
+        except Exception as exc:
+            inner = getattr(message, kind) if kind else None
+            reply.error.CopyFrom(self._play_error(exc, inner))
+        return reply
+
+    def _play_error(self, exc: Exception, request: Any) -> Any:
+        """A PlayError with the status the unary call would have ended with (an
+        unexpected error is logged with the request's game id and seat)."""
+        status = rich_status(exc)
+        if status is None:
+            game_id = getattr(request, "game_id", "")
+            seat = getattr(request, "seat", None)
+            with structlog.contextvars.bound_contextvars(game_id=game_id[:100], seat=seat):
+                status = internal_status(exc)
+        return self._pb.PlayError(code=status.code, message=status.message, details=status.details)

@@ -205,7 +205,26 @@ class WatchHub:
     ) -> AsyncGenerator[StoredEvent, None]:
         """Yield every event of ``game_id`` after ``from_version`` as it comes, until the
         game is terminal and every event was yielded (same contract as
-        :meth:`GameReader.watch`, but waiting costs no Redis connection).
+        :meth:`GameReader.watch`, but waiting costs no Redis connection): the events of
+        :meth:`follow_batches`, one by one. Raises GameNotFound, WatcherTooSlow.
+        Use inside ``contextlib.aclosing`` so the subscription ends with the stream.
+        """
+        batches = self.follow_batches(reader, game_id, from_version, snapshot)
+        async with contextlib.aclosing(batches):
+            async for batch in batches:
+                for event in batch:
+                    yield event
+
+    async def follow_batches(
+        self,
+        reader: GameReader,
+        game_id: str,
+        from_version: int = 0,
+        snapshot: GameSnapshot | None = None,
+    ) -> AsyncGenerator[list[StoredEvent], None]:
+        """Yield every event of ``game_id`` after ``from_version`` as it comes, in
+        batches (contiguous, never empty: what one read brought), until the game is
+        terminal and every event was yielded.
 
         Catch-up (events already in the log, or any the hub read before this watcher
         joined) is read from the store directly, WATCH_BATCH at a time; after that,
@@ -227,17 +246,19 @@ class WatchHub:
                     caught_up = await reader.store.read(game_id, version, self._batch)
                     if not caught_up:
                         return  # the log is shorter than its snapshot: nothing to wait for
-                    for event in caught_up:
-                        yield event
-                        version = event.version
+                    version = caught_up[-1].version
+                    yield caught_up
                 else:
+                    batch: list[StoredEvent] = []
                     for event in await sub.take():
                         if event.version == version + 1:
-                            yield event
+                            batch.append(event)
                             version = event.version
                         elif event.version > version + 1:
                             gap = True  # read before this watcher joined: from the store
                             break
+                    if batch:
+                        yield batch
                 if gap:
                     snapshot = await reader.load(game_id)
                 elif version >= snapshot.version:

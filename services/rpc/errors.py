@@ -39,7 +39,7 @@ from services.engine.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.rpc.limits import RateLimited, TooManyWatchers, WatcherTooSlow
+from services.rpc.limits import RateLimited, TooManyPlayStreams, TooManyWatchers, WatcherTooSlow
 
 _DETAILS_KEY = "grpc-status-details-bin"
 MAX_ECHO = 200
@@ -152,6 +152,12 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
             "too_many_watchers",
             {"kind": "too_many_watchers", "limit": str(exc.limit)},
         )
+    if isinstance(exc, TooManyPlayStreams):
+        return (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "too_many_play_streams",
+            {"kind": "too_many_play_streams", "limit": str(exc.limit)},
+        )
     if isinstance(exc, WatcherTooSlow):
         return (
             grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -178,6 +184,17 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
 
 def to_rpc_status(exc: Exception) -> grpc.Status | None:
     """A rich gRPC status for a domain error, or None for anything else."""
+    status = rich_status(exc)
+    if status is None:
+        return None
+    result: grpc.Status = rpc_status.to_status(status)
+    return result
+
+
+def rich_status(exc: Exception) -> status_pb2.Status | None:
+    """The ``google.rpc.Status`` (code, "<reason>: <message>", ErrorInfo and, for a
+    retryable refusal, RetryInfo) of a domain error, or None for anything else. A refused
+    unary call carries it as its trailer; a Play stream answers the request with it."""
     mapped = status_for(exc)
     if mapped is None:
         return None
@@ -199,9 +216,16 @@ def to_rpc_status(exc: Exception) -> grpc.Status | None:
         hint = any_pb2.Any()
         hint.Pack(retry)
         details.append(hint)
-    status = status_pb2.Status(code=code.value[0], message=f"{reason}: {message}", details=details)
-    result: grpc.Status = rpc_status.to_status(status)
-    return result
+    return status_pb2.Status(code=code.value[0], message=f"{reason}: {message}", details=details)
+
+
+def internal_status(exc: Exception) -> status_pb2.Status:
+    """The INTERNAL status of an unexpected error (a bug), logged with its trace: the
+    status message names the exception's type only, as :func:`abort_for` does."""
+    log.exception("unexpected_error", error=clip(repr(exc)))
+    return status_pb2.Status(
+        code=grpc.StatusCode.INTERNAL.value[0], message=f"internal error: {type(exc).__name__}"
+    )
 
 
 async def abort_for(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> NoReturn:

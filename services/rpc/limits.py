@@ -30,6 +30,9 @@ DEFAULT_ADDRESS_FACTOR = 10.0
 """An address's ceiling over all the seat tokens it sends, in multiples of the rate."""
 DEFAULT_WATCHERS_PER_CLIENT = 1000
 """WatchGame streams one client may hold open at once."""
+DEFAULT_PLAY_STREAMS_PER_CLIENT = 1000
+"""Play streams one client may hold open at once (a player needs one; a bot farm or a
+benchmark behind one address, one per seat)."""
 DEFAULT_CREATES_PER_HOUR = 600.0
 DEFAULT_CREATES_BURST = 60.0
 MAX_REQUEST_BYTES = 256 * 1024
@@ -66,12 +69,23 @@ class TooManyWatchers(Exception):
         self.limit = limit
 
 
+class TooManyPlayStreams(Exception):
+    """The client already has ``limit`` Play streams open."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"this client already has {limit} Play streams open; close one first")
+        self.limit = limit
+
+
 class WatcherLimit:
     """At most ``per_client`` WatchGame streams open at once per client key (a seat
     token's digest, else the address; see :meth:`ClientRateLimiter.client_key`).
     ``per_client`` <= 0: no limit. Without it one client could hold every stream the
     server allows (services.rpc.server.MAX_CONCURRENT_RPCS) and starve the others.
     """
+
+    refusal: type[TooManyWatchers] | type[TooManyPlayStreams] = TooManyWatchers
+    """What :meth:`hold` raises beyond the limit."""
 
     def __init__(self, per_client: int = DEFAULT_WATCHERS_PER_CLIENT) -> None:
         self._limit = per_client
@@ -84,7 +98,7 @@ class WatcherLimit:
             yield
             return
         if self._open.get(key, 0) >= self._limit:
-            raise TooManyWatchers(self._limit)
+            raise self.refusal(self._limit)
         self._open[key] = self._open.get(key, 0) + 1
         try:
             yield
@@ -94,6 +108,16 @@ class WatcherLimit:
                 self._open[key] = left
             else:
                 del self._open[key]
+
+
+class PlayStreamLimit(WatcherLimit):
+    """At most ``per_client`` GameService.Play streams open at once per client key, as
+    :class:`WatcherLimit` counts watchers; raises :class:`TooManyPlayStreams`."""
+
+    refusal = TooManyPlayStreams
+
+    def __init__(self, per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT) -> None:
+        super().__init__(per_client)
 
 
 @dataclass(slots=True)

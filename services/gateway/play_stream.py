@@ -1,0 +1,69 @@
+"""The machinery of GameService.Play: many requests answered on one open stream.
+
+A Play stream is the gRPC analog of boardgame.io's socket (issue 16): a grpc.aio unary
+call costs the server far more CPU than one message each way on an open stream. This
+module only moves messages; what a request means is the servicer's (``answer``).
+
+Requests are answered concurrently, at most ``in_flight`` at once per stream: beyond
+that the reader stops reading, so a client that sends without reading its answers is
+held back by HTTP/2 flow control instead of growing tasks or buffers here. Answers carry
+the request's id and go out as they are ready (possibly out of order), one write at a
+time (gRPC allows one message being sent per call). When the client half-closes, the
+requests in flight are answered and the stream ends OK; when the call is cancelled (the
+client vanished, the server stops), the requests in flight are cancelled with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable, Awaitable, Callable
+from typing import Any
+
+PLAY_IN_FLIGHT = 32
+"""Requests of one Play stream being answered at once (the reader waits beyond)."""
+
+
+async def serve_stream(
+    requests: AsyncIterable[Any],
+    context: Any,
+    answer: Callable[[Any], Awaitable[Any]],
+    in_flight: int = PLAY_IN_FLIGHT,
+) -> int:
+    """Answer every message of ``requests`` with ``await answer(message)``, written to
+    ``context`` (a grpc.aio ServicerContext of a bidi call), ``in_flight`` at most at
+    once; returns the number of requests answered.
+
+    ``answer`` must not raise: it turns a refusal into a response of its own. Returns when
+    the client has half-closed and every answer was written; cancelling the call cancels
+    the requests in flight (no task is left behind).
+    """
+    slots = asyncio.Semaphore(max(1, in_flight))
+    writing = asyncio.Lock()
+    tasks: set[asyncio.Task[None]] = set()
+    answered = 0
+
+    async def run(message: Any) -> None:
+        nonlocal answered
+        try:
+            response = await answer(message)
+            async with writing:
+                await context.write(response)
+            answered += 1
+        finally:
+            slots.release()
+
+    try:
+        async for message in requests:
+            await slots.acquire()
+            task = asyncio.create_task(run(message))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:
+            await asyncio.gather(*tasks)
+    finally:
+        pending = list(tasks)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+    return answered
