@@ -8,7 +8,10 @@ message in the same mapping. The handler is the servicer's own method, called in
 with a :class:`~services.web.context.WebContext`, so tokens, limits and errors are the
 gRPC face's. A server-streaming method answers with server-sent events (one ``message``
 event per response, then ``end``, or ``error`` with the status); it can also be opened
-with ``GET`` and the request fields as query parameters, for ``EventSource``.
+with ``GET`` and the request fields as query parameters, for ``EventSource``. A method
+that streams requests (GameService.Play) has no HTTP form: its path answers UNIMPLEMENTED
+(HTTP 501, reason ``streaming_requests_unsupported``), naming what browsers use instead
+(SubmitAction with ``return_view``, WatchGame with ``with_view`` over SSE).
 """
 
 from __future__ import annotations
@@ -153,6 +156,15 @@ class Face:
                     grpc.StatusCode.UNIMPLEMENTED,
                     "unknown_method",
                     f"no method {request.url.path[:100]}; see /openapi.json",
+                )
+            )
+        if route.method.client_streaming:
+            return error_response(
+                refusal(
+                    grpc.StatusCode.UNIMPLEMENTED,
+                    "streaming_requests_unsupported",
+                    f"{route.method.name} streams requests, which HTTP cannot carry here; "
+                    "use SubmitAction (return_view) and WatchGame (with_view) instead",
                 )
             )
         streaming = route.method.server_streaming

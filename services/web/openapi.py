@@ -102,6 +102,8 @@ def openapi(service: ServiceDescriptor, proto_path: str, version: str) -> dict[s
         for code in sorted(set(HTTP_STATUS.values()) - {200} | {404, 405, 413})
     }
     for method in service.methods:
+        if method.client_streaming:
+            continue  # no HTTP form (the face refuses it): see services.web.face
         _add_message(method.input_type, schemas)
         _add_message(method.output_type, schemas)
         path = f"/{service.full_name}/{method.name}"

@@ -251,6 +251,11 @@ async def test_unknown_methods_and_verbs(served: StackFactory) -> None:
         assert get_unary.status_code == 405 and reason(get_unary) == "method_not_allowed"
         deep = await http.get(SERVICE + "WatchGame", params={"from_version": "minus one"})
         assert deep.status_code == 400 and reason(deep) == "malformed_request"
+        for verb in ("POST", "GET"):  # Play streams requests: refused, never half-served
+            play = await http.request(verb, SERVICE + "Play", json={})
+            assert play.status_code == 501, play.text
+            assert reason(play) == "streaming_requests_unsupported"
+            assert "SubmitAction" in play.json()["message"]
 
 
 async def test_cors_preflight_and_origins(served: StackFactory) -> None:
@@ -314,7 +319,9 @@ async def test_openapi_describes_every_rpc(served: StackFactory) -> None:
     async with served() as (_, http):
         document = (await http.get("/openapi.json")).json()
         methods = pb.DESCRIPTOR.services_by_name["GameService"].methods
-        assert {f"{SERVICE}{m.name}" for m in methods} <= set(document["paths"])
+        http_methods = {f"{SERVICE}{m.name}" for m in methods if not m.client_streaming}
+        assert http_methods <= set(document["paths"])
+        assert SERVICE + "Play" not in document["paths"]  # requests streamed: no HTTP form
         watch = document["paths"][SERVICE + "WatchGame"]
         assert "text/event-stream" in watch["get"]["responses"]["200"]["content"]
         schemas = document["components"]["schemas"]
