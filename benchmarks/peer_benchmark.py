@@ -7,8 +7,11 @@ matches, interleaved A B A B over ``--reps`` repetitions:
 - **teoti**: split ``teoti engine`` and ``teoti gateway`` processes on one Redis (hash
   chains, Lua compare-and-append: as deployed), the test Nim ruleset registered with
   ``--extra-ruleset nim=tests.nim:NimRuleset`` (as the e2e tests do). The driver is
-  :class:`TeotiClient` over gRPC, one channel per seat, one call per move
-  (``SubmitAction`` with ``return_view``: the reply says whose turn it is).
+  :class:`TeotiClient` over gRPC, one channel per seat, one message per move
+  (``TeotiClient.play``: a ``SubmitAction`` with ``return_view``, whose reply says whose
+  turn it is) on the seat's long-lived ``Play`` stream, the analog of boardgame.io's
+  socket; ``--unary`` plays with one unary ``SubmitAction`` call per move instead
+  (``teoti-unary``), ``--stream-and-unary`` measures both, interleaved.
 - **boardgame.io** 0.50 (``benchmarks/peer``, installed with ``npm ci`` when Node is
   present; skipped with a message otherwise): its server with the default in-memory
   storage, driven by its own socket.io client from Node, one client per seat; moves run
@@ -25,6 +28,8 @@ counted and printed by kind. Loopback only; each cell lasts ``--seconds`` plus s
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.peer_benchmark [--seconds 5] [--reps 3] [--matches 1,10,100]
+        [--unary]   # teoti with a unary SubmitAction call per move, not the Play stream
+        [--stream-and-unary]   # both, interleaved window by window
         [--three-calls]   # also teoti with GetGame + ListLegalActions + SubmitAction per move
         [--deployment serve]   # teoti serve (engine in the gateway's process), not split
     .venv/bin/python -m benchmarks.peer_benchmark --many-games 1000 [--connections 50]
@@ -223,13 +228,20 @@ class TeotiMatch:
     clients of a shared ``pool`` (which the match then does not close)."""
 
     def __init__(
-        self, target: str, three_calls: bool = False, pool: Sequence[TeotiClient] = ()
+        self,
+        target: str,
+        three_calls: bool = False,
+        pool: Sequence[TeotiClient] = (),
+        unary: bool = False,
     ) -> None:
         # A connection per seat, as boardgame.io's clients each have their own socket
         # (gRPC channels to one target otherwise share one connection and its rate limit).
         self.owned = not pool
         self.seats = list(pool) or [
-            TeotiClient(target, CALL_TIMEOUT_S, channel_options=OWN_CONNECTION) for _ in range(2)
+            TeotiClient(
+                target, CALL_TIMEOUT_S, channel_options=OWN_CONNECTION, play_stream=not unary
+            )
+            for _ in range(2)
         ]
         self.three_calls = three_calls
         self.game_id = ""
@@ -305,22 +317,28 @@ async def run_teoti(
     rep: int,
     three_calls: bool = False,
     connections: int = 0,
+    unary: bool = False,
 ) -> Cell:
     """One timed window of ``matches`` concurrent teoti matches (``three_calls``: GetGame,
     ListLegalActions and SubmitAction per move, as clients did before return_view;
     ``connections`` > 0: every seat plays on one of that many shared client connections
-    instead of its own)."""
-    cell = Cell("teoti-3calls" if three_calls else "teoti", matches, rep)
+    instead of its own; ``unary``: a SubmitAction call per move instead of a message on
+    the seat's Play stream)."""
+    system = "teoti-3calls" if three_calls else "teoti-unary" if unary else "teoti"
+    cell = Cell(system, matches, rep)
     pool = [
-        TeotiClient(target, CALL_TIMEOUT_S, channel_options=OWN_CONNECTION)
+        TeotiClient(target, CALL_TIMEOUT_S, channel_options=OWN_CONNECTION, play_stream=not unary)
         for _ in range(connections)
     ]
     players = [
         TeotiMatch(
-            target, three_calls, [pool[(2 * i) % connections], pool[(2 * i + 1) % connections]]
+            target,
+            three_calls,
+            [pool[(2 * i) % connections], pool[(2 * i + 1) % connections]],
+            unary,
         )
         if pool
-        else TeotiMatch(target, three_calls)
+        else TeotiMatch(target, three_calls, unary=unary)
         for i in range(matches)
     ]
     try:
@@ -437,7 +455,7 @@ def spread(values: Sequence[float | None]) -> str:
     return f"{fmt(min(present))} / {fmt(statistics.median(present))} / {fmt(max(present))}"
 
 
-SYSTEMS = ("teoti", "teoti-3calls", "boardgame.io")
+SYSTEMS = ("teoti", "teoti-unary", "teoti-3calls", "boardgame.io")
 METRICS: list[tuple[str, str]] = [
     ("moves/s", "moves_per_s"),
     ("p50 ms", "p50_ms"),
@@ -484,8 +502,10 @@ def report(cells: list[Cell]) -> None:
 
 
 def paired(cells: list[Cell], matches: int) -> list[tuple[Cell, Cell]]:
-    """(teoti, boardgame.io) cells of the same repetition at ``matches``."""
-    ours = {c.rep: c for c in cells if c.system == "teoti" and c.matches == matches}
+    """(teoti, boardgame.io) cells of the same repetition at ``matches`` (teoti: its
+    Play-stream cells, else, with ``--unary``, its unary ones)."""
+    ours_system = "teoti" if any(c.system == "teoti" for c in cells) else "teoti-unary"
+    ours = {c.rep: c for c in cells if c.system == ours_system and c.matches == matches}
     theirs = {c.rep: c for c in cells if c.system == "boardgame.io" and c.matches == matches}
     return [(ours[r], theirs[r]) for r in sorted(ours) if r in theirs]
 
@@ -509,6 +529,7 @@ async def run_many(args: argparse.Namespace, redis_url: str, log_dir: Path) -> l
                 args.seconds,
                 rep,
                 connections=args.connections,
+                unary=args.unary,
             )
             print(
                 f"rep {rep} teoti x{args.many_games}: {cell.moves_per_s:.0f} moves/s, "
@@ -517,6 +538,12 @@ async def run_many(args: argparse.Namespace, redis_url: str, log_dir: Path) -> l
             )
             cells.append(cell)
     return cells
+
+
+def teoti_modes(args: argparse.Namespace) -> list[tuple[bool, bool]]:
+    """The teoti windows of one repetition, in order, as (three_calls, unary)."""
+    modes = [(False, False), (False, True)] if args.stream_and_unary else [(False, args.unary)]
+    return [*modes, (True, True)] if args.three_calls else modes
 
 
 async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[Cell]:
@@ -533,9 +560,16 @@ async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[C
         peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
         for rep in range(1, args.reps + 1):
             for matches in concurrencies:
-                for three_calls in (False, True) if args.three_calls else (False,):
+                for three_calls, unary in teoti_modes(args):
                     cell = await run_teoti(
-                        target, pids, redis_pid, matches, args.seconds, rep, three_calls
+                        target,
+                        pids,
+                        redis_pid,
+                        matches,
+                        args.seconds,
+                        rep,
+                        three_calls,
+                        unary=unary,
                     )
                     print(
                         f"rep {rep} {cell.system} x{matches}: {cell.moves_per_s:.0f} moves/s",
@@ -571,6 +605,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="split",
         help="split: teoti gateway + teoti engine processes (as deployed on Kubernetes); "
         "serve: teoti serve, one process calling its engine in-process",
+    )
+    parser.add_argument(
+        "--unary",
+        action="store_true",
+        help="play teoti with one unary SubmitAction call per move instead of a message on "
+        "each seat's long-lived Play stream",
+    )
+    parser.add_argument(
+        "--stream-and-unary",
+        action="store_true",
+        help="measure teoti both ways (Play stream, then unary calls) in every repetition",
     )
     parser.add_argument(
         "--three-calls",

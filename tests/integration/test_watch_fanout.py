@@ -175,14 +175,14 @@ async def test_a_client_watch_dropped_for_falling_behind_resumes_without_a_gap(
     ) as stack:
         stack.hub._buffer = 2  # drop the watcher after two unread events
         follows = 0
-        follow = stack.hub.follow
+        follow = stack.hub.follow_batches  # what WatchGame follows a game with
 
         def counted(*args: Any) -> Any:
             nonlocal follows
             follows += 1
             return follow(*args)
 
-        stack.hub.follow = counted  # type: ignore[method-assign]
+        stack.hub.follow_batches = counted  # type: ignore[method-assign]
         async with TeotiClient(f"127.0.0.1:{stack.port}") as client:
             game = await client.create_game(HUMANS, options={"max_take": 1})
             seen: list[int] = []
