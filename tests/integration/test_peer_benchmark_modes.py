@@ -27,16 +27,20 @@ def test_the_serve_deployment_is_measured_like_the_split_one(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code = main(
-        ["--teoti-only", "--deployment", "serve", "--matches", "2", "--seconds", "1", "--reps", "1"]
+        [
+            *("--teoti-only", "--deployment", "serve", "--matches", "2"),
+            *("--seconds", "1", "--reps", "1", "--stream-and-unary"),
+        ]
     )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "server CPU ms/move" in out
-    assert _moves(out, 2) > 0
+    assert _moves(out, 2) > 0  # on the Play stream
+    assert _moves(out, 2, "teoti-unary") > 0  # a SubmitAction call per move
 
 
-def _moves(out: str, games: int) -> int:
-    """The moves counted in the report's line for the window of ``games`` games."""
-    found = re.search(rf"teoti x{games}\s+(\d+) moves", out)
+def _moves(out: str, games: int, system: str = "teoti") -> int:
+    """The moves counted in the report's line for ``system``'s window of ``games`` games."""
+    found = re.search(rf" {system} x{games}\s+(\d+) moves", out)
     assert found, out
     return int(found.group(1))
