@@ -70,7 +70,7 @@ def message_strategy(descriptor: Any, depth: int = 0) -> st.SearchStrategy[dict[
             value = st.integers(-3, 10)  # proto3 enums are open: unknown numbers arrive
         elif field.type in _INT_RANGES:
             low, high = _INT_RANGES[field.type]
-            value = st.one_of(st.integers(-3, 200), st.integers(low, high))
+            value = st.one_of(st.integers(max(-3, low), 200), st.integers(low, high))
         else:
             continue
         if field.is_repeated:
