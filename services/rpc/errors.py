@@ -178,6 +178,17 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
 
 def to_rpc_status(exc: Exception) -> grpc.Status | None:
     """A rich gRPC status for a domain error, or None for anything else."""
+    status = status_message(exc)
+    if status is None:
+        return None
+    result: grpc.Status = rpc_status.to_status(status)
+    return result
+
+
+def status_message(exc: Exception) -> status_pb2.Status | None:
+    """The ``google.rpc.Status`` (code, message, ErrorInfo and RetryInfo details) of a
+    domain error, or None for anything else: what :func:`to_rpc_status` sends in the
+    ``grpc-status-details-bin`` trailer, and EngineService.Exchange in a response."""
     mapped = status_for(exc)
     if mapped is None:
         return None
@@ -199,9 +210,24 @@ def to_rpc_status(exc: Exception) -> grpc.Status | None:
         hint = any_pb2.Any()
         hint.Pack(retry)
         details.append(hint)
-    status = status_pb2.Status(code=code.value[0], message=f"{reason}: {message}", details=details)
-    result: grpc.Status = rpc_status.to_status(status)
-    return result
+    return status_pb2.Status(code=code.value[0], message=f"{reason}: {message}", details=details)
+
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def rpc_error_from_status(status: bytes) -> grpc.aio.AioRpcError:
+    """The failed-call error a serialized ``google.rpc.Status`` stands for, as a unary
+    call refused with it would raise (its details in the trailer), so
+    :func:`from_rpc_error` maps it back exactly alike. Raises DecodeError for bytes
+    that are not a Status."""
+    decoded = status_pb2.Status.FromString(status)
+    return grpc.aio.AioRpcError(
+        _CODES.get(decoded.code, grpc.StatusCode.UNKNOWN),
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata((_DETAILS_KEY, status)),
+        details=decoded.message,
+    )
 
 
 async def abort_for(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> NoReturn:
