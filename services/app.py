@@ -340,7 +340,7 @@ async def run_engine(
         bot_credential=credential,
         on_finished=GameEndPublisher(store.client, store.keys),
     )
-    server, port = await start_engine_server(engine, address)
+    server, port = await start_engine_server(engine, address, stopping=stop)
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
     log.info("engine_serving", port=port, redis=as_config(redis).describe())
     await stop.wait()

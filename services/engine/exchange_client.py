@@ -88,7 +88,7 @@ class ExchangeStream:
 
     def retire(self) -> None:
         """Send no more calls: half-close once what is queued is sent; the calls in
-        flight are still answered."""
+        flight are still answered. (Also when the engine asks for it: it is stopping.)"""
         if not self._retired:
             self._retired = True
             self._requests.put_nowait(None)
@@ -145,6 +145,9 @@ class ExchangeStream:
         failure: BaseException | None = None
         try:
             async for response in self._call:
+                if response.drain:
+                    self.retire()
+                    continue
                 answer = self._pending.pop(response.request_id, None)
                 if answer is not None and not answer.done():
                     answer.set_result(response)

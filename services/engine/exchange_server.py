@@ -75,6 +75,11 @@ class ExchangeSession:
             for task in self._running.values():
                 task.cancel()
 
+    async def drain(self) -> None:
+        """Tell the client to send nothing more here (the engine is about to stop); the
+        requests it sent before are still answered."""
+        await self._write(pb.EngineServiceExchangeResponse(drain=True))
+
     async def _serve(self, request: Any) -> None:
         try:
             await self._write(await self._respond(request))

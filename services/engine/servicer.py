@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,6 +35,14 @@ class EngineServicer:
         self._engine = engine
         self._pb = load_stubs().engine_pb2
         self._max_in_flight = max_in_flight
+        self._sessions: set[ExchangeSession] = set()
+        self._draining = False
+
+    async def drain(self) -> None:
+        """Tell every Exchange stream, now and from now on, that this engine is stopping
+        (its clients move their next commands to another stream, and engine)."""
+        self._draining = True
+        await asyncio.gather(*(session.drain() for session in list(self._sessions)))
 
     @unary_errors
     async def CreateGame(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
@@ -66,7 +75,14 @@ class EngineServicer:
                 return command, await self._join_game(request.join_game)
             raise BadRequest("the request carries no command")
 
-        await ExchangeSession(context, answer, self._max_in_flight).run(requests)
+        session = ExchangeSession(context, answer, self._max_in_flight)
+        self._sessions.add(session)
+        try:
+            if self._draining:
+                await session.drain()
+            await session.run(requests)
+        finally:
+            self._sessions.discard(session)
 
     async def _create_game(self, request: Any) -> Any:
         result = await self._engine.create_game(
@@ -122,13 +138,17 @@ async def start_engine_server(
     address: str,
     max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
     max_in_flight_per_exchange: int = MAX_IN_FLIGHT,
+    stopping: asyncio.Event | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start an EngineService server on ``address`` (port 0: any). Returns (server, port).
 
     ``max_streams_per_connection`` is the calls one gateway connection may have open at
     once; a gateway's calls beyond it wait in its client, they do not fail (an Exchange
     stream is one call for as long as it is open). ``max_in_flight_per_exchange`` is the
-    commands of one Exchange stream worked on at once.
+    commands of one Exchange stream worked on at once. When ``stopping`` is set (stop the
+    server right after), every Exchange stream is told to drain, so gateways move their
+    commands to other engines during the stop's grace instead of losing those in flight
+    when it ends.
 
     Connections are closed (gracefully) after ENGINE_CONNECTION_AGE_MS, so clients
     resolve the engines' name again and spread onto engines added since (a headless
@@ -145,4 +165,17 @@ async def start_engine_server(
     )
     await server.start()
     await mark_serving(health, [ENGINE_SERVICE])
+    if stopping is not None:
+        drain = asyncio.create_task(_drain_when(stopping, servicer))
+        _DRAINS.add(drain)
+        drain.add_done_callback(_DRAINS.discard)
     return server, port
+
+
+_DRAINS: set[asyncio.Task[None]] = set()
+"""The drain watchers of running servers (held: the loop keeps only weak references)."""
+
+
+async def _drain_when(stopping: asyncio.Event, servicer: EngineServicer) -> None:
+    await stopping.wait()
+    await servicer.drain()

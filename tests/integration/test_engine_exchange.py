@@ -71,13 +71,17 @@ class GatedEngine(Engine):
 
 @asynccontextmanager
 async def engine_server(
-    store: RedisEventStore, registry: RulesetRegistry, port: int = 0, max_in_flight: int = 100
+    store: RedisEventStore,
+    registry: RulesetRegistry,
+    port: int = 0,
+    max_in_flight: int = 100,
+    stopping: asyncio.Event | None = None,
 ) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Server, int]]:
     """A gated engine served on ``127.0.0.1:port`` (0: any free port)."""
     engine = GatedEngine(store, registry)
     engine.gate = Gate()
     server, bound = await start_engine_server(
-        engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight
+        engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight, stopping=stopping
     )
     try:
         yield engine, server, bound
@@ -294,6 +298,32 @@ async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
         await call.write(b"\xff\xff\xff")
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """teoti engine sets ``stopping`` on SIGTERM: each stream is told to drain, its
+    client sends the next calls on a new stream (another engine, once this one stops
+    taking connections) and what was in flight is still answered."""
+    stopping = asyncio.Event()
+    async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+        try:
+            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-drain"))
+            await until(lambda: engine.gate.started == ["held-drain"], "the held call")
+            (old,) = client._exchange._streams  # type: ignore[union-attr]
+            assert old is not None
+            stopping.set()
+            await until(lambda: not old.usable, "the stream to be told to drain")
+            fresh = await client.create_game("nim", HUMANS, {})  # on a new stream
+            assert client._exchange._streams != [old]  # type: ignore[union-attr]
+            engine.gate.release.set()
+            assert (await held).version == fresh.version
+            await asyncio.wait_for(old.reader, 5)  # ended cleanly once answered
+            assert old.reader.exception() is None and not old._pending
+        finally:
+            await client.close()
 
 
 def test_the_transport_is_stream_unless_chosen_otherwise(monkeypatch: Any) -> None:
