@@ -108,6 +108,8 @@ class GatewaySettings:
     """Play streams one client (seat token, else address) may hold open; <= 0: any."""
     engine_channels: int = 4
     """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
+    engine_transport: str = ""
+    """``stream`` or ``unary`` (see remote.TRANSPORTS); "": $TEOTI_ENGINE_TRANSPORT, else stream."""
 
     def limiter(self) -> ClientRateLimiter:
         """A fresh rate limiter with these settings."""
@@ -356,7 +358,7 @@ async def run_engine(
         bot_credential=credential,
         on_finished=GameEndPublisher(store.client, store.keys),
     )
-    server, port = await start_engine_server(engine, address)
+    server, port = await start_engine_server(engine, address, stopping=stop)
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
     log.info("engine_serving", port=port, redis=as_config(redis).describe())
     await stop.wait()
@@ -392,7 +394,9 @@ async def run_gateway(
     gateway = gateway or GatewaySettings()
     store = settings.store(redis)
     tournament_store = settings.store(tournament_redis) if tournament_redis else store
-    client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
+    client = RemoteEngineClient(
+        engine_target, channels=gateway.engine_channels, transport=gateway.engine_transport
+    )
     hub = WatchHub(store)
     reader = settings.reader(store, registry)
     # TournamentService here too (its Start creates round 1's games through the engine);
@@ -429,6 +433,7 @@ async def run_gateway(
         engine=engine_target,
         tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,
+        engine_transport=client.transport,
         redis=as_config(redis).describe(),
         redis_pool_size=settings.pool_size,
     )

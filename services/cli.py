@@ -148,6 +148,7 @@ def _gateway_settings(args: argparse.Namespace) -> Any:
         watchers_per_client=args.max_watchers_per_client,
         play_streams_per_client=args.max_play_streams_per_client,
         engine_channels=getattr(args, "engine_channels", 4),
+        engine_transport=getattr(args, "engine_transport", ""),
     )
 
 
@@ -796,6 +797,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=int(os.environ.get("TEOTI_ENGINE_CHANNELS", 4)),
         help="channels (connections per engine) to the engines (default %(default)s)",
+    )
+    gateway.add_argument(
+        "--engine-transport",
+        choices=("stream", "unary"),
+        default=os.environ.get("TEOTI_ENGINE_TRANSPORT") or "stream",
+        help="stream: engine commands multiplexed on a few EngineService.Exchange streams; "
+        "unary: one call each (engines without Exchange). Default $TEOTI_ENGINE_TRANSPORT, "
+        "else %(default)s",
     )
     web_opt(gateway, 0)
     gateway.add_argument(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -12,12 +13,13 @@ import grpc
 
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.client import CommandResult
+from services.engine.exchange_client import STREAMS_PER_CHANNEL, ExchangePool
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
 from services.engine.timing.time_control import TimeControl
 from services.rpc import deadlines
 from services.rpc.convert import event_from_proto, seats_to_proto, time_control_to_proto
-from services.rpc.errors import from_rpc_error
+from services.rpc.errors import from_rpc_error, rpc_error_from_status
 from services.rpc.stubs import load_stubs
 
 CHANNEL_OPTIONS = (
@@ -73,6 +75,28 @@ def channel_target(target: str) -> str:
     return ("ipv6:" if "[" in target else "ipv4:") + target
 
 
+TRANSPORT_ENV = "TEOTI_ENGINE_TRANSPORT"
+"""Environment variable choosing the transport when none is given (see TRANSPORTS)."""
+TRANSPORTS = ("stream", "unary")
+"""``stream``: commands multiplexed on a few EngineService.Exchange streams
+(services.engine.exchange_client), the default; ``unary``: one CreateGame/SubmitAction/
+JoinGame call each (engines from before Exchange, or to compare)."""
+_EXCHANGE_FIELDS = {
+    "CreateGame": "create_game",
+    "SubmitAction": "submit_action",
+    "JoinGame": "join_game",
+}
+
+
+def transport_choice(transport: str | None = None) -> str:
+    """``transport``, else ``$TEOTI_ENGINE_TRANSPORT``, else ``stream``. Raises ValueError
+    for a name not in TRANSPORTS."""
+    chosen = transport or os.environ.get(TRANSPORT_ENV, "") or TRANSPORTS[0]
+    if chosen not in TRANSPORTS:
+        raise ValueError(f"engine transport must be one of {', '.join(TRANSPORTS)}, not {chosen!r}")
+    return chosen
+
+
 class RemoteEngineClient:
     """EngineClient talking to ``teoti engine`` at ``target``.
 
@@ -86,12 +110,26 @@ class RemoteEngineClient:
     (:mod:`services.rpc.deadlines`); transport failures surface as grpc.aio.AioRpcError.
 
     ``bot_key`` is the bot credential (the bot worker's client only): it goes with every
-    SubmitAction in the ``x-teoti-bot-key`` metadata.
+    SubmitAction in the ``x-teoti-bot-key`` metadata (with every Exchange stream).
+
+    ``transport`` (see :data:`TRANSPORTS`, :func:`transport_choice`): with ``stream``
+    each channel carries ``streams_per_channel`` Exchange streams and each call goes on
+    the next stream instead of being a call of its own. Either way a call raises the same
+    domain errors, and the same grpc.aio.AioRpcError (UNAVAILABLE, DEADLINE_EXCEEDED) for
+    an engine that is down, slow or gone mid-call. Raises ValueError for an unknown
+    transport.
     """
 
     def __init__(
-        self, target: str, timeout_s: float = 10.0, channels: int = CHANNELS, bot_key: str = ""
+        self,
+        target: str,
+        timeout_s: float = 10.0,
+        channels: int = CHANNELS,
+        bot_key: str = "",
+        transport: str | None = None,
+        streams_per_channel: int = STREAMS_PER_CHANNEL,
     ) -> None:
+        self.transport = transport_choice(transport)
         stubs = load_stubs()
         self._pb = stubs.engine_pb2
         name = channel_target(target)
@@ -99,19 +137,36 @@ class RemoteEngineClient:
             grpc.aio.insecure_channel(name, options=CHANNEL_OPTIONS)
             for _ in range(max(channels, 1))
         ]
-        self._stubs = itertools.cycle(
-            [stubs.engine_pb2_grpc.EngineServiceStub(channel) for channel in self._channels]
-        )
+        engine_stubs = [
+            stubs.engine_pb2_grpc.EngineServiceStub(channel) for channel in self._channels
+        ]
+        self._stubs = itertools.cycle(engine_stubs)
         self._timeout = timeout_s
         self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
+        self._exchange = (
+            ExchangePool(engine_stubs, self._bot_metadata, streams_per_channel)
+            if self.transport == "stream"
+            else None
+        )
+
+    async def _send(self, method: str, request: Any, metadata: Any) -> Any:
+        """One attempt of ``method``: a unary call, or a request on an Exchange stream."""
+        timeout = deadlines.timeout(self._timeout)
+        if self._exchange is None:
+            return await getattr(next(self._stubs), method)(
+                request, timeout=timeout, metadata=metadata
+            )
+        field = _EXCHANGE_FIELDS[method]
+        exchange_request = self._pb.EngineServiceExchangeRequest(**{field: request})
+        response = await self._exchange.stream().call(exchange_request, timeout)
+        if response.WhichOneof("result") == "error":
+            raise rpc_error_from_status(response.error)
+        return getattr(response, field)
 
     async def _call(self, method: str, request: Any, metadata: Any = None) -> Any:
         for attempt in range(REFUSED_RETRIES + 1):
-            call = getattr(next(self._stubs), method)
             try:
-                return await call(
-                    request, timeout=deadlines.timeout(self._timeout), metadata=metadata
-                )
+                return await self._send(method, request, metadata)
             except grpc.aio.AioRpcError as error:
                 if attempt < REFUSED_RETRIES and refused_stream(error):
                     # Jittered, so calls refused together do not all come back together.
@@ -171,6 +226,8 @@ class RemoteEngineClient:
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def close(self) -> None:
-        """Close every channel."""
+        """Close every stream and channel."""
+        if self._exchange is not None:
+            await self._exchange.close()
         for channel in self._channels:
             await channel.close()

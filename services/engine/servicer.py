@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.engine import Engine
+from services.engine.exchange_server import MAX_IN_FLIGHT, ExchangeSession
 from services.engine.rulesets import DEFAULT_RULESET
 from services.rpc.convert import (
     event_to_proto,
@@ -15,7 +18,7 @@ from services.rpc.convert import (
     seats_from_engine_proto,
     time_control_from_proto,
 )
-from services.rpc.errors import unary_errors
+from services.rpc.errors import BadRequest, unary_errors
 from services.rpc.server import MAX_STREAMS_PER_CONNECTION, build_server, mark_serving
 from services.rpc.stubs import load_stubs
 
@@ -23,15 +26,65 @@ ENGINE_SERVICE = "gameserver.v1.EngineService"
 
 
 class EngineServicer:
-    """Adapts EngineService requests to :class:`Engine` calls (errors via services.rpc.errors)."""
+    """Adapts EngineService requests to :class:`Engine` calls (errors via services.rpc.errors).
 
-    def __init__(self, engine: Engine) -> None:
+    The unary methods and Exchange share one handler per command, so both answer alike.
+    """
+
+    def __init__(self, engine: Engine, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         self._engine = engine
         self._pb = load_stubs().engine_pb2
+        self._max_in_flight = max_in_flight
+        self._sessions: set[ExchangeSession] = set()
+        self._draining = False
+
+    async def drain(self) -> None:
+        """Tell every Exchange stream, now and from now on, that this engine is stopping
+        (its clients move their next commands to another stream, and engine)."""
+        self._draining = True
+        await asyncio.gather(*(session.drain() for session in list(self._sessions)))
 
     @unary_errors
     async def CreateGame(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         """See proto GameService.CreateGame."""
+        return await self._create_game(request)
+
+    @unary_errors
+    async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        """See proto GameService.SubmitAction."""
+        return await self._submit_action(request, _bot_key(context))
+
+    @unary_errors
+    async def JoinGame(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        """See proto GameService.JoinGame."""
+        return await self._join_game(request)
+
+    async def Exchange(
+        self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> None:
+        """See proto EngineService.Exchange (services.engine.exchange_server)."""
+        bot_key = _bot_key(context)  # a stream is one client's: its credential holds for all
+
+        async def answer(request: Any) -> tuple[str, Any]:
+            command = request.WhichOneof("command")
+            if command == "submit_action":
+                return command, await self._submit_action(request.submit_action, bot_key)
+            if command == "create_game":
+                return command, await self._create_game(request.create_game)
+            if command == "join_game":
+                return command, await self._join_game(request.join_game)
+            raise BadRequest("the request carries no command")
+
+        session = ExchangeSession(context, answer, self._max_in_flight)
+        self._sessions.add(session)
+        try:
+            if self._draining:
+                await session.drain()
+            await session.run(requests)
+        finally:
+            self._sessions.discard(session)
+
+    async def _create_game(self, request: Any) -> Any:
         result = await self._engine.create_game(
             request.ruleset or DEFAULT_RULESET,
             seats_from_engine_proto(request.seats),
@@ -43,16 +96,14 @@ class EngineServicer:
             game_id=result.game_id, version=result.version
         )
 
-    @unary_errors
-    async def SubmitAction(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        """See proto GameService.SubmitAction."""
+    async def _submit_action(self, request: Any, bot_key: str) -> Any:
         result = await self._engine.submit_action(
             request.game_id,
             request.seat,
             parse_object(request.action_json, "action_json"),
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
-            bot_key=_bot_key(context),
+            bot_key=bot_key,
         )
         return self._pb.EngineServiceSubmitActionResponse(
             version=result.version,
@@ -60,9 +111,7 @@ class EngineServicer:
             events=[event_to_proto(event) for event in result.written],
         )
 
-    @unary_errors
-    async def JoinGame(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        """See proto GameService.JoinGame."""
+    async def _join_game(self, request: Any) -> Any:
         result = await self._engine.join_game(
             request.game_id, request.seat, request.name, request.token_hash, request.command_id
         )
@@ -85,19 +134,28 @@ reconnect (in-flight calls get 10 s more to finish)."""
 
 
 async def start_engine_server(
-    engine: Engine, address: str, max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION
+    engine: Engine,
+    address: str,
+    max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
+    max_in_flight_per_exchange: int = MAX_IN_FLIGHT,
+    stopping: asyncio.Event | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start an EngineService server on ``address`` (port 0: any). Returns (server, port).
 
     ``max_streams_per_connection`` is the calls one gateway connection may have open at
-    once; a gateway's calls beyond it wait in its client, they do not fail.
+    once; a gateway's calls beyond it wait in its client, they do not fail (an Exchange
+    stream is one call for as long as it is open). ``max_in_flight_per_exchange`` is the
+    commands of one Exchange stream worked on at once. When ``stopping`` is set (stop the
+    server right after), every Exchange stream is told to drain, so gateways move their
+    commands to other engines during the stop's grace instead of losing those in flight
+    when it ends.
 
     Connections are closed (gracefully) after ENGINE_CONNECTION_AGE_MS, so clients
     resolve the engines' name again and spread onto engines added since (a headless
     Service's DNS name lists every pod; see docs/operations.md, "Gateway to engine").
     """
     stubs = load_stubs()
-    servicer = EngineServicer(engine)
+    servicer = EngineServicer(engine, max_in_flight_per_exchange)
     server, port, health = build_server(
         address,
         [lambda s: stubs.engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, s)],
@@ -107,4 +165,17 @@ async def start_engine_server(
     )
     await server.start()
     await mark_serving(health, [ENGINE_SERVICE])
+    if stopping is not None:
+        drain = asyncio.create_task(_drain_when(stopping, servicer))
+        _DRAINS.add(drain)
+        drain.add_done_callback(_DRAINS.discard)
     return server, port
+
+
+_DRAINS: set[asyncio.Task[None]] = set()
+"""The drain watchers of running servers (held: the loop keeps only weak references)."""
+
+
+async def _drain_when(stopping: asyncio.Event, servicer: EngineServicer) -> None:
+    await stopping.wait()
+    await servicer.drain()

@@ -228,6 +228,23 @@ def internal_status(exc: Exception) -> status_pb2.Status:
     )
 
 
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def rpc_error_from_status(status: bytes) -> grpc.aio.AioRpcError:
+    """The failed-call error a serialized ``google.rpc.Status`` stands for, as a unary
+    call refused with it would raise (its details in the trailer), so
+    :func:`from_rpc_error` maps it back exactly alike. Raises DecodeError for bytes
+    that are not a Status."""
+    decoded = status_pb2.Status.FromString(status)
+    return grpc.aio.AioRpcError(
+        _CODES.get(decoded.code, grpc.StatusCode.UNKNOWN),
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata((_DETAILS_KEY, status)),
+        details=decoded.message,
+    )
+
+
 async def abort_for(context: grpc.aio.ServicerContext[Any, Any], exc: Exception) -> NoReturn:
     """Abort the RPC with the status mapped from ``exc`` (INTERNAL if unmapped)."""
     status = to_rpc_status(exc)

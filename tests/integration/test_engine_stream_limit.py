@@ -33,7 +33,10 @@ async def test_calls_beyond_the_engines_stream_limit_are_retried_and_succeed(
     server, port = await start_engine_server(
         engine, "127.0.0.1:0", max_streams_per_connection=STREAMS
     )
-    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=60, channels=1)
+    # Unary calls: each is a stream of its own. (Exchange streams are few and long-lived:
+    # an engine must allow every gateway's channels x STREAMS_PER_CHANNEL of them per
+    # connection, which its limit of MAX_STREAMS_PER_CONNECTION does many times over.)
+    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=60, channels=1, transport="unary")
     try:
         created = await asyncio.gather(
             *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(CALLS))

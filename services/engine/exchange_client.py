@@ -1,0 +1,216 @@
+"""The gateway's side of EngineService.Exchange: calls multiplexed on a few open streams.
+
+A unary call costs the engine (and the caller) a whole HTTP/2 stream each; a message on
+a stream already open costs a fraction of that (docs/performance.md, issue 16). An
+:class:`ExchangePool` keeps a few streams per channel and sends each call, tagged with a
+request id, on the next one; a reader task per stream resolves the caller's future when
+its answer comes (in any order).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import grpc
+
+from services.engine.exchange_server import MAX_IN_FLIGHT
+from services.rpc.generated import engine_service_pb2 as pb
+
+STREAMS_PER_CHANNEL = 4
+"""Streams each channel keeps open. A stream stays on the engine it was opened to, so a
+channel spreads its calls over up to this many engines (each new stream goes to the next
+address of the channel's round robin)."""
+STREAM_MAX_AGE_S = 5.0
+"""A stream older than this (+-25 %, at random) takes no new calls: it is half-closed
+(its calls in flight still finish) and a new stream takes its place. So streams follow
+the engines the target resolves to now, and never outlive a connection the engine
+closes for its age (services.engine.servicer.ENGINE_CONNECTION_AGE_MS, which grants 10 s
+to what is in flight when it does)."""
+
+
+def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
+    """What a call on a stream that ended under it fails with: UNAVAILABLE, whatever the
+    stream's own status (the engine going away surfaces as CANCELLED, INTERNAL, ...), so
+    the gateway answers it as an engine outage. The stream's details are kept (a refused
+    stream's "error code 7" among them, see services.engine.remote.refused_stream)."""
+    if isinstance(error, grpc.aio.AioRpcError):
+        details = f"engine stream ended: {error.code().name}: {error.details() or ''}"
+    else:
+        details = "engine stream ended"
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details
+    )
+
+
+def deadline_exceeded() -> grpc.aio.AioRpcError:
+    """What a call whose deadline passed fails with (as a unary call's would)."""
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(),
+        details="Deadline Exceeded",
+    )
+
+
+class ExchangeStream:
+    """One open Exchange call on ``stub`` (a grpc EngineServiceStub), with ``metadata``.
+
+    Opening is lazy on grpc's side: nothing waits in the constructor (it needs a running
+    event loop). At most MAX_IN_FLIGHT calls are in flight on it; more wait their turn.
+    """
+
+    def __init__(self, stub: Any, metadata: Any = None) -> None:
+        self._requests: asyncio.Queue[pb.EngineServiceExchangeRequest | None] = asyncio.Queue()
+        self._pending: dict[int, asyncio.Future[pb.EngineServiceExchangeResponse]] = {}
+        self._ids = itertools.count(1)
+        self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
+        self._call = stub.Exchange(metadata=metadata)
+        self._retire_at = time.monotonic() + STREAM_MAX_AGE_S * (0.75 + 0.5 * random.random())
+        self._retired = False
+        self.ended = False
+        """True once the stream is over (its pending calls have failed)."""
+        self.reader = asyncio.create_task(self._read())
+        """The task reading the answers; done when the stream is over."""
+        # grpc allows one write at a time, and a write cancelled midway cancels the call:
+        # so one task writes, and callers only queue.
+        self._writer = asyncio.create_task(self._write())
+
+    @property
+    def usable(self) -> bool:
+        """True while new calls may go on this stream (not over, not past its age)."""
+        return not self.ended and not self._retired and time.monotonic() < self._retire_at
+
+    def retire(self) -> None:
+        """Send no more calls: half-close once what is queued is sent; the calls in
+        flight are still answered. (Also when the engine asks for it: it is stopping.)"""
+        if not self._retired:
+            self._retired = True
+            self._requests.put_nowait(None)
+
+    def cancel(self) -> None:
+        """End the stream now (its pending calls fail UNAVAILABLE)."""
+        self._call.cancel()
+
+    async def call(
+        self, request: pb.EngineServiceExchangeRequest, timeout_s: float
+    ) -> pb.EngineServiceExchangeResponse:
+        """Send ``request`` (its request_id and timeout_ms are set here) and wait for its
+        answer at most ``timeout_s`` seconds.
+
+        Raises grpc.aio.AioRpcError: DEADLINE_EXCEEDED when the time is up, UNAVAILABLE
+        (:func:`stream_failure`) when the stream ends first. A caller that gives up
+        (timeout or cancellation) has its request cancelled on the engine too.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        request_id = 0
+        try:
+            async with asyncio.timeout_at(deadline):
+                await self._slots.acquire()
+                try:
+                    if self.ended:
+                        raise stream_failure(None)
+                    request_id = next(self._ids)
+                    request.request_id = request_id
+                    request.timeout_ms = max(1, math.ceil((deadline - loop.time()) * 1000))
+                    answer: asyncio.Future[pb.EngineServiceExchangeResponse] = loop.create_future()
+                    self._pending[request_id] = answer
+                    self._requests.put_nowait(request)
+                    return await answer
+                finally:
+                    self._slots.release()
+                    if self._pending.pop(request_id, None) is not None and not self._retired:
+                        # The caller gave up first: the engine need not finish the work.
+                        self._requests.put_nowait(
+                            pb.EngineServiceExchangeRequest(request_id=request_id, cancel=True)
+                        )
+        except TimeoutError:
+            raise deadline_exceeded() from None
+
+    async def _write(self) -> None:
+        try:
+            while (request := await self._requests.get()) is not None:
+                await self._call.write(request)
+            await self._call.done_writing()
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            pass  # the stream is over: the reader fails what is pending
+
+    async def _read(self) -> None:
+        failure: BaseException | None = None
+        try:
+            async for response in self._call:
+                if response.drain:
+                    self.retire()
+                    continue
+                answer = self._pending.pop(response.request_id, None)
+                if answer is not None and not answer.done():
+                    answer.set_result(response)
+        except grpc.aio.AioRpcError as error:
+            failure = error
+        except asyncio.CancelledError as error:  # the call was cancelled (close), or this task
+            failure = error
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+        finally:
+            self.ended = True
+            self._writer.cancel()
+            pending, self._pending = self._pending, {}
+            for answer in pending.values():
+                if not answer.done():
+                    answer.set_exception(stream_failure(failure))
+
+
+class ExchangePool:
+    """``streams_per_channel`` Exchange streams on each stub of ``stubs`` (one stub per
+    channel), used in turn. A stream that ended or aged out is replaced on its next turn
+    (reopening after an engine restart needs nothing else). ``metadata`` goes with every
+    stream (the bot credential).
+    """
+
+    def __init__(
+        self,
+        stubs: Sequence[Any],
+        metadata: Any = None,
+        streams_per_channel: int = STREAMS_PER_CHANNEL,
+    ) -> None:
+        self._stubs = list(stubs)
+        self._metadata = metadata
+        self._streams: list[ExchangeStream | None] = [None] * (
+            len(self._stubs) * max(streams_per_channel, 1)
+        )
+        self._turns = itertools.cycle(range(len(self._streams)))
+        # Retired streams still answering their calls (held so their tasks are not lost).
+        self._retired: set[ExchangeStream] = set()
+
+    def stream(self) -> ExchangeStream:
+        """The stream for the next call (opened now if its place is empty or stale)."""
+        place = next(self._turns)
+        stream = self._streams[place]
+        if stream is not None and stream.usable:
+            return stream
+        if stream is not None:
+            self._retire(stream)
+        stream = ExchangeStream(self._stubs[place % len(self._stubs)], self._metadata)
+        self._streams[place] = stream
+        return stream
+
+    def _retire(self, stream: ExchangeStream) -> None:
+        stream.retire()
+        if not stream.reader.done():
+            self._retired.add(stream)
+            stream.reader.add_done_callback(lambda _: self._retired.discard(stream))
+
+    async def close(self) -> None:
+        """End every stream (calls still pending fail UNAVAILABLE)."""
+        streams = [s for s in self._streams if s is not None] + list(self._retired)
+        self._streams = [None] * len(self._streams)
+        for stream in streams:
+            stream.cancel()
+        await asyncio.gather(*(s.reader for s in streams), return_exceptions=True)

@@ -1,0 +1,337 @@
+"""EngineService.Exchange (issue 16): the gateway's commands multiplexed on open streams.
+
+A real EngineService over gRPC on loopback, a real Redis. The engine is wrapped so that
+a create_game whose command id starts with "held" waits for the test to release it:
+that makes "in flight" observable (concurrency, back-pressure, deadlines, cancellation,
+a stream breaking under a call) without timing guesses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import pytest
+
+from services.embedded_redis import free_port
+from services.engine.client import CommandResult
+from services.engine.engine import Engine
+from services.engine.errors import RuleViolation, VersionConflict
+from services.engine.exchange_client import ExchangeStream
+from services.engine.game import SeatKind, SeatSpec
+from services.engine.remote import RemoteEngineClient, transport_choice
+from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import start_engine_server
+from services.engine.store.redis_store import RedisEventStore
+from services.engine.timing.time_control import TimeControl
+from services.rpc import deadlines
+from services.rpc.errors import outage_of
+from services.rpc.generated import engine_service_pb2 as pb
+from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
+
+HUMANS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
+
+
+@dataclass
+class Gate:
+    """What the held create_game calls did: started, cancelled; ``release`` lets them on."""
+
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+    started: list[str] = field(default_factory=list)
+    cancelled: list[str] = field(default_factory=list)
+
+
+class GatedEngine(Engine):
+    """An Engine whose create_game with a command id "held..." waits for its gate."""
+
+    gate: Gate
+
+    async def create_game(
+        self,
+        ruleset_name: str,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        command_id: str = "",
+        time_control: TimeControl | None = None,
+    ) -> CommandResult:
+        if command_id.startswith("held"):
+            self.gate.started.append(command_id)
+            try:
+                await self.gate.release.wait()
+            except asyncio.CancelledError:
+                self.gate.cancelled.append(command_id)
+                raise
+        return await super().create_game(ruleset_name, seats, options, command_id, time_control)
+
+
+@asynccontextmanager
+async def engine_server(
+    store: RedisEventStore,
+    registry: RulesetRegistry,
+    port: int = 0,
+    max_in_flight: int = 100,
+    stopping: asyncio.Event | None = None,
+) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Server, int]]:
+    """A gated engine served on ``127.0.0.1:port`` (0: any free port)."""
+    engine = GatedEngine(store, registry)
+    engine.gate = Gate()
+    server, bound = await start_engine_server(
+        engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight, stopping=stopping
+    )
+    try:
+        yield engine, server, bound
+    finally:
+        engine.gate.release.set()
+        await server.stop(0)
+
+
+async def until(condition: Any, what: str, timeout_s: float = 5.0) -> None:
+    """Wait until ``condition()`` is true (AssertionError naming ``what`` after timeout_s)."""
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < timeout_s, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+def create_request(command_id: str = "") -> pb.EngineServiceExchangeRequest:
+    request = pb.EngineServiceCreateGameRequest(ruleset="nim", command_id=command_id)
+    request.seats.add(kind=1, name="ann", token_hash="a" * 64)
+    request.seats.add(kind=1, name="bob", token_hash="b" * 64)
+    return pb.EngineServiceExchangeRequest(create_game=request)
+
+
+async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_order(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with engine_server(redis_store, registry) as (engine, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+        try:
+            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-1"))
+            await until(lambda: engine.gate.started == ["held-1"], "the held call to start")
+            # 200 calls overtake the held one on the same stream, all at once.
+            created = await asyncio.gather(
+                *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(200))
+            )
+            moved = await asyncio.gather(
+                *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
+            )
+            assert not held.done()
+            engine.gate.release.set()
+            assert (await held).version == created[0].version
+            assert len({c.game_id for c in created}) == 200
+            assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
+            assert all(len(m.written) == 1 for m in moved)
+            streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
+            assert len(streams) == 1
+        finally:
+            await client.close()
+
+
+async def test_a_full_stream_stops_reading_until_a_command_finishes(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """Back-pressure: beyond max_in_flight commands the engine starts nothing more of
+    the stream (the rest waits unread), and catches up when one finishes."""
+    async with (
+        engine_server(redis_store, registry, max_in_flight=2) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        stream = ExchangeStream(pb_grpc.EngineServiceStub(channel))
+        calls = [
+            asyncio.create_task(stream.call(create_request(f"held-{i}"), 10)) for i in range(3)
+        ]
+        await until(lambda: len(engine.gate.started) == 2, "two commands to start")
+        await asyncio.sleep(0.3)
+        assert len(engine.gate.started) == 2, "a third command started beyond the bound"
+        engine.gate.release.set()
+        answers = await asyncio.gather(*calls)
+        assert len(engine.gate.started) == 3
+        assert all(a.WhichOneof("result") == "create_game" for a in answers)
+        stream.cancel()
+        await stream.reader
+
+
+@pytest.mark.parametrize("transport", ["stream", "unary"])
+async def test_refusals_carry_the_same_status_and_reason_on_both_transports(
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+) -> None:
+    async with engine_server(redis_store, registry) as (_, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", transport=transport)
+        try:
+            game = await client.create_game("nim", HUMANS, {"max_take": 3})
+            with pytest.raises(RuleViolation) as illegal:
+                await client.submit_action(game.game_id, 0, {"take": 9})
+            assert illegal.value.rule == "nim.take_range"
+            with pytest.raises(VersionConflict) as stale:
+                await client.submit_action(game.game_id, 0, {"take": 1}, expected_version=0)
+            assert (stale.value.expected, stale.value.actual) == (0, game.version)
+            ok = await client.submit_action(game.game_id, 0, {"take": 1}, game.version)
+            assert ok.version == game.version + 1
+        finally:
+            await client.close()
+
+
+async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """The engine killed mid-call: the call fails UNAVAILABLE (an engine outage at the
+    gateway, never INTERNAL); calls while it is down too; once it is back, calls succeed
+    again on a new stream with nothing else done."""
+    port = free_port()
+    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=5, channels=1)
+    try:
+        async with engine_server(redis_store, registry, port) as (engine, server, _):
+            assert (await client.create_game("nim", HUMANS, {})).version > 0
+            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-kill"))
+            await until(lambda: engine.gate.started == ["held-kill"], "the held call")
+            await server.stop(0)
+            with pytest.raises(grpc.aio.AioRpcError) as broken:
+                await held
+        assert broken.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert (outage := outage_of(broken.value)) is not None and outage.service == "engine"
+        with pytest.raises(grpc.aio.AioRpcError) as down:
+            await client.create_game("nim", HUMANS, {})
+        assert down.value.code() == grpc.StatusCode.UNAVAILABLE
+        async with engine_server(redis_store, registry, port):
+            started = time.monotonic()
+            while True:
+                try:
+                    created = await client.create_game("nim", HUMANS, {})
+                    break
+                except grpc.aio.AioRpcError as error:
+                    assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+                    assert time.monotonic() - started < 5, "still failing 5 s after the restart"
+                    await asyncio.sleep(0.1)
+            assert created.version > 0
+    finally:
+        await client.close()
+
+
+async def test_the_callers_deadline_bounds_the_wait_and_stops_the_engines_work(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with engine_server(redis_store, registry) as (engine, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=10, channels=1)
+        try:
+
+            class Caller:  # a gateway's incoming call with 0.3 s left
+                def time_remaining(self) -> float:
+                    return 0.3
+
+            async def call_with_deadline() -> None:
+                deadlines.record(Caller())
+                await client.create_game("nim", HUMANS, {}, "held-deadline")
+
+            started = time.monotonic()
+            with pytest.raises(grpc.aio.AioRpcError) as late:
+                await asyncio.create_task(call_with_deadline())  # its own context
+            assert late.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert 0.25 < time.monotonic() - started < 2
+            await until(lambda: engine.gate.cancelled == ["held-deadline"], "the engine to stop")
+            assert (await client.create_game("nim", HUMANS, {})).version > 0
+        finally:
+            await client.close()
+
+
+async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """The engine enforces timeout_ms itself (a client that waits longer still hears)."""
+    async with (
+        engine_server(redis_store, registry) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        call = pb_grpc.EngineServiceStub(channel).Exchange()
+        request = create_request("held-own-timeout")
+        request.request_id, request.timeout_ms = 7, 200
+        await call.write(request)
+        answer = await asyncio.wait_for(call.read(), 5)
+        assert answer.request_id == 7 and answer.WhichOneof("result") == "error"
+        from google.rpc import status_pb2
+
+        status = status_pb2.Status.FromString(answer.error)
+        assert status.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        assert engine.gate.cancelled == ["held-own-timeout"]
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.OK
+
+
+async def test_a_cancelled_caller_leaves_nothing_behind(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with engine_server(redis_store, registry) as (engine, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+        try:
+            caller = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-cancel"))
+            await until(lambda: engine.gate.started == ["held-cancel"], "the held call")
+            caller.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await caller
+            await until(lambda: engine.gate.cancelled == ["held-cancel"], "the engine to stop")
+            (stream,) = client._exchange._streams  # type: ignore[union-attr]
+            assert stream is not None and not stream._pending and stream.usable
+            # The same stream goes on serving.
+            assert (await client.create_game("nim", HUMANS, {})).version > 0
+            assert client._exchange._streams == [stream]  # type: ignore[union-attr]
+        finally:
+            await client.close()
+
+
+async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with (
+        engine_server(redis_store, registry) as (_, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        raw = channel.stream_stream(
+            "/gameserver.v1.EngineService/Exchange",
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b,
+        )
+        call = raw()
+        await call.write(b"\xff\xff\xff")
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """teoti engine sets ``stopping`` on SIGTERM: each stream is told to drain, its
+    client sends the next calls on a new stream (another engine, once this one stops
+    taking connections) and what was in flight is still answered."""
+    stopping = asyncio.Event()
+    async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+        try:
+            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-drain"))
+            await until(lambda: engine.gate.started == ["held-drain"], "the held call")
+            (old,) = client._exchange._streams  # type: ignore[union-attr]
+            assert old is not None
+            stopping.set()
+            await until(lambda: not old.usable, "the stream to be told to drain")
+            fresh = await client.create_game("nim", HUMANS, {})  # on a new stream
+            assert client._exchange._streams != [old]  # type: ignore[union-attr]
+            engine.gate.release.set()
+            assert (await held).version == fresh.version
+            await asyncio.wait_for(old.reader, 5)  # ended cleanly once answered
+            assert old.reader.exception() is None and not old._pending
+        finally:
+            await client.close()
+
+
+def test_the_transport_is_stream_unless_chosen_otherwise(monkeypatch: Any) -> None:
+    monkeypatch.delenv("TEOTI_ENGINE_TRANSPORT", raising=False)
+    assert transport_choice() == "stream"
+    assert transport_choice("unary") == "unary"
+    monkeypatch.setenv("TEOTI_ENGINE_TRANSPORT", "unary")
+    assert transport_choice() == "unary"
+    assert transport_choice("stream") == "stream"
+    with pytest.raises(ValueError):
+        transport_choice("carrier-pigeon")
