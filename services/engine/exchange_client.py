@@ -58,6 +58,11 @@ def deadline_exceeded() -> grpc.aio.AioRpcError:
     )
 
 
+class StreamRetired(Exception):
+    """The stream retired while a call waited for room on it: the call was not sent (the
+    engine never saw it), so it may go on another stream (:meth:`ExchangePool.call`)."""
+
+
 class ExchangeStream:
     """One open Exchange call on ``stub`` (a grpc EngineServiceStub), with ``metadata``.
 
@@ -104,8 +109,10 @@ class ExchangeStream:
         answer at most ``timeout_s`` seconds.
 
         Raises grpc.aio.AioRpcError: DEADLINE_EXCEEDED when the time is up, UNAVAILABLE
-        (:func:`stream_failure`) when the stream ends first. A caller that gives up
-        (timeout or cancellation) has its request cancelled on the engine too.
+        (:func:`stream_failure`) when the stream ends first; StreamRetired, with nothing
+        sent, when the stream retired while the call waited for room on it (its writer
+        has half-closed: a request queued now would never be sent). A caller that gives
+        up (timeout or cancellation) has its request cancelled on the engine too.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
@@ -116,6 +123,8 @@ class ExchangeStream:
                 try:
                     if self.ended:
                         raise stream_failure(None)
+                    if self._retired:
+                        raise StreamRetired
                     request_id = next(self._ids)
                     request.request_id = request_id
                     request.timeout_ms = max(1, math.ceil((deadline - loop.time()) * 1000))
@@ -200,6 +209,20 @@ class ExchangePool:
         stream = ExchangeStream(self._stubs[place % len(self._stubs)], self._metadata)
         self._streams[place] = stream
         return stream
+
+    async def call(
+        self, request: pb.EngineServiceExchangeRequest, timeout_s: float
+    ) -> pb.EngineServiceExchangeResponse:
+        """:meth:`ExchangeStream.call` on the next stream, within ``timeout_s`` in all:
+        a call whose stream retired before it was sent (an engine draining under load, a
+        stream aging out) goes on the next stream instead of failing."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            try:
+                return await self.stream().call(request, max(0.0, deadline - loop.time()))
+            except StreamRetired:
+                continue
 
     def _retire(self, stream: ExchangeStream) -> None:
         stream.retire()

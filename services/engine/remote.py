@@ -158,7 +158,7 @@ class RemoteEngineClient:
             )
         field = _EXCHANGE_FIELDS[method]
         exchange_request = self._pb.EngineServiceExchangeRequest(**{field: request})
-        response = await self._exchange.stream().call(exchange_request, timeout)
+        response = await self._exchange.call(exchange_request, timeout)
         if response.WhichOneof("result") == "error":
             raise rpc_error_from_status(response.error)
         return getattr(response, field)

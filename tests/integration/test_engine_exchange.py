@@ -335,3 +335,32 @@ def test_the_transport_is_stream_unless_chosen_otherwise(monkeypatch: Any) -> No
     assert transport_choice("stream") == "stream"
     with pytest.raises(ValueError):
         transport_choice("carrier-pigeon")
+
+
+async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
+) -> None:
+    """Drain under load: a call that was waiting for one of its stream's in-flight
+    places when the stream retired (the engine stops, or the stream aged out) was
+    queued behind the half-close, never sent, and failed UNAVAILABLE once the stream
+    ended. It must go on a usable stream instead, and succeed."""
+    monkeypatch.setattr("services.engine.exchange_client.MAX_IN_FLIGHT", 1)
+    stopping = asyncio.Event()
+    async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+        try:
+            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-full"))
+            await until(lambda: engine.gate.started == ["held-full"], "the held call")
+            (old,) = client._exchange._streams  # type: ignore[union-attr]
+            assert old is not None
+            waiting = asyncio.create_task(client.create_game("nim", HUMANS, {}, "waiting"))
+            await asyncio.sleep(0.2)  # it waits for the held call's place on ``old``
+            assert not waiting.done()
+            stopping.set()
+            await until(lambda: not old.usable, "the stream to be told to drain")
+            engine.gate.release.set()
+            await held
+            created = await asyncio.wait_for(waiting, 5)
+            assert created.version > 0
+        finally:
+            await client.close()
