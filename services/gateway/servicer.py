@@ -48,7 +48,13 @@ from services.rpc.errors import (
     stream_errors,
     unary_errors,
 )
-from services.rpc.limits import ClientRateLimiter, CreationQuota, PlayStreamLimit, WatcherLimit
+from services.rpc.limits import (
+    ClientRateLimiter,
+    CreationQuota,
+    PlayStreamLimit,
+    WatcherLimit,
+    peer_address,
+)
 from services.rpc.stubs import load_stubs
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
@@ -376,8 +382,9 @@ class GameServicer:
             raise InvalidArgument("from_version must be 0 (the start) or more")
         if request.with_view and not request.HasField("seat"):
             raise WithViewNeedsSeat("with_view needs a seat (and its token)")
-        client = ClientRateLimiter.client_key(str(context.peer()), request_token(request, context))
-        with self._watchers.hold(client):
+        peer = str(context.peer())
+        client = ClientRateLimiter.client_key(peer, request_token(request, context))
+        with self._watchers.hold(client, peer_address(peer)):
             snapshot = await self._reader.load(request.game_id)
             seat = self._viewer(snapshot, request, context)  # a seat must hold its token
             if request.from_version > snapshot.version:
@@ -490,8 +497,9 @@ class GameServicer:
         try:
             token = bearer_token(context)
             self._limiter.admit(str(context.peer()), token)
-            client = ClientRateLimiter.client_key(str(context.peer()), token)
-            with self._play_streams.hold(client):
+            peer = str(context.peer())
+            client = ClientRateLimiter.client_key(peer, token)
+            with self._play_streams.hold(client, peer_address(peer)):
                 answered = await serve_stream(
                     requests, context, lambda message: self.play_answer(message, context)
                 )

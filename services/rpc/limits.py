@@ -79,35 +79,50 @@ class TooManyPlayStreams(Exception):
 
 class WatcherLimit:
     """At most ``per_client`` WatchGame streams open at once per client key (a seat
-    token's digest, else the address; see :meth:`ClientRateLimiter.client_key`).
-    ``per_client`` <= 0: no limit. Without it one client could hold every stream the
-    server allows (services.rpc.server.MAX_CONCURRENT_RPCS) and starve the others.
+    token's digest, else the address; see :meth:`ClientRateLimiter.client_key`), and at
+    most ``address_factor`` x ``per_client`` per caller address over every key it uses:
+    a stream's token is not checked when it opens, so without that ceiling an address
+    inventing a token per stream could hold any number. ``per_client`` <= 0: no limit.
+    Without it one client could hold every stream the server allows
+    (services.rpc.server.MAX_CONCURRENT_RPCS) and starve the others.
     """
 
     refusal: type[TooManyWatchers] | type[TooManyPlayStreams] = TooManyWatchers
     """What :meth:`hold` raises beyond the limit."""
 
-    def __init__(self, per_client: int = DEFAULT_WATCHERS_PER_CLIENT) -> None:
+    def __init__(
+        self,
+        per_client: int = DEFAULT_WATCHERS_PER_CLIENT,
+        address_factor: float = DEFAULT_ADDRESS_FACTOR,
+    ) -> None:
         self._limit = per_client
+        self._address_limit = int(per_client * max(address_factor, 1.0))
         self._open: dict[str, int] = {}
 
     @contextlib.contextmanager
-    def hold(self, key: str) -> Iterator[None]:
-        """Count one open stream of ``key`` while inside; raises TooManyWatchers."""
+    def hold(self, key: str, address: str = "") -> Iterator[None]:
+        """Count one open stream of ``key``, and of the caller's ``address`` (the peer's
+        IP, :func:`peer_address`; "" counts none), while inside. Raises the refusal
+        (TooManyWatchers, TooManyPlayStreams) when either is at its limit."""
         if self._limit <= 0:
             yield
             return
-        if self._open.get(key, 0) >= self._limit:
+        counted = [(key, self._limit)]
+        if address:
+            counted.append(("address:" + address, self._address_limit))
+        if any(self._open.get(name, 0) >= limit for name, limit in counted):
             raise self.refusal(self._limit)
-        self._open[key] = self._open.get(key, 0) + 1
+        for name, _ in counted:
+            self._open[name] = self._open.get(name, 0) + 1
         try:
             yield
         finally:
-            left = self._open[key] - 1
-            if left:
-                self._open[key] = left
-            else:
-                del self._open[key]
+            for name, _ in counted:
+                left = self._open[name] - 1
+                if left:
+                    self._open[name] = left
+                else:
+                    del self._open[name]
 
 
 class PlayStreamLimit(WatcherLimit):
@@ -116,8 +131,12 @@ class PlayStreamLimit(WatcherLimit):
 
     refusal = TooManyPlayStreams
 
-    def __init__(self, per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT) -> None:
-        super().__init__(per_client)
+    def __init__(
+        self,
+        per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT,
+        address_factor: float = DEFAULT_ADDRESS_FACTOR,
+    ) -> None:
+        super().__init__(per_client, address_factor)
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ from services.engine.client import CommandResult, InProcessEngineClient
 from services.engine.errors import NotAuthorized, RuleViolation
 from services.engine.rulesets import RulesetRegistry
 from services.gateway.server import create_server
-from services.rpc.limits import ClientRateLimiter, PlayStreamLimit
+from services.rpc.limits import DEFAULT_ADDRESS_FACTOR, ClientRateLimiter, PlayStreamLimit
 from services.rpc.stubs import load_stubs
 
 pb = load_stubs().game_pb2
@@ -484,3 +484,51 @@ async def test_watch_with_view_needs_a_seat_and_its_token(stub: Any) -> None:
         async for _ in stub.WatchGame(cases[0][0]):
             pass
     assert "with_view_needs_seat" in (raised.value.details() or "")
+
+
+async def test_invented_tokens_buy_no_more_streams_than_the_address_ceiling(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """The count of open streams is keyed by the stream's Bearer token, which nothing
+    checks when a Play stream opens: one address inventing a token per stream held any
+    number of streams (3,000 against a limit of 1,000 on a real gateway), enough to fill
+    the server's MAX_CONCURRENT_RPCS for everyone. As with the rate limit, every stream
+    also counts against its address's ceiling (ADDRESS_FACTOR x the limit)."""
+    limit = PlayStreamLimit(1)
+    async with (
+        all_in_one(
+            redis_url,
+            registry=registry,
+            key_prefix=key_prefix,
+            default_ruleset="nim",
+            shards=4,
+            play_streams=limit,
+        ) as stack,
+        grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
+    ):
+        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        ceiling = int(DEFAULT_ADDRESS_FACTOR)
+        players = [
+            Player(stub, metadata=(("authorization", f"Bearer invented-{i:04d}-0123456789ab"),))
+            for i in range(ceiling + 1)
+        ]
+        for player in players[:ceiling]:
+            assert (await player.one(get_game={"game_id": "x"})).HasField("error")  # open
+        refused = players[-1]
+        # The server ends the call at once: writing to it may fail first.
+        with pytest.raises((grpc.aio.AioRpcError, asyncio.InvalidStateError)):
+            await refused.one(get_game={"game_id": "x"})
+        assert await refused.call.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "too_many_play_streams" in await refused.call.details()
+        players[0].call.cancel()
+        for _ in range(50):  # a closed stream gives its address its place back
+            again = Player(stub, metadata=(("authorization", "Bearer invented-again-0123456"),))
+            try:
+                await again.one(get_game={"game_id": "x"})
+                break
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                await asyncio.sleep(0.05)
+        else:
+            pytest.fail("a closed stream still counted against its address")
+        for player in players:
+            player.call.cancel()

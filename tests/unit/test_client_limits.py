@@ -127,3 +127,18 @@ def test_open_watchers_are_capped_per_client_and_released() -> None:
         hold.__enter__()
     assert ClientRateLimiter.client_key("ipv4:1.2.3.4:5", "") == "ipv4:1.2.3.4"
     assert ClientRateLimiter.client_key("ipv4:1.2.3.4:5", "t") == token_key("t")
+
+
+def test_streams_under_invented_tokens_stop_at_the_address_ceiling() -> None:
+    limit = WatcherLimit(per_client=1, address_factor=3)
+    address = "ipv4:10.0.0.1"
+    holds = [limit.hold(token_key(f"invented-{i}"), address) for i in range(3)]
+    for hold in holds:
+        hold.__enter__()
+    with pytest.raises(TooManyWatchers), limit.hold(token_key("invented-3"), address):
+        pass
+    with limit.hold(token_key("invented-3"), "ipv4:10.0.0.2"):
+        pass  # another address has its own ceiling
+    holds[0].__exit__(None, None, None)
+    with limit.hold(token_key("invented-3"), address):
+        pass  # a closed stream gives its place back
