@@ -19,6 +19,12 @@ import asyncio
 from collections.abc import AsyncIterable, Awaitable, Callable
 from typing import Any
 
+import structlog
+
+from services.rpc.errors import clip
+
+log = structlog.get_logger(__name__)
+
 PLAY_IN_FLIGHT = 32
 """Requests of one Play stream being answered at once (the reader waits beyond)."""
 
@@ -35,7 +41,9 @@ async def serve_stream(
 
     ``answer`` must not raise: it turns a refusal into a response of its own. Returns when
     the client has half-closed and every answer was written; cancelling the call cancels
-    the requests in flight (no task is left behind).
+    the requests in flight (no task is left behind). A write that fails means the call
+    has ended (the client went away before grpc cancelled this handler): that answer is
+    dropped, logged at debug level, as nobody is left to read it.
     """
     slots = asyncio.Semaphore(max(1, in_flight))
     writing = asyncio.Lock()
@@ -47,7 +55,11 @@ async def serve_stream(
         try:
             response = await answer(message)
             async with writing:
-                await context.write(response)
+                try:
+                    await context.write(response)
+                except Exception as exc:  # grpc's ExecuteBatchError, AbortError ...
+                    log.debug("play_write_failed", error=clip(repr(exc)))
+                    return
             answered += 1
         finally:
             slots.release()
