@@ -508,12 +508,12 @@ async def test_invented_tokens_buy_no_more_streams_than_the_address_ceiling(
     ):
         stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
         ceiling = int(DEFAULT_ADDRESS_FACTOR)
-        players = [
-            Player(stub, metadata=(("authorization", f"Bearer invented-{i:04d}-0123456789ab"),))
-            for i in range(ceiling + 1)
-        ]
-        for player in players[:ceiling]:
-            assert (await player.one(get_game={"game_id": "x"})).HasField("error")  # open
+        players = []
+        for i in range(ceiling + 1):  # one at a time: the server takes them in this order
+            token = f"invented-{i:04d}-0123456789ab"
+            players.append(Player(stub, metadata=(("authorization", f"Bearer {token}"),)))
+            if i < ceiling:
+                assert (await players[-1].one(get_game={"game_id": "x"})).HasField("error")
         refused = players[-1]
         # The server ends the call at once: writing to it may fail first.
         with pytest.raises((grpc.aio.AioRpcError, asyncio.InvalidStateError)):
