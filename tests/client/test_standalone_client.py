@@ -123,3 +123,29 @@ async def test_rulesets_and_their_seat_counts_come_from_the_server(client: Teoti
             [SeatInfo("bot", f"bot {i}") for i in range(too_many)], ruleset="archaeology"
         )
     assert refused.value.reason == "seat_count" and str(too_many) in str(refused.value)
+
+
+async def test_a_seat_follows_the_others_moves_with_its_view(client: TeotiClient) -> None:
+    ann, bob = "ann-token-0123456789abcdef", "bob-token-0123456789abcdef"
+    created = await client.create_game(
+        [SeatInfo("human", "ann", token=ann), SeatInfo("human", "bob", token=bob)],
+        ruleset="nim",
+        options={"max_take": 2},
+    )
+    moved = await client.play(created.game_id, 0, ann, {"take": 1})
+    updates = client.watch_as_seat(created.game_id, 1, bob)
+    seen = []
+    async for update in updates:
+        seen.append(update)
+        if update.event.version == moved.version:
+            break
+    await updates.aclose()
+    assert [u.event.version for u in seen] == list(range(1, moved.version + 1))
+    last = seen[-1]  # the last event of the batch carries bob's view at its version
+    assert last.game is not None and last.game.version == moved.version
+    assert list(last.game.seats_to_act) == [1]
+    expected = await client.legal_actions(created.game_id, 1, bob)
+    assert [m.action for m in last.legal_actions] == [m.action for m in expected] != []
+    with pytest.raises(NotAuthorized):
+        async for _ in client.watch_as_seat(created.game_id, 1, "not-bob-token-0123456789"):
+            pass

@@ -153,6 +153,17 @@ class MoveResult:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatUpdate(Generic[EventT]):
+    """One event of a seat's watch (:meth:`GameServiceClient.watch_as_seat`); on the last
+    event of each batch the server sends, also the seat's view and legal actions at
+    ``event``'s version (else ``game`` is None and ``legal_actions`` empty)."""
+
+    event: EventT
+    game: GameView | None
+    legal_actions: tuple[LegalMove, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyResult:
     """Audit of a game's log (VerifyGame)."""
 
@@ -465,14 +476,45 @@ class GameServiceClient(Generic[EventT]):
         which protects the other watchers); this watch then resumes from the last event
         it yielded, so the caller sees every event once, in order.
         """
-        version = from_version
+        request = pb.WatchGameRequest(game_id=game_id, from_version=from_version)
+        async for reply in self._watch_replies(request):
+            yield self._decode_event(reply.event)
+
+    async def watch_as_seat(
+        self, game_id: str, seat: int, token: str, from_version: int = 0
+    ) -> AsyncIterator[SeatUpdate[EventT]]:
+        """Like :meth:`watch`, as ``seat`` (with its ``token``) and with the view
+        (WatchGame ``with_view``): the last event of each batch comes with the seat's view
+        and legal actions at its version, so a player follows the others' moves without
+        asking GetGame. Raises the decoded refusal of a wrong token or seat."""
+        request = pb.WatchGameRequest(
+            game_id=game_id,
+            from_version=from_version,
+            seat=seat,
+            seat_token=token,
+            with_view=True,
+        )
+        async for reply in self._watch_replies(request):
+            has_view = reply.HasField("game")
+            yield SeatUpdate(
+                self._decode_event(reply.event),
+                self._view(reply.game) if has_view else None,
+                tuple(
+                    LegalMove(json.loads(a.action_json), a.description) for a in reply.legal_actions
+                ),
+            )
+
+    async def _watch_replies(
+        self, request: pb.WatchGameRequest
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        """WatchGame's replies for ``request``, resumed after the last one yielded when
+        the server drops a slow watcher (``watch_too_slow``)."""
         while True:
-            request = pb.WatchGameRequest(game_id=game_id, from_version=version)
             try:
                 async for reply in self._stub.WatchGame(request):
                     typed: pb.WatchGameResponse = reply
-                    version = typed.event.version
-                    yield self._decode_event(typed.event)
+                    request.from_version = typed.event.version
+                    yield typed
                 return
             except grpc.aio.AioRpcError as error:
                 info = error_info(error)
