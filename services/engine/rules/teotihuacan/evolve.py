@@ -85,9 +85,8 @@ def _player(state: GameState, payload: Payload) -> Player:
 
 
 def _with_worker(player: Player, worker_id: int, worker: Worker) -> Player:
-    workers = list(player.workers)
-    workers[worker_id] = worker
-    return replace(player, workers=tuple(workers))
+    workers = player.workers
+    return replace(player, workers=(*workers[:worker_id], worker, *workers[worker_id + 1 :]))
 
 
 @handles_sealed("GameSetUp")
@@ -118,14 +117,16 @@ def _workers_unlocked(state: GameState, payload: Payload) -> GameState:
 def _worker_moved(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    moved = replace(player.workers[worker_id], board=payload["to_board"])
+    worker = player.workers[worker_id]
+    # Workers are slotted: building one directly is cheaper than replace()'s generic copy.
+    moved = Worker(payload["to_board"], worker.power, worker.locked, worker.space)
     return state.with_player(payload["seat"], _with_worker(player, worker_id, moved))
 
 
 @handles("GoodsChanged")
 def _goods_changed(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    changes = {good: player.amount(good) + delta for good, delta in payload["delta"].items()}
+    changes = {good: getattr(player, good) + delta for good, delta in payload["delta"].items()}
     if "vp" in changes:
         changes["vp"] = max(0, changes["vp"])
     return state.with_player(payload["seat"], replace(player, **changes))
@@ -135,9 +136,7 @@ def _goods_changed(state: GameState, payload: Payload) -> GameState:
 def _worker_locked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    locked = replace(
-        player.workers[worker_id], board=payload["board"], locked=True, space=payload["space"]
-    )
+    locked = Worker(payload["board"], player.workers[worker_id].power, True, payload["space"])
     return state.with_player(payload["seat"], _with_worker(player, worker_id, locked))
 
 
@@ -145,7 +144,7 @@ def _worker_locked(state: GameState, payload: Payload) -> GameState:
 def _worker_displaced(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    freed = replace(player.workers[worker_id], locked=False, space=-1)
+    freed = Worker(player.workers[worker_id].board, player.workers[worker_id].power)
     return state.with_player(payload["seat"], _with_worker(player, worker_id, freed))
 
 
@@ -162,7 +161,8 @@ def _temple_advanced(state: GameState, payload: Payload) -> GameState:
 def _worker_powered_up(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    powered = replace(player.workers[worker_id], power=payload["power"])
+    worker = player.workers[worker_id]
+    powered = Worker(worker.board, payload["power"], worker.locked, worker.space)
     return state.with_player(payload["seat"], _with_worker(player, worker_id, powered))
 
 
