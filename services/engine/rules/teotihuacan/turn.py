@@ -86,18 +86,17 @@ def register_worship(options: WorshipOptions, resolve: WorshipResolve) -> None:
 
 def action_cost(state: GameState, board: int, seat: int, moved: tuple[int, ...]) -> int:
     """X of RULES.md §3: distinct colours of unlocked workers on ``board``, moved ones excluded."""
-    colours = set()
+    colours = 0
     for other_seat, player in enumerate(state.players):
+        excluded = moved if other_seat == seat else ()
         for worker_id, worker in enumerate(player.workers):
-            if (
-                worker.board == board
-                and not worker.locked
-                and (other_seat != seat or worker_id not in moved)
-            ):
-                colours.add(other_seat)
+            if worker.board == board and not worker.locked and worker_id not in excluded:
+                colours += 1
                 break  # one worker is enough to count the colour
-    colours.update(colour for colour, at in state.neutral_workers if at == board)
-    return len(colours)
+    # Neutral colours are numbered after the seats, so they never double-count a seat.
+    if state.neutral_workers:
+        colours += len({colour for colour, at in state.neutral_workers if at == board})
+    return colours
 
 
 def own_workers_on(state: GameState, seat: int, board: int) -> list[int]:
@@ -242,9 +241,13 @@ def workers_still_there(state: GameState, task: BoardAction) -> tuple[int, ...]:
     silent), so the agenda moves on.
     """
     workers = state.players[task.seat].workers
-    return tuple(
-        w for w in task.workers if workers[w].board == task.board and not workers[w].locked
-    )
+    board = task.board
+    still = []
+    for worker_id in task.workers:
+        worker = workers[worker_id]
+        if worker.board == board and not worker.locked:
+            still.append(worker_id)
+    return tuple(still)
 
 
 def _board_action_options(state: GameState, task: BoardAction) -> list[Action]:

@@ -50,18 +50,41 @@ def displacement_cost(state: GameState, task: BoardAction, space: int) -> int | 
     worker: barred (advanced worship: allowed, 0).
     """
     occupant = state.worship_occupant(task.board, space)
+    return _displacement(
+        None if occupant is None else occupant[0], task.seat, state.options.advanced_worship
+    )
+
+
+def _displacement(occupant: int | None, seat: int, advanced: bool) -> int | None:
+    """:func:`displacement_cost` given the seat locked on the space (None: empty)."""
     if occupant is None:
         return 0
-    if occupant[0] == task.seat:
-        return 0 if state.options.advanced_worship else None
-    return DISPLACE_COCOA if state.options.advanced_worship else -DISPLACE_COCOA
+    if occupant == seat:
+        return 0 if advanced else None
+    return DISPLACE_COCOA if advanced else -DISPLACE_COCOA
+
+
+def _occupants(state: GameState, board: int) -> dict[int, int]:
+    """Seat locked on each occupied worship space of ``board`` (what
+    ``GameState.worship_occupant`` finds, for every space in one pass)."""
+    found: dict[int, int] = {}
+    for seat, player in enumerate(state.players):
+        for worker in player.workers:
+            if worker.locked and worker.board == board and worker.space not in found:
+                found[worker.space] = seat
+    return found
 
 
 def worship_payments(state: GameState, seat: int, change: int, mode: str) -> tuple[int, int]:
     """(cocoa paid, cocoa gained) before the worship resolves (D11: a free cocoa payment
     tile covers every payment of the worship)."""
+    return _payments(change, mode, has_effect(state, seat, FREE_COCOA_PAYMENT))
+
+
+def _payments(change: int, mode: str, free_payment: bool) -> tuple[int, int]:
+    """:func:`worship_payments` given whether a free cocoa payment tile is active."""
     paid = max(0, -change) + (BOTH_COCOA if mode in BOTH_MODES else 0)
-    if paid and has_effect(state, seat, FREE_COCOA_PAYMENT):
+    if paid and free_payment:
         paid = 0
     return paid, max(0, change)
 
@@ -81,13 +104,17 @@ def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
     player = state.players[task.seat]
     tile = worship_tile(state, task.board)
     modes = _modes(state, task)
+    # Asked at every board action: the occupants and the free payment are read once here.
+    occupants = _occupants(state, task.board)
+    free_payment = has_effect(state, task.seat, FREE_COCOA_PAYMENT)
+    advanced = state.options.advanced_worship
     options: list[Action] = []
     for space in range(components().board(task.board).worship_spaces):
-        change = displacement_cost(state, task, space)
+        change = _displacement(occupants.get(space), task.seat, advanced)
         if change is None:
             continue
         for mode in modes:
-            paid, gained = worship_payments(state, task.seat, change, mode)
+            paid, gained = _payments(change, mode, free_payment)
             left = player.cocoa + gained - paid
             if left < 0:
                 continue
