@@ -12,6 +12,7 @@ effects follow the power-ups (``main_action.AfterMainAction``, from the next tur
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from services.engine.ruleset import RuleViolation
 
@@ -40,8 +41,13 @@ RULE = "RULES.md §3.2"
 
 def technology_gold(state: GameState, slot: int) -> int:
     """Gold cost of the technology in board slot ``slot`` (components ``cost_gold``)."""
-    cost: int = components().raw["technologies"][state.technologies[slot]]["cost_gold"]
-    return cost
+    return _technology_golds()[state.technologies[slot]]
+
+
+@cache
+def _technology_golds() -> tuple[int, ...]:
+    """``cost_gold`` of every technology, by id (read at every Alchemy board action)."""
+    return tuple(int(t["cost_gold"]) for t in components().raw["technologies"])
 
 
 def is_bottom_row(slot: int) -> bool:

@@ -105,10 +105,19 @@ def placements(state: GameState, seat: int) -> list[Action]:
 def can_place(state: GameState, seat: int) -> bool:
     """True if :func:`placements` is not empty (without listing them)."""
     player = state.players[seat]
-    runs = _placement_runs(
+    costs = _placement_costs(
         state.pyramid_tiles, state.pyramid_offer, construction_discount(state, seat)
     )
-    return any(all(player.amount(good) >= n for good, n in cost) for cost, _ in runs)
+    return any(all(getattr(player, good) >= n for good, n in cost) for cost in costs)
+
+
+@lru_cache(maxsize=512)
+def _placement_costs(
+    placed: tuple[pyramid.PlacedTile, ...], offer: tuple[int, ...], discount: int
+) -> tuple[Cost, ...]:
+    """The distinct costs of :func:`_placement_runs` (a handful, against dozens of runs):
+    whether any placement is affordable is asked at every Construction board action."""
+    return tuple(dict.fromkeys(cost for cost, _ in _placement_runs(placed, offer, discount)))
 
 
 @lru_cache(maxsize=512)

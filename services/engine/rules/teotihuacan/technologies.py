@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from .components import TEMPLES, components
 from .state import GameState
 
@@ -10,16 +12,24 @@ ROW_LENGTH = 3
 
 def technology_effect(technology_id: int) -> str:
     """Effect key of a technology (components ``technologies``)."""
-    effect: str = components().raw["technologies"][technology_id]["effect"]
-    return effect
+    return _technology_effects()[technology_id]
+
+
+@cache
+def _technology_effects() -> tuple[str, ...]:
+    """``effect`` of every technology, by id (asked many times a turn)."""
+    return tuple(str(t["effect"]) for t in components().raw["technologies"])
 
 
 def owns_technology(state: GameState, seat: int, effect: str) -> bool:
     """True if ``seat`` has a marker on the technology with ``effect`` acquired before this
     turn (RULES.md D10: a technology takes effect from its owner's next turn)."""
     player = state.players[seat]
+    if not player.technologies:  # the usual case, asked at every move and main action
+        return False
+    effects = _technology_effects()
     return any(
-        technology_effect(state.technologies[slot]) == effect
+        effects[state.technologies[slot]] == effect
         for slot in player.technologies
         if slot not in player.new_technologies
     )
