@@ -96,11 +96,8 @@ def space_problem(state: GameState, side: str, step: int) -> str | None:
 
 def legal_spaces(state: GameState) -> list[tuple[str, int]]:
     """(side, step) spaces that can take a decoration now, in side order."""
-    return [
-        (side, next_step(state, side))
-        for side in SIDES
-        if space_problem(state, side, next_step(state, side)) is None
-    ]
+    spaces = [(side, next_step(state, side)) for side in SIDES]
+    return [(side, step) for side, step in spaces if space_problem(state, side, step) is None]
 
 
 def covered_icons(state: GameState, side: str, step: int) -> str:

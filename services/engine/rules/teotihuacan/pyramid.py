@@ -36,6 +36,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from .components import components
+from .last_call import remember_last
 
 GRID_SIZE = 8
 TOP_LEVEL = 4
@@ -139,7 +140,7 @@ def supports(level: int, row: int, col: int) -> list[Slot]:
 
 def occupied(placed: Iterable[PlacedTile]) -> frozenset[Slot]:
     """Slots holding a tile."""
-    return _occupied(tuple(placed))
+    return _occupied_of_same(tuple(placed))
 
 
 @lru_cache(maxsize=256)
@@ -165,7 +166,7 @@ def slot_problem(placed: Iterable[PlacedTile], level: int, row: int, col: int) -
 
 def legal_slots(placed: Iterable[PlacedTile]) -> list[Slot]:
     """Empty slots whose supports are all filled, level by level, row by row."""
-    return list(_legal_slots(tuple(placed)))
+    return list(_legal_slots_of_same(tuple(placed)))
 
 
 @lru_cache(maxsize=256)
@@ -173,6 +174,10 @@ def _legal_slots(placed: tuple[PlacedTile, ...]) -> tuple[Slot, ...]:
     # Asked at every Construction decision (and to check the main action is possible)
     # while the pyramid itself changes rarely: computed once per pyramid.
     return tuple(slot for slot in all_slots() if slot_problem(placed, *slot) is None)
+
+
+_occupied_of_same = remember_last(_occupied)
+_legal_slots_of_same = remember_last(_legal_slots)
 
 
 def is_complete(placed: Iterable[PlacedTile]) -> bool:
