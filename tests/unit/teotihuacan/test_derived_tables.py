@@ -1,0 +1,121 @@
+"""The shortcuts the rules take for speed answer exactly what the long way answers.
+
+Each check runs over every state of seeded random games (both setups), and over variants
+of them that reach the rare cases (technology #15's discount, resources at the edge of a
+cost), so a shortcut can't drift from the rule it stands for.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from services.engine.rules.teotihuacan import alchemy, construction, pyramid, technologies
+from services.engine.rules.teotihuacan.components import components
+from services.engine.rules.teotihuacan.frozen import replace
+from services.engine.rules.teotihuacan.last_call import remember_last
+from services.engine.rules.teotihuacan.state import GameState
+from services.engine.rules.teotihuacan.worship import _occupants
+from services.engine.ruleset import SetupRequest
+
+from .builders import RULES, fold
+
+DISCOUNT_EFFECT = "construction_extra_worker"
+
+
+def game_states(seed: int, first_game: bool) -> Iterator[GameState]:
+    """Every state of one seeded random 4-seat game, from setup to the end."""
+    rng = random.Random(seed)
+    state = fold(RULES.setup(SetupRequest(seat_count=4, options={"first_game": first_game}), rng))
+    yield state
+    while not RULES.is_terminal(state):
+        seat = rng.choice(RULES.seats_to_act(state))
+        _events, state = RULES.apply(
+            state, seat, rng.choice(list(RULES.legal_actions(state, seat))), rng
+        )
+        yield state
+
+
+def with_discount(state: GameState, seat: int) -> GameState | None:
+    """``state`` where ``seat`` owns technology #15 from an earlier turn, if it is on the board."""
+    effects = [technologies.technology_effect(t) for t in state.technologies]
+    if DISCOUNT_EFFECT not in effects:
+        return None
+    slot = effects.index(DISCOUNT_EFFECT)
+    player = replace(state.players[seat], technologies=(slot,), new_technologies=())
+    return state.with_player(seat, player)
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_can_place_is_whether_any_placement_is_listed(seed: int, first_game: bool) -> None:
+    checked = 0
+    for state in game_states(seed, first_game):
+        variants = [state]
+        for seat in range(len(state.players)):
+            for stone, wood in ((0, 0), (1, 0), (1, 1), (2, 1), (3, 2)):
+                variants.append(
+                    state.with_player(seat, replace(state.players[seat], stone=stone, wood=wood))
+                )
+            discounted = with_discount(variants[-1], seat)
+            if discounted is not None:
+                variants.append(discounted)
+        for variant in variants:
+            for seat in range(len(variant.players)):
+                expected = bool(construction.placements(variant, seat))
+                assert construction.can_place(variant, seat) is expected
+                checked += expected
+    assert checked, "no state had a placement: the check would prove nothing"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_remembered_pyramid_tables_equal_fresh_ones(seed: int) -> None:
+    for state in game_states(seed, first_game=False):
+        placed = state.pyramid_tiles
+        fresh_copy = tuple(list(placed))  # equal, another object: not the remembered one
+        slots = [s for s in pyramid.all_slots() if pyramid.slot_problem(placed, *s) is None]
+        assert pyramid.legal_slots(placed) == slots == pyramid.legal_slots(fresh_copy)
+        filled = frozenset((level, row, col) for level, row, col, _, _ in placed)
+        assert pyramid.occupied(placed) == filled == pyramid.occupied(fresh_copy)
+
+
+def test_remember_last_recomputes_for_another_object() -> None:
+    calls: list[tuple[int, ...]] = []
+
+    def total(values: tuple[int, ...]) -> int:
+        calls.append(values)
+        return sum(values)
+
+    remembered = remember_last(total)
+    first, equal_copy = (1, 2), tuple([1, 2])
+    assert remembered(first) == 3 and remembered(first) == 3
+    assert len(calls) == 1  # the same object: answered from the memo
+    assert remembered(equal_copy) == 3 and remembered((5,)) == 5
+    assert calls == [first, equal_copy, (5,)]
+
+
+def test_technology_tables_match_the_components() -> None:
+    raw = components().raw["technologies"]
+    for technology_id, entry in enumerate(raw):
+        assert technologies.technology_effect(technology_id) == entry["effect"]
+        state_with_it = replace(fold_first_state(), technologies=(technology_id,))
+        assert alchemy.technology_gold(state_with_it, 0) == entry["cost_gold"]
+
+
+def fold_first_state() -> GameState:
+    return next(game_states(0, first_game=True))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_worship_occupants_in_one_pass_match_the_per_space_lookup(seed: int) -> None:
+    seen_occupied = False
+    for state in game_states(seed, first_game=seed % 2 == 0):
+        for board in range(1, 9):
+            occupants = _occupants(state, board)
+            for space in range(3):
+                occupant = state.worship_occupant(board, space)
+                assert occupants.get(space) == (None if occupant is None else occupant[0])
+                seen_occupied |= occupant is not None
+    assert seen_occupied
