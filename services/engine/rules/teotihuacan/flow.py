@@ -149,7 +149,12 @@ def seats_to_act(state: GameState) -> tuple[int, ...]:
     task = pending_task(state)
     if task is None:
         return ()
-    seats = rules_of(task).seats
+    return _seats_of(state, task, _RULES[type(task)])
+
+
+def _seats_of(state: GameState, task: Task, rules: TaskRules) -> tuple[int, ...]:
+    """:func:`seats_to_act` once the pending ``task`` and its ``rules`` are known."""
+    seats = rules.seats
     return seats(state, task) if seats is not None else (task.seat,)
 
 
@@ -196,13 +201,17 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
 
 def _compute_legal_actions(state: GameState, seat: int) -> list[Action]:
     task = pending_task(state)
-    if task is None or seat not in seats_to_act(state):
+    if task is None:
+        return []
+    rules = _RULES[type(task)]
+    if seat not in _seats_of(state, task, rules):
         return []
     known = _MEMO.options
     if known is not None and known[0] is state:
         actions = list(known[1])
     else:
-        actions = list(rules_of(task).options(state, _as_seat(task, seat)) or [])
+        asked = replace(task, seat=seat) if rules.seats is not None else task
+        actions = list(rules.options(state, asked) or [])
     actions.extend(free_actions(state, seat, task))
     return actions
 
@@ -233,11 +242,13 @@ def apply(
     task = pending_task(state)
     if task is None:
         raise RuleViolation("game_ended", "RULES.md §6.3: the game is over; no more actions")
-    if seat not in seats_to_act(state):
+    rules = _RULES[type(task)]
+    waiting = _seats_of(state, task, rules)
+    if seat not in waiting:
         raise RuleViolation(
             "not_your_turn",
-            f"RULES.md §2: the game waits for seat(s) {list(seats_to_act(state))} "
-            f"({rules_of(task).decision}), not seat {seat}",
+            f"RULES.md §2: the game waits for seat(s) {list(waiting)} "
+            f"({rules.decision}), not seat {seat}",
         )
     wanted = dict(action)
     legal = legal_actions(state, seat)
@@ -249,10 +260,10 @@ def apply(
         free.apply(ctx, seat, wanted)
     else:
         ctx.agenda.pop()
-        rules_of(task).resolve(ctx, _as_seat(task, seat), wanted)
-    waiting = run_until_decision(ctx)
+        rules.resolve(ctx, replace(task, seat=seat) if rules.seats is not None else task, wanted)
+    options = run_until_decision(ctx)
     ctx.write_agenda()
-    _MEMO.options = (ctx.state, waiting) if waiting is not None else None
+    _MEMO.options = (ctx.state, options) if options is not None else None
     return ctx.events, ctx.state
 
 
@@ -262,27 +273,28 @@ def run_until_decision(ctx: Context) -> list[Action] | None:
     Returns the options of the task it stopped at (None: no options were listed, e.g.
     the agenda is empty or a simultaneous decision waits).
     """
-    while ctx.agenda and ctx.state.phase != "ended":
-        task = ctx.agenda[-1]
-        rules = rules_of(task)
+    agenda = ctx.agenda
+    while agenda and ctx.state.phase != "ended":
+        task = agenda[-1]
+        rules = _RULES[type(task)]
         if rules.seats is not None:
             if rules.seats(ctx.state, task):
                 return None
-            ctx.agenda.pop()
+            agenda.pop()
             rules.resolve(ctx, task, None)
             continue
         options = rules.options(ctx.state, task)
         if options is None:
-            ctx.agenda.pop()
+            agenda.pop()
             rules.resolve(ctx, task, None)
         elif not options:
-            ctx.agenda.pop()  # nothing can be done: the step is lost (e.g. no temple can advance)
+            agenda.pop()  # nothing can be done: the step is lost (e.g. no temple can advance)
         elif (
             len(options) == 1
             and not rules.always_asks
             and not _holds_single_option(ctx.state, task)
         ):
-            ctx.agenda.pop()
+            agenda.pop()
             rules.resolve(ctx, task, options[0])
         else:
             return options

@@ -28,7 +28,7 @@ from .components import PALACE, components
 from .context import Context
 from .flow import Action, free_action, task_rules
 from .solo.seat import is_teotibot
-from .state import GameState
+from .state import NOT_IN_PLAY, GameState
 from .tasks import BoardAction, EndTurn, Salary, TakeTurn, Task
 from .technologies import owns_technology
 
@@ -104,7 +104,7 @@ def own_workers_on(state: GameState, seat: int, board: int) -> list[int]:
     return [
         worker_id
         for worker_id, worker in enumerate(state.players[seat].workers)
-        if worker.board == board and not worker.locked and worker.in_play
+        if worker.board == board and not worker.locked and worker.board != NOT_IN_PLAY
     ]
 
 
@@ -146,7 +146,11 @@ def _companions(state: GameState, seat: int, worker_id: int) -> list[list[int]]:
 
 def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
     player = state.players[task.seat]
-    movable = [w for w, worker in enumerate(player.workers) if worker.in_play and not worker.locked]
+    movable = [
+        w
+        for w, worker in enumerate(player.workers)
+        if worker.board != NOT_IN_PLAY and not worker.locked  # Worker.in_play, inlined
+    ]
     teleport = TELEPORT in player.active_effects
     moves: list[Action] = []
     for worker_id in movable:
@@ -301,11 +305,14 @@ def resolve_board_action(ctx: Context, task: BoardAction, action: Action | None)
 def _pay_unlock_options(state: GameState, seat: int, task: Task) -> list[Action]:
     if state.phase != "turn" or state.current != seat or isinstance(task, Salary):
         return []
+    player = state.players[seat]
+    if player.cocoa < UNLOCK_COST:  # asked at every decision: the cheapest test first
+        return []
     if is_teotibot(state, seat):
         return []  # Teotibot never unlocks (RULES.md §8)
-    player = state.players[seat]
-    if player.cocoa >= UNLOCK_COST and any(w.locked for w in player.workers):
-        return [{"type": "pay_unlock"}]
+    for worker in player.workers:
+        if worker.locked:
+            return [{"type": "pay_unlock"}]
     return []
 
 
