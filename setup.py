@@ -32,7 +32,10 @@ sys.path.insert(0, str(ROOT / "clients" / "python"))
 import build_stubs  # noqa: E402
 
 RULES = Path("services/engine/rules/teotihuacan")
-SHARED = [Path("services/engine/rules/frozen.py")]  # helpers every ruleset's fold calls
+SHARED = [  # helpers every ruleset's decisions and folds call
+    Path("services/engine/rules/frozen.py"),
+    Path("services/engine/rules/public_events.py"),
+]
 INTERPRETED = {"__init__.py", "options.py", "state.py"}
 
 

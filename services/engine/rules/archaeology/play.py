@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from services.engine.rules.public_events import public_event
 from services.engine.ruleset import DomainEvent, RuleViolation, Sealed
 
 from .components import Components
@@ -35,7 +36,7 @@ class Play:
 
     def emit(self, event_type: str, **payload: Any) -> None:
         """Append the event ``event_type`` with the public ``payload`` and fold it."""
-        self.emit_event(DomainEvent(event_type, payload))
+        self.emit_event(public_event(event_type, payload))
 
     def emit_sealed(
         self, event_type: str, prefix: str, value: Any, seats: tuple[int, ...], **payload: Any

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from services.engine.rules.public_events import public_event
 from services.engine.ruleset import DomainEvent
 
 from .evolve import fold
@@ -38,7 +39,7 @@ class Context:
 
     def emit(self, event_type: str, **payload: Any) -> None:
         """Record one event and fold it into :attr:`state`."""
-        event = DomainEvent(event_type, payload)
+        event = public_event(event_type, payload)
         self.state = fold(self.state, event)
         self.events.append(event)
 
@@ -51,7 +52,7 @@ class Context:
         """Emit ``AgendaUpdated`` with the pending tasks (the end of a decision)."""
         tasks = tuple(self.agenda)
         self.events.append(
-            DomainEvent("AgendaUpdated", {"agenda": [task_to_dict(t) for t in tasks]})
+            public_event("AgendaUpdated", {"agenda": [task_to_dict(t) for t in tasks]})
         )
         # Folding AgendaUpdated parses its payload back into these very tasks: we hold
         # them already, so skip that round trip (the property test checks the fold agrees).
