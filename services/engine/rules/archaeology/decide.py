@@ -69,8 +69,7 @@ def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
         ]
         actions += [
             {"type": "choose", "kind": kinds[k]}
-            for k in range(len(kinds))
-            if market.can_choose(comp, state.market, pending, k)
+            for k in market.choosable_kinds(comp, state.market, pending)
         ]
         if c.size(pending.give) and c.size(pending.take):
             actions.append({"type": "confirm_trade"})

@@ -41,6 +41,19 @@ def can_choose(comp: Components, market: c.Cards, trade: TradePending, kind: int
     return wanted <= c.value(trade.give, comp.trade)
 
 
+def choosable_kinds(comp: Components, market: c.Cards, trade: TradePending) -> list[int]:
+    """Every kind :func:`can_choose` allows, in kind order; the trade's two values are
+    computed once for all kinds (the legal actions of every trade step list them)."""
+    trade_values = comp.trade
+    room = c.value(trade.give, trade_values) - c.value(trade.take, trade_values)
+    take = trade.take
+    return [
+        kind
+        for kind, in_market in enumerate(market)
+        if in_market > take[kind] and trade_values[kind] <= room
+    ]
+
+
 def choose(play: Play, seat: int, action: dict[str, Any]) -> None:
     """Add one market card to what the trade takes.
 
