@@ -126,7 +126,9 @@ def _split(known: c.Cards, hidden: int, leaving: c.Cards) -> tuple[c.Cards, int]
     """``known`` and ``hidden`` after ``leaving`` goes: kinds the folder knows leave the
     known part, the rest were among the hidden cards (a public fold; the service knows
     every card, so for it ``leaving`` must be wholly known). Raises ValueError if not."""
-    from_known = tuple(min(k, x) for k, x in zip(known, leaving, strict=True))
+    if len(known) != len(leaving):
+        raise ValueError(f"{leaving} and {known} count different kinds")
+    from_known = tuple(map(min, known, leaving))
     unseen = c.size(leaving) - c.size(from_known)
     if unseen > hidden:
         raise ValueError(f"{leaving} is not part of {known} and {hidden} hidden cards")
