@@ -15,7 +15,6 @@ from services.engine.rules.public_events import public_event
 from services.engine.ruleset import DomainEvent
 
 from .evolve import fold
-from .frozen import replace
 from .state import GameState
 from .tasks import Task, task_to_dict
 
@@ -56,7 +55,7 @@ class Context:
         )
         # Folding AgendaUpdated parses its payload back into these very tasks: we hold
         # them already, so skip that round trip (the property test checks the fold agrees).
-        self.state = replace(self.state, agenda=tasks)
+        self.state = self.state.with_agenda(tasks)
 
     def push(self, *tasks: Task) -> None:
         """Schedule tasks on top of the agenda; the first one given resolves first."""

@@ -11,7 +11,6 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .components import TEMPLES
-from .frozen import replace
 from .options import GameOptions
 from .tasks import Task, task_from_dict, task_to_dict
 
@@ -202,7 +201,20 @@ class GameState:
     def with_player(self, seat: int, player: Player) -> GameState:
         """Copy with seat ``seat`` replaced."""
         players = self.players
-        return replace(self, players=(*players[:seat], player, *players[seat + 1 :]))
+        return self._with("players", (*players[:seat], player, *players[seat + 1 :]))
+
+    def with_agenda(self, agenda: tuple[Task, ...]) -> GameState:
+        """Copy with the pending tasks replaced (the end of every decision)."""
+        return self._with("agenda", agenda)
+
+    def _with(self, name: str, value: Any) -> GameState:
+        # frozen.replace for one field known to exist, without its keyword packing and
+        # field check: the two copies above are made for most events.
+        attributes = self.__dict__.copy()
+        attributes[name] = value
+        new = object.__new__(type(self))
+        object.__setattr__(new, "__dict__", attributes)
+        return new
 
     def worship_occupant(self, board: int, space: int) -> tuple[int, int] | None:
         """(seat, worker id) locked on a worship space, or None if it is empty."""
