@@ -141,45 +141,24 @@ def decide(
 Handler = Callable[[Play, int, dict[str, Any]], None]
 
 
-def _step_handler(state: GameState, kind: str) -> Handler:
-    pending = state.pending
-    allowed: dict[str, Handler]
-    if isinstance(pending, ThiefPending):
-        allowed = {"rob": dig.rob}
-    elif isinstance(pending, SandstormPending):
-        allowed = {"tent": dig.declare_tent} if pending.to_declare else {"lose": dig.lose_card}
-    elif isinstance(pending, TradePending):
-        allowed = {
-            "offer": market.offer,
-            "choose": market.choose,
-            "confirm_trade": lambda p, s, a: market.confirm(p, s),
-            "cancel_trade": lambda p, s, a: market.cancel(p, s),
-        }
-    elif isinstance(pending, MinePending):
-        allowed = {"mine": _mine}
-    elif isinstance(pending, TombPending):
-        allowed = {"take": ruins.take_from_tomb}
-    elif isinstance(pending, PeekPending):
-        allowed = {"peek": museum.peek, "no_peek": lambda p, s, a: museum.decline_peek(p, s)}
-    elif state.turn.must_dig:
-        allowed = {"dig": lambda p, s, a: dig.dig(p, s)}
-    else:
-        allowed = {
-            "offer": market.offer,
-            "explore": ruins.explore,
-            "sell": museum.sell,
-            "end_turn": lambda p, s, a: turn.end_turn(p, s),
-        }
-    handler = allowed.get(kind)
-    if handler is None:
-        if not state.turn.must_dig or pending is not None:
-            expected = ", ".join(sorted(allowed))
-            raise refuse(
-                "action_not_allowed_now",
-                f"RULES.md A3: {kind!r} is not possible now (possible: {expected})",
-            )
-        raise refuse("dig_first", "RULES.md A3.1, A8: dig before anything else")
-    return handler
+def _confirm_trade(play: Play, seat: int, action: dict[str, Any]) -> None:
+    market.confirm(play, seat)
+
+
+def _cancel_trade(play: Play, seat: int, action: dict[str, Any]) -> None:
+    market.cancel(play, seat)
+
+
+def _decline_peek(play: Play, seat: int, action: dict[str, Any]) -> None:
+    museum.decline_peek(play, seat)
+
+
+def _dig(play: Play, seat: int, action: dict[str, Any]) -> None:
+    dig.dig(play, seat)
+
+
+def _end_turn(play: Play, seat: int, action: dict[str, Any]) -> None:
+    turn.end_turn(play, seat)
 
 
 def _mine(play: Play, seat: int, action: dict[str, Any]) -> None:
@@ -190,3 +169,56 @@ def _mine(play: Play, seat: int, action: dict[str, Any]) -> None:
         ruins.reveal_mine_card(play, seat)
     else:
         ruins.stop_mine(play, seat)
+
+
+# The actions each step allows, by action type: built once, asked at every decision.
+_ROB: dict[str, Handler] = {"rob": dig.rob}
+_DECLARE_TENT: dict[str, Handler] = {"tent": dig.declare_tent}
+_LOSE_CARD: dict[str, Handler] = {"lose": dig.lose_card}
+_TRADE: dict[str, Handler] = {
+    "offer": market.offer,
+    "choose": market.choose,
+    "confirm_trade": _confirm_trade,
+    "cancel_trade": _cancel_trade,
+}
+_MINE: dict[str, Handler] = {"mine": _mine}
+_TOMB: dict[str, Handler] = {"take": ruins.take_from_tomb}
+_PEEK: dict[str, Handler] = {"peek": museum.peek, "no_peek": _decline_peek}
+_DIG: dict[str, Handler] = {"dig": _dig}
+_FREE: dict[str, Handler] = {
+    "offer": market.offer,
+    "explore": ruins.explore,
+    "sell": museum.sell,
+    "end_turn": _end_turn,
+}
+
+
+def _step_handler(state: GameState, kind: str) -> Handler:
+    pending = state.pending
+    allowed: dict[str, Handler]
+    if isinstance(pending, ThiefPending):
+        allowed = _ROB
+    elif isinstance(pending, SandstormPending):
+        allowed = _DECLARE_TENT if pending.to_declare else _LOSE_CARD
+    elif isinstance(pending, TradePending):
+        allowed = _TRADE
+    elif isinstance(pending, MinePending):
+        allowed = _MINE
+    elif isinstance(pending, TombPending):
+        allowed = _TOMB
+    elif isinstance(pending, PeekPending):
+        allowed = _PEEK
+    elif state.turn.must_dig:
+        allowed = _DIG
+    else:
+        allowed = _FREE
+    handler = allowed.get(kind)
+    if handler is None:
+        if not state.turn.must_dig or pending is not None:
+            expected = ", ".join(sorted(allowed))
+            raise refuse(
+                "action_not_allowed_now",
+                f"RULES.md A3: {kind!r} is not possible now (possible: {expected})",
+            )
+        raise refuse("dig_first", "RULES.md A3.1, A8: dig before anything else")
+    return handler
