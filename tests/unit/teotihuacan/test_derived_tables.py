@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from itertools import product
 
 import pytest
 
-from services.engine.rules.teotihuacan import alchemy, construction, pyramid, technologies
+from services.engine.rules.teotihuacan import alchemy, construction, pyramid, technologies, turn
 from services.engine.rules.teotihuacan.components import components
 from services.engine.rules.teotihuacan.frozen import replace
 from services.engine.rules.teotihuacan.last_call import remember_last
-from services.engine.rules.teotihuacan.state import GameState
+from services.engine.rules.teotihuacan.state import NOT_IN_PLAY, GameState
+from services.engine.rules.teotihuacan.tasks import TakeTurn
 from services.engine.rules.teotihuacan.worship import _occupants
 from services.engine.ruleset import SetupRequest
 
-from .builders import RULES, fold
+from .builders import RULES, fold, new_game, place
 
 DISCOUNT_EFFECT = "construction_extra_worker"
 
@@ -119,3 +121,18 @@ def test_worship_occupants_in_one_pass_match_the_per_space_lookup(seed: int) -> 
                 assert occupants.get(space) == (None if occupant is None else occupant[0])
                 seen_occupied |= occupant is not None
     assert seen_occupied
+
+
+WORKER_SITUATIONS = ((3, 2), (5, 1, 0), (NOT_IN_PLAY, 1))
+"""A worker unlocked on a board, locked on a worship space, or the waiting 4th die."""
+
+
+def test_turn_options_without_effects_equal_the_full_listing() -> None:
+    base = new_game(seats=2)
+    for situations in product(WORKER_SITUATIONS, repeat=4):
+        state = place(base, 0, *situations)
+        workers = state.players[0].workers
+        movable = [w for w, worker in enumerate(workers) if worker.in_play and not worker.locked]
+        listed = turn.listed_turn_options(state, 0, movable)
+        assert turn._turn_options(state, TakeTurn(seat=0)) == listed
+        assert listed[-1] == {"type": "unlock"} and len(listed) == 3 * len(movable) + 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 
 from services.engine.ruleset import RuleViolation
@@ -151,10 +152,20 @@ def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
         for w, worker in enumerate(player.workers)
         if worker.board != NOT_IN_PLAY and not worker.locked  # Worker.in_play, inlined
     ]
+    if not player.active_effects:  # no double move or teleport: the usual turn
+        return list(_plain_turn_options(tuple(movable)))
+    return listed_turn_options(state, task.seat, movable)
+
+
+def listed_turn_options(state: GameState, seat: int, movable: list[int]) -> list[Action]:
+    """The options of ``seat``'s turn with its ``movable`` workers, listed in full (the
+    active movement effects included; the short way of a turn without any must equal
+    this, tests/unit/teotihuacan/test_derived_tables.py)."""
+    player = state.players[seat]
     teleport = TELEPORT in player.active_effects
     moves: list[Action] = []
     for worker_id in movable:
-        groups = _companions(state, task.seat, worker_id)
+        groups = _companions(state, seat, worker_id)
         for steps in range(1, MAX_STEPS + 1):
             moves.append({"type": "move", "worker": worker_id, "steps": steps})
             if groups:
@@ -170,6 +181,19 @@ def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
                     for g in groups
                 )
     return [*moves, {"type": "unlock"}]
+
+
+@cache
+def _plain_turn_options(movable: tuple[int, ...]) -> tuple[Action, ...]:
+    """The options of a turn without movement effects: each movable worker 1-3 steps, then
+    the free unlock. At most 16 sets of movable workers, listed at every turn: built once
+    (the action dicts are shared, read-only, like every listed action)."""
+    moves: list[Action] = [
+        {"type": "move", "worker": worker_id, "steps": steps}
+        for worker_id in movable
+        for steps in range(1, MAX_STEPS + 1)
+    ]
+    return (*moves, {"type": "unlock"})
 
 
 def _explain_turn(state: GameState, task: TakeTurn, action: Action) -> RuleViolation | None:
