@@ -97,13 +97,13 @@ def _game_set_up(state: GameState, event: DomainEvent) -> GameState:
 @handles("TurnStarted")
 def _turn_started(state: GameState, payload: Payload) -> GameState:
     seat = payload["seat"]
-    player = replace(
-        state.players[seat], ascended_this_turn=False, active_effects=(), new_technologies=()
-    )
     players = state.players
-    return replace(
-        state, players=(*players[:seat], player, *players[seat + 1 :]), current=seat, phase="turn"
-    )
+    player = players[seat]
+    if player.ascended_this_turn or player.active_effects or player.new_technologies:
+        player = replace(player, ascended_this_turn=False, active_effects=(), new_technologies=())
+        players = (*players[:seat], player, *players[seat + 1 :])
+    # else: the seat's turn markers are already clear (the usual case): keep the player
+    return replace(state, players=players, current=seat, phase="turn")
 
 
 @handles("WorkersUnlocked")
