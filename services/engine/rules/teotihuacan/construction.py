@@ -103,21 +103,23 @@ def placements(state: GameState, seat: int) -> list[Action]:
 
 
 def can_place(state: GameState, seat: int) -> bool:
-    """True if :func:`placements` is not empty (without listing them)."""
+    """True if :func:`placements` is not empty (without listing them).
+
+    Asked at every Construction board action, while listing the placements builds every
+    (tile, slot, payment, rotation): every offered tile fits every legal slot in some
+    rotation, so a placement exists exactly when a tile is offered and one payment for
+    a legal slot's level is in hand (tests/unit/teotihuacan/test_derived_tables.py).
+    """
+    if not state.pyramid_offer:
+        return False
     player = state.players[seat]
-    costs = _placement_costs(
-        state.pyramid_tiles, state.pyramid_offer, construction_discount(state, seat)
+    discount = construction_discount(state, seat)
+    levels = {level for level, _, _ in pyramid.legal_slots(state.pyramid_tiles)}
+    return any(
+        all(getattr(player, good) >= n for good, n in cost.items())
+        for level in levels
+        for _, cost in _payments(level, discount)
     )
-    return any(all(getattr(player, good) >= n for good, n in cost) for cost in costs)
-
-
-@lru_cache(maxsize=512)
-def _placement_costs(
-    placed: tuple[pyramid.PlacedTile, ...], offer: tuple[int, ...], discount: int
-) -> tuple[Cost, ...]:
-    """The distinct costs of :func:`_placement_runs` (a handful, against dozens of runs):
-    whether any placement is affordable is asked at every Construction board action."""
-    return tuple(dict.fromkeys(cost for cost, _ in _placement_runs(placed, offer, discount)))
 
 
 @lru_cache(maxsize=512)
