@@ -116,12 +116,17 @@ def is_slot(level: int, row: int, col: int) -> bool:
 
 def all_slots() -> list[Slot]:
     """Every slot, level by level, row by row."""
-    return [
+    return list(_all_slots())
+
+
+@cache
+def _all_slots() -> tuple[Slot, ...]:
+    return tuple(
         (level, row, col)
         for level in range(1, TOP_LEVEL + 1)
         for row in range(level_size(level))
         for col in range(level_size(level))
-    ]
+    )
 
 
 def covered_squares(level: int, row: int, col: int) -> tuple[Square, Square, Square, Square]:
@@ -173,7 +178,14 @@ def legal_slots(placed: Iterable[PlacedTile]) -> list[Slot]:
 def _legal_slots(placed: tuple[PlacedTile, ...]) -> tuple[Slot, ...]:
     # Asked at every Construction decision (and to check the main action is possible)
     # while the pyramid itself changes rarely: computed once per pyramid.
-    return tuple(slot for slot in all_slots() if slot_problem(placed, *slot) is None)
+    # slot_problem(placed, *slot) is None, for slots known to exist (asked once per pyramid,
+    # but every construction makes a new one).
+    filled = _occupied(placed)
+    return tuple(
+        slot
+        for slot in _all_slots()
+        if slot not in filled and all(support in filled for support in supports(*slot))
+    )
 
 
 _occupied_of_same = remember_last(_occupied)
