@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from services.engine.rules.frozen import replace
-from services.engine.ruleset import DomainEvent
+from services.engine.ruleset import SEALED_KEY, DomainEvent
 
 from . import cards as c
 from .components import Components
@@ -62,6 +62,8 @@ def evolve(comp: Components, state: GameState | None, event: DomainEvent) -> Gam
     if handler is None:
         raise ValueError(f"unknown Archaeology event {event.type}")
     folded = handler(comp, state, event)
+    if not event.sealed and SEALED_KEY not in event.payload:
+        return folded  # most events: no secret to count (sealed_ids() would be empty)
     ids = event.sealed_ids()
     return replace(folded, secrets=folded.secrets + len(ids)) if ids else folded
 
