@@ -269,6 +269,7 @@ async def all_in_one(
     limiter = limiter or GatewaySettings().limiter()
     quota = quota or GatewaySettings().quota()
     watchers = watchers or GatewaySettings().watchers()
+    play_streams = play_streams or GatewaySettings().play_streams()
     server, port = await create_server(
         address,
         reader,
@@ -279,7 +280,7 @@ async def all_in_one(
         hub,
         watchers,
         tournaments,
-        play_streams or GatewaySettings().play_streams(),
+        play_streams,
     )
     web_server = None
     if web_address is not None:
@@ -288,7 +289,9 @@ async def all_in_one(
         try:
             web_server = await start_game_web(
                 web_address,
-                GameServicer(reader, client, default_ruleset, hub, limiter, quota, watchers),
+                GameServicer(
+                    reader, client, default_ruleset, hub, limiter, quota, watchers, play_streams
+                ),
                 web,
                 TournamentServicer(tournaments, default_ruleset, limiter, quota),
             )
@@ -405,6 +408,7 @@ async def run_gateway(
         tournament_store, client, settings.reader(tournament_store, registry), registry
     )
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
+    play_streams = gateway.play_streams()
     server, port = await create_server(
         address,
         reader,
@@ -414,13 +418,15 @@ async def run_gateway(
         hub=hub,
         watchers=watchers,
         tournaments=tournaments,
-        play_streams=gateway.play_streams(),
+        play_streams=play_streams,
     )
     web_server = None
     if web_address is not None:
         from services.web.gateway import start_game_web
 
-        servicer = GameServicer(reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers)
+        servicer = GameServicer(
+            reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers, play_streams
+        )
         web_server = await start_game_web(
             web_address,
             servicer,

@@ -512,10 +512,14 @@ class GameServicer:
     async def play_answer(self, message: Any, context: Context) -> Any:
         """The PlayResponse to one PlayRequest: the unary method's response, or its
         refusal as a PlayError (a message that sets no request, or is not a PlayRequest
-        at all, is INVALID_ARGUMENT ``malformed_request``). Never raises."""
+        at all, is INVALID_ARGUMENT ``malformed_request``, answered with the request_id
+        the refusal carries if its face could read one: the web face's JSON frames).
+        Never raises."""
         pb = self._pb
         if isinstance(message, BadRequest):
-            return pb.PlayResponse(error=self._play_error(message, None))
+            return pb.PlayResponse(
+                request_id=getattr(message, "request_id", 0), error=self._play_error(message, None)
+            )
         reply = pb.PlayResponse(request_id=message.request_id)
         kind = message.WhichOneof("request")
         try:

@@ -10,8 +10,8 @@ gRPC face's. A server-streaming method answers with server-sent events (one ``me
 event per response, then ``end``, or ``error`` with the status); it can also be opened
 with ``GET`` and the request fields as query parameters, for ``EventSource``. A method
 that streams requests (GameService.Play) has no HTTP form: its path answers UNIMPLEMENTED
-(HTTP 501, reason ``streaming_requests_unsupported``), naming what browsers use instead
-(SubmitAction with ``return_view``, WatchGame with ``with_view`` over SSE).
+(HTTP 501, reason ``streaming_requests_unsupported``) to a plain HTTP request, naming the
+WebSocket at the same path that carries it (:mod:`services.web.play_socket`).
 """
 
 from __future__ import annotations
@@ -163,8 +163,10 @@ class Face:
                 refusal(
                     grpc.StatusCode.UNIMPLEMENTED,
                     "streaming_requests_unsupported",
-                    f"{route.method.name} streams requests, which HTTP cannot carry here; "
-                    "use SubmitAction (return_view) and WatchGame (with_view) instead",
+                    f"{route.method.name} streams requests, which a plain HTTP request "
+                    f"cannot carry: open a WebSocket at this path (ws[s]://<host>{route.path}, "
+                    "JSON text frames, docs/web.md), or use SubmitAction (return_view) and "
+                    "WatchGame (with_view)",
                 )
             )
         streaming = route.method.server_streaming
@@ -207,19 +209,27 @@ class Face:
             text = bytes(body).decode("utf-8")
         except UnicodeDecodeError:
             return BadRequest("the request is not UTF-8 text")
-        if not text.lstrip().startswith("{"):
-            # protobuf's own words for a list or a string are about fields, not this.
-            return BadRequest("the request must be a JSON object")
-        try:
-            json_format.Parse(text, message)
-        except RecursionError:
+        return parse_message(text, message)
+
+
+def parse_message(text: str, message: Message) -> Message | BadRequest:
+    """``message`` filled from ``text`` (one JSON object in protobuf's JSON mapping),
+    or a :class:`BadRequest` saying why it is not one (the servicer refuses it with
+    INVALID_ARGUMENT ``malformed_request``, as the gRPC face refuses bytes that are not
+    the method's message). Shared by HTTP bodies and WebSocket frames."""
+    if not text.lstrip().startswith("{"):
+        # protobuf's own words for a list or a string are about fields, not this.
+        return BadRequest("the request must be a JSON object")
+    try:
+        json_format.Parse(text, message)
+    except RecursionError:
+        return BadRequest("the request is nested too deeply")
+    except (json_format.ParseError, ValueError) as exc:
+        if isinstance(exc.__cause__ or exc.__context__, RecursionError):
+            # protobuf wraps it in a ParseError that quotes Python's own words.
             return BadRequest("the request is nested too deeply")
-        except (json_format.ParseError, ValueError) as exc:
-            if isinstance(exc.__cause__ or exc.__context__, RecursionError):
-                # protobuf wraps it in a ParseError that quotes Python's own words.
-                return BadRequest("the request is nested too deeply")
-            return BadRequest(f"the request is not a valid JSON message: {str(exc)[:150]}")
-        return message
+        return BadRequest(f"the request is not a valid JSON message: {str(exc)[:150]}")
+    return message
 
 
 def _too_large(limit: int) -> Response:

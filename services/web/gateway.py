@@ -32,5 +32,8 @@ async def start_game_web(
 
         descriptor = tournament_service_pb2.DESCRIPTOR.services_by_name["TournamentService"]
         services.append((descriptor, tournaments))
+    settings = settings or WebSettings()
     host, port = split_address(address)
-    return await start_web(build_app(services, settings), host, port)
+    return await start_web(
+        build_app(services, settings), host, port, max_request_bytes=settings.max_request_bytes
+    )

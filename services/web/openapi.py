@@ -3,7 +3,9 @@
 Nothing here is written by hand per RPC: paths come from the service's methods, schemas
 from their messages (fields, repeated, maps, enums, nested messages), in the same JSON
 mapping the face speaks (:func:`services.web.face.to_json`). The prose of each field is
-in the .proto file, which the description links to.
+in the .proto file, which the description links to. OpenAPI cannot describe a WebSocket:
+a request-streaming method (GameService.Play) is listed under ``x-websockets`` with its
+frames' schemas, not under ``paths``.
 """
 
 from __future__ import annotations
@@ -101,9 +103,21 @@ def openapi(service: ServiceDescriptor, proto_path: str, version: str) -> dict[s
         }
         for code in sorted(set(HTTP_STATUS.values()) - {200} | {404, 405, 413})
     }
+    sockets: dict[str, Any] = {}
     for method in service.methods:
         if method.client_streaming:
-            continue  # no HTTP form (the face refuses it): see services.web.face
+            # No HTTP form (the face refuses it): a WebSocket, services.web.play_socket.
+            _add_message(method.input_type, schemas)
+            _add_message(method.output_type, schemas)
+            sockets[f"/{service.full_name}/{method.name}"] = {
+                "description": f"WebSocket (ws:// or wss://): each text frame to the server "
+                f"is one {method.input_type.full_name}, each from it one "
+                f"{method.output_type.full_name}, in this document's JSON mapping; seat "
+                "tokens in each message (docs/web.md, 'Play over a WebSocket').",
+                "request": _ref(method.input_type.full_name),
+                "response": _ref(method.output_type.full_name),
+            }
+            continue
         _add_message(method.input_type, schemas)
         _add_message(method.output_type, schemas)
         path = f"/{service.full_name}/{method.name}"
@@ -160,6 +174,7 @@ def openapi(service: ServiceDescriptor, proto_path: str, version: str) -> dict[s
             "`Authorization: Bearer <token>`.",
         },
         "paths": paths,
+        "x-websockets": sockets,
         "components": {
             "schemas": schemas,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},

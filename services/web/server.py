@@ -1,8 +1,10 @@
 """The web face's ASGI app and its server (uvicorn, in the caller's event loop).
 
 ``build_app`` puts together: the RPC routes (:mod:`services.web.face`) for every service
-given, ``/openapi.json`` generated from their descriptors, CORS (Starlette's middleware,
-origins configurable), ``/healthz``, and the reference client's static files at ``/``.
+given, a WebSocket at the path of each request-streaming one (GameService.Play,
+:mod:`services.web.play_socket`), ``/openapi.json`` generated from their descriptors,
+CORS (Starlette's middleware, origins configurable), ``/healthz``, and the reference
+client's static files at ``/``.
 ``start_web`` binds a socket (port 0: a free one) and serves the app until ``stop``.
 """
 
@@ -25,7 +27,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from services.rpc.limits import MAX_REQUEST_BYTES
@@ -33,6 +35,7 @@ from services.rpc.server import MAX_CONCURRENT_RPCS
 from services.web.errors import refusal
 from services.web.face import TIMEOUT_HEADER, Face, error_response, not_allowed, routes_for
 from services.web.openapi import openapi
+from services.web.play_socket import PlaySocket
 
 log = structlog.get_logger(__name__)
 
@@ -46,8 +49,10 @@ class WebSettings:
     """How the web face is offered.
 
     cors_origins: origins allowed to call it from a browser (``*``: any; the face uses
-    no cookies, only Bearer tokens a page has to send itself). static: serve the
-    reference client at ``/``. max_request_bytes: as the gRPC server's limit.
+    no cookies, only Bearer tokens a page has to send itself); also the pages that may
+    open a Play WebSocket (besides the face's own). static: serve the reference client
+    at ``/``. max_request_bytes: as the gRPC server's limit (HTTP bodies and WebSocket
+    frames).
     """
 
     cors_origins: Sequence[str] = ("*",)
@@ -67,6 +72,7 @@ def build_app(
     for service, _ in services[1:]:
         more = openapi(service, PROTO_PATH, settings.version)
         document["paths"].update(more["paths"])
+        document["x-websockets"].update(more["x-websockets"])
         document["components"]["schemas"].update(more["components"]["schemas"])
     names = ", ".join(service.full_name for service, _ in services)
     document["info"]["title"] = f"{names} (web face)"
@@ -79,7 +85,21 @@ def build_app(
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "SERVING"})
 
+    # Before the HTTP routes: a WebSocket scope matches only a WebSocketRoute.
     table: list[Any] = [
+        WebSocketRoute(
+            route.path,
+            PlaySocket(
+                route.request_class,
+                route.handler,
+                settings.max_request_bytes,
+                settings.cors_origins,
+            ).endpoint,
+        )
+        for route in routes
+        if route.method.client_streaming
+    ]
+    table += [
         Route("/openapi.json", spec, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         # Every verb reaches the face, which refuses all but POST (GET for streams)
@@ -163,11 +183,21 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def start_web(app: Starlette, host: str, port: int, grace_s: float = 3.0) -> WebServer:
+async def start_web(
+    app: Starlette,
+    host: str,
+    port: int,
+    grace_s: float = 3.0,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
+) -> WebServer:
     """Serve ``app`` on ``host:port`` (0: a free port) in this event loop.
 
     Calls in flight are bounded like the gRPC server's (MAX_CONCURRENT_RPCS; HTTP 503
-    beyond); open streams are ended ``grace_s`` after :meth:`WebServer.stop`.
+    beyond); open streams are ended ``grace_s`` after :meth:`WebServer.stop`. WebSockets
+    by the ``websockets`` library (uvicorn's sans-I/O binding: it stops reading a socket
+    until the app has taken its last message, which is the Play stream's back-pressure).
+    The app refuses frames over ``max_request_bytes`` with its own close reason; the
+    library cuts off those over twice that before they are buffered whole (close 1009).
     """
     sock = _bind(host, port)
     config = uvicorn.Config(
@@ -175,7 +205,8 @@ async def start_web(app: Starlette, host: str, port: int, grace_s: float = 3.0) 
         log_config=None,
         access_log=False,
         lifespan="off",
-        ws="none",
+        ws="websockets-sansio",
+        ws_max_size=2 * max_request_bytes,
         limit_concurrency=MAX_CONCURRENT_RPCS,
         timeout_graceful_shutdown=int(grace_s) or 1,
         server_header=False,
