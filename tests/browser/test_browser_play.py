@@ -1,7 +1,8 @@
 """The reference web client in a real headless chromium against a real ``teoti serve``:
-create a game, join it from a second browser context (another person), play moves, see
-the other side's moves arrive over the event stream, and get a refusal shown with its
-rule. Select them with ``-k browser``."""
+create a game, join it from a second browser context (another person), play moves (over
+the Play WebSocket, or HTTP in a browser without one), see the other side's moves arrive
+over the event stream, and get a refusal shown with its rule. Select them with
+``-k browser``."""
 
 from __future__ import annotations
 
@@ -36,6 +37,20 @@ def join(page: Any, name: str, game_id: str, seat: int) -> None:
     page.click(f'button[data-game="{game_id}"][data-seat="{seat}"]')
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator("#my-seat")).to_have_text(str(seat))
+
+
+def moves_over(page: Any) -> tuple[int, int]:
+    """(moves sent over the Play WebSocket, over HTTP) by ``page``, as it counts them."""
+    status = page.locator("#play-status")
+    return (
+        int(status.get_attribute("data-socket-moves") or 0),
+        int(status.get_attribute("data-http-moves") or 0),
+    )
+
+
+def socket_open(page: Any) -> None:
+    """Wait until ``page``'s Play WebSocket is open."""
+    expect(page.locator("#play-status")).to_have_attribute("data-open", "yes")
 
 
 def version(page: Any) -> int:
@@ -109,11 +124,16 @@ def test_browser_a_whole_game_to_its_end(new_page: Any) -> None:
     bob = new_page()
     join(bob, "bob", game_id, 1)
     pages = [ann, bob]
+    for page in pages:
+        socket_open(page)
     for _ in range(40):
         mover = to_act(pages)
         if mover is None:
             break
         play_move(mover, [bob if mover is ann else ann], pick="last")
+    for page in pages:  # every move went over the WebSocket, none over HTTP
+        over_socket, over_http = moves_over(page)
+        assert over_socket >= 1 and over_http == 0, (over_socket, over_http)
     for page in pages:
         expect(page.locator("#turn-banner")).to_have_text("The game is over.")
         expect(page.locator("#finished")).to_be_visible()
@@ -122,16 +142,37 @@ def test_browser_a_whole_game_to_its_end(new_page: Any) -> None:
     assert len(rankings) == 1, rankings  # both see the same result
 
 
+def test_browser_without_websockets_plays_over_http(browser: Any, served: Any) -> None:
+    """A browser without WebSocket (or one whose socket cannot open) plays over HTTP."""
+    context = browser.new_context(base_url=served.web)
+    try:
+        context.add_init_script("delete window.WebSocket")
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto("/")
+        create(page, "ann", "nim", 2, others="bot")
+        expect(page.locator("#play-status")).to_have_text("(HTTP)")
+        mover = to_act([page])
+        assert mover is page
+        play_move(page, [], pick="first")
+        assert moves_over(page) == (0, 1)
+    finally:
+        context.close()
+
+
 def test_browser_a_bad_action_is_refused_with_its_rule(new_page: Any) -> None:
-    """Malformed JSON typed by hand comes back as INVALID_ARGUMENT with its reason."""
+    """Malformed JSON typed by hand comes back as INVALID_ARGUMENT with its reason
+    (over the Play WebSocket: a refusal answers the request, the socket stays open)."""
     ann = new_page()
     create(ann, "ann", "nim", 2, others="bot")
+    socket_open(ann)
     ann.click("#table details summary")
     ann.fill("#custom-action", "{not json")
     ann.click("#submit-custom")
     expect(ann.locator("#refusal .reason")).to_have_text("invalid_argument")
     expect(ann.locator("#refusal")).to_contain_text("INVALID_ARGUMENT")
     expect(ann.locator("#refusal")).to_contain_text("action_json is not valid JSON")
+    expect(ann.locator("#play-status")).to_have_attribute("data-open", "yes")
 
 
 @pytest.mark.slow

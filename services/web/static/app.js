@@ -2,7 +2,9 @@
 // Every call is POST /gameserver.v1.GameService/<Method> with the request message as
 // JSON; refusals come back as google.rpc.Status JSON with an ErrorInfo detail whose
 // `reason` names the broken rule. WatchGame is read as server-sent events over fetch
-// (so the seat token can travel in the Authorization header).
+// (so the seat token can travel in the Authorization header). A seated player's moves
+// and reads go over one WebSocket (GameService.Play, JSON frames, the token in each
+// message) while it is open, else over the HTTP calls above.
 "use strict";
 
 const SERVICE = "/gameserver.v1.GameService/";
@@ -24,6 +26,97 @@ class Refusal extends Error {
     this.reason = info.reason || this.code.toLowerCase();
     this.retryAfter = meta.retry_after_s;
   }
+}
+
+// ---- GameService.Play over a WebSocket: one open connection for a seat's calls ----
+const PLAY_KINDS = { SubmitAction: "submit_action", GetGame: "get_game", ListLegalActions: "list_legal_actions" };
+const play = { socket: null, nextId: 0, pending: new Map(), retries: 0, moves: { socket: 0, http: 0 } };
+
+/** The socket closed before answering: the caller falls back to HTTP. */
+class SocketGone extends Error {}
+
+function showTransport(note) {
+  const status = $("play-status");
+  const open = play.socket && play.socket.readyState === WebSocket.OPEN;
+  status.dataset.socketMoves = String(play.moves.socket);
+  status.dataset.httpMoves = String(play.moves.http);
+  status.dataset.open = open ? "yes" : "no";
+  status.textContent = `(${open ? "WebSocket" : "HTTP"}${note ? `: ${note}` : ""})`;
+}
+
+function openPlay() {
+  closePlay();
+  if (table.seat === null || typeof WebSocket !== "function") { showTransport(); return; }
+  const gameId = table.gameId;
+  let socket;
+  try {
+    socket = new WebSocket(`${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${SERVICE}Play`);
+  } catch (error) {
+    showTransport(error.message);
+    return;
+  }
+  const pending = new Map(); // request_id -> the caller's promise, for this socket
+  Object.assign(play, { socket, pending });
+  socket.onopen = () => { play.retries = 0; showTransport(); };
+  socket.onmessage = (event) => {
+    let answer;
+    try { answer = JSON.parse(event.data); } catch (_) { return; }
+    const waiting = pending.get(Number(answer.request_id));
+    if (!waiting) return; // request_id 0: the stream itself was refused; its close follows
+    pending.delete(Number(answer.request_id));
+    if (answer.error) waiting.reject(new Refusal(0, answer.error)); else waiting.resolve(answer);
+  };
+  socket.onclose = (event) => {
+    if (play.socket === socket) play.socket = null;
+    for (const waiting of pending.values()) waiting.reject(new SocketGone(`closed ${event.code}`));
+    pending.clear();
+    showTransport(event.reason || (event.code === 1000 ? "" : `closed ${event.code}`));
+    // Reopen while still at this table, unless refused for good (1008: policy).
+    if (table.gameId === gameId && event.code !== 1008 && play.retries < 5) {
+      play.retries += 1;
+      setTimeout(() => { if (table.gameId === gameId && !play.socket) openPlay(); }, 1000 * play.retries);
+    }
+  };
+}
+
+function closePlay() {
+  const socket = play.socket;
+  play.socket = null;
+  if (socket) socket.close(1000);
+}
+
+/** Ask over the open socket: the answer's response, or null if no socket is open. */
+function overSocket(kind, body, token) {
+  const socket = play.socket;
+  if (!socket || socket.readyState !== WebSocket.OPEN) return null;
+  play.nextId += 1;
+  const id = play.nextId;
+  const request = { ...body };
+  if (token) request.seat_token = token; // no headers on a WebSocket: the token per message
+  return new Promise((resolve, reject) => {
+    play.pending.set(id, { resolve: (answer) => resolve(answer[kind]), reject });
+    socket.send(JSON.stringify({ request_id: id, [kind]: request }));
+  });
+}
+
+/** A Play call (SubmitAction, GetGame, ListLegalActions) over the socket when it is
+ * open, else (or if it closes first) over HTTP. A move retried over HTTP keeps its
+ * command_id: the server applies it once. */
+async function ask(method, body, token) {
+  const kind = PLAY_KINDS[method];
+  const answered = kind ? overSocket(kind, body, token) : null;
+  if (answered) {
+    try {
+      const reply = await answered;
+      if (method === "SubmitAction") { play.moves.socket += 1; showTransport(); }
+      return reply;
+    } catch (error) {
+      if (!(error instanceof SocketGone)) throw error;
+    }
+  }
+  const reply = await call(method, body, token);
+  if (method === "SubmitAction") { play.moves.http += 1; showTransport(); }
+  return reply;
 }
 
 async function call(method, body, token) {
@@ -124,10 +217,10 @@ async function refresh() {
   try {
     const request = { game_id: table.gameId };
     if (table.seat !== null) request.seat = table.seat;
-    const game = await call("GetGame", request, table.token);
+    const game = await ask("GetGame", request, table.token);
     let actions = [];
     if (table.seat !== null && !game.finished) {
-      actions = (await call("ListLegalActions", { game_id: table.gameId, seat: table.seat }, table.token)).actions;
+      actions = (await ask("ListLegalActions", { game_id: table.gameId, seat: table.seat }, table.token)).actions;
     }
     renderGame(game, actions);
   } catch (error) {
@@ -146,7 +239,7 @@ function refreshSoon() {
 async function submit(actionJson) {
   clearRefusal();
   try {
-    const reply = await call("SubmitAction", {
+    const reply = await ask("SubmitAction", {
       game_id: table.gameId, seat: table.seat, action_json: actionJson,
       command_id: newId(), return_view: true,
     }, table.token);
@@ -241,6 +334,8 @@ function enterGame(gameId, seat, token) {
   $("table").hidden = false;
   table.watch = new AbortController();
   watch(table.watch);
+  play.retries = 0;
+  openPlay();
   refresh();
 }
 
@@ -248,6 +343,7 @@ function leaveGame() {
   if (table.watch) table.watch.abort();
   table.watch = null;
   table.gameId = "";
+  closePlay();
 }
 
 // ---- the lobby ----
