@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -40,3 +41,27 @@ def test_the_guides_curl_examples_work(redis_url: str) -> None:
     assert "event: message" in lines and "id: 1" in lines, run.stdout
     assert lines[-1] == "true", "VerifyGame: the log checks out"
     assert '"version":' in run.stdout.replace(" ", ""), run.stdout
+
+
+def _python_example() -> str:
+    text = GUIDE.read_text()
+    section = text.split("## Play over a WebSocket", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    return str(block)
+
+
+def test_the_guides_websocket_example_works(redis_url: str) -> None:
+    script = _python_example()
+    assert 'WEB = "127.0.0.1:8080"' in script
+    with teoti_serve(redis_url, f"guide-ws-{uuid.uuid4().hex[:10]}") as served:
+        host = served.web.removeprefix("http://")
+        run = subprocess.run(
+            [sys.executable, "-c", script.replace("127.0.0.1:8080", host)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert run.returncode == 0, run.stderr + run.stdout
+    lines = run.stdout.splitlines()
+    assert len([line for line in lines if " plays: " in line]) == 3, run.stdout
+    assert lines[-2:] == ["bad_seat_token", "malformed_request"], run.stdout
