@@ -6,6 +6,7 @@ import hashlib
 import heapq
 import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from redis.exceptions import NoScriptError
@@ -134,6 +135,9 @@ return {'ok', tostring(version)}
 """
 ARCHIVE_SHA = hashlib.sha1(ARCHIVE_SCRIPT.encode()).hexdigest()
 
+_APPEND_KEYS_CACHE = 8192
+"""Games whose append-script keys a store remembers (the recently played ones)."""
+
 _INDEX_SLACK = 100
 """Extra index entries read per shard to step over games created in the cursor's ms."""
 
@@ -176,6 +180,9 @@ class RedisEventStore:
     def __init__(self, client: RedisClient, keys: RedisKeys | None = None) -> None:
         self._redis = client
         self.keys = keys or RedisKeys()
+        # KEYS of the append script per game: they never change, and naming them costs a
+        # few microseconds per append.
+        self._append_keys = lru_cache(maxsize=_APPEND_KEYS_CACHE)(self._compute_append_keys)
 
     @classmethod
     def from_url(
@@ -196,13 +203,39 @@ class RedisEventStore:
         at most ``pool_size`` connections (see redis_client.POOL_SIZE)."""
         return cls(create_redis_client(redis, pool_size), RedisKeys(prefix, shards))
 
+    def _compute_append_keys(self, game_id: str) -> tuple[str, ...]:
+        """The nine KEYS of the append script for ``game_id``, in the script's order."""
+        keys = [
+            self.keys.events(game_id),
+            self.keys.head(game_id),
+            self.keys.commands(game_id),
+            self.keys.secret(game_id),
+            self.keys.games_of(game_id),
+            self.keys.turns_of(game_id),
+            self.keys.sealed(game_id),
+            self.keys.tokens(game_id),
+            self.keys.deadlines_of(game_id),
+        ]
+        if game_id.startswith(NOT_A_GAME_PREFIX):
+            # A log that is not a game (a tournament's) has no games-index entry, turn
+            # requests or clock, so the script touches none of the shard's shared keys:
+            # its own events key fills those slots (EVALSHA needs access to every key it
+            # names), and the tournament director's Redis user needs no write access to
+            # the games' keys (services.engine.store.acl).
+            keys[4] = keys[5] = keys[8] = keys[0]
+        return tuple(keys)
+
     @property
     def client(self) -> RedisClient:
         """The underlying client (shared with the turn-request consumer)."""
         return self._redis
 
     async def _run_script(
-        self, keys: list[str], args: list[str], script: str = APPEND_SCRIPT, sha: str = APPEND_SHA
+        self,
+        keys: Sequence[str],
+        args: list[str],
+        script: str = APPEND_SCRIPT,
+        sha: str = APPEND_SHA,
     ) -> Any:
         try:
             return await self._redis.evalsha(sha, len(keys), *keys, *args)
@@ -260,25 +293,7 @@ class RedisEventStore:
                 args += [secret_id, secret.to_json()]
             for seat, token_hash in private.token_hashes.items():
                 args += [str(seat), token_hash]
-        keys = [
-            self.keys.events(game_id),
-            self.keys.head(game_id),
-            self.keys.commands(game_id),
-            self.keys.secret(game_id),
-            self.keys.games_of(game_id),
-            self.keys.turns_of(game_id),
-            self.keys.sealed(game_id),
-            self.keys.tokens(game_id),
-            self.keys.deadlines_of(game_id),
-        ]
-        if log_only:
-            # A log that is not a game (a tournament's) has no games-index entry, turn
-            # requests or clock, so the script touches none of the shard's shared keys:
-            # its own events key fills those slots (EVALSHA needs access to every key it
-            # names), and the tournament director's Redis user needs no write access to
-            # the games' keys (services.engine.store.acl).
-            keys[4] = keys[5] = keys[8] = keys[0]
-        status, value = await self._run_script(keys, args)
+        status, value = await self._run_script(self._append_keys(game_id), args)
         if status == "conflict":
             raise VersionConflict(game_id, expected_version, int(value))
         if status == "chain":
