@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from services.engine.ruleset import DomainEvent
@@ -35,6 +36,7 @@ from services.engine.store.redis_client import (
     RedisConfig,
     create_redis_client,
 )
+from services.engine.store.script_batches import ScriptBatches
 
 # Compare-and-append. Idempotency is checked first: a retried command carries a stale
 # expected version and must still get its original result, not a conflict. Then every
@@ -180,6 +182,9 @@ class RedisEventStore:
     def __init__(self, client: RedisClient, keys: RedisKeys | None = None) -> None:
         self._redis = client
         self.keys = keys or RedisKeys()
+        # Appends made while one is in flight share a pipeline (script_batches). A
+        # cluster's pipeline splits by node and follows redirections: not batched there.
+        self._batches = ScriptBatches(client) if isinstance(client, aioredis.Redis) else None
         # KEYS of the append script per game: they never change, and naming them costs a
         # few microseconds per append.
         self._append_keys = lru_cache(maxsize=_APPEND_KEYS_CACHE)(self._compute_append_keys)
@@ -238,6 +243,8 @@ class RedisEventStore:
         sha: str = APPEND_SHA,
     ) -> Any:
         try:
+            if self._batches is not None and sha == APPEND_SHA:
+                return await self._batches.evalsha(sha, len(keys), *keys, *args)
             return await self._redis.evalsha(sha, len(keys), *keys, *args)
         except NoScriptError:
             # First use on this server, or on this cluster node (each node has its own
