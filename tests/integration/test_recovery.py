@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
+from services.bot import reconciler as reconciler_module
 from services.bot.queue import TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
 from services.bot.worker import BotWorker
@@ -120,6 +121,31 @@ async def test_reconciler_republishes_a_lost_turn_request_once(
     assert await rival.run_once() == []  # pending again: not published twice
     entries = await redis_store.client.xrange(stream)
     assert [TurnRequest.from_fields(f) for _, f in entries] == [TurnRequest(game, 1, 3)]
+
+
+async def test_reconciler_finds_every_game_of_every_shard_over_many_pages(
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reconciler_module, "_INDEX_PAGE", 2)  # pages end mid-shard
+    engine = Engine(redis_store, registry, snapshots=SnapshotCache(redis_store, registry))
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    waiting = []
+    for _ in range(12):  # spread over the 16 shards, some holding several
+        game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+        await engine.submit_action(game, 0, {"take": 1})
+        waiting.append(TurnRequest(game, 1, 3))
+    finished = (await engine.create_game("nim", HUMANS, {"max_take": 3})).game_id
+    for move in range(20):
+        if (await engine.load(finished)).is_terminal():
+            break
+        await engine.submit_action(finished, move % 2, {"take": 3 if move < 4 else 1})
+    assert (await engine.load(finished)).is_terminal()
+    for shard in range(redis_store.keys.shards):
+        await redis_store.client.delete(redis_store.keys.turns(shard))  # every request lost
+    reader = GameReader(redis_store, registry, SnapshotCache(redis_store, registry, save=False))
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    republished = await reconciler.run_once()
+    assert sorted(republished, key=lambda r: r.game_id) == sorted(waiting, key=lambda r: r.game_id)
 
 
 class _FlakyClient(InProcessEngineClient):
