@@ -92,23 +92,52 @@ class TurnReconciler:
     async def _waiting(self) -> list[TurnRequest]:
         """A turn request for each bot seat that every running game waits for now."""
         wanted: dict[TurnRequest, None] = {}  # in order, once each
-        async for game_id in self._indexed():
-            if game_id in self._finished:
-                continue
-            try:
-                snapshot = await self._reader.load(game_id)
-            except (GameNotFound, CorruptLog, UnknownRuleset) as exc:
-                log.warning("reconciler_skipped_game", game_id=game_id, error=repr(exc))
-                continue
-            if snapshot.is_terminal():
-                self._finished.add(game_id)
-                continue
-            for seat in snapshot.bot_seats_to_act():
-                wanted[TurnRequest(game_id, seat, snapshot.version)] = None
+        async for page in self._indexed():
+            unknown = [game_id for game_id in page if game_id not in self._finished]
+            self._finished.update(await self._ended_as_cached(unknown))
+            for game_id in unknown:
+                if game_id not in self._finished:
+                    await self._look_at(game_id, wanted)
         return list(wanted)
 
-    async def _indexed(self) -> AsyncIterator[str]:
-        """Every game in the games indexes, shard after shard, each entry read once.
+    async def _ended_as_cached(self, game_ids: list[str]) -> list[str]:
+        """Those of ``game_ids`` this process holds finished at a head the store still
+        has: one pipelined read of their heads, not a load each. (A load is a round trip
+        of its own, and every game ends once: it was one per game played, about 0.4 ms.)
+        A head the store no longer has (lost writes) leaves the game to a load."""
+        ended = [
+            snapshot
+            for snapshot in map(self._reader.cached, game_ids)
+            if snapshot is not None and snapshot.is_terminal()
+        ]
+        if not ended:
+            return []
+        pipe = self._redis.pipeline(transaction=False)
+        for snapshot in ended:
+            pipe.hmget(self._keys.head(snapshot.game_id), ["version", "hash"])
+        heads: Any = await pipe.execute()
+        return [
+            snapshot.game_id
+            for snapshot, (version, digest) in zip(ended, heads, strict=True)
+            if version == str(snapshot.version) and digest == snapshot.head_hash
+        ]
+
+    async def _look_at(self, game_id: str, wanted: dict[TurnRequest, None]) -> None:
+        """Load ``game_id``: remember it if finished, else add its bots' requests."""
+        try:
+            snapshot = await self._reader.load(game_id)
+        except (GameNotFound, CorruptLog, UnknownRuleset) as exc:
+            log.warning("reconciler_skipped_game", game_id=game_id, error=repr(exc))
+            return
+        if snapshot.is_terminal():
+            self._finished.add(game_id)
+            return
+        for seat in snapshot.bot_seats_to_act():
+            wanted[TurnRequest(game_id, seat, snapshot.version)] = None
+
+    async def _indexed(self) -> AsyncIterator[list[str]]:
+        """Every game in the games indexes, a page at a time, shard after shard, each
+        entry read once.
 
         The pass needs no global order, so it does not page through the merged,
         creation-ordered listing of ``list_games``, which reads a page's worth from
@@ -123,9 +152,7 @@ class TurnReconciler:
                 page: Any = await self._redis.zrangebyscore(
                     self._keys.games(shard), "-inf", "+inf", start=offset, num=_INDEX_PAGE
                 )
-                for game_id in page:
-                    if not str(game_id).startswith(NOT_A_GAME_PREFIX):
-                        yield str(game_id)
+                yield [str(g) for g in page if not str(g).startswith(NOT_A_GAME_PREFIX)]
                 if len(page) < _INDEX_PAGE:
                     break
                 offset += len(page)
