@@ -134,11 +134,9 @@ async def test_reconciler_finds_every_game_of_every_shard_over_many_pages(
         game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
         await engine.submit_action(game, 0, {"take": 1})
         waiting.append(TurnRequest(game, 1, 3))
-    finished = (await engine.create_game("nim", HUMANS, {"max_take": 3})).game_id
-    for move in range(20):
-        if (await engine.load(finished)).is_terminal():
-            break
-        await engine.submit_action(finished, move % 2, {"take": 3 if move < 4 else 1})
+    finished = (await engine.create_game("nim", HUMANS, {"max_take": 30})).game_id
+    pile = (await engine.load(finished)).state.pile
+    await engine.submit_action(finished, 0, {"take": pile})  # seat 0 takes all: it wins
     assert (await engine.load(finished)).is_terminal()
     for shard in range(redis_store.keys.shards):
         await redis_store.client.delete(redis_store.keys.turns(shard))  # every request lost
