@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -147,7 +146,14 @@ class Engine:
         return await self._snapshots.load(game_id)
 
     def _metadata(self, command_id: str, seat: int) -> EventMetadata:
-        return EventMetadata(command_id=command_id, seat=seat, recorded_at=iso(self._clock()))
+        return self._stamped(command_id, seat)[0]
+
+    def _stamped(self, command_id: str, seat: int) -> tuple[EventMetadata, int]:
+        """Metadata of an append made now, and that moment in ms since the epoch (what
+        the clock events use): one clock read, the ms taken from the same moment rather
+        than parsed back from ``recorded_at``'s text."""
+        now = self._clock()
+        return EventMetadata(command_id, seat, iso(now)), epoch_ms(now)
 
     def now(self) -> datetime:
         """The engine's clock (what stamps ``recorded_at``; the timekeeper's too)."""
@@ -217,9 +223,9 @@ class Engine:
             secrets, {i: seat.token_hash for i, seat in enumerate(seats) if seat.token_hash}
         )
         snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options)
-        metadata = self._metadata(command_id, SYSTEM_SEAT)
+        metadata, now_ms = self._stamped(command_id, SYSTEM_SEAT)
         created_ms = int(self._clock().timestamp() * 1000)
-        clock = creation_plan(time_control, snapshot, _ms(metadata))
+        clock = creation_plan(time_control, snapshot, now_ms)
         events += clock.after
         version = snapshot.version + len(clock.after)
         requests = [TurnRequest(game_id, s, version) for s in snapshot.bot_seats_to_act()]
@@ -279,14 +285,14 @@ class Engine:
         ``expected_version`` is stale, or if concurrent writers kept winning.
         """
         bound = log.bind(game_id=game_id, seat=seat, command_id=command_id[:200])
-        metadata = self._metadata(command_id, seat)
+        metadata, now_ms = self._stamped(command_id, seat)
         command = action_command(seat, command_id, action)
         is_bot = self.bot_credential.accepts(bot_key)
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:
                 events, requests, private, deadline = await self._command_events(
-                    cached, seat, action, is_bot, _ms(metadata)
+                    cached, seat, action, is_bot, now_ms
                 )
                 result = await self._write(
                     cached, events, metadata, requests, private, command, deadline
@@ -309,7 +315,7 @@ class Engine:
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
             events, requests, private, deadline = await self._command_events(
-                snapshot, seat, action, is_bot, _ms(metadata)
+                snapshot, seat, action, is_bot, now_ms
             )
             try:
                 result = await self._write(
@@ -552,12 +558,7 @@ class Engine:
         if not events:
             raise RuleViolation("no_effect", "the action produced no events")
         # The state after the events (not yet stored), to find who acts next.
-        return events, replace(snapshot, version=snapshot.version + len(events), state=state)
-
-
-def _ms(metadata: EventMetadata) -> int:
-    """The time an append is recorded at, in ms since the epoch (clock events use it)."""
-    return epoch_ms(datetime.fromisoformat(metadata.recorded_at))
+        return events, snapshot.updated(version=snapshot.version + len(events), state=state)
 
 
 def _with_reveals(

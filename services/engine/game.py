@@ -9,7 +9,7 @@ events, with the engine's ``SeatJoined`` and ``SeedRevealed`` among them (see
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from services.engine import engine_events
@@ -75,6 +75,19 @@ class GameSnapshot:
     revealed: frozenset[str] = frozenset()
     clock: ClockState | None = None
 
+    def updated(self, **changes: Any) -> GameSnapshot:
+        """``dataclasses.replace(self, **changes)`` at a sixth of its cost (about 0.5 us
+        against 3 us; two per move, issue 16): the fields are copied as they are, and
+        this class has no ``__post_init__`` for ``replace`` to run. Raises TypeError for
+        a name that is not a field, as ``replace`` does."""
+        unknown = changes.keys() - _FIELD_NAMES
+        if unknown:
+            raise TypeError(f"GameSnapshot has no fields {sorted(unknown)}")
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
     def unrevealed(self) -> tuple[str, ...]:
         """Secret ids committed and not yet opened, in commitment order."""
         return tuple(k for k in self.commitments if k not in self.revealed)
@@ -120,14 +133,20 @@ class GameSnapshot:
         return GameResult(result.scores, tuple(ranking))
 
     def evolve(
-        self, events: Sequence[StoredEvent], private: PrivateRecords | None = None
+        self,
+        events: Sequence[StoredEvent],
+        private: PrivateRecords | None = None,
+        hashed_here: bool = False,
     ) -> GameSnapshot:
         """This snapshot with ``events`` (which must continue the log) folded in.
 
         ``private`` adds service-only records (secrets the events commit to, token
         bindings) to those already known; without them the ruleset folds the public
-        payloads alone. Raises CorruptLog on a version gap or an event that does not
-        chain onto the one before.
+        payloads alone. ``hashed_here``: the events' hashes were computed in this
+        process onto this snapshot's head (``store.chain.chained``, an append's own
+        records), so hashing them again could only agree; their versions are still
+        checked. Raises CorruptLog on a version gap or an event that does not chain
+        onto the one before.
         """
         known = self.private.merged(private) if private is not None else self.private
         state = self.state
@@ -141,7 +160,7 @@ class GameSnapshot:
         for event in events:
             if event.version != version + 1:
                 raise CorruptLog(f"game {self.game_id}: version {event.version} after {version}")
-            if hash_of(head, event) != event.hash:
+            if not hashed_here and hash_of(head, event) != event.hash:
                 raise CorruptLog(f"game {self.game_id}: version {event.version} breaks the chain")
             raw = event.to_domain()
             domain = engine_events.upcast(raw)
@@ -166,8 +185,7 @@ class GameSnapshot:
                 state = self.ruleset.evolve(state, self.ruleset.upcast(domain))
             version = event.version
             head = event.hash
-        return replace(
-            self,
+        return self.updated(
             seats=seats,
             version=version,
             state=state,
@@ -178,6 +196,9 @@ class GameSnapshot:
             revealed=frozenset(revealed),
             clock=clock,
         )
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(GameSnapshot))
 
 
 def unsealed(event: DomainEvent, private: PrivateRecords) -> DomainEvent:

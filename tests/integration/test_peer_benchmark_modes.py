@@ -1,6 +1,7 @@
 """The peer benchmark's teoti-only modes run end to end with no error (issue 16): many
-concurrent games through one gateway on shared client connections, and ``teoti serve``.
-Small and short here; the real figures come from running the benchmark itself."""
+concurrent games through one gateway on shared client connections, and ``teoti serve``;
+and the engine-only benchmark's window. Small and short here; the real figures come from
+running the benchmarks themselves."""
 
 from __future__ import annotations
 
@@ -44,3 +45,11 @@ def _moves(out: str, games: int, system: str = "teoti") -> int:
     found = re.search(rf" {system} x{games}\s+(\d+) moves", out)
     assert found, out
     return int(found.group(1))
+
+
+async def test_the_engine_move_benchmark_counts_moves_and_their_cpu(redis_url: str) -> None:
+    from benchmarks.engine_move_benchmark import window
+
+    cpu_us, moves_per_s = await window(redis_url, 3, 0.3)
+    assert 0 < cpu_us < 100_000
+    assert moves_per_s > 0

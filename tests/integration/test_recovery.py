@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
+from services.bot import reconciler as reconciler_module
 from services.bot.queue import TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
 from services.bot.worker import BotWorker
@@ -120,6 +121,69 @@ async def test_reconciler_republishes_a_lost_turn_request_once(
     assert await rival.run_once() == []  # pending again: not published twice
     entries = await redis_store.client.xrange(stream)
     assert [TurnRequest.from_fields(f) for _, f in entries] == [TurnRequest(game, 1, 3)]
+
+
+async def test_reconciler_finds_every_game_of_every_shard_over_many_pages(
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reconciler_module, "_INDEX_PAGE", 2)  # pages end mid-shard
+    engine = Engine(redis_store, registry, snapshots=SnapshotCache(redis_store, registry))
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    waiting = []
+    for _ in range(12):  # spread over the 16 shards, some holding several
+        game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+        await engine.submit_action(game, 0, {"take": 1})
+        waiting.append(TurnRequest(game, 1, 3))
+    finished = (await engine.create_game("nim", HUMANS, {"max_take": 30})).game_id
+    pile = (await engine.load(finished)).state.pile
+    await engine.submit_action(finished, 0, {"take": pile})  # seat 0 takes all: it wins
+    assert (await engine.load(finished)).is_terminal()
+    for shard in range(redis_store.keys.shards):
+        await redis_store.client.delete(redis_store.keys.turns(shard))  # every request lost
+    reader = GameReader(redis_store, registry, SnapshotCache(redis_store, registry, save=False))
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    republished = await reconciler.run_once()
+    assert sorted(republished, key=lambda r: r.game_id) == sorted(waiting, key=lambda r: r.game_id)
+
+
+class _CountingReader(GameReader):
+    """Counts the loads (each a round trip to the store)."""
+
+    loads = 0
+
+    async def load(self, game_id: str) -> Any:
+        self.loads += 1
+        return await super().load(game_id)
+
+
+async def test_reconciler_trusts_a_finished_game_only_at_a_head_the_store_has(
+    redis_store: RedisEventStore, registry: RulesetRegistry, redis_url: str
+) -> None:
+    """As in ``teoti serve``, the reconciler's reader shares the engine's cache."""
+    snapshots = SnapshotCache(redis_store, registry)
+    engine = Engine(redis_store, registry, snapshots=snapshots)
+    bot_key = engine.bot_credential.secret
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    games = [(await engine.create_game("nim", seats, {"max_take": 30})).game_id for _ in range(3)]
+    kept = {}
+    for game in games:
+        await engine.submit_action(game, 0, {"take": 1})  # the bot (seat 1) is to act
+        kept[game] = await _dump(redis_url, redis_store, game)
+        pile = (await engine.load(game)).state.pile
+        await engine.submit_action(game, 1, {"take": pile}, bot_key=bot_key)  # it wins
+        assert (await engine.load(game)).is_terminal()
+    reader = _CountingReader(redis_store, registry, snapshots)
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    assert await reconciler.run_once() == []
+    assert reader.loads == 0  # finished as cached, at the heads Redis has: no load
+
+    await _restore(redis_url, kept[games[1]])  # Redis loses the bot's winning move...
+    for shard in range(redis_store.keys.shards):
+        await redis_store.client.delete(redis_store.keys.turns(shard))  # ...and its request
+    fresh = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    await asyncio.sleep(1.02 - time.time() % 1.0)  # the next pass's lease
+    assert await fresh.run_once() == [TurnRequest(games[1], 1, 3)]
+    assert reader.loads == 1  # only the game whose cached end Redis no longer has
 
 
 class _FlakyClient(InProcessEngineClient):

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
+from typing import Any, cast
 
-from services.engine.store.chain import GENESIS_HASH, chain_hash, hash_of, verify_chain
+from services.engine.ruleset import DomainEvent
+from services.engine.store.chain import GENESIS_HASH, chain_hash, chained, hash_of, verify_chain
 from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
 
 META = EventMetadata("cmd", 0, "2024-01-01T00:00:00+00:00")
@@ -75,3 +78,32 @@ def test_removed_and_reordered_events_are_named() -> None:
     # Events missing at the end are only visible against the recorded head.
     assert verify_chain(events[:3]).ok
     assert verify_chain(events[:3], (5, events[-1].hash)).first_bad_version == 4
+
+
+def test_canonical_json_is_json_dumps_with_its_options() -> None:
+    values: list[object] = [
+        {"b": 1, "a": [1.5, None, True], "é": "ü\u2028", "n": 10**30},
+        {10: "x", 2: "y"},  # int keys sort as ints before they become strings
+        [float("nan"), float("inf"), -0.0, 1e16],
+        "plain",
+    ]
+    for value in values:
+        assert canonical_json(value) == json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+
+
+def test_chained_records_hash_as_a_read_back_log_does() -> None:
+    events = [
+        DomainEvent("Thing", {"n": 1, "é": "ü"}),
+        # Int keys: the stored text sorts them as ints, the read-back payload as strings.
+        DomainEvent("Keyed", cast(dict[str, Any], {10: "x", 2: "y"}), 2),
+    ]
+    records = chained(4, events, META, "a" * 64)
+    previous = "a" * 64
+    for (payload, record), event in zip(records, events, strict=True):
+        assert payload == canonical_json(dict(event.payload))
+        assert record.payload == json.loads(payload)
+        assert record.hash == hash_of(previous, record)
+        previous = record.hash
+    assert [r.version for _, r in records] == [5, 6]

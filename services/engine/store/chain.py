@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from services.engine.ruleset import DomainEvent
@@ -76,15 +76,13 @@ def chained(
     previous = prev_hash
     for offset, event in enumerate(events):
         payload = canonical_json(dict(event.payload))
-        record = StoredEvent(
-            expected_version + 1 + offset,
-            event.type,
-            event.schema_version,
-            json.loads(payload),
-            metadata,
+        version = expected_version + 1 + offset
+        decoded = json.loads(payload)
+        previous = chain_hash(
+            previous, event_content(version, event.type, event.schema_version, decoded, metadata)
         )
-        previous = hash_of(previous, record)
-        result.append((payload, replace(record, hash=previous)))
+        record = StoredEvent(version, event.type, event.schema_version, decoded, metadata, previous)
+        result.append((payload, record))
     return result
 
 

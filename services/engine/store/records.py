@@ -13,9 +13,17 @@ SYSTEM_SEAT = -1
 """Seat recorded for events that no player caused (game creation)."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""The encoder ``json.dumps`` would build for these options on every call (built once: a
+few calls per move, issue 16); the same class and options, so the same bytes."""
+
+
 def canonical_json(value: Any) -> str:
-    """JSON with sorted keys and no spaces: one byte string per value, stable across runs."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """JSON with sorted keys and no spaces: one byte string per value, stable across runs.
+
+    Exactly ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)``; raises what that raises (TypeError, ValueError)."""
+    return _CANONICAL.encode(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,10 @@ import hashlib
 import heapq
 import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
+import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from services.engine.ruleset import DomainEvent
@@ -34,6 +36,7 @@ from services.engine.store.redis_client import (
     RedisConfig,
     create_redis_client,
 )
+from services.engine.store.script_batches import ScriptBatches
 
 # Compare-and-append. Idempotency is checked first: a retried command carries a stale
 # expected version and must still get its original result, not a conflict. Then every
@@ -134,6 +137,9 @@ return {'ok', tostring(version)}
 """
 ARCHIVE_SHA = hashlib.sha1(ARCHIVE_SCRIPT.encode()).hexdigest()
 
+_APPEND_KEYS_CACHE = 8192
+"""Games whose append-script keys a store remembers (the recently played ones)."""
+
 _INDEX_SLACK = 100
 """Extra index entries read per shard to step over games created in the cursor's ms."""
 
@@ -176,6 +182,12 @@ class RedisEventStore:
     def __init__(self, client: RedisClient, keys: RedisKeys | None = None) -> None:
         self._redis = client
         self.keys = keys or RedisKeys()
+        # Appends made while one is in flight share a pipeline (script_batches). A
+        # cluster's pipeline splits by node and follows redirections: not batched there.
+        self._batches = ScriptBatches(client) if isinstance(client, aioredis.Redis) else None
+        # KEYS of the append script per game: they never change, and naming them costs a
+        # few microseconds per append.
+        self._append_keys = lru_cache(maxsize=_APPEND_KEYS_CACHE)(self._compute_append_keys)
 
     @classmethod
     def from_url(
@@ -196,15 +208,43 @@ class RedisEventStore:
         at most ``pool_size`` connections (see redis_client.POOL_SIZE)."""
         return cls(create_redis_client(redis, pool_size), RedisKeys(prefix, shards))
 
+    def _compute_append_keys(self, game_id: str) -> tuple[str, ...]:
+        """The nine KEYS of the append script for ``game_id``, in the script's order."""
+        keys = [
+            self.keys.events(game_id),
+            self.keys.head(game_id),
+            self.keys.commands(game_id),
+            self.keys.secret(game_id),
+            self.keys.games_of(game_id),
+            self.keys.turns_of(game_id),
+            self.keys.sealed(game_id),
+            self.keys.tokens(game_id),
+            self.keys.deadlines_of(game_id),
+        ]
+        if game_id.startswith(NOT_A_GAME_PREFIX):
+            # A log that is not a game (a tournament's) has no games-index entry, turn
+            # requests or clock, so the script touches none of the shard's shared keys:
+            # its own events key fills those slots (EVALSHA needs access to every key it
+            # names), and the tournament director's Redis user needs no write access to
+            # the games' keys (services.engine.store.acl).
+            keys[4] = keys[5] = keys[8] = keys[0]
+        return tuple(keys)
+
     @property
     def client(self) -> RedisClient:
         """The underlying client (shared with the turn-request consumer)."""
         return self._redis
 
     async def _run_script(
-        self, keys: list[str], args: list[str], script: str = APPEND_SCRIPT, sha: str = APPEND_SHA
+        self,
+        keys: Sequence[str],
+        args: list[str],
+        script: str = APPEND_SCRIPT,
+        sha: str = APPEND_SHA,
     ) -> Any:
         try:
+            if self._batches is not None and sha == APPEND_SHA:
+                return await self._batches.evalsha(sha, len(keys), *keys, *args)
             return await self._redis.evalsha(sha, len(keys), *keys, *args)
         except NoScriptError:
             # First use on this server, or on this cluster node (each node has its own
@@ -260,25 +300,7 @@ class RedisEventStore:
                 args += [secret_id, secret.to_json()]
             for seat, token_hash in private.token_hashes.items():
                 args += [str(seat), token_hash]
-        keys = [
-            self.keys.events(game_id),
-            self.keys.head(game_id),
-            self.keys.commands(game_id),
-            self.keys.secret(game_id),
-            self.keys.games_of(game_id),
-            self.keys.turns_of(game_id),
-            self.keys.sealed(game_id),
-            self.keys.tokens(game_id),
-            self.keys.deadlines_of(game_id),
-        ]
-        if log_only:
-            # A log that is not a game (a tournament's) has no games-index entry, turn
-            # requests or clock, so the script touches none of the shard's shared keys:
-            # its own events key fills those slots (EVALSHA needs access to every key it
-            # names), and the tournament director's Redis user needs no write access to
-            # the games' keys (services.engine.store.acl).
-            keys[4] = keys[5] = keys[8] = keys[0]
-        status, value = await self._run_script(keys, args)
+        status, value = await self._run_script(self._append_keys(game_id), args)
         if status == "conflict":
             raise VersionConflict(game_id, expected_version, int(value))
         if status == "chain":

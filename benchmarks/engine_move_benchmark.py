@@ -1,0 +1,118 @@
+"""Engine CPU per accepted move, without gRPC: what the engine's own Python costs (issue 16).
+
+An in-process :class:`Engine` on a real Redis plays ``--games`` concurrent Nim games (two
+human seats, a pile of 10..20, every move takes 1, a command id per move, a finished game
+replaced by a new one, so creation is part of the figure as in the peer benchmark). After
+a one-second warm-up it reports, over ``--seconds``, this process's CPU time (user+system)
+per accepted move in microseconds and the moves per second; ``--reps`` windows, each in a
+fresh process state (a new key prefix), then min / median / max.
+
+The peer benchmark (``benchmarks/peer_benchmark.py``) measures the whole server, where
+gRPC is most of a move; this one isolates the engine, the store and redis-py, so a change
+there shows above the machine's noise. Compare two versions by running each checkout's
+copy in turn (A B A B).
+
+Run from the repository root::
+
+    .venv/bin/python -m benchmarks.engine_move_benchmark [--games 1,10,100] [--seconds 4]
+        [--reps 3] [--redis-url URL]   # default: an embedded redis-server
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import statistics
+import time
+import uuid
+from collections.abc import Sequence
+
+from services.embedded_redis import EmbeddedRedis
+from services.engine.engine import Engine
+from services.engine.game import SeatKind, SeatSpec
+from services.engine.rulesets import RulesetRegistry
+from services.engine.snapshots import SnapshotCache
+from services.engine.store.redis_store import RedisEventStore
+from services.event_loop import run_service
+from services.logging_setup import configure_logging
+from tests.nim import NimRuleset
+
+WARM_UP_S = 1.0
+
+
+async def window(redis_url: str, games: int, seconds: float) -> tuple[float, float]:
+    """``(CPU µs per accepted move, moves per second)`` of ``games`` concurrent games
+    played for ``seconds`` after the warm-up. Raises whatever the engine raises."""
+    registry = RulesetRegistry()
+    registry.register("nim", NimRuleset)
+    store = RedisEventStore.from_url(redis_url, prefix=f"bench-{uuid.uuid4().hex[:8]}")
+    engine = Engine(store, registry, snapshots=SnapshotCache(store, registry))
+    moves = 0
+    stop = asyncio.Event()
+
+    async def play() -> None:
+        nonlocal moves
+        while not stop.is_set():
+            seats = [
+                SeatSpec(SeatKind.HUMAN, name, hashlib.sha256(uuid.uuid4().bytes).hexdigest())
+                for name in ("ann", "bob")
+            ]
+            game = await engine.create_game("nim", seats, {"max_take": 3}, uuid.uuid4().hex)
+            pile = (await engine.load(game.game_id)).state.pile  # one read per game
+            for taken in range(pile):  # seat 0 starts; the seat taking the last stone wins
+                if stop.is_set():
+                    return
+                await engine.submit_action(
+                    game.game_id, taken % 2, {"take": 1}, None, uuid.uuid4().hex
+                )
+                moves += 1
+
+    players = [asyncio.create_task(play()) for _ in range(games)]
+    try:
+        await asyncio.sleep(WARM_UP_S)
+        moves0, cpu0, wall0 = moves, time.process_time(), time.monotonic()
+        await asyncio.sleep(seconds)
+        done, cpu, wall = moves - moves0, time.process_time() - cpu0, time.monotonic() - wall0
+    finally:
+        stop.set()
+        await asyncio.gather(*players, return_exceptions=True)
+        await store.close()
+    if not done:
+        raise RuntimeError("no move was accepted in the window")
+    return cpu * 1e6 / done, done / wall
+
+
+def spread(values: Sequence[float]) -> str:
+    """``min / median / max``."""
+    return f"{min(values):.0f} / {statistics.median(values):.0f} / {max(values):.0f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", default="1,10,100", help="concurrent games, comma list")
+    parser.add_argument("--seconds", type=float, default=4.0, help="timed window")
+    parser.add_argument("--reps", type=int, default=3, help="windows per concurrency")
+    parser.add_argument("--redis-url", default=None, help="a Redis of its own")
+    args = parser.parse_args(argv)
+    configure_logging("WARNING")
+
+    async def measure(url: str) -> None:
+        for games in (int(g) for g in args.games.split(",")):
+            cells = [await window(url, games, args.seconds) for _ in range(args.reps)]
+            print(
+                f"{games:>4} games: CPU us/move {spread([c[0] for c in cells])}, "
+                f"moves/s {spread([c[1] for c in cells])}",
+                flush=True,
+            )
+
+    if args.redis_url:
+        run_service(measure(args.redis_url))
+    else:
+        with EmbeddedRedis() as server:
+            run_service(measure(server.url))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
