@@ -59,7 +59,7 @@ def deadline_exceeded() -> grpc.aio.AioRpcError:
 
 
 class StreamRetired(Exception):
-    """The stream retired while a call waited for room on it: the call was not sent (the
+    """The stream retired (or ended) while a call waited for room on it: the call was not sent (the
     engine never saw it), so it may go on another stream (:meth:`ExchangePool.call`)."""
 
 
@@ -110,9 +110,10 @@ class ExchangeStream:
 
         Raises grpc.aio.AioRpcError: DEADLINE_EXCEEDED when the time is up, UNAVAILABLE
         (:func:`stream_failure`) when the stream ends first; StreamRetired, with nothing
-        sent, when the stream retired while the call waited for room on it (its writer
-        has half-closed: a request queued now would never be sent). A caller that gives
-        up (timeout or cancellation) has its request cancelled on the engine too.
+        sent, when the stream retired or ended while the call waited for room on it (its
+        writer has half-closed or stopped: a request queued now would never be sent).
+        A caller that gives up (timeout or cancellation) has its request cancelled on the
+        engine too.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
@@ -121,9 +122,8 @@ class ExchangeStream:
             async with asyncio.timeout_at(deadline):
                 await self._slots.acquire()
                 try:
-                    if self.ended:
-                        raise stream_failure(None)
-                    if self._retired:
+                    if self.ended or self._retired:
+                        # Nothing of this call was sent: another stream may carry it.
                         raise StreamRetired
                     request_id = next(self._ids)
                     request.request_id = request_id
