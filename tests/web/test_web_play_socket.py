@@ -223,10 +223,8 @@ async def test_limits_per_message_per_opening_and_open_streams(served: StackFact
             code, why = await closed_with(socket)
             assert code == 1013 and why.startswith("rate_limited:")
     # Open streams per client: the gRPC face's own count (one Play per address here).
-    async with served(play_streams=PlayStreamLimit(per_client=1, address_factor=1)) as (
-        stack,
-        _,
-    ):
+    play_streams = PlayStreamLimit(per_client=1, address_factor=1)
+    async with served(play_streams=play_streams) as (stack, _):
         async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
             call = pb_grpc.GameServiceStub(channel).Play()
             await call.write(pb.PlayRequest(request_id=1, get_game={"game_id": "nope"}))
@@ -237,6 +235,10 @@ async def test_limits_per_message_per_opening_and_open_streams(served: StackFact
                 code, why = await closed_with(socket)
                 assert code == 1013 and why.startswith("too_many_play_streams:")
             call.cancel()
+        for _ in range(500):  # the server lets go of a cancelled call's hold soon after
+            if not play_streams._open:
+                break
+            await asyncio.sleep(0.01)
         async with opened(stack) as socket:  # released: one socket may open now
             answer = await Player(socket).one(get_game={"game_id": "nope"})
             assert error_reason(answer)[1] == "game_not_found"
