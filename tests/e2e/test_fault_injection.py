@@ -150,9 +150,8 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
 
         async def create(i: int) -> None:
             """Game ``i``: all bots (even), or a person (this test) against a bot (odd)."""
-            person = pb.Seat(
-                kind=pb.SEAT_KIND_HUMAN, name="p", token=f"tok-{i}-0123456789abcdefghij"
-            )
+            token = f"tok-{i}-0123456789abcdefghij"  # 128 bits' worth of length, as required
+            person = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="p", token=token)
             seats = bots if i % 2 == 0 else [person, bots[0]]
             request = pb.CreateGameRequest(
                 ruleset="nim", seats=seats, options_json='{"max_take": 1}', command_id=f"c{i}"
@@ -160,8 +159,8 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
             game = (await _retrying(stub.CreateGame, request, 10)).game_id
             games.append(game)
             if i % 2:
-                tokens[game] = f"tok-{i}"
-                task = _play_person(stub, game, f"tok-{i}", acked, stop)
+                tokens[game] = token
+                task = _play_person(stub, game, token, acked, stop)
                 people.append(asyncio.create_task(task))
 
         async def keep_creating() -> None:

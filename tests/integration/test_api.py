@@ -22,14 +22,6 @@ from services.tui.launch import seat_for_token
 
 
 @pytest.fixture
-async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
-    async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
-    ) as s:
-        yield s
-
-
-@pytest.fixture
 async def client(stack: Stack) -> AsyncIterator[TeotiClient]:
     async with TeotiClient(f"127.0.0.1:{stack.port}") as c:
         yield c

@@ -11,21 +11,12 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import Stack
 from services.client import SeatInfo, TeotiClient
 from services.engine.errors import NotAuthorized, RuleViolation
-from services.engine.rulesets import RulesetRegistry
 from services.rpc.stubs import load_stubs
 
 HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]
-
-
-@pytest.fixture
-async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
-    async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
-    ) as s:
-        yield s
 
 
 @pytest.fixture

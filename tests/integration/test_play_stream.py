@@ -32,14 +32,6 @@ CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 @pytest.fixture
-async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
-    async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
-    ) as s:
-        yield s
-
-
-@pytest.fixture
 async def stub(stack: Stack) -> AsyncIterator[Any]:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
         yield load_stubs().game_pb2_grpc.GameServiceStub(channel)

@@ -12,8 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import Stack, all_in_one
-from services.engine.rulesets import RulesetRegistry
+from services.app import Stack
 from services.rpc.errors import error_info
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
@@ -23,14 +22,6 @@ from services.tournament.service import export_json
 
 TOKEN = "player-token-0123456789abcdef"
 ORGANISER = "organiser-token-0123456789abcdef"
-
-
-@pytest.fixture
-async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
-    async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
-    ) as s:
-        yield s
 
 
 @pytest.fixture

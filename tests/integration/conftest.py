@@ -1,0 +1,20 @@
+"""Fixtures shared by the integration tests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from services.app import Stack, all_in_one
+from services.engine.rulesets import RulesetRegistry
+
+
+@pytest.fixture
+async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
+    """The whole service in this process on real Redis, Nim by default, over 4 shards
+    (a module needing another set-up defines its own ``stack``)."""
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+    ) as s:
+        yield s
