@@ -8,6 +8,7 @@ per stream, and the client reopens a broken stream. Through the real gRPC API an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -34,6 +35,26 @@ CODES = {code.value[0]: code for code in grpc.StatusCode}
 @pytest.fixture
 async def stub(stack: Stack) -> AsyncIterator[Any]:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+
+
+@contextlib.asynccontextmanager
+async def limited_stub(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry, **limits: Any
+) -> AsyncIterator[Any]:
+    """A GameService stub on a service like ``stack``'s with the given ``limits``
+    (all_in_one's limiter / play_streams arguments)."""
+    async with (
+        all_in_one(
+            redis_url,
+            registry=registry,
+            key_prefix=key_prefix,
+            default_ruleset="nim",
+            shards=4,
+            **limits,
+        ) as stack,
+        grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
+    ):
         yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
 
 
@@ -234,18 +255,7 @@ async def test_the_rate_limit_counts_every_message(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
     limiter = ClientRateLimiter(rate=0.001, burst=6)
-    async with (
-        all_in_one(
-            redis_url,
-            registry=registry,
-            key_prefix=key_prefix,
-            default_ruleset="nim",
-            shards=4,
-            limiter=limiter,
-        ) as stack,
-        grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
-    ):
-        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+    async with limited_stub(redis_url, key_prefix, registry, limiter=limiter) as stub:
         game = await new_game(stub)  # the address's bucket: 1 of 6
         player = Player(stub)  # opening the stream: 2 of 6
         read = {"get_game": {"game_id": game, "seat": 0, "seat_token": TOKENS[0]}}
@@ -262,18 +272,9 @@ async def test_the_rate_limit_counts_every_message(
 async def test_open_streams_per_client_are_limited(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
-    async with (
-        all_in_one(
-            redis_url,
-            registry=registry,
-            key_prefix=key_prefix,
-            default_ruleset="nim",
-            shards=4,
-            play_streams=PlayStreamLimit(1),
-        ) as stack,
-        grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
-    ):
-        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+    async with limited_stub(
+        redis_url, key_prefix, registry, play_streams=PlayStreamLimit(1)
+    ) as stub:
         first = Player(stub)
         assert (await first.one(get_game={"game_id": "x"})).HasField("error")  # accepted
         second = Player(stub)
@@ -487,18 +488,7 @@ async def test_invented_tokens_buy_no_more_streams_than_the_address_ceiling(
     the server's MAX_CONCURRENT_RPCS for everyone. As with the rate limit, every stream
     also counts against its address's ceiling (ADDRESS_FACTOR x the limit)."""
     limit = PlayStreamLimit(1)
-    async with (
-        all_in_one(
-            redis_url,
-            registry=registry,
-            key_prefix=key_prefix,
-            default_ruleset="nim",
-            shards=4,
-            play_streams=limit,
-        ) as stack,
-        grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
-    ):
-        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+    async with limited_stub(redis_url, key_prefix, registry, play_streams=limit) as stub:
         ceiling = int(DEFAULT_ADDRESS_FACTOR)
         players = []
         for i in range(ceiling + 1):  # one at a time: the server takes them in this order
