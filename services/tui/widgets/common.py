@@ -20,6 +20,20 @@ def seat_mark(seat: int, seats: int, suffix: str = "") -> Text:
     return Text(letter + suffix, style=f"bold {seat_colour(seat, seats)}")
 
 
+def seat_with_name(
+    seat: int, names: Sequence[str], you: int | None = None, to_act: Sequence[int] = ()
+) -> Text:
+    """A table row's seat: its mark and name (its number when unnamed), `` (you)`` for
+    the player's own seat and `` <`` for a seat to act."""
+    label = seat_mark(seat, len(names))
+    label.append(f" {names[seat] if seat < len(names) else seat}")
+    if seat == you:
+        label.append(" (you)", style="bold")
+    if seat in to_act:
+        label.append(" <", style="reverse")
+    return label
+
+
 def legend(names: Sequence[str]) -> Text:
     """``A ann  B Teotibot  n neutral`` in the seats' colours."""
     text = Text()

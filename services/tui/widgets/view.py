@@ -15,7 +15,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from services.tui.widgets.common import Panel, seat_mark
+from services.tui.widgets.common import Panel, seat_with_name
 from services.tui.words import words_of
 
 SEAT_KEYS = ("seats", "players")
@@ -86,7 +86,7 @@ def render_seat_table(
         table.add_column(words_of(key), overflow="fold")
     for seat, entry in enumerate(entries):
         table.add_row(
-            _seat_label(seat, names, you, to_act),
+            seat_with_name(seat, names, you, to_act),
             *(compact(entry.get(key)) if key in entry else "" for key in keys),
         )
     return table
@@ -98,18 +98,8 @@ def render_names(names: Sequence[str], you: int | None, to_act: Sequence[int]) -
     for seat in range(len(names)):
         if seat:
             text.append("\n")
-        text.append_text(_seat_label(seat, names, you, to_act))
+        text.append_text(seat_with_name(seat, names, you, to_act))
     return text
-
-
-def _seat_label(seat: int, names: Sequence[str], you: int | None, to_act: Sequence[int]) -> Text:
-    label = seat_mark(seat, len(names))
-    label.append(f" {names[seat] if seat < len(names) else seat}")
-    if seat == you:
-        label.append(" (you)", style="bold")
-    if seat in to_act:
-        label.append(" <", style="reverse")
-    return label
 
 
 class ViewPanel(Panel):

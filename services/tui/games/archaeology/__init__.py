@@ -14,7 +14,7 @@ from rich.text import Text
 from services.client import GameView
 from services.engine.rules.archaeology.describe import cards_words, kind_words, room_words
 from services.tui.kit import TableKit
-from services.tui.widgets.common import Panel, seat_mark
+from services.tui.widgets.common import Panel, seat_with_name
 from services.tui.words import seat_label
 
 PENDING_WORDS = {
@@ -83,12 +83,7 @@ def render_museum(
         table.add_column(column, justify="left" if column == "seat" else "right", no_wrap=True)
     table.add_column("sets in the museum", ratio=1, overflow="fold")
     for seat, entry in enumerate(state.get("seats", [])):
-        label = seat_mark(seat, len(names))
-        label.append(f" {names[seat] if seat < len(names) else seat}")
-        if seat == you:
-            label.append(" (you)", style="bold")
-        if seat in to_act:
-            label.append(" <", style="reverse")
+        label = seat_with_name(seat, names, you, to_act)
         sets = ", ".join(f"{s['count']} {kind_words(s['kind'])}" for s in entry.get("sets", []))
         table.add_row(
             label,

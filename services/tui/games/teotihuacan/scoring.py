@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from services.tui.widgets.common import seat_mark
+from services.tui.widgets.common import seat_with_name
 
 COLUMNS = (
     ("avenue", "Avenue"),
@@ -28,8 +28,7 @@ def render_eclipse(payload: Mapping[str, Any], names: Sequence[str]) -> Renderab
         table.add_column(heading, justify="right")
     for row in payload.get("scores", []):
         seat = int(row["seat"])
-        label = seat_mark(seat, len(names))
-        label.append(f" {names[seat] if seat < len(names) else seat}")
+        label = seat_with_name(seat, names)
         table.add_row(label, *(f"+{row.get(key, 0)}" for key, _ in COLUMNS))
     note = Text(
         f"Avenue value {payload.get('avenue_value', '?')} VP per step. "
@@ -60,8 +59,7 @@ def render_final(state: Mapping[str, Any], names: Sequence[str]) -> RenderableTy
     for heading in ("place", "seat", "VP", "cocoa"):
         table.add_column(heading, justify="right" if heading != "seat" else "left")
     for place, seat in enumerate(ranking, start=1):
-        label = seat_mark(seat, len(names))
-        label.append(f" {names[seat] if seat < len(names) else seat}")
+        label = seat_with_name(seat, names)
         table.add_row(str(place), label, str(scores[seat]), str(cocoa[seat]))
     winner = names[ranking[0]] if ranking and ranking[0] < len(names) else "?"
     lines = [Text(f"{winner} wins!", style="bold green")]
