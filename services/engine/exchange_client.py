@@ -5,6 +5,12 @@ a stream already open costs a fraction of that (docs/performance.md, issue 16). 
 :class:`ExchangePool` keeps a few streams per channel and sends each call, tagged with a
 request id, on the next one; a reader task per stream resolves the caller's future when
 its answer comes (in any order).
+
+The streams are ExchangeBatches calls: the calls queued on a stream by the time its
+writer runs go as one message, and the engine answers likewise
+(services.engine.exchange_outbox). An engine without ExchangeBatches (from before it)
+answers UNIMPLEMENTED having run nothing: the calls on that stream go again on Exchange
+streams, which the pool then opens for a while (:data:`EXCHANGE_FALLBACK_S`).
 """
 
 from __future__ import annotations
@@ -14,13 +20,15 @@ import itertools
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import grpc
 
-from services.engine.exchange_server import MAX_IN_FLIGHT
+from services.engine.exchange_outbox import Outbox
+from services.engine.exchange_server import BATCHES_METADATA, MAX_IN_FLIGHT
 from services.rpc.generated import engine_service_pb2 as pb
+from services.rpc.limits import MAX_REQUEST_BYTES
 
 STREAMS_PER_CHANNEL = 4
 """Streams each channel keeps open. A stream stays on the engine it was opened to, so a
@@ -32,6 +40,13 @@ STREAM_MAX_AGE_S = 5.0
 the engines the target resolves to now, and never outlive a connection the engine
 closes for its age (services.engine.servicer.ENGINE_CONNECTION_AGE_MS, which grants 10 s
 to what is in flight when it does)."""
+EXCHANGE_FALLBACK_S = 60.0
+"""After an engine answered UNIMPLEMENTED for ExchangeBatches, new streams are Exchange
+streams for this long; then ExchangeBatches is tried again (in a rolling upgrade the
+engines left from before it are soon gone)."""
+MAX_BATCH_BYTES = MAX_REQUEST_BYTES // 2
+"""Largest ExchangeBatches message of requests (a single larger request goes alone):
+within what the engine accepts in one message (MAX_REQUEST_BYTES)."""
 
 
 def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
@@ -59,31 +74,47 @@ def deadline_exceeded() -> grpc.aio.AioRpcError:
 
 
 class StreamRetired(Exception):
-    """The stream retired (or ended) while a call waited for room on it: the call was not sent (the
-    engine never saw it), so it may go on another stream (:meth:`ExchangePool.call`)."""
+    """The stream retired (or ended) while a call waited for room on it, or the engine
+    has no ExchangeBatches: the engine never ran the call, so it may go on another stream
+    (:meth:`ExchangePool.call`)."""
 
 
 class ExchangeStream:
-    """One open Exchange call on ``stub`` (a grpc EngineServiceStub), with ``metadata``.
+    """One open ExchangeBatches call (``batched``, the default) or Exchange call on
+    ``stub`` (a grpc EngineServiceStub), with ``metadata``.
 
     Opening is lazy on grpc's side: nothing waits in the constructor (it needs a running
     event loop). At most MAX_IN_FLIGHT calls are in flight on it; more wait their turn.
+    If the engine answers UNIMPLEMENTED for ExchangeBatches, ``on_unimplemented`` is
+    called (before the calls on the stream fail with StreamRetired).
     """
 
-    def __init__(self, stub: Any, metadata: Any = None) -> None:
-        self._requests: asyncio.Queue[pb.EngineServiceExchangeRequest | None] = asyncio.Queue()
+    def __init__(
+        self,
+        stub: Any,
+        metadata: Any = None,
+        batched: bool = True,
+        on_unimplemented: Callable[[], None] | None = None,
+    ) -> None:
+        self.batched = batched
+        """True for an ExchangeBatches stream, False for an Exchange stream."""
+        self._on_unimplemented = on_unimplemented
+        # grpc allows one write at a time, and a write cancelled midway cancels the call:
+        # so one task writes, and callers only queue.
+        self._requests: Outbox[pb.EngineServiceExchangeRequest] = Outbox(
+            self._send, pb.EngineServiceExchangeRequest.ByteSize, MAX_BATCH_BYTES
+        )
         self._pending: dict[int, asyncio.Future[pb.EngineServiceExchangeResponse]] = {}
         self._ids = itertools.count(1)
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
-        self._call = stub.Exchange(metadata=metadata)
+        method = stub.ExchangeBatches if batched else stub.Exchange
+        self._call = method(metadata=metadata)
         self._retire_at = time.monotonic() + STREAM_MAX_AGE_S * (0.75 + 0.5 * random.random())
         self._retired = False
         self.ended = False
         """True once the stream is over (its pending calls have failed)."""
         self.reader = asyncio.create_task(self._read())
         """The task reading the answers; done when the stream is over."""
-        # grpc allows one write at a time, and a write cancelled midway cancels the call:
-        # so one task writes, and callers only queue.
         self._writer = asyncio.create_task(self._write())
 
     @property
@@ -96,7 +127,7 @@ class ExchangeStream:
         flight are still answered. (Also when the engine asks for it: it is stopping.)"""
         if not self._retired:
             self._retired = True
-            self._requests.put_nowait(None)
+            self._requests.close()
 
     def cancel(self) -> None:
         """End the stream now (its pending calls fail UNAVAILABLE)."""
@@ -110,8 +141,9 @@ class ExchangeStream:
 
         Raises grpc.aio.AioRpcError: DEADLINE_EXCEEDED when the time is up, UNAVAILABLE
         (:func:`stream_failure`) when the stream ends first; StreamRetired, with nothing
-        sent, when the stream retired or ended while the call waited for room on it (its
-        writer has half-closed or stopped: a request queued now would never be sent).
+        run, when the stream retired or ended while the call waited for room on it (its
+        writer has half-closed or stopped: a request queued now would never be sent), or
+        when the engine has no ExchangeBatches.
         A caller that gives up (timeout or cancellation) has its request cancelled on the
         engine too.
         """
@@ -130,13 +162,13 @@ class ExchangeStream:
                     request.timeout_ms = max(1, math.ceil((deadline - loop.time()) * 1000))
                     answer: asyncio.Future[pb.EngineServiceExchangeResponse] = loop.create_future()
                     self._pending[request_id] = answer
-                    self._requests.put_nowait(request)
+                    self._requests.put(request)
                     return await answer
                 finally:
                     self._slots.release()
                     if self._pending.pop(request_id, None) is not None and not self._retired:
                         # The caller gave up first: the engine need not finish the work.
-                        self._requests.put_nowait(
+                        self._requests.put(
                             pb.EngineServiceExchangeRequest(request_id=request_id, cancel=True)
                         )
         except TimeoutError:
@@ -144,22 +176,46 @@ class ExchangeStream:
 
     async def _write(self) -> None:
         try:
-            while (request := await self._requests.get()) is not None:
-                await self._call.write(request)
+            if self.batched and not await self._engine_has_batches():
+                return  # an engine from before ExchangeBatches: the reader sees UNIMPLEMENTED
+            await self._requests.run()
             await self._call.done_writing()
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
             pass  # the stream is over: the reader fails what is pending
 
+    async def _engine_has_batches(self) -> bool:
+        """Wait for the engine's response headers: True if they say it serves
+        ExchangeBatches, False for an engine answering UNIMPLEMENTED (headers and status
+        at once). A write racing that answer would fail the call INTERNAL on grpc's side,
+        hiding the UNIMPLEMENTED that says the engine ran nothing; so nothing is written
+        before the headers (one round trip, once per stream)."""
+        metadata = await self._call.initial_metadata()
+        return metadata is not None and BATCHES_METADATA in metadata
+
+    async def _send(self, batch: list[pb.EngineServiceExchangeRequest]) -> None:
+        if self.batched:
+            await self._call.write(pb.EngineServiceExchangeBatchesRequest(requests=batch))
+        else:
+            for request in batch:
+                await self._call.write(request)
+
+    def _answered(self, response: pb.EngineServiceExchangeResponse) -> None:
+        if response.drain:
+            self.retire()
+            return
+        answer = self._pending.pop(response.request_id, None)
+        if answer is not None and not answer.done():
+            answer.set_result(response)
+
     async def _read(self) -> None:
         failure: BaseException | None = None
         try:
-            async for response in self._call:
-                if response.drain:
-                    self.retire()
-                    continue
-                answer = self._pending.pop(response.request_id, None)
-                if answer is not None and not answer.done():
-                    answer.set_result(response)
+            async for message in self._call:
+                if self.batched:
+                    for response in message.responses:
+                        self._answered(response)
+                else:
+                    self._answered(message)
         except grpc.aio.AioRpcError as error:
             failure = error
         except asyncio.CancelledError as error:  # the call was cancelled (close), or this task
@@ -170,17 +226,28 @@ class ExchangeStream:
         finally:
             self.ended = True
             self._writer.cancel()
+            unimplemented = (
+                self.batched
+                and isinstance(failure, grpc.aio.AioRpcError)
+                and failure.code() == grpc.StatusCode.UNIMPLEMENTED
+            )
+            if unimplemented and self._on_unimplemented is not None:
+                self._on_unimplemented()
             pending, self._pending = self._pending, {}
             for answer in pending.values():
                 if not answer.done():
-                    answer.set_exception(stream_failure(failure))
+                    # An engine without the method ran none of them: they may go again.
+                    answer.set_exception(
+                        StreamRetired() if unimplemented else stream_failure(failure)
+                    )
 
 
 class ExchangePool:
     """``streams_per_channel`` Exchange streams on each stub of ``stubs`` (one stub per
     channel), used in turn. A stream that ended or aged out is replaced on its next turn
     (reopening after an engine restart needs nothing else). ``metadata`` goes with every
-    stream (the bot credential).
+    stream (the bot credential). Streams are ExchangeBatches streams, or Exchange streams
+    for EXCHANGE_FALLBACK_S after an engine turned ExchangeBatches down.
     """
 
     def __init__(
@@ -195,6 +262,7 @@ class ExchangePool:
             len(self._stubs) * max(streams_per_channel, 1)
         )
         self._turns = itertools.cycle(range(len(self._streams)))
+        self._unbatched_until = -math.inf
         # Retired streams still answering their calls (held so their tasks are not lost).
         self._retired: set[ExchangeStream] = set()
 
@@ -206,16 +274,25 @@ class ExchangePool:
             return stream
         if stream is not None:
             self._retire(stream)
-        stream = ExchangeStream(self._stubs[place % len(self._stubs)], self._metadata)
+        stream = ExchangeStream(
+            self._stubs[place % len(self._stubs)],
+            self._metadata,
+            batched=time.monotonic() >= self._unbatched_until,
+            on_unimplemented=self._fall_back,
+        )
         self._streams[place] = stream
         return stream
+
+    def _fall_back(self) -> None:
+        self._unbatched_until = time.monotonic() + EXCHANGE_FALLBACK_S
 
     async def call(
         self, request: pb.EngineServiceExchangeRequest, timeout_s: float
     ) -> pb.EngineServiceExchangeResponse:
         """:meth:`ExchangeStream.call` on the next stream, within ``timeout_s`` in all:
         a call whose stream retired before it was sent (an engine draining under load, a
-        stream aging out) goes on the next stream instead of failing."""
+        stream aging out), or whose engine has no ExchangeBatches, goes on the next stream
+        instead of failing."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:

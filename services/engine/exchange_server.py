@@ -1,16 +1,20 @@
-"""The engine's side of one EngineService.Exchange stream: its commands run concurrently
-(a bounded number at once) and each is answered, by request id, as soon as it is done."""
+"""The engine's side of one EngineService.Exchange (or ExchangeBatches) stream: its
+commands run concurrently (a bounded number at once) and each is answered, by request
+id, as soon as it is done (answers done at the same moment share one ExchangeBatches
+message)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import grpc
 import structlog
 from google.rpc import status_pb2
 
+from services.engine.exchange_outbox import Outbox
 from services.rpc.errors import BadRequest, abort_for, clip, internal_status, rich_status
 from services.rpc.generated import engine_service_pb2 as pb
 
@@ -26,14 +30,26 @@ Answer = Callable[[pb.EngineServiceExchangeRequest], Awaitable[tuple[str, Any]]]
 or raises a domain error (services.rpc.errors)."""
 
 
-class ExchangeSession:
-    """Serves one Exchange stream on ``context`` with ``answer`` for each command.
+BATCHES_METADATA = "x-teoti-exchange-batches"
+"""Response header an ExchangeBatches stream opens with (value "1"), at once: it tells the
+client the engine has the method before the client writes anything (an engine from
+before it answers UNIMPLEMENTED, with no such header)."""
+MAX_BATCH_BYTES = 1024 * 1024
+"""Largest ExchangeBatches message of answers the engine sends (a single larger answer
+goes alone): well under the 4 MiB a grpc client receives by default."""
 
-    Commands run in tasks of their own, at most ``max_in_flight`` at once; each answer is
-    written when ready (out of order). A request whose ``timeout_ms`` passes is answered
-    DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no answer; when the
-    stream ends (the client half-closes: after its commands are answered; the client goes
-    away: at once) nothing of it keeps running.
+
+class ExchangeSession:
+    """Serves one Exchange (or, ``batched``, ExchangeBatches) stream on ``context`` with
+    ``answer`` for each command.
+
+    Commands run in tasks of their own, at most ``max_in_flight`` at once (a command's
+    place is free once its answer is written); each answer is sent when ready (out of
+    order). Answers ready at the same moment share one ExchangeBatches message; on
+    Exchange each is a message of its own. A request whose ``timeout_ms`` passes is
+    answered DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no answer;
+    when the stream ends (the client half-closes: after its commands are answered; the
+    client goes away: at once) nothing of it keeps running.
     """
 
     def __init__(
@@ -41,51 +57,75 @@ class ExchangeSession:
         context: grpc.aio.ServicerContext[Any, Any],
         answer: Answer,
         max_in_flight: int = MAX_IN_FLIGHT,
+        batched: bool = False,
     ) -> None:
         self._context = context
         self._answer = answer
+        self._batched = batched
         self._slots = asyncio.Semaphore(max_in_flight)
         self._running: dict[int, asyncio.Task[None]] = {}
-        # grpc allows one write at a time on a call.
-        self._write_lock = asyncio.Lock()
+        # One writer (grpc allows one write at a time on a call); each item says whether
+        # writing it frees a place in flight.
+        self._outbox: Outbox[tuple[pb.EngineServiceExchangeResponse, bool]] = Outbox(
+            self._send, _answer_size, MAX_BATCH_BYTES
+        )
 
     async def run(self, requests: AsyncIterator[Any]) -> None:
-        """Serve ``requests`` until the client half-closes and every answer is written.
+        """Serve ``requests`` (Exchange requests, or ExchangeBatches batches of them)
+        until the client half-closes and every answer is written.
 
-        Aborts the stream with INVALID_ARGUMENT for a request that does not parse
+        Aborts the stream with INVALID_ARGUMENT for a message that does not parse
         (services.rpc.server.LenientParsing hands it over as a BadRequest).
         """
+        writer = asyncio.create_task(self._outbox.run())
         try:
-            async for request in requests:
-                if isinstance(request, BadRequest):
-                    await abort_for(self._context, request)
-                if request.cancel:
-                    running = self._running.get(request.request_id)
-                    if running is not None:
-                        running.cancel()
-                elif request.request_id in self._running:
-                    duplicate = BadRequest("request_id is already in flight on this stream")
-                    await self._write(_refusal(request.request_id, duplicate))
-                else:
-                    await self._slots.acquire()
-                    self._running[request.request_id] = asyncio.create_task(self._serve(request))
+            async for message in requests:
+                if isinstance(message, BadRequest):
+                    await abort_for(self._context, message)
+                if not self._batched:
+                    await self._take(message)
+                    continue
+                for request in message.requests:
+                    await self._take(request)
             while self._running:
                 await asyncio.wait(set(self._running.values()))
+            self._outbox.close()
+            await writer
         finally:
             for task in self._running.values():
                 task.cancel()
+            writer.cancel()
 
     async def drain(self) -> None:
         """Tell the client to send nothing more here (the engine is about to stop); the
         requests it sent before are still answered."""
-        await self._write(pb.EngineServiceExchangeResponse(drain=True))
+        self._outbox.put((pb.EngineServiceExchangeResponse(drain=True), False))
+
+    async def _take(self, request: Any) -> None:
+        """Start (or cancel) ``request``'s command, once a place in flight is free."""
+        if request.cancel:
+            running = self._running.get(request.request_id)
+            if running is not None:
+                running.cancel()
+        elif request.request_id in self._running:
+            duplicate = BadRequest("request_id is already in flight on this stream")
+            self._outbox.put((_refusal(request.request_id, duplicate), False))
+        else:
+            await self._slots.acquire()
+            task = asyncio.create_task(self._serve(request))
+            self._running[request.request_id] = task
+            # Not a ``finally`` in _serve: a task cancelled before its first step (its
+            # cancel came in the same batch) never runs its body.
+            task.add_done_callback(partial(self._finished, request.request_id))
 
     async def _serve(self, request: Any) -> None:
-        try:
-            await self._write(await self._respond(request))
-        finally:
-            self._running.pop(request.request_id, None)
-            self._slots.release()
+        self._outbox.put((await self._respond(request), True))
+
+    def _finished(self, request_id: int, task: asyncio.Task[None]) -> None:
+        if self._running.get(request_id) is task:
+            del self._running[request_id]
+        if task.cancelled() or task.exception() is not None:
+            self._slots.release()  # no answer was queued: its writing frees nothing
 
     async def _respond(self, request: Any) -> pb.EngineServiceExchangeResponse:
         deadline = asyncio.timeout(request.timeout_ms / 1000 if request.timeout_ms else None)
@@ -99,12 +139,25 @@ class ExchangeSession:
         getattr(response, field).CopyFrom(message)
         return response
 
-    async def _write(self, response: pb.EngineServiceExchangeResponse) -> None:
-        async with self._write_lock:
-            try:
-                await self._context.write(response)
-            except Exception as exc:  # the stream is gone: nobody is left to answer
-                log.debug("exchange_write_failed", error=clip(repr(exc)))
+    async def _send(self, batch: list[tuple[pb.EngineServiceExchangeResponse, bool]]) -> None:
+        try:
+            if self._batched:
+                await self._context.write(
+                    pb.EngineServiceExchangeBatchesResponse(responses=[r for r, _ in batch])
+                )
+            else:
+                for response, _ in batch:
+                    await self._context.write(response)
+        except Exception as exc:  # the stream is gone: nobody is left to answer
+            log.debug("exchange_write_failed", error=clip(repr(exc)))
+        finally:
+            for _, frees in batch:
+                if frees:
+                    self._slots.release()
+
+
+def _answer_size(item: tuple[pb.EngineServiceExchangeResponse, bool]) -> int:
+    return item[0].ByteSize()
 
 
 class _DeadlinePassed(Exception):

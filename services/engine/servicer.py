@@ -10,7 +10,7 @@ import grpc
 
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.engine import Engine
-from services.engine.exchange_server import MAX_IN_FLIGHT, ExchangeSession
+from services.engine.exchange_server import BATCHES_METADATA, MAX_IN_FLIGHT, ExchangeSession
 from services.engine.rulesets import DEFAULT_RULESET
 from services.rpc.convert import (
     event_to_proto,
@@ -28,7 +28,8 @@ ENGINE_SERVICE = "gameserver.v1.EngineService"
 class EngineServicer:
     """Adapts EngineService requests to :class:`Engine` calls (errors via services.rpc.errors).
 
-    The unary methods and Exchange share one handler per command, so both answer alike.
+    The unary methods, Exchange and ExchangeBatches share one handler per command, so
+    all answer alike.
     """
 
     def __init__(self, engine: Engine, max_in_flight: int = MAX_IN_FLIGHT) -> None:
@@ -63,6 +64,20 @@ class EngineServicer:
         self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
         """See proto EngineService.Exchange (services.engine.exchange_server)."""
+        await self._exchange(requests, context, batched=False)
+
+    async def ExchangeBatches(
+        self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> None:
+        """See proto EngineService.ExchangeBatches (services.engine.exchange_server)."""
+        await self._exchange(requests, context, batched=True)
+
+    async def _exchange(
+        self,
+        requests: AsyncIterator[Any],
+        context: grpc.aio.ServicerContext[Any, Any],
+        batched: bool,
+    ) -> None:
         bot_key = _bot_key(context)  # a stream is one client's: its credential holds for all
 
         async def answer(request: Any) -> tuple[str, Any]:
@@ -75,9 +90,11 @@ class EngineServicer:
                 return command, await self._join_game(request.join_game)
             raise BadRequest("the request carries no command")
 
-        session = ExchangeSession(context, answer, self._max_in_flight)
+        session = ExchangeSession(context, answer, self._max_in_flight, batched)
         self._sessions.add(session)
         try:
+            if batched:
+                await context.send_initial_metadata(((BATCHES_METADATA, "1"),))
             if self._draining:
                 await session.drain()
             await session.run(requests)

@@ -1,0 +1,296 @@
+"""EngineService.ExchangeBatches (issue 16): the calls, and the answers, ready at the same
+moment share one message; a lone one is not held back; cancels and deadlines inside a
+batch; an engine from before ExchangeBatches gets the calls on Exchange.
+
+A real EngineService over gRPC on loopback, a real Redis, the gated engine of
+tests.integration.exchange_engine ("held..." commands wait for the test, "instant..."
+ones are answered at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import grpc
+from google.rpc import status_pb2
+
+from services.engine.exchange_client import ExchangeStream
+from services.engine.remote import RemoteEngineClient
+from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import ENGINE_SERVICE, EngineServicer
+from services.engine.store.redis_store import RedisEventStore
+from services.rpc.generated import engine_service_pb2 as pb
+from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
+from tests.integration.exchange_engine import (
+    HUMANS,
+    Gate,
+    GatedEngine,
+    create_request,
+    engine_server,
+    until,
+)
+
+
+class RecordingCall:
+    """A grpc stream-stream call that records the messages written to it and read from it."""
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self.written: list[Any] = []
+        self.read: list[Any] = []
+
+    async def write(self, message: Any) -> None:
+        self.written.append(message)
+        await self._call.write(message)
+
+    async def initial_metadata(self) -> Any:
+        return await self._call.initial_metadata()
+
+    async def done_writing(self) -> None:
+        await self._call.done_writing()
+
+    def cancel(self) -> bool:
+        return bool(self._call.cancel())
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        async for message in self._call:
+            self.read.append(message)
+            yield message
+
+
+class RecordingStub:
+    """An EngineServiceStub whose ExchangeBatches calls are :class:`RecordingCall` s."""
+
+    def __init__(self, stub: Any) -> None:
+        self._stub = stub
+        self.calls: list[RecordingCall] = []
+
+    def ExchangeBatches(self, **kwargs: Any) -> RecordingCall:
+        call = RecordingCall(self._stub.ExchangeBatches(**kwargs))
+        self.calls.append(call)
+        return call
+
+
+def batch(*requests: pb.EngineServiceExchangeRequest) -> pb.EngineServiceExchangeBatchesRequest:
+    return pb.EngineServiceExchangeBatchesRequest(requests=requests)
+
+
+def numbered(
+    command_id: str, request_id: int, timeout_ms: int = 0
+) -> pb.EngineServiceExchangeRequest:
+    request = create_request(command_id)
+    request.request_id, request.timeout_ms = request_id, timeout_ms
+    return request
+
+
+async def read_ids(call: Any) -> list[int]:
+    """The request ids answered by the next message of ``call`` (within 5 s)."""
+    message = await asyncio.wait_for(call.read(), 5)
+    return [response.request_id for response in message.responses]
+
+
+async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with (
+        engine_server(redis_store, registry) as (_, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+        stream = ExchangeStream(stub)
+        answers = await asyncio.gather(
+            *(stream.call(create_request(f"instant-{i}"), 5) for i in range(5))
+        )
+        assert [a.create_game.game_id for a in answers] == [f"instant-{i}" for i in range(5)]
+        (call,) = stub.calls
+        assert [len(m.requests) for m in call.written] == [5]
+        # Done in the same turn on the engine, so answered in one message too.
+        assert [len(m.responses) for m in call.read] == [5]
+        stream.retire()
+        await asyncio.wait_for(stream.reader, 5)
+        assert stream.reader.exception() is None
+
+
+async def test_a_lone_call_is_written_at_once(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """Nothing waits for company: on a stream open (its first call answered), the writer
+    sends in the loop turn after the call queued its request (no timer, no added latency
+    at 1 match)."""
+    async with (
+        engine_server(redis_store, registry) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+        stream = ExchangeStream(stub)
+        await stream.call(create_request("instant-first"), 5)
+        lone = asyncio.create_task(stream.call(create_request("held-lone"), 5))
+        await asyncio.sleep(0)  # the call queues its request
+        await asyncio.sleep(0)  # the writer takes it
+        (call,) = stub.calls
+        assert [[r.create_game.command_id for r in m.requests] for m in call.written] == [
+            ["instant-first"],
+            ["held-lone"],
+        ]
+        await until(lambda: engine.gate.started == ["held-lone"], "the engine to start it")
+        engine.gate.release.set()
+        assert (await lone).WhichOneof("result") == "create_game"
+        stream.cancel()
+        await stream.reader
+
+
+async def test_answers_go_when_ready_a_slow_one_does_not_hold_the_others(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with (
+        engine_server(redis_store, registry) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
+        await call.write(
+            batch(numbered("held-slow", 1), numbered("instant-a", 2), numbered("instant-b", 3))
+        )
+        assert await read_ids(call) == [2, 3]
+        engine.gate.release.set()
+        assert await read_ids(call) == [1]
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.OK
+
+
+async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """A command cancelled in the batch that carried it is stopped before it starts
+    (its task never runs): it is answered nothing and its place in flight is free (one
+    place here: the next command could not start otherwise)."""
+    async with (
+        engine_server(redis_store, registry, max_in_flight=1) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
+        cancel = pb.EngineServiceExchangeRequest(request_id=1, cancel=True)
+        await call.write(batch(numbered("held-cancelled", 1), cancel))
+        await call.write(batch(numbered("instant-next", 2)))
+        assert await read_ids(call) == [2]
+        assert engine.gate.started == []
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.OK  # no answer for 1 was left to send
+
+
+async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with (
+        engine_server(redis_store, registry) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
+        await call.write(batch(numbered("held-late", 1, timeout_ms=200), numbered("instant-ok", 2)))
+        assert await read_ids(call) == [2]
+        message = await asyncio.wait_for(call.read(), 5)
+        (late,) = message.responses
+        assert late.request_id == 1 and late.WhichOneof("result") == "error"
+        status = status_pb2.Status.FromString(late.error)
+        assert status.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        assert engine.gate.cancelled == ["held-late"]
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.OK
+
+
+async def test_a_batch_that_does_not_parse_ends_the_stream_invalid_argument(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    async with (
+        engine_server(redis_store, registry) as (_, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        raw = channel.stream_stream(
+            "/gameserver.v1.EngineService/ExchangeBatches",
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b,
+        )
+        call = raw()
+        await call.write(b"\xff\xff\xff")
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+@asynccontextmanager
+async def engine_without_batches(
+    store: RedisEventStore, registry: RulesetRegistry
+) -> AsyncIterator[tuple[GatedEngine, int]]:
+    """An engine served as before ExchangeBatches: only the unary methods and Exchange
+    (grpc answers UNIMPLEMENTED for the rest)."""
+    engine = GatedEngine(store, registry)
+    engine.gate = Gate()
+    servicer = EngineServicer(engine)
+
+    def unary(method: Any, request: Any, response: Any) -> Any:
+        return grpc.unary_unary_rpc_method_handler(
+            method,
+            request_deserializer=request.FromString,
+            response_serializer=response.SerializeToString,
+        )
+
+    handlers = {
+        "CreateGame": unary(
+            servicer.CreateGame,
+            pb.EngineServiceCreateGameRequest,
+            pb.EngineServiceCreateGameResponse,
+        ),
+        "SubmitAction": unary(
+            servicer.SubmitAction,
+            pb.EngineServiceSubmitActionRequest,
+            pb.EngineServiceSubmitActionResponse,
+        ),
+        "JoinGame": unary(
+            servicer.JoinGame, pb.EngineServiceJoinGameRequest, pb.EngineServiceJoinGameResponse
+        ),
+        "Exchange": grpc.stream_stream_rpc_method_handler(
+            servicer.Exchange,
+            request_deserializer=pb.EngineServiceExchangeRequest.FromString,
+            response_serializer=pb.EngineServiceExchangeResponse.SerializeToString,
+        ),
+    }
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, handlers),)
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield engine, port
+    finally:
+        engine.gate.release.set()
+        await server.stop(0)
+
+
+async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """Rolling upgrade, new gateway and old engine: the calls sent on an ExchangeBatches
+    stream come back UNIMPLEMENTED, unrun, and go again on Exchange streams, which the
+    pool keeps opening from then on; every call succeeds."""
+    async with engine_without_batches(redis_store, registry) as (engine, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=2)
+        try:
+            created = await asyncio.gather(
+                *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(20))
+            )
+            moved = await asyncio.gather(
+                *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
+            )
+            assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
+            streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
+            assert streams and not any(s.batched for s in streams)
+            assert client._exchange._unbatched_until > time.monotonic()  # type: ignore[union-attr]
+            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-old"))
+            await until(lambda: engine.gate.started == ["held-old"], "the held call")
+            engine.gate.release.set()
+            assert (await held).version > 0
+        finally:
+            await client.close()
