@@ -44,6 +44,10 @@ EXCHANGE_FALLBACK_S = 60.0
 """After an engine answered UNIMPLEMENTED for ExchangeBatches, new streams are Exchange
 streams for this long; then ExchangeBatches is tried again (in a rolling upgrade the
 engines left from before it are soon gone)."""
+CALLS_PER_TURN = 8
+"""Calls of one event-loop turn that go on the same stream (so in one message) before the
+next stream takes the turn's further calls: fewer messages, yet a burst still spreads
+over the engines."""
 MAX_BATCH_BYTES = MAX_REQUEST_BYTES // 2
 """Largest ExchangeBatches message of requests (a single larger request goes alone):
 within what the engine accepts in one message (MAX_REQUEST_BYTES)."""
@@ -116,6 +120,11 @@ class ExchangeStream:
         self.reader = asyncio.create_task(self._read())
         """The task reading the answers; done when the stream is over."""
         self._writer = asyncio.create_task(self._write())
+
+    @property
+    def has_room(self) -> bool:
+        """True if a call now would not wait for one of the MAX_IN_FLIGHT places."""
+        return not self._slots.locked()
 
     @property
     def usable(self) -> bool:
@@ -263,11 +272,32 @@ class ExchangePool:
         )
         self._turns = itertools.cycle(range(len(self._streams)))
         self._unbatched_until = -math.inf
+        self._current: ExchangeStream | None = None
+        self._calls_this_turn = 0
         # Retired streams still answering their calls (held so their tasks are not lost).
         self._retired: set[ExchangeStream] = set()
 
     def stream(self) -> ExchangeStream:
-        """The stream for the next call (opened now if its place is empty or stale)."""
+        """The stream for the next call (opened now if its place is empty or stale).
+
+        Calls made in the same event-loop turn share a stream (up to CALLS_PER_TURN, and
+        while it has room), so their requests go as one message; further calls, and the
+        next turn's, go on the next stream: the calls still spread over every stream,
+        and engine, turn by turn and within a burst."""
+        current = self._current
+        if current is None:
+            asyncio.get_running_loop().call_soon(self._next_turn)
+        elif self._calls_this_turn < CALLS_PER_TURN and current.usable and current.has_room:
+            self._calls_this_turn += 1
+            return current
+        self._current = current = self._next_stream()
+        self._calls_this_turn = 1
+        return current
+
+    def _next_turn(self) -> None:
+        self._current = None
+
+    def _next_stream(self) -> ExchangeStream:
         place = next(self._turns)
         stream = self._streams[place]
         if stream is not None and stream.usable:

@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 from google.rpc import status_pb2
 
-from services.engine.exchange_client import ExchangeStream
+from services.engine.exchange_client import CALLS_PER_TURN, ExchangePool, ExchangeStream
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import ENGINE_SERVICE, EngineServicer
@@ -113,6 +113,33 @@ async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
         stream.retire()
         await asyncio.wait_for(stream.reader, 5)
         assert stream.reader.exception() is None
+
+
+async def test_a_turns_calls_share_a_stream_up_to_a_bound_and_the_next_turn_moves_on(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """The pool puts the calls of one loop turn on one stream (one message), at most
+    CALLS_PER_TURN of them, so a burst still spreads over streams (and engines); the next
+    turn's calls go on the next stream."""
+    async with (
+        engine_server(redis_store, registry) as (_, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+        pool = ExchangePool([stub], streams_per_channel=4)
+        try:
+            burst = CALLS_PER_TURN + 2
+            await asyncio.gather(
+                *(pool.call(create_request(f"instant-{i}"), 5) for i in range(burst))
+            )
+            assert [[len(m.requests) for m in call.written] for call in stub.calls] == [
+                [CALLS_PER_TURN],
+                [2],
+            ]
+            await pool.call(create_request("instant-later"), 5)
+            assert [len(call.written) for call in stub.calls] == [1, 1, 1]
+        finally:
+            await pool.close()
 
 
 async def test_a_lone_call_is_written_at_once(
