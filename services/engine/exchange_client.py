@@ -115,6 +115,9 @@ class ExchangeStream:
         self._call = method(metadata=metadata)
         self._retire_at = time.monotonic() + STREAM_MAX_AGE_S * (0.75 + 0.5 * random.random())
         self._retired = False
+        self.ready = not batched
+        """True once calls written now go out at once: an ExchangeBatches stream first
+        waits for the engine's response headers (:meth:`_engine_has_batches`)."""
         self.ended = False
         """True once the stream is over (its pending calls have failed)."""
         self.reader = asyncio.create_task(self._read())
@@ -129,7 +132,13 @@ class ExchangeStream:
     @property
     def usable(self) -> bool:
         """True while new calls may go on this stream (not over, not past its age)."""
-        return not self.ended and not self._retired and time.monotonic() < self._retire_at
+        return self.open and time.monotonic() < self._retire_at
+
+    @property
+    def open(self) -> bool:
+        """True while the stream takes calls at all (not over, not retired), even past its
+        age (until :class:`ExchangePool` has its successor ready)."""
+        return not self.ended and not self._retired
 
     def retire(self) -> None:
         """Send no more calls: half-close once what is queued is sent; the calls in
@@ -187,6 +196,7 @@ class ExchangeStream:
         try:
             if self.batched and not await self._engine_has_batches():
                 return  # an engine from before ExchangeBatches: the reader sees UNIMPLEMENTED
+            self.ready = True
             await self._requests.run()
             await self._call.done_writing()
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
@@ -253,8 +263,10 @@ class ExchangeStream:
 
 class ExchangePool:
     """``streams_per_channel`` Exchange streams on each stub of ``stubs`` (one stub per
-    channel), used in turn. A stream that ended or aged out is replaced on its next turn
-    (reopening after an engine restart needs nothing else). ``metadata`` goes with every
+    channel), used in turn. A stream that ended is replaced on its next turn (reopening
+    after an engine restart needs nothing else); one that aged out is replaced once its
+    successor, opened on its next turn, is ready (so no call waits for a new stream's
+    headers), and meanwhile still takes calls. ``metadata`` goes with every
     stream (the bot credential). Streams are ExchangeBatches streams, or Exchange streams
     for EXCHANGE_FALLBACK_S after an engine turned ExchangeBatches down.
     """
@@ -274,6 +286,8 @@ class ExchangePool:
         self._unbatched_until = -math.inf
         self._current: ExchangeStream | None = None
         self._calls_this_turn = 0
+        # Each aged stream's successor while it waits for the engine's headers, by place.
+        self._successors: dict[int, ExchangeStream] = {}
         # Retired streams still answering their calls (held so their tasks are not lost).
         self._retired: set[ExchangeStream] = set()
 
@@ -287,7 +301,7 @@ class ExchangePool:
         current = self._current
         if current is None:
             asyncio.get_running_loop().call_soon(self._next_turn)
-        elif self._calls_this_turn < CALLS_PER_TURN and current.usable and current.has_room:
+        elif self._calls_this_turn < CALLS_PER_TURN and current.open and current.has_room:
             self._calls_this_turn += 1
             return current
         self._current = current = self._next_stream()
@@ -302,16 +316,24 @@ class ExchangePool:
         stream = self._streams[place]
         if stream is not None and stream.usable:
             return stream
+        successor = self._successors.get(place)
+        if successor is None or not successor.open:
+            successor = self._successors[place] = self._open(place)
+        if stream is not None and stream.open and not successor.ready:
+            return stream  # past its age: it carries on until its successor is ready
+        del self._successors[place]
         if stream is not None:
             self._retire(stream)
-        stream = ExchangeStream(
+        self._streams[place] = successor
+        return successor
+
+    def _open(self, place: int) -> ExchangeStream:
+        return ExchangeStream(
             self._stubs[place % len(self._stubs)],
             self._metadata,
             batched=time.monotonic() >= self._unbatched_until,
             on_unimplemented=self._fall_back,
         )
-        self._streams[place] = stream
-        return stream
 
     def _fall_back(self) -> None:
         self._unbatched_until = time.monotonic() + EXCHANGE_FALLBACK_S
@@ -340,7 +362,9 @@ class ExchangePool:
     async def close(self) -> None:
         """End every stream (calls still pending fail UNAVAILABLE)."""
         streams = [s for s in self._streams if s is not None] + list(self._retired)
+        streams += self._successors.values()
         self._streams = [None] * len(self._streams)
+        self._successors = {}
         for stream in streams:
             stream.cancel()
         await asyncio.gather(*(s.reader for s in streams), return_exceptions=True)

@@ -142,6 +142,35 @@ async def test_a_turns_calls_share_a_stream_up_to_a_bound_and_the_next_turn_move
             await pool.close()
 
 
+async def test_an_aged_stream_carries_on_until_its_successor_is_ready(
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
+) -> None:
+    """No call waits for a new stream's headers in steady state: a stream past its age
+    takes calls until the successor opened for it has the engine's headers."""
+    monkeypatch.setattr("services.engine.exchange_client.STREAM_MAX_AGE_S", 0.05)
+    async with (
+        engine_server(redis_store, registry) as (_, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+        pool = ExchangePool([stub], streams_per_channel=1)
+        try:
+            await pool.call(create_request("instant-first"), 5)
+            (first,) = pool._streams
+            await asyncio.sleep(0.1)  # past its age
+            assert first is not None and not first.usable
+            await pool.call(create_request("instant-aged"), 5)
+            assert pool._streams == [first]
+            old, new = stub.calls
+            assert [len(old.written), len(new.written)] == [2, 0]
+            await until(lambda: pool._successors[0].ready, "the successor's headers")
+            await pool.call(create_request("instant-successor"), 5)
+            assert pool._streams != [first] and [len(old.written), len(new.written)] == [2, 1]
+            await asyncio.wait_for(first.reader, 5)  # retired: half-closed, then ended
+        finally:
+            await pool.close()
+
+
 async def test_a_lone_call_is_written_at_once(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
