@@ -27,7 +27,12 @@ from services.engine.game_seats import SeatKind, check_client_token, hash_token,
 from services.engine.reader import GameReader
 from services.engine.ruleset import info_of
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
+from services.engine.store.records import (
+    GameIndexEntry,
+    PrivateRecords,
+    StoredEvent,
+    canonical_json,
+)
 from services.gateway.play_stream import serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
@@ -199,8 +204,17 @@ class GameServicer:
             time_control_from_proto(request),
         )
         # A retried create returns the first game: only tokens it really holds go back.
-        # Seats claimed at creation never change, so the game as cached will do.
-        game = self._reader.cached(result.game_id) or await self._reader.load(result.game_id)
+        # Seats claimed at creation never change, so the game as cached will do. A new
+        # game is folded from the events the engine reports, bound to the token hashes
+        # sent with them (what the store keeps), instead of read back (three reads).
+        bindings = PrivateRecords(
+            token_hashes={i: seat.token_hash for i, seat in enumerate(seats) if seat.token_hash}
+        )
+        game = (
+            self._reader.cached(result.game_id)
+            or self._reader.created(result.game_id, result.written, bindings)
+            or await self._reader.load(result.game_id)
+        )
         stored = game.seats
         return self._pb.CreateGameResponse(
             game_id=result.game_id,
