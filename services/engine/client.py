@@ -27,9 +27,10 @@ class CommandResult:
         game_id: the game written to.
         version: version of the log after the command.
         first_version: version of the command's first event.
-        written: the events this command appended, as stored (SubmitAction only; empty
-            for a command id applied before, and from engines that do not send them). Not
-            compared: a retried command has the same result without them.
+        written: the events this command appended, as stored (SubmitAction and
+            CreateGame; empty for a command id applied before, and from engines that do
+            not send them). Not compared: a retried command has the same result without
+            them.
     """
 
     game_id: str

@@ -254,7 +254,8 @@ class Engine:
             seats=len(seats),
             version=result.last_version,
         )
-        return CommandResult(game_id, result.last_version, result.first_version)
+        written = () if result.duplicate else tuple(result.written)
+        return CommandResult(game_id, result.last_version, result.first_version, written)
 
     async def submit_action(
         self,

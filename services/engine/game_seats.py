@@ -123,6 +123,11 @@ class SeatSpec:
         """True if ``token`` may act for this seat (constant-time compare)."""
         return bool(self.token_hash) and secrets.compare_digest(hash_token(token), self.token_hash)
 
+    def accepts_hash(self, token_hash: str) -> bool:
+        """:meth:`accepts` for a token already hashed (``hash_token(token)``): a caller
+        that needs the digest anyway computes it once (the gateway's rate-limit key)."""
+        return bool(self.token_hash) and secrets.compare_digest(token_hash, self.token_hash)
+
     def to_json(self) -> dict[str, Any]:
         """Public form (GameCreated v3): ``{"kind": "human"|"bot", "name", "open": bool}``."""
         return {"kind": self.kind.value, "name": self.name, "open": self.is_open}

@@ -11,7 +11,7 @@ from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.keys import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.store.protocol import EventStore
-from services.engine.store.records import GameIndexEntry, StoredEvent
+from services.engine.store.records import GameIndexEntry, PrivateRecords, StoredEvent
 
 
 class GameReader:
@@ -50,6 +50,14 @@ class GameReader:
         """The cached game after events the engine reported appending, without a read;
         None if the store must be read instead (see :meth:`SnapshotCache.advance`)."""
         return self._snapshots.advance(game_id, written)
+
+    def created(
+        self, game_id: str, written: Sequence[StoredEvent], private: PrivateRecords
+    ) -> GameSnapshot | None:
+        """A game the engine just created and reported, without a read; None if the
+        store must be read instead (see :meth:`SnapshotCache.created`)."""
+        self._check(game_id)
+        return self._snapshots.created(game_id, written, private)
 
     async def load_at(self, game_id: str, version: int) -> GameSnapshot:
         """The game as it was at ``version`` (folded from the log with the service-only

@@ -192,7 +192,8 @@ class RemoteEngineClient:
             time_control=time_control_to_proto(time_control) if time_control else None,
         )
         reply = await self._call("CreateGame", request)
-        return CommandResult(reply.game_id, reply.version, 1)
+        written = tuple(event_from_proto(event) for event in reply.events)
+        return CommandResult(reply.game_id, reply.version, 1, written)
 
     async def submit_action(
         self,

@@ -110,7 +110,9 @@ class EngineServicer:
             time_control_from_proto(request),
         )
         return self._pb.EngineServiceCreateGameResponse(
-            game_id=result.game_id, version=result.version
+            game_id=result.game_id,
+            version=result.version,
+            events=[event_to_proto(event) for event in result.written],
         )
 
     async def _submit_action(self, request: Any, bot_key: str) -> Any:

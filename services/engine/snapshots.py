@@ -228,6 +228,23 @@ class SnapshotCache:
         self._remember(game_id, snapshot)
         return snapshot
 
+    def created(
+        self, game_id: str, written: Sequence[StoredEvent], private: PrivateRecords
+    ) -> GameSnapshot | None:
+        """A game another process (the engine) just created, folded from ``written``, the
+        events it reported appending, with ``private``, the token bindings the creator
+        sent it, with no read; None when that cannot be done without the store: nothing
+        reported (a retried creation), ``written`` does not start the log, or folding it
+        needs records the creator does not hold (a commitment: the setup's secrets).
+
+        The events are checked as on a load (chain from the genesis hash; CorruptLog).
+        """
+        if not written or written[0].version != 1 or _needs_private(written):
+            return None
+        snapshot = fold(game_id, written, self._registry, private)
+        self._remember(game_id, snapshot)
+        return snapshot
+
     async def _stored(self, game_id: str) -> GameSnapshot | None:
         """The stored snapshot, if readable (its tail is checked, not folded, here)."""
         if self._every <= 0:

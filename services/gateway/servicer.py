@@ -27,7 +27,12 @@ from services.engine.game_seats import SeatKind, check_client_token, hash_token,
 from services.engine.reader import GameReader
 from services.engine.ruleset import info_of
 from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import GameIndexEntry, StoredEvent, canonical_json
+from services.engine.store.records import (
+    GameIndexEntry,
+    PrivateRecords,
+    StoredEvent,
+    canonical_json,
+)
 from services.gateway.play_stream import serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
@@ -90,20 +95,26 @@ def bearer_token(context: Context) -> str:
     return ""
 
 
-def authorize(snapshot: GameSnapshot, seat: int, token: str) -> None:
-    """Raise NotAuthorized unless ``token`` may act for / look at ``seat``."""
+def authorize(snapshot: GameSnapshot, seat: int, token: str, token_hash: str | None = None) -> None:
+    """Raise NotAuthorized unless ``token`` may act for / look at ``seat``.
+
+    ``token_hash``: ``hash_token(token)`` when the caller has it already (the gateway
+    hashes a request's token once, for its rate-limit key and this check)."""
     spec = snapshot.seats[_check_seat(snapshot, seat)]
     if spec.kind is SeatKind.BOT:
         raise NotAuthorized(f"seat {seat} is a bot seat, played by the engine")
     if not token:
         raise NotAuthorized(f"seat {seat} needs its seat token")
-    if not spec.accepts(token):
+    if not spec.accepts_hash(hash_token(token) if token_hash is None else token_hash):
         raise NotAuthorized(f"wrong token for seat {seat}")
 
 
-async def authorize_seat(reader: GameReader, game_id: str, seat: int, token: str) -> None:
+async def authorize_seat(
+    reader: GameReader, game_id: str, seat: int, token: str, token_hash: str | None = None
+) -> None:
     """Raise NotAuthorized (or InvalidArgument, GameNotFound) unless ``token`` may act for
-    ``seat`` of ``game_id``, checked on the cached game when this process has it.
+    ``seat`` of ``game_id``, checked on the cached game when this process has it
+    (``token_hash`` as for :func:`authorize`).
 
     Seats only change by SeatJoined claiming an open seat: a seat's count, a bot seat and
     a claimed seat's token hash never change. So an out-of-date snapshot can wrongly
@@ -113,11 +124,11 @@ async def authorize_seat(reader: GameReader, game_id: str, seat: int, token: str
     cached = reader.cached(game_id)
     if cached is not None:
         try:
-            authorize(cached, seat, token)
+            authorize(cached, seat, token, token_hash)
             return
         except (NotAuthorized, InvalidArgument):
             pass  # perhaps a seat claimed since: check on the log
-    authorize(await reader.load(game_id), seat, token)
+    authorize(await reader.load(game_id), seat, token, token_hash)
 
 
 class WithViewNeedsSeat(InvalidArgument):
@@ -169,10 +180,15 @@ class GameServicer:
         self._play_streams = play_streams or PlayStreamLimit()
         self._pb = load_stubs().game_pb2
 
-    def _admit(self, context: Context, request: Any = None) -> None:
+    def _admit(self, context: Context, request: Any = None) -> tuple[str, str | None]:
+        """Spend one unit of the caller's rate limit (RateLimited when spent); returns
+        the request's seat token ("" if none) and its ``hash_token`` digest (None if no
+        token), hashed once here for the limit's key and the seat check."""
         token = request_token(request, context) if request is not None else ""
-        self._limiter.admit(str(context.peer()), token)
+        token_hash = hash_token(token) if token else None
+        self._limiter.admit(str(context.peer()), token, token_hash)
         deadlines.record(context)  # the engine call gets what is left of it
+        return token, token_hash
 
     @unary_errors
     async def CreateGame(self, request: Any, context: Context) -> Any:
@@ -188,8 +204,17 @@ class GameServicer:
             time_control_from_proto(request),
         )
         # A retried create returns the first game: only tokens it really holds go back.
-        # Seats claimed at creation never change, so the game as cached will do.
-        game = self._reader.cached(result.game_id) or await self._reader.load(result.game_id)
+        # Seats claimed at creation never change, so the game as cached will do. A new
+        # game is folded from the events the engine reports, bound to the token hashes
+        # sent with them (what the store keeps), instead of read back (three reads).
+        bindings = PrivateRecords(
+            token_hashes={i: seat.token_hash for i, seat in enumerate(seats) if seat.token_hash}
+        )
+        game = (
+            self._reader.cached(result.game_id)
+            or self._reader.created(result.game_id, result.written, bindings)
+            or await self._reader.load(result.game_id)
+        )
         stored = game.seats
         return self._pb.CreateGameResponse(
             game_id=result.game_id,
@@ -225,10 +250,14 @@ class GameServicer:
             reply.result.ranking.extend(result.ranking)
         return reply
 
-    def _viewer(self, snapshot: GameSnapshot, request: Any, context: Context) -> int | None:
+    def _viewer(
+        self, snapshot: GameSnapshot, request: Any, credentials: tuple[str, str | None]
+    ) -> int | None:
+        """The request's seat (None if it names none), once its token (``_admit``'s
+        ``credentials``) is checked for it."""
         if not request.HasField("seat"):
             return None
-        authorize(snapshot, request.seat, request_token(request, context))
+        authorize(snapshot, request.seat, *credentials)
         return int(request.seat)
 
     @unary_errors
@@ -239,16 +268,16 @@ class GameServicer:
     async def get_game(self, request: Any, context: Context) -> Any:
         """GetGame's work, shared by the unary call and Play: a GetGameResponse, or the
         domain error (GameNotFound, NotAuthorized, RateLimited ...) it is refused with."""
-        self._admit(context, request)
+        credentials = self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
-        return self._projection(snapshot, self._viewer(snapshot, request, context))
+        return self._projection(snapshot, self._viewer(snapshot, request, credentials))
 
     @unary_errors
     async def GetGameAt(self, request: Any, context: Context) -> Any:
         """Project the state at an earlier version."""
-        self._admit(context, request)
+        credentials = self._admit(context, request)
         snapshot = await self._reader.load_at(request.game_id, request.version)
-        game = self._projection(snapshot, self._viewer(snapshot, request, context))
+        game = self._projection(snapshot, self._viewer(snapshot, request, credentials))
         return self._pb.GetGameAtResponse(game=game)
 
     @unary_errors
@@ -314,9 +343,9 @@ class GameServicer:
     async def list_legal_actions(self, request: Any, context: Context) -> Any:
         """ListLegalActions' work, shared by the unary call and Play: a
         ListLegalActionsResponse, or the domain error it is refused with."""
-        self._admit(context, request)
+        credentials = self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
-        authorize(snapshot, request.seat, request_token(request, context))
+        authorize(snapshot, request.seat, *credentials)
         return self._pb.ListLegalActionsResponse(
             version=snapshot.version, actions=self._legal_actions(snapshot, request.seat)
         )
@@ -342,11 +371,9 @@ class GameServicer:
         """SubmitAction's work, shared by the unary call and Play: a
         SubmitActionResponse, or the domain error it is refused with (RuleViolation,
         VersionConflict, NotAuthorized, InvalidArgument, RateLimited, Unavailable ...)."""
-        self._admit(context, request)
+        credentials = self._admit(context, request)
         action = parse_object(request.action_json, "action_json")
-        await authorize_seat(
-            self._reader, request.game_id, request.seat, request_token(request, context)
-        )
+        await authorize_seat(self._reader, request.game_id, request.seat, *credentials)
         result = await self._client.submit_action(
             request.game_id,
             request.seat,
@@ -377,16 +404,16 @@ class GameServicer:
         negative from_version, WithViewNeedsSeat (``with_view_needs_seat``),
         NotAuthorized for a seat without its token, FromVersionAhead
         (``from_version_ahead``) for one past the log's head."""
-        self._admit(context, request)
+        credentials = self._admit(context, request)
         if request.from_version < 0:
             raise InvalidArgument("from_version must be 0 (the start) or more")
         if request.with_view and not request.HasField("seat"):
             raise WithViewNeedsSeat("with_view needs a seat (and its token)")
         peer = str(context.peer())
-        client = ClientRateLimiter.client_key(peer, request_token(request, context))
+        client = ClientRateLimiter.client_key(peer, credentials[0])
         with self._watchers.hold(client, peer_address(peer)):
             snapshot = await self._reader.load(request.game_id)
-            seat = self._viewer(snapshot, request, context)  # a seat must hold its token
+            seat = self._viewer(snapshot, request, credentials)  # a seat must hold its token
             if request.from_version > snapshot.version:
                 # The cached snapshot may trail the log: ask the store before refusing.
                 head = await self._reader.store.version(request.game_id)
@@ -433,14 +460,14 @@ class GameServicer:
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:
         """A page of the log."""
-        self._admit(context, request)
+        credentials = self._admit(context, request)
         limit = request.limit or MAX_EVENTS_PAGE
         if not 0 < limit <= MAX_EVENTS_PAGE:
             raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")
         if request.from_version < 0:
             raise InvalidArgument("from_version must be 0 (the start) or more")
         snapshot = await self._reader.load(request.game_id)
-        self._viewer(snapshot, request, context)  # a seat given must hold its token
+        self._viewer(snapshot, request, credentials)  # a seat given must hold its token
         events = await self._reader.events(request.game_id, request.from_version, limit)
         more = len(events) == limit and events[-1].version < await self._reader.store.version(
             request.game_id

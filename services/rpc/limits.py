@@ -174,6 +174,13 @@ def token_key(token: str) -> str:
     return "seat:" + hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def hashed_token_key(token_hash: str) -> str:
+    """:func:`token_key` from the token's SHA-256 hex digest (``hash_token``, the same
+    digest for every token that is valid UTF-8, as every gRPC string is), for a caller
+    that has it already."""
+    return "seat:" + token_hash[:32]
+
+
 class ClientRateLimiter:
     """Token buckets keyed by client (a seat token's digest, else the peer's address).
 
@@ -225,9 +232,11 @@ class ClientRateLimiter:
         """Who a call comes from: the seat token's digest, else the peer's address."""
         return token_key(token) if token else peer_address(peer)
 
-    def admit(self, peer: str, token: str = "") -> None:
+    def admit(self, peer: str, token: str = "", token_hash: str | None = None) -> None:
         """Admit one call from gRPC ``peer`` carrying seat ``token`` ("" if none), or
-        raise RateLimited (see the module doc for which buckets it spends)."""
+        raise RateLimited (see the module doc for which buckets it spends).
+        ``token_hash``: the token's ``hash_token`` digest when the caller has it (the
+        bucket key is then not hashed again)."""
         if self._rate <= 0:
             return
         address = peer_address(peer)
@@ -236,7 +245,8 @@ class ClientRateLimiter:
             return
         factor = max(self._factor, 1.0)
         self._spend("ceiling:" + address, self._rate * factor, self._burst * factor)
-        self._spend(token_key(token), self._rate, self._burst)
+        key = token_key(token) if token_hash is None else hashed_token_key(token_hash)
+        self._spend(key, self._rate, self._burst)
 
 
 PeerRateLimiter = ClientRateLimiter

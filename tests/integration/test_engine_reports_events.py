@@ -17,6 +17,7 @@ from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import start_engine_server
 from services.engine.store import RedisEventStore
+from services.engine.store.records import PrivateRecords
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "a"), SeatSpec(SeatKind.HUMAN, "b")]
 
@@ -82,3 +83,44 @@ async def test_events_that_do_not_follow_the_cache_are_not_folded(
         assert (await reader.load(game)).version == third.version
     finally:
         await store.close()
+
+
+async def test_a_new_game_is_folded_from_the_reported_events_as_a_load_would(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """CreateGame's reply carries the events too: the gateway folds the new game with the
+    token hashes it sent (what the store keeps beside the log) instead of reading it."""
+    engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    engine = Engine(engine_store, registry, seed_source=fixed_seed("created"))
+    server, port = await start_engine_server(engine, "127.0.0.1:0")
+    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30)
+    reader = GameReader(gateway_store, registry)
+    seats = [SeatSpec(SeatKind.HUMAN, "a", "a" * 64), SeatSpec(SeatKind.HUMAN, "b", "b" * 64)]
+    bindings = PrivateRecords(token_hashes={0: "a" * 64, 1: "b" * 64})
+    try:
+        result = await client.create_game("nim", seats, {"max_take": 3}, command_id="new")
+        game = result.game_id
+        assert list(result.written) == await gateway_store.read(game)
+        created = reader.created(game, result.written, bindings)
+        assert created is not None and reader.cached(game) is created
+        loaded = await GameReader(gateway_store, registry).load(game)
+        assert created == loaded
+        assert [s.token_hash for s in created.seats] == ["a" * 64, "b" * 64]
+
+        again = await client.create_game("nim", seats, {"max_take": 3}, command_id="new")
+        assert again.game_id == game and again.written == ()  # a retry: nothing new
+        assert GameReader(gateway_store, registry).created(game, again.written, bindings) is None
+        forged = [dataclasses.replace(e, hash="0" * 64) for e in result.written]
+        with pytest.raises(CorruptLog):
+            GameReader(gateway_store, registry).created(game, forged, bindings)
+
+        # A setup with secrets (commitments) needs the sealed records: read instead.
+        sealed = await client.create_game("teotihuacan", seats, {"first_game": False})
+        assert sealed.written
+        assert reader.created(sealed.game_id, sealed.written, bindings) is None
+    finally:
+        await client.close()
+        await server.stop(None)
+        await engine_store.close()
+        await gateway_store.close()

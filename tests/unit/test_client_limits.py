@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.engine.game_seats import hash_token
 from services.rpc.errors import status_for
 from services.rpc.limits import (
     ClientRateLimiter,
@@ -14,6 +15,7 @@ from services.rpc.limits import (
     RateLimited,
     TooManyWatchers,
     WatcherLimit,
+    hashed_token_key,
     peer_address,
     token_key,
 )
@@ -108,6 +110,20 @@ def test_token_keys_are_digests_one_per_token(token: str, other: str) -> None:
     assert key.startswith("seat:") and len(key) == 37
     assert set(key[5:]) <= set("0123456789abcdef")  # a digest, never the token itself
     assert (token_key(other) == key) == (other == token)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80))
+def test_a_hashed_token_keys_the_same_bucket(token: str) -> None:
+    """The gateway hashes a request's token once (``hash_token``) for the seat check and
+    the limiter: the key from that digest is the token's own key."""
+    assert hashed_token_key(hash_token(token)) == token_key(token)
+
+
+def test_a_call_spends_the_same_bucket_with_or_without_its_token_hash() -> None:
+    limiter = ClientRateLimiter(rate=1, burst=5, clock=Clock())
+    for _ in range(3):
+        limiter.admit("ipv4:10.0.0.1:1", "tok-a", hash_token("tok-a"))
+    assert admitted(limiter, [("ipv4:10.0.0.2:1", "tok-a")] * 5) == 2
 
 
 def test_open_watchers_are_capped_per_client_and_released() -> None:

@@ -11,8 +11,10 @@ from services.engine.clock import fixed_seed
 from services.engine.engine import Engine
 from services.engine.errors import CorruptLog
 from services.engine.game import GameSnapshot, SeatKind, SeatSpec
+from services.engine.reader import GameReader
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store import InMemoryEventStore
+from services.engine.store.records import PrivateRecords
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]
 
@@ -56,3 +58,26 @@ async def test_events_hashed_here_fold_alike_and_still_need_their_versions(
         start.evolve(tampered)  # a log read back is always checked
     with pytest.raises(CorruptLog, match="version"):
         start.evolve(events[1:], hashed_here=True)
+
+
+async def test_a_fold_without_new_records_keeps_the_seats_bound_to_the_known_ones(
+    registry: RulesetRegistry,
+) -> None:
+    """``evolve`` without service-only records skips binding seats again: every snapshot's
+    seats already carry the token hashes its records hold (here from a fold of the log
+    with the game's bindings, as the gateway's cache has them)."""
+    store = InMemoryEventStore()
+    engine = Engine(store, registry, seed_source=fixed_seed("bound"))
+    seats = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    start = GameReader(store, registry)
+    before = await start.load(game)
+    assert before.private.token_hashes and [s.token_hash for s in before.seats] == [
+        "a" * 64,
+        "b" * 64,
+    ]
+    await engine.submit_action(game, 0, {"take": 1})
+    events = (await store.read(game))[before.version :]
+    moved = before.evolve(events)
+    assert moved == before.evolve(events, PrivateRecords())  # binding again changes nothing
+    assert moved.seats == before.seats and moved.commitments == before.commitments == {}

@@ -37,3 +37,21 @@ async def test_a_seat_claimed_since_the_cache_is_checked_on_the_log(
             await authorize_seat(reader, game, seat, token)
     with pytest.raises(InvalidArgument):
         await authorize_seat(reader, game, 3, "ann-token")
+
+
+async def test_a_token_hashed_by_the_caller_is_checked_as_the_token(
+    registry: RulesetRegistry,
+) -> None:
+    store = InMemoryEventStore()
+    engine = Engine(store, registry, seed_source=fixed_seed("auth-hash"))
+    seats = [SeatSpec(SeatKind.HUMAN, "ann", hash_token("ann-token")), SeatSpec(SeatKind.BOT, "b")]
+    game = (await engine.create_game("nim", seats, {})).game_id
+    reader = GameReader(store, registry)
+    await authorize_seat(reader, game, 0, "ann-token", hash_token("ann-token"))
+    for seat, token in [(0, "bob-token"), (1, "ann-token"), (0, "")]:
+        with pytest.raises(NotAuthorized):
+            await authorize_seat(reader, game, seat, token, hash_token(token))
+    snapshot = await reader.load(game)
+    assert snapshot.seats[0].accepts_hash(hash_token("ann-token"))
+    assert not snapshot.seats[0].accepts_hash(hash_token("bob-token"))
+    assert not snapshot.seats[1].accepts_hash(hash_token(""))  # a bot seat has no hash
