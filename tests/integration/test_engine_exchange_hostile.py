@@ -1,0 +1,81 @@
+"""EngineService.Exchange and ExchangeBatches against a hostile peer, an oversized
+request and a misbehaving engine (issue 16's review): nothing of the engine grows
+without a limit, and one call's trouble fails that call alone.
+
+A real EngineService over gRPC on loopback, a real Redis, the gated engine of
+tests.integration.exchange_engine ("held..." commands wait for the test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import grpc
+
+from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import ENGINE_SERVICE, EngineServicer
+from services.engine.store.redis_store import RedisEventStore
+from services.rpc.generated import engine_service_pb2 as pb
+from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
+from services.rpc.server import build_server
+from tests.integration.exchange_engine import Gate, GatedEngine, create_request, until
+
+
+@asynccontextmanager
+async def served(
+    store: RedisEventStore, registry: RulesetRegistry, max_in_flight: int
+) -> AsyncIterator[tuple[GatedEngine, EngineServicer, int]]:
+    """A gated engine served as ``teoti engine`` serves it, with its servicer (to look at
+    its streams' sessions)."""
+    engine = GatedEngine(store, registry)
+    engine.gate = Gate()
+    servicer = EngineServicer(engine, max_in_flight)
+    server, port, _ = build_server(
+        "127.0.0.1:0",
+        [lambda s: pb_grpc.add_EngineServiceServicer_to_server(servicer, s)],
+        [ENGINE_SERVICE],
+    )
+    await server.start()
+    try:
+        yield engine, servicer, port
+    finally:
+        engine.gate.release.set()
+        await server.stop(0)
+
+
+async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """A peer on the engine's port repeats the id of a request in flight, thousands of
+    times per message, and never reads: each refusal holds a place in flight until it is
+    written, as an answer does, so the engine stops reading the stream instead of
+    queueing refusals without bound (and a message of them is not one long loop turn)."""
+    max_in_flight = 4
+    async with (
+        served(redis_store, registry, max_in_flight) as (engine, servicer, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
+        held = create_request("held-1")
+        held.request_id = 1
+        await call.write(pb.EngineServiceExchangeBatchesRequest(requests=[held]))
+        await until(lambda: engine.gate.started == ["held-1"], "the held command to start")
+        (session,) = servicer._sessions
+        duplicates = pb.EngineServiceExchangeBatchesRequest(
+            requests=[pb.EngineServiceExchangeRequest(request_id=1)] * 5000
+        )
+
+        async def flood() -> None:
+            for _ in range(40):
+                await call.write(duplicates)
+
+        flooding = asyncio.create_task(flood())
+        queued: list[int] = []
+        for _ in range(100):  # a second: the flood is written, or held back
+            queued.append(len(session._outbox._items))
+            await asyncio.sleep(0.01)
+        assert max(queued) <= max_in_flight
+        flooding.cancel()
+        call.cancel()
