@@ -25,7 +25,7 @@ from typing import Any
 
 import grpc
 
-from services.engine.exchange_outbox import Outbox
+from services.engine.exchange_outbox import FRAMING_BYTES, Outbox
 from services.engine.exchange_server import BATCHES_METADATA, MAX_IN_FLIGHT
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.limits import MAX_REQUEST_BYTES
@@ -51,6 +51,12 @@ over the engines."""
 MAX_BATCH_BYTES = MAX_REQUEST_BYTES // 2
 """Largest ExchangeBatches message of requests (a single larger request goes alone):
 within what the engine accepts in one message (MAX_REQUEST_BYTES)."""
+ID_BYTES = 17
+"""Most bytes a request's request_id and timeout_ms add (tags and varints), set once it
+is on a stream."""
+MAX_CALL_BYTES = MAX_REQUEST_BYTES - FRAMING_BYTES - ID_BYTES
+"""Largest request (before its id and timeout are set) a stream carries: with those and
+its framing in an ExchangeBatches message, what the engine accepts in one message."""
 
 
 def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
@@ -64,6 +70,18 @@ def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
         details = "engine stream ended"
     return grpc.aio.AioRpcError(
         grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details
+    )
+
+
+def too_large(size: int) -> grpc.aio.AioRpcError:
+    """What a call whose request (``size`` bytes) is over MAX_CALL_BYTES fails with:
+    RESOURCE_EXHAUSTED, as the engine refuses a unary call that large (on a stream it
+    would end the whole stream, and every other call in flight on it)."""
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(),
+        details=f"Sent message larger than max ({size} vs. {MAX_CALL_BYTES})",
     )
 
 
@@ -161,10 +179,13 @@ class ExchangeStream:
         (:func:`stream_failure`) when the stream ends first; StreamRetired, with nothing
         run, when the stream retired or ended while the call waited for room on it (its
         writer has half-closed or stopped: a request queued now would never be sent), or
-        when the engine has no ExchangeBatches.
+        when the engine has no ExchangeBatches; RESOURCE_EXHAUSTED (:func:`too_large`),
+        with nothing sent, for a request over MAX_CALL_BYTES.
         A caller that gives up (timeout or cancellation) has its request cancelled on the
         engine too.
         """
+        if (size := request.ByteSize()) > MAX_CALL_BYTES:
+            raise too_large(size)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         request_id = 0

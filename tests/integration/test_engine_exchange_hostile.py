@@ -13,14 +13,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import grpc
+import pytest
 
+from services.engine.exchange_client import MAX_CALL_BYTES
+from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import ENGINE_SERVICE, EngineServicer
+from services.engine.store.records import canonical_json
 from services.engine.store.redis_store import RedisEventStore
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
+from services.rpc.limits import MAX_REQUEST_BYTES
 from services.rpc.server import build_server
-from tests.integration.exchange_engine import Gate, GatedEngine, create_request, until
+from tests.integration.exchange_engine import HUMANS, Gate, GatedEngine, create_request, until
 
 
 @asynccontextmanager
@@ -79,3 +84,41 @@ async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
         assert max(queued) <= max_in_flight
         flooding.cancel()
         call.cancel()
+
+
+async def test_a_request_larger_than_the_engine_takes_fails_alone(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """A request past the engine's message limit (here options whose canonical JSON is
+    ~4x the public request that carried them: 1e15 is 1000000000000000.0) fails alone,
+    RESOURCE_EXHAUSTED as a unary call would: the engine would end the whole stream
+    for it, failing every other call in flight on it (other players' moves)."""
+    async with served(redis_store, registry, max_in_flight=100) as (engine, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+        try:
+            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-other"))
+            await until(lambda: engine.gate.started == ["held-other"], "the other call")
+            huge = {"pad": [1e15] * 15_000}
+            assert len(canonical_json(huge)) > MAX_REQUEST_BYTES
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.create_game("nim", HUMANS, huge, "huge")
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            engine.gate.release.set()
+            assert (await held).version > 0
+            assert (await client.create_game("nim", HUMANS, {}, "after")).version > 0
+        finally:
+            await client.close()
+
+
+def test_the_largest_request_a_stream_carries_fits_the_engines_limit_with_its_framing() -> None:
+    request = create_request()
+    padding = MAX_CALL_BYTES - request.ByteSize()
+    while True:  # the lengths' varints grow with the padding
+        request.create_game.options_json = "x" * padding
+        if request.ByteSize() <= MAX_CALL_BYTES:
+            break
+        padding -= 1
+    assert request.ByteSize() >= MAX_CALL_BYTES - 1
+    request.request_id, request.timeout_ms = 2**64 - 1, 2**32 - 1
+    alone = pb.EngineServiceExchangeBatchesRequest(requests=[request])
+    assert alone.ByteSize() <= MAX_REQUEST_BYTES
