@@ -107,8 +107,9 @@ class ExchangeStream:
 
     Opening is lazy on grpc's side: nothing waits in the constructor (it needs a running
     event loop). At most MAX_IN_FLIGHT calls are in flight on it; more wait their turn.
-    If the engine answers UNIMPLEMENTED for ExchangeBatches, ``on_unimplemented`` is
-    called (before the calls on the stream fail with StreamRetired).
+    If the engine answers UNIMPLEMENTED for ExchangeBatches (with no headers saying it
+    has the method), ``on_unimplemented`` is called (before the calls on the stream fail
+    with StreamRetired).
     """
 
     def __init__(
@@ -266,8 +267,12 @@ class ExchangeStream:
         finally:
             self.ended = True
             self._writer.cancel()
+            # Nothing was written before the engine's headers said it has the method: only
+            # then does UNIMPLEMENTED mean that nothing ran (after them, a proxy or a
+            # misbehaving engine may have run the calls: they fail as an outage).
             unimplemented = (
                 self.batched
+                and not self.ready
                 and isinstance(failure, grpc.aio.AioRpcError)
                 and failure.code() == grpc.StatusCode.UNIMPLEMENTED
             )

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import grpc
 import pytest
 
-from services.engine.exchange_client import MAX_CALL_BYTES
+from services.engine.exchange_client import MAX_CALL_BYTES, ExchangePool
+from services.engine.exchange_server import BATCHES_METADATA
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import ENGINE_SERVICE, EngineServicer
@@ -122,3 +124,64 @@ def test_the_largest_request_a_stream_carries_fits_the_engines_limit_with_its_fr
     request.request_id, request.timeout_ms = 2**64 - 1, 2**32 - 1
     alone = pb.EngineServiceExchangeBatchesRequest(requests=[request])
     assert alone.ByteSize() <= MAX_REQUEST_BYTES
+
+
+async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend() -> None:
+    """UNIMPLEMENTED means "ran nothing" only before the engine said it serves
+    ExchangeBatches (its headers): a stream that ends UNIMPLEMENTED after them (a proxy,
+    a misbehaving engine) may have run its calls, so they fail UNAVAILABLE instead of
+    going again on Exchange (where this engine would run them a second time)."""
+    taken: list[str] = []
+
+    async def batches(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        await context.send_initial_metadata(((BATCHES_METADATA, "1"),))
+        async for message in requests:
+            taken.extend(r.create_game.command_id for r in message.requests)
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "no longer")
+
+    async def exchange(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        async for request in requests:
+            taken.append(request.create_game.command_id)
+            answer = pb.EngineServiceExchangeResponse(request_id=request.request_id)
+            answer.create_game.game_id = "g"
+            await context.write(answer)
+
+    def streams(handler: Any, request: Any, response: Any) -> Any:
+        return grpc.stream_stream_rpc_method_handler(
+            handler,
+            request_deserializer=request.FromString,
+            response_serializer=response.SerializeToString,
+        )
+
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers(
+        (
+            grpc.method_handlers_generic_handler(
+                ENGINE_SERVICE,
+                {
+                    "ExchangeBatches": streams(
+                        batches,
+                        pb.EngineServiceExchangeBatchesRequest,
+                        pb.EngineServiceExchangeBatchesResponse,
+                    ),
+                    "Exchange": streams(
+                        exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
+                    ),
+                },
+            ),
+        )
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
+            try:
+                with pytest.raises(grpc.aio.AioRpcError) as failed:
+                    await pool.call(create_request("once"), 5)
+                assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+                assert taken == ["once"]
+            finally:
+                await pool.close()
+    finally:
+        await server.stop(0)
