@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.rpc import status_pb2
 
 from services.engine.exchange_client import MAX_CALL_BYTES, ExchangePool
 from services.engine.exchange_server import BATCHES_METADATA
@@ -27,7 +28,14 @@ from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from services.rpc.limits import MAX_REQUEST_BYTES
 from services.rpc.server import build_server
-from tests.integration.exchange_engine import HUMANS, Gate, GatedEngine, create_request, until
+from tests.integration.exchange_engine import (
+    HUMANS,
+    Gate,
+    GatedEngine,
+    create_request,
+    engine_server,
+    until,
+)
 
 
 @asynccontextmanager
@@ -185,3 +193,39 @@ async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend
                 await pool.close()
     finally:
         await server.stop(0)
+
+
+async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_drain(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """Rolling upgrade, old gateway and new engine: on Exchange each answer, refusal
+    and drain notice is a message of its own, as before ExchangeBatches, and what was
+    in flight when the engine started draining is still answered."""
+    stopping = asyncio.Event()
+    async with (
+        engine_server(redis_store, registry, stopping=stopping) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        call = pb_grpc.EngineServiceStub(channel).Exchange()
+        for request_id, command_id in ((1, "held-old"), (2, "instant-old"), (1, "held-again")):
+            request = create_request(command_id)
+            request.request_id = request_id
+            await call.write(request)
+
+        async def read() -> Any:
+            return await asyncio.wait_for(call.read(), 5)
+
+        first, second = await read(), await read()
+        assert {first.request_id, second.request_id} == {1, 2}
+        refusal = first if first.request_id == 1 else second
+        status = status_pb2.Status.FromString(refusal.error)
+        assert status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert engine.gate.started == ["held-old"]
+        stopping.set()
+        drain = await read()
+        assert drain.drain and drain.request_id == 0
+        engine.gate.release.set()
+        held = await read()
+        assert held.request_id == 1 and held.WhichOneof("result") == "create_game"
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.OK
