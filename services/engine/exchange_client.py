@@ -44,6 +44,10 @@ EXCHANGE_FALLBACK_S = 60.0
 """After an engine answered UNIMPLEMENTED for ExchangeBatches, new streams are Exchange
 streams for this long; then ExchangeBatches is tried again (in a rolling upgrade the
 engines left from before it are soon gone)."""
+UNIMPLEMENTED_GRACE_S = 1.0
+"""How long an ExchangeBatches stream whose engine's headers lack BATCHES_METADATA may
+take to end by itself (an engine from before the method ends it UNIMPLEMENTED at once)
+before the client ends it: whatever answered is no engine of ours."""
 CALLS_PER_TURN = 8
 """Calls of one event-loop turn that go on the same stream (so in one message) before the
 next stream takes the turn's further calls: fewer messages, yet a burst still spreads
@@ -217,7 +221,13 @@ class ExchangeStream:
     async def _write(self) -> None:
         try:
             if self.batched and not await self._engine_has_batches():
-                return  # an engine from before ExchangeBatches: the reader sees UNIMPLEMENTED
+                # An engine from before ExchangeBatches: the reader sees UNIMPLEMENTED, ends
+                # the stream and cancels this wait. Anything else that answered without
+                # the header runs nothing of ours: end the stream, so its calls fail now
+                # rather than at their deadlines and it is not left open for good.
+                await asyncio.sleep(UNIMPLEMENTED_GRACE_S)
+                self._call.cancel()
+                return
             self.ready = True
             await self._requests.run()
             await self._call.done_writing()

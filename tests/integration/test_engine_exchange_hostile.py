@@ -229,3 +229,43 @@ async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_dr
         assert held.request_id == 1 and held.WhichOneof("result") == "create_game"
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
+
+
+async def test_a_peer_answering_without_the_batches_header_fails_the_calls_at_once() -> None:
+    """Something that answers ExchangeBatches with headers but not the engine's
+    x-teoti-exchange-batches (a proxy that drops it, no engine of ours) is given nothing
+    to run: its stream is ended, so its calls fail UNAVAILABLE at once instead of each
+    waiting out its deadline, and no such stream is left open (retired streams that
+    were never half-closed would pile up, one per place every STREAM_MAX_AGE_S)."""
+    taken: list[int] = []
+
+    async def batches(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        await context.send_initial_metadata((("x-other", "1"),))
+        async for message in requests:
+            taken.append(len(message.requests))
+        await asyncio.Event().wait()  # never ends the call itself
+
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(
+        batches,
+        request_deserializer=pb.EngineServiceExchangeBatchesRequest.FromString,
+        response_serializer=pb.EngineServiceExchangeBatchesResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, {"ExchangeBatches": handler}),)
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
+            try:
+                with pytest.raises(grpc.aio.AioRpcError) as failed:
+                    await pool.call(create_request("unheard"), 30)
+                assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+                (stream,) = pool._streams
+                assert stream is not None and stream.ended and taken == []
+            finally:
+                await pool.close()
+    finally:
+        await server.stop(0)
