@@ -17,7 +17,8 @@ import grpc
 import pytest
 from google.rpc import status_pb2
 
-from services.engine.exchange_client import MAX_CALL_BYTES, ExchangePool
+from services.engine.errors import InvalidArgument
+from services.engine.exchange_client import MAX_CALL_BYTES, ExchangePool, ExchangeStream
 from services.engine.exchange_server import BATCHES_METADATA
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
@@ -99,22 +100,46 @@ async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
 async def test_a_request_larger_than_the_engine_takes_fails_alone(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    """A request past the engine's message limit (here options whose canonical JSON is
-    ~4x the public request that carried them: 1e15 is 1000000000000000.0) fails alone,
-    RESOURCE_EXHAUSTED as a unary call would: the engine would end the whole stream
-    for it, failing every other call in flight on it (other players' moves)."""
-    async with served(redis_store, registry, max_in_flight=100) as (engine, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+    """A request past the engine's message limit fails alone, RESOURCE_EXHAUSTED as a
+    unary call would: the engine would end the whole stream for it, failing every
+    other call in flight on it (other players' moves)."""
+    async with (
+        served(redis_store, registry, max_in_flight=100) as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        stream = ExchangeStream(pb_grpc.EngineServiceStub(channel))
+        held = asyncio.create_task(stream.call(create_request("held-other"), 5))
+        await until(lambda: engine.gate.started == ["held-other"], "the other call")
+        huge = create_request("huge")
+        huge.create_game.options_json = "x" * MAX_REQUEST_BYTES
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stream.call(huge, 5)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        engine.gate.release.set()
+        assert (await held).WhichOneof("result") == "create_game"
+        assert (await stream.call(create_request("instant-after"), 5)).create_game.version
+        stream.cancel()
+        await stream.reader
+
+
+@pytest.mark.parametrize("transport", ["stream", "unary"])
+async def test_a_command_too_large_for_the_engine_is_refused_invalid_argument(
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+) -> None:
+    """The gateway re-encodes options_json and action_json canonically, which can make a
+    command ~4x the public request that carried it (1e15 is 1000000000000000.0): past
+    what the engine takes, it is refused as the bad argument it is, on either
+    transport (the engine's RESOURCE_EXHAUSTED read as an engine outage, UNAVAILABLE,
+    and the client would retry a request that can never succeed)."""
+    async with served(redis_store, registry, max_in_flight=100) as (_, _, port):
+        client = RemoteEngineClient(
+            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
+        )
         try:
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-other"))
-            await until(lambda: engine.gate.started == ["held-other"], "the other call")
             huge = {"pad": [1e15] * 15_000}
-            assert len(canonical_json(huge)) > MAX_REQUEST_BYTES
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
+            assert len(canonical_json(huge)) > MAX_REQUEST_BYTES > 5 * 15_000
+            with pytest.raises(InvalidArgument, match="too large"):
                 await client.create_game("nim", HUMANS, huge, "huge")
-            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            engine.gate.release.set()
-            assert (await held).version > 0
             assert (await client.create_game("nim", HUMANS, {}, "after")).version > 0
         finally:
             await client.close()
