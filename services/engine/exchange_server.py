@@ -47,9 +47,9 @@ class ExchangeSession:
     place, or a refusal's, is free once its answer is written); each answer is sent when
     ready (out of order). Answers ready at the same moment share one ExchangeBatches
     message; on Exchange each is a message of its own. A request whose ``timeout_ms``
-    passes is answered DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no answer;
-    when the stream ends (the client half-closes: after its commands are answered; the
-    client goes away: at once) nothing of it keeps running.
+    passes is answered DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no
+    answer; when the stream ends (the client half-closes: after its commands are
+    answered; the client goes away: at once) nothing of it keeps running.
     """
 
     def __init__(
