@@ -25,7 +25,7 @@ from typing import Any
 
 import grpc
 
-from services.engine.exchange_outbox import Outbox
+from services.engine.exchange_outbox import FRAMING_BYTES, Outbox
 from services.engine.exchange_server import BATCHES_METADATA, MAX_IN_FLIGHT
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.limits import MAX_REQUEST_BYTES
@@ -44,6 +44,10 @@ EXCHANGE_FALLBACK_S = 60.0
 """After an engine answered UNIMPLEMENTED for ExchangeBatches, new streams are Exchange
 streams for this long; then ExchangeBatches is tried again (in a rolling upgrade the
 engines left from before it are soon gone)."""
+UNIMPLEMENTED_GRACE_S = 1.0
+"""How long an ExchangeBatches stream whose engine's headers lack BATCHES_METADATA may
+take to end by itself (an engine from before the method ends it UNIMPLEMENTED at once)
+before the client ends it: whatever answered is no engine of ours."""
 CALLS_PER_TURN = 8
 """Calls of one event-loop turn that go on the same stream (so in one message) before the
 next stream takes the turn's further calls: fewer messages, yet a burst still spreads
@@ -51,6 +55,12 @@ over the engines."""
 MAX_BATCH_BYTES = MAX_REQUEST_BYTES // 2
 """Largest ExchangeBatches message of requests (a single larger request goes alone):
 within what the engine accepts in one message (MAX_REQUEST_BYTES)."""
+ID_BYTES = 17
+"""Most bytes a request's request_id and timeout_ms add (tags and varints), set once it
+is on a stream."""
+MAX_CALL_BYTES = MAX_REQUEST_BYTES - FRAMING_BYTES - ID_BYTES
+"""Largest request (before its id and timeout are set) a stream carries: with those and
+its framing in an ExchangeBatches message, what the engine accepts in one message."""
 
 
 def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
@@ -64,6 +74,18 @@ def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
         details = "engine stream ended"
     return grpc.aio.AioRpcError(
         grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details
+    )
+
+
+def too_large(size: int) -> grpc.aio.AioRpcError:
+    """What a call whose request (``size`` bytes) is over MAX_CALL_BYTES fails with:
+    RESOURCE_EXHAUSTED, as the engine refuses a unary call that large (on a stream it
+    would end the whole stream, and every other call in flight on it)."""
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(),
+        details=f"Sent message larger than max ({size} vs. {MAX_CALL_BYTES})",
     )
 
 
@@ -89,8 +111,9 @@ class ExchangeStream:
 
     Opening is lazy on grpc's side: nothing waits in the constructor (it needs a running
     event loop). At most MAX_IN_FLIGHT calls are in flight on it; more wait their turn.
-    If the engine answers UNIMPLEMENTED for ExchangeBatches, ``on_unimplemented`` is
-    called (before the calls on the stream fail with StreamRetired).
+    If the engine answers UNIMPLEMENTED for ExchangeBatches (with no headers saying it
+    has the method), ``on_unimplemented`` is called (before the calls on the stream fail
+    with StreamRetired).
     """
 
     def __init__(
@@ -161,10 +184,13 @@ class ExchangeStream:
         (:func:`stream_failure`) when the stream ends first; StreamRetired, with nothing
         run, when the stream retired or ended while the call waited for room on it (its
         writer has half-closed or stopped: a request queued now would never be sent), or
-        when the engine has no ExchangeBatches.
+        when the engine has no ExchangeBatches; RESOURCE_EXHAUSTED (:func:`too_large`),
+        with nothing sent, for a request over MAX_CALL_BYTES.
         A caller that gives up (timeout or cancellation) has its request cancelled on the
         engine too.
         """
+        if (size := request.ByteSize()) > MAX_CALL_BYTES:
+            raise too_large(size)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         request_id = 0
@@ -195,7 +221,13 @@ class ExchangeStream:
     async def _write(self) -> None:
         try:
             if self.batched and not await self._engine_has_batches():
-                return  # an engine from before ExchangeBatches: the reader sees UNIMPLEMENTED
+                # An engine from before ExchangeBatches: the reader sees UNIMPLEMENTED, ends
+                # the stream and cancels this wait. Anything else that answered without
+                # the header runs nothing of ours: end the stream, so its calls fail now
+                # rather than at their deadlines and it is not left open for good.
+                await asyncio.sleep(UNIMPLEMENTED_GRACE_S)
+                self._call.cancel()
+                return
             self.ready = True
             await self._requests.run()
             await self._call.done_writing()
@@ -245,8 +277,12 @@ class ExchangeStream:
         finally:
             self.ended = True
             self._writer.cancel()
+            # Nothing was written before the engine's headers said it has the method: only
+            # then does UNIMPLEMENTED mean that nothing ran (after them, a proxy or a
+            # misbehaving engine may have run the calls: they fail as an outage).
             unimplemented = (
                 self.batched
+                and not self.ready
                 and isinstance(failure, grpc.aio.AioRpcError)
                 and failure.code() == grpc.StatusCode.UNIMPLEMENTED
             )

@@ -44,12 +44,12 @@ class ExchangeSession:
     ``answer`` for each command.
 
     Commands run in tasks of their own, at most ``max_in_flight`` at once (a command's
-    place is free once its answer is written); each answer is sent when ready (out of
-    order). Answers ready at the same moment share one ExchangeBatches message; on
-    Exchange each is a message of its own. A request whose ``timeout_ms`` passes is
-    answered DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no answer;
-    when the stream ends (the client half-closes: after its commands are answered; the
-    client goes away: at once) nothing of it keeps running.
+    place, or a refusal's, is free once its answer is written); each answer is sent when
+    ready (out of order). Answers ready at the same moment share one ExchangeBatches
+    message; on Exchange each is a message of its own. A request whose ``timeout_ms``
+    passes is answered DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no
+    answer; when the stream ends (the client half-closes: after its commands are
+    answered; the client goes away: at once) nothing of it keeps running.
     """
 
     def __init__(
@@ -108,8 +108,11 @@ class ExchangeSession:
             if running is not None:
                 running.cancel()
         elif request.request_id in self._running:
+            # A refusal holds a place until written, as an answer does: otherwise a peer
+            # repeating an id and not reading would have refusals queued without bound.
+            await self._slots.acquire()
             duplicate = BadRequest("request_id is already in flight on this stream")
-            self._outbox.put((_refusal(request.request_id, duplicate), False))
+            self._outbox.put((_refusal(request.request_id, duplicate), True))
         else:
             await self._slots.acquire()
             task = asyncio.create_task(self._serve(request))

@@ -13,7 +13,9 @@ import grpc
 
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.client import CommandResult
-from services.engine.exchange_client import STREAMS_PER_CHANNEL, ExchangePool
+from services.engine.errors import InvalidArgument
+from services.engine.exchange_client import MAX_CALL_BYTES, STREAMS_PER_CHANNEL, ExchangePool
+from services.engine.exchange_outbox import FRAMING_BYTES
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
 from services.engine.timing.time_control import TimeControl
@@ -44,6 +46,12 @@ CHANNELS = 4
 connections to each engine and up to CHANNELS x the engine's streams per connection
 (services.rpc.server.MAX_STREAMS_PER_CONNECTION) calls in flight per engine."""
 
+
+MAX_COMMAND_BYTES = MAX_CALL_BYTES - FRAMING_BYTES
+"""Largest command (a CreateGame, SubmitAction or JoinGame request) sent to an engine,
+on either transport: within what an Exchange stream carries once it is wrapped in an
+Exchange request (exchange_client.MAX_CALL_BYTES). The gateway re-encodes JSON
+canonically, so a public request within its own limit can exceed this."""
 
 REFUSED_RETRIES = 6
 """Times a call the engine refused unprocessed (REFUSED_STREAM) is sent again."""
@@ -108,6 +116,7 @@ class RemoteEngineClient:
     lazily by grpc (nothing connects in the constructor). ``timeout_s`` bounds each
     call, or less when the gateway's caller has a sooner deadline
     (:mod:`services.rpc.deadlines`); transport failures surface as grpc.aio.AioRpcError.
+    A command over MAX_COMMAND_BYTES is refused InvalidArgument, unsent.
 
     ``bot_key`` is the bot credential (the bot worker's client only): it goes with every
     SubmitAction in the ``x-teoti-bot-key`` metadata (with every Exchange stream).
@@ -164,6 +173,13 @@ class RemoteEngineClient:
         return getattr(response, field)
 
     async def _call(self, method: str, request: Any, metadata: Any = None) -> Any:
+        if (size := request.ByteSize()) > MAX_COMMAND_BYTES:
+            # Refused here as the bad argument it is: the engine's RESOURCE_EXHAUSTED
+            # reads as an outage, and on a stream would end every call on it.
+            raise InvalidArgument(
+                f"the command is too large for the engine: {size} bytes once encoded, "
+                f"at most {MAX_COMMAND_BYTES}"
+            )
         for attempt in range(REFUSED_RETRIES + 1):
             try:
                 return await self._send(method, request, metadata)
