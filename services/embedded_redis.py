@@ -181,12 +181,7 @@ class EmbeddedRedis(_ServerProcesses):
         raise RuntimeError("redis-server did not answer PING in time")
 
     def _ping(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
-                sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+        return _answers_ping(self.port)
 
     def stop(self) -> None:
         """Terminate the server (SIGTERM, then SIGKILL) and remove a temporary data dir."""
@@ -199,14 +194,35 @@ class EmbeddedRedis(_ServerProcesses):
         self._remove_owned_dir()
 
 
+def _answers_ping(port: int) -> bool:
+    """Whether a Redis on loopback ``port`` answers PING (within half a second)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 CLUSTER_SLOTS = 16384
 
 
+CLUSTER_PORTS = range(12000, 22000)
+"""Where cluster nodes listen. Their bus ports (port + 10000) stay below Linux's default
+ephemeral range (32768-60999): an outgoing connection's source port or a server bound to
+port 0 could otherwise take a bus port between our check and the node's bind."""
+
+NODE_START_ATTEMPTS = 3
+"""Times a node whose port was taken meanwhile (it exits at once) is started again on
+another port before the cluster gives up."""
+
+
 def free_cluster_port(taken: set[int] | None = None) -> int:
-    """A loopback port that is free together with its cluster bus port (port + 10000)."""
+    """A loopback port in CLUSTER_PORTS that is free together with its cluster bus port
+    (port + 10000). Raises RuntimeError if none is found in 200 tries."""
     taken = taken or set()
     for _ in range(200):
-        port = random.randint(20000, 29999)
+        port = random.randint(CLUSTER_PORTS.start, CLUSTER_PORTS.stop - 1)
         if port in taken or port + 10000 in taken:
             continue
         try:
@@ -245,49 +261,14 @@ class EmbeddedRedisCluster(_ServerProcesses):
         """Start the nodes, assign slots, join them and wait for ``cluster_state:ok``."""
         import redis
 
-        binary = str(redis_server_binary())
         try:
             taken: set[int] = set()
             for index in range(self.masters):
-                port = free_cluster_port(taken)
-                taken.add(port)
-                node_dir = self.data_dir / f"node-{index}"
-                node_dir.mkdir(parents=True, exist_ok=True)
-                args = [
-                    binary,
-                    "--port", str(port),
-                    "--bind", "127.0.0.1",
-                    "--dir", str(node_dir),
-                    "--cluster-enabled", "yes",
-                    "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", "5000",
-                    "--save", "",
-                    "--appendonly", "no",
-                    "--daemonize", "no",
-                ]  # fmt: skip
-                log = (node_dir / "redis.log").open("ab")
-                self._processes.append(
-                    subprocess.Popen(
-                        args, stdout=log, stderr=subprocess.STDOUT, preexec_fn=child_guard()
-                    )
-                )
-                log.close()
+                process, port = self._start_node(index, taken)
+                self._processes.append(process)
                 self.ports.append(port)
             clients = [redis.Redis(host="127.0.0.1", port=p, socket_timeout=5) for p in self.ports]
             deadline = time.monotonic() + timeout_s
-            for client in clients:
-                while True:
-                    try:
-                        client.ping()
-                        break
-                    except redis.ConnectionError:
-                        if time.monotonic() > deadline or any(
-                            p.poll() is not None for p in self._processes
-                        ):
-                            raise RuntimeError(
-                                f"cluster node did not start; see {self.data_dir}/node-*/redis.log"
-                            ) from None
-                        time.sleep(0.05)
             per_node = CLUSTER_SLOTS // self.masters
             for index, client in enumerate(clients):
                 first = index * per_node
@@ -313,6 +294,43 @@ class EmbeddedRedisCluster(_ServerProcesses):
             self.stop()
             raise
         return self
+
+    def _start_node(
+        self, index: int, taken: set[int], timeout_s: float = 20.0
+    ) -> tuple[subprocess.Popen[bytes], int]:
+        """Start node ``index`` on a free port pair (recorded in ``taken``) and wait until it
+        answers PING: (its process, its port). A node that exits before answering lost its
+        port to another process; it is started again on another one, up to
+        NODE_START_ATTEMPTS times. Raises RuntimeError when it never answers."""
+        node_dir = self.data_dir / f"node-{index}"
+        node_dir.mkdir(parents=True, exist_ok=True)
+        for _ in range(NODE_START_ATTEMPTS):
+            port = free_cluster_port(taken)
+            taken.add(port)
+            args = [
+                str(redis_server_binary()),
+                "--port", str(port),
+                "--bind", "127.0.0.1",
+                "--dir", str(node_dir),
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "5000",
+                "--save", "",
+                "--appendonly", "no",
+                "--daemonize", "no",
+            ]  # fmt: skip
+            with (node_dir / "redis.log").open("ab") as log:
+                process = subprocess.Popen(
+                    args, stdout=log, stderr=subprocess.STDOUT, preexec_fn=child_guard()
+                )
+            deadline = time.monotonic() + timeout_s
+            while process.poll() is None and time.monotonic() < deadline:
+                if _answers_ping(port):
+                    return process, port
+                time.sleep(0.05)
+            _terminate([process])
+            (node_dir / "nodes.conf").unlink(missing_ok=True)
+        raise RuntimeError(f"cluster node did not start; see {self.data_dir}/node-*/redis.log")
 
     def stop(self) -> None:
         """Terminate every node (SIGTERM, then SIGKILL); remove a temporary data dir."""
