@@ -206,7 +206,7 @@ def _dug(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     if secret is None:  # a public fold: one unseen card moves from the dig site to the hand
         state = replace(state, hidden_dig=state.hidden_dig - 1)
         return replace(hand_in(state, seat, None, 1), turn=turn)
-    kind = c.one(len(comp.kinds), comp.kind_index(str(secret["kind"])))
+    kind = comp.units[comp.indices[str(secret["kind"])]]
     state = hand_in(state, seat, kind, 1)
     return replace(state, dig_site=c.sub(state.dig_site, kind), turn=turn)
 
@@ -230,7 +230,7 @@ def _stolen(comp: Components, state: GameState, event: DomainEvent) -> GameState
     if secret is None:  # a public fold: one unseen card changes hands
         state = hand_in(unseen_out_of_hand(state, victim, 1), seat, None, 1)
     else:
-        kind = c.one(len(comp.kinds), comp.kind_index(str(secret["kind"])))
+        kind = comp.units[comp.indices[str(secret["kind"])]]
         state = hand_in(hand_out(state, victim, kind), seat, kind, 1)
     return replace(state, pending=None, discard_thieves=state.discard_thieves + 1)
 
@@ -243,7 +243,7 @@ def _sandstorm(comp: Components, state: GameState, event: DomainEvent) -> GameSt
     rooms, reserve, hidden = list(state.rooms), state.reserve, state.hidden_reserve
     for room, kind in enumerate(p["reserve_added"]):
         if kind is not None:  # reserve cards go face up into the rooms: public (A6.6)
-            card = c.one(len(comp.kinds), comp.kind_index(str(kind)))
+            card = comp.units[comp.indices[str(kind)]]
             rooms[room] = c.add(rooms[room], card)
             reserve, hidden = _split(reserve, hidden, card)
     n = state.seat_count
@@ -274,7 +274,7 @@ def _tent(comp: Components, state: GameState, event: DomainEvent) -> GameState:
 def _lost(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     p = event.payload
     seat = int(p["seat"])
-    kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
+    kind = comp.units[comp.indices[str(p["kind"])]]
     storm = state.pending
     assert isinstance(storm, SandstormPending)
     lost = list(storm.lost)
@@ -295,7 +295,7 @@ def _sandstorm_ended(comp: Components, state: GameState, event: DomainEvent) -> 
 @handles("TradeCardOffered")
 def _offered(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     p = event.payload
-    kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
+    kind = comp.units[comp.indices[str(p["kind"])]]
     trade = state.pending
     if not isinstance(trade, TradePending):
         trade = TradePending(c.empty(len(comp.kinds)), c.empty(len(comp.kinds)))
@@ -305,7 +305,7 @@ def _offered(comp: Components, state: GameState, event: DomainEvent) -> GameStat
 @handles("TradeCardChosen")
 def _chosen(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     p = event.payload
-    kind = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
+    kind = comp.units[comp.indices[str(p["kind"])]]
     trade = state.pending
     assert isinstance(trade, TradePending)
     return replace(state, pending=replace(trade, take=c.add(trade.take, kind)))
@@ -407,7 +407,7 @@ def _peek_declined(comp: Components, state: GameState, event: DomainEvent) -> Ga
 def _mine_revealed(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     p = event.payload
     room = int(p["room"])
-    card = c.one(len(comp.kinds), comp.kind_index(str(p["kind"])))
+    card = comp.units[comp.indices[str(p["kind"])]]
     mine = state.pending
     revealed = mine.revealed if isinstance(mine, MinePending) else c.empty(len(comp.kinds))
     state = _forget_room(room_out(state, room, card), room)
@@ -449,7 +449,7 @@ def _sphinx(comp: Components, state: GameState, event: DomainEvent) -> GameState
 def _sold(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     p = event.payload
     seat, count, points = int(p["seat"]), int(p["count"]), int(p["points"])
-    kind = comp.kind_index(str(p["kind"]))
+    kind = comp.indices[str(p["kind"])]
     state = hand_out(state, seat, c.one(len(comp.kinds), kind, count))
     seats = list(state.seats)
     mine = seats[seat]
