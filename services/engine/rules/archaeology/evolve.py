@@ -137,19 +137,27 @@ def _split(known: c.Cards, hidden: int, leaving: c.Cards) -> tuple[c.Cards, int]
     return c.sub(known, from_known), hidden - unseen
 
 
-def hand_out(state: GameState, seat: int, leaving: c.Cards) -> GameState:
-    """``state`` with ``leaving`` gone from ``seat``'s hand."""
+# The hand helpers take the event's other ``changes`` of the state, so that a fold copies
+# the state once: the copies were most of the cost of folding (issue 16).
+
+
+def hand_out(state: GameState, seat: int, leaving: c.Cards, **changes: Any) -> GameState:
+    """``state`` with ``leaving`` gone from ``seat``'s hand and ``changes`` applied."""
     hand, hidden = _split(state.seats[seat].hand, state.hidden_hands[seat], leaving)
-    state = _with_hand(state, seat, hand)
-    return replace(state, hidden_hands=_set(state.hidden_hands, seat, hidden))
+    if hidden != state.hidden_hands[seat]:  # never for the service, which knows every card
+        changes["hidden_hands"] = _set(state.hidden_hands, seat, hidden)
+    return _with_hand(state, seat, hand, **changes)
 
 
-def hand_in(state: GameState, seat: int, cards: c.Cards | None, count: int) -> GameState:
-    """``state`` with ``count`` cards added to ``seat``'s hand, ``cards`` if known."""
+def hand_in(
+    state: GameState, seat: int, cards: c.Cards | None, count: int, **changes: Any
+) -> GameState:
+    """``state`` with ``count`` cards added to ``seat``'s hand, ``cards`` if known, and
+    ``changes`` applied."""
     if cards is not None:
-        return _with_hand(state, seat, c.add(state.seats[seat].hand, cards))
+        return _with_hand(state, seat, c.add(state.seats[seat].hand, cards), **changes)
     hidden = _set(state.hidden_hands, seat, state.hidden_hands[seat] + count)
-    return replace(state, hidden_hands=hidden)
+    return replace(state, hidden_hands=hidden, **changes)
 
 
 def room_out(state: GameState, room: int, leaving: c.Cards) -> GameState:
@@ -181,10 +189,10 @@ def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*values[:index], value, *values[index + 1 :])
 
 
-def _with_hand(state: GameState, seat: int, hand: c.Cards) -> GameState:
+def _with_hand(state: GameState, seat: int, hand: c.Cards, **changes: Any) -> GameState:
     seats = list(state.seats)
     seats[seat] = replace(seats[seat], hand=hand)
-    return replace(state, seats=tuple(seats))
+    return replace(state, seats=tuple(seats), **changes)
 
 
 def _acted(state: GameState, **changes: Any) -> Turn:
@@ -204,11 +212,9 @@ def _dug(comp: Components, state: GameState, event: DomainEvent) -> GameState:
         return replace(state, dig_sandstorms=state.dig_sandstorms - 1, turn=turn)
     secret = sealed_value(event, secret_id(event))
     if secret is None:  # a public fold: one unseen card moves from the dig site to the hand
-        state = replace(state, hidden_dig=state.hidden_dig - 1)
-        return replace(hand_in(state, seat, None, 1), turn=turn)
+        return hand_in(state, seat, None, 1, hidden_dig=state.hidden_dig - 1, turn=turn)
     kind = comp.units[comp.indices[str(secret["kind"])]]
-    state = hand_in(state, seat, kind, 1)
-    return replace(state, dig_site=c.sub(state.dig_site, kind), turn=turn)
+    return hand_in(state, seat, kind, 1, dig_site=c.sub(state.dig_site, kind), turn=turn)
 
 
 def secret_id(event: DomainEvent) -> str:
@@ -227,12 +233,13 @@ def _stolen(comp: Components, state: GameState, event: DomainEvent) -> GameState
     p = event.payload
     seat, victim = int(p["seat"]), int(p["victim"])
     secret = sealed_value(event, secret_id(event))
+    discarded = state.discard_thieves + 1
     if secret is None:  # a public fold: one unseen card changes hands
-        state = hand_in(unseen_out_of_hand(state, victim, 1), seat, None, 1)
-    else:
-        kind = comp.units[comp.indices[str(secret["kind"])]]
-        state = hand_in(hand_out(state, victim, kind), seat, kind, 1)
-    return replace(state, pending=None, discard_thieves=state.discard_thieves + 1)
+        state = unseen_out_of_hand(state, victim, 1)
+        return hand_in(state, seat, None, 1, pending=None, discard_thieves=discarded)
+    kind = comp.units[comp.indices[str(secret["kind"])]]
+    state = hand_out(state, victim, kind)
+    return hand_in(state, seat, kind, 1, pending=None, discard_thieves=discarded)
 
 
 @handles("SandstormBegan")
@@ -279,10 +286,8 @@ def _lost(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     assert isinstance(storm, SandstormPending)
     lost = list(storm.lost)
     lost[seat] += 1
-    state = hand_out(state, seat, kind)
-    return replace(
-        state, market=c.add(state.market, kind), pending=replace(storm, lost=tuple(lost))
-    )
+    pending = replace(storm, lost=tuple(lost))
+    return hand_out(state, seat, kind, market=c.add(state.market, kind), pending=pending)
 
 
 @handles("SandstormEnded")
@@ -321,9 +326,11 @@ def _traded(comp: Components, state: GameState, event: DomainEvent) -> GameState
     p = event.payload
     seat = int(p["seat"])
     given, taken = _cards(comp, p["given"]), _cards(comp, p["taken"])
-    state = hand_in(hand_out(state, seat, given), seat, taken, c.size(taken))
     market = c.sub(c.add(state.market, given), taken)
-    return replace(state, market=market, pending=None, turn=_acted(state))
+    state = hand_out(state, seat, given)
+    return hand_in(
+        state, seat, taken, c.size(taken), market=market, pending=None, turn=_acted(state)
+    )
 
 
 @handles("RuinExplored")
@@ -331,8 +338,8 @@ def _explored(comp: Components, state: GameState, event: DomainEvent) -> GameSta
     p = event.payload
     seat, maps = int(p["seat"]), int(p["maps"])
     spent = c.one(len(comp.kinds), comp.map_kind, maps)
-    state = hand_out(state, seat, spent)
-    return replace(state, discard=c.add(state.discard, spent), turn=_acted(state, explored=True))
+    discard = c.add(state.discard, spent)
+    return hand_out(state, seat, spent, discard=discard, turn=_acted(state, explored=True))
 
 
 def _forget_room(state: GameState, room: int, keep: int | None = None) -> GameState:
@@ -450,14 +457,20 @@ def _sold(comp: Components, state: GameState, event: DomainEvent) -> GameState:
     p = event.payload
     seat, count, points = int(p["seat"]), int(p["count"]), int(p["points"])
     kind = comp.indices[str(p["kind"])]
-    state = hand_out(state, seat, c.one(len(comp.kinds), kind, count))
     seats = list(state.seats)
     mine = seats[seat]
-    seats[seat] = replace(mine, sets=(*mine.sets, (kind, count)), points=mine.points + points)
+    hand, hidden = _split(mine.hand, state.hidden_hands[seat], c.one(len(comp.kinds), kind, count))
+    sets = (*mine.sets, (kind, count))
+    seats[seat] = replace(mine, hand=hand, sets=sets, points=mine.points + points)
     turn = _acted(state, sold=(*state.turn.sold, kind))
     ruin = comp.ruins[state.options.ruin]
     peek = ruin.special == PEEK_SPECIAL and any(state.room_size(r) for r in range(len(state.rooms)))
-    return replace(state, seats=tuple(seats), turn=turn, pending=PeekPending() if peek else None)
+    changes: dict[str, Any] = {}
+    if hidden != state.hidden_hands[seat]:  # as in hand_out
+        changes["hidden_hands"] = _set(state.hidden_hands, seat, hidden)
+    return replace(
+        state, seats=tuple(seats), turn=turn, pending=PeekPending() if peek else None, **changes
+    )
 
 
 @handles("TurnEnded")
