@@ -54,8 +54,12 @@ def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
     """Every action ``seat`` may take now, exactly (A3-A8); empty when not its turn."""
     if seat not in seats_to_act(state):
         return []
-    kinds = comp.kinds
     pending = state.pending
+    if pending is None:  # most steps: the dig, or the turn's free actions
+        if state.turn.must_dig:
+            return [{"type": "dig"}]
+        return _free_actions(comp, state, seat)
+    kinds = comp.kinds
     hand = state.seats[seat].hand
     if isinstance(pending, ThiefPending):
         return [{"type": "rob", "victim": s} for s in dig.thief_targets(state, seat)]
@@ -83,12 +87,9 @@ def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
             {"type": "take", "cards": c.to_json(choice, kinds)}
             for choice in ruins.tomb_choices(state.rooms[pending.room], take)
         ]
-    if isinstance(pending, PeekPending):
-        rooms = [r for r, room in enumerate(state.rooms) if c.size(room)]
-        return [{"type": "peek", "room": r} for r in rooms] + [{"type": "no_peek"}]
-    if state.turn.must_dig:
-        return [{"type": "dig"}]
-    return _free_actions(comp, state, seat)
+    assert isinstance(pending, PeekPending)
+    rooms = [r for r, room in enumerate(state.rooms) if c.size(room)]
+    return [{"type": "peek", "room": r} for r in rooms] + [{"type": "no_peek"}]
 
 
 def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDict]:
@@ -196,7 +197,9 @@ _FREE: dict[str, Handler] = {
 def _step_handler(state: GameState, kind: str) -> Handler:
     pending = state.pending
     allowed: dict[str, Handler]
-    if isinstance(pending, ThiefPending):
+    if pending is None:  # most steps
+        allowed = _DIG if state.turn.must_dig else _FREE
+    elif isinstance(pending, ThiefPending):
         allowed = _ROB
     elif isinstance(pending, SandstormPending):
         allowed = _DECLARE_TENT if pending.to_declare else _LOSE_CARD
@@ -206,12 +209,9 @@ def _step_handler(state: GameState, kind: str) -> Handler:
         allowed = _MINE
     elif isinstance(pending, TombPending):
         allowed = _TOMB
-    elif isinstance(pending, PeekPending):
-        allowed = _PEEK
-    elif state.turn.must_dig:
-        allowed = _DIG
     else:
-        allowed = _FREE
+        assert isinstance(pending, PeekPending)
+        allowed = _PEEK
     handler = allowed.get(kind)
     if handler is None:
         if not state.turn.must_dig or pending is not None:
