@@ -93,10 +93,24 @@ def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
 
 
 def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDict]:
+    """The turn's free actions (nothing pending, no dig owed), in this order: offers,
+    explorations, sales (``museum.sellable``'s), ending the turn."""
     kinds = comp.kinds
-    actions: list[JsonDict] = [
-        {"type": "offer", "kind": kinds[k]} for k, n in enumerate(state.seats[seat].hand) if n
-    ]
+    sale = comp.sale
+    sold = state.turn.sold
+    actions: list[JsonDict] = []
+    sales: list[JsonDict] = []
+    # One pass over the hand lists both the offers and the sales (museum.sellable's order,
+    # held to it by tests/unit/archaeology/test_free_actions.py).
+    for k, held in enumerate(state.seats[seat].hand):
+        if held:
+            name = kinds[k]
+            actions.append({"type": "offer", "kind": name})
+            if k not in sold:
+                sales += [
+                    {"type": "sell", "kind": name, "count": n}
+                    for n in range(1, min(held, len(sale[k])) + 1)
+                ]
     ruin = comp.ruins[state.options.ruin]
     for room in ruins.explorable_rooms(state, ruin, seat, comp.map_kind):
         if ruin.special == ruins.SPHINX:
@@ -106,10 +120,7 @@ def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
             ]
         else:
             actions.append({"type": "explore", "room": room})
-    actions += [
-        {"type": "sell", "kind": kinds[k], "count": n}
-        for k, n in museum.sellable(state, seat, comp.sale)
-    ]
+    actions += sales
     if turn.may_end_turn(state, seat):
         actions.append({"type": "end_turn"})
     return actions
