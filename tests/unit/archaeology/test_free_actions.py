@@ -9,6 +9,7 @@ depends on the order, so the golden games do too).
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 from hypothesis import given, settings
@@ -20,7 +21,7 @@ from services.engine.rules.archaeology.decide import _free_actions
 from services.engine.rules.archaeology.state import GameState
 from services.engine.ruleset import JsonDict
 
-from .builders import COMP, KINDS, RULES, state, with_turn
+from .builders import COMP, KINDS, RULES, new_game, play, state, with_turn
 from .test_random_playouts import SETUPS, play_out
 
 
@@ -85,3 +86,22 @@ def test_free_actions_after_every_event_of_seeded_games() -> None:
             assert _free_actions(COMP, game, seat) == long_way(game, seat)
             checked += 1
     assert checked > 1000
+
+
+def test_only_the_seats_to_act_have_actions_at_every_decision_of_seeded_games() -> None:
+    """``legal_actions`` answers "not your turn" without ``seats_to_act`` when nothing is
+    pending; the answer is the same as asking it, at every decision and at the end."""
+    for seed in range(6):
+        seats, options = SETUPS[seed * 7 % len(SETUPS)]
+        rng = random.Random(seed)
+        game = new_game(seats, seed, **options)
+        while True:
+            acting = RULES.seats_to_act(game)
+            for seat in range(seats):
+                assert bool(RULES.legal_actions(game, seat)) == (seat in acting)
+            if game.ended:
+                break
+            seat = acting[0]
+            action = rng.choice(list(RULES.legal_actions(game, seat)))
+            game, _ = play(game, seat, action, seed=rng.randrange(1 << 30))
+        assert acting == ()

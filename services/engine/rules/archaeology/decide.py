@@ -52,13 +52,15 @@ def seats_to_act(state: GameState) -> tuple[int, ...]:
 
 def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDict]:
     """Every action ``seat`` may take now, exactly (A3-A8); empty when not its turn."""
-    if seat not in seats_to_act(state):
-        return []
     pending = state.pending
-    if pending is None:  # most steps: the dig, or the turn's free actions
+    if pending is None and not state.ended:  # most steps: the dig, or the free actions
+        if seat != state.turn.seat:  # seats_to_act(state) == (state.turn.seat,)
+            return []
         if state.turn.must_dig:
             return [{"type": "dig"}]
         return _free_actions(comp, state, seat)
+    if seat not in seats_to_act(state):
+        return []
     kinds = comp.kinds
     hand = state.seats[seat].hand
     if isinstance(pending, ThiefPending):
