@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from services.engine.rules.archaeology import cards as c
 from services.engine.rules.archaeology import museum, ruins, turn
 from services.engine.rules.archaeology.decide import _free_actions
 from services.engine.rules.archaeology.state import GameState
-from services.engine.ruleset import JsonDict
+from services.engine.ruleset import JsonDict, RuleViolation
 
 from .builders import COMP, KINDS, RULES, new_game, play, state, with_turn
 from .test_random_playouts import SETUPS, play_out
@@ -89,8 +90,9 @@ def test_free_actions_after_every_event_of_seeded_games() -> None:
 
 
 def test_only_the_seats_to_act_have_actions_at_every_decision_of_seeded_games() -> None:
-    """``legal_actions`` answers "not your turn" without ``seats_to_act`` when nothing is
-    pending; the answer is the same as asking it, at every decision and at the end."""
+    """``legal_actions`` and ``decide`` answer "not your turn" without ``seats_to_act``
+    when nothing is pending; the answer is the same as asking it, at every decision and at
+    the end."""
     for seed in range(6):
         seats, options = SETUPS[seed * 7 % len(SETUPS)]
         rng = random.Random(seed)
@@ -99,6 +101,10 @@ def test_only_the_seats_to_act_have_actions_at_every_decision_of_seeded_games() 
             acting = RULES.seats_to_act(game)
             for seat in range(seats):
                 assert bool(RULES.legal_actions(game, seat)) == (seat in acting)
+                if seat not in acting and not game.ended:
+                    with pytest.raises(RuleViolation) as refused:
+                        RULES.decide(game, seat, {"type": "end_turn"}, random.Random(0))
+                    assert refused.value.rule == "not_your_turn"
             if game.ended:
                 break
             seat = acting[0]

@@ -140,7 +140,9 @@ def decide(
     """
     if state.ended:
         raise refuse("game_over", "RULES.md A4: the expedition is over")
-    if seat not in seats_to_act(state):
+    # With nothing pending the turn's seat acts (seats_to_act, asked only otherwise).
+    acts = seat == state.turn.seat if state.pending is None else seat in seats_to_act(state)
+    if not acts:
         raise refuse("not_your_turn", f"RULES.md A3: seat {seat} does not act now")
     kind = action.get("type")
     if not isinstance(kind, str):
