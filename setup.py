@@ -13,9 +13,10 @@ Rules, optional native build with mypyc (docs/performance.md).
 ``TEOTI_COMPILE_RULES=1`` and mypy installed in the build environment
 (``pip install --no-build-isolation``), the rules modules are compiled to C extensions:
 same code, same events, about 1.5x the steps per second (benchmarks/rules_benchmark.py).
-Left as Python: ``options.py`` (pydantic models), ``state.py`` (the state classes stay
-ordinary dict-backed classes so ``frozen.replace`` can copy them in one C call) and the
-``bots`` package (the bot worker's policies, not the rules).
+Both rulesets are compiled. Left as Python: ``options.py`` (pydantic models), ``state.py``
+(the state classes stay ordinary dict-backed classes so ``frozen.replace`` can copy them
+in one C call) and the bot worker's policies, not the rules (Teotihuacan's ``bots``
+package, Archaeology's ``policy.py``).
 """
 
 from __future__ import annotations
@@ -31,18 +32,23 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 import build_stubs  # noqa: E402
 
-RULES = Path("services/engine/rules/teotihuacan")
+RULES = [Path("services/engine/rules/teotihuacan"), Path("services/engine/rules/archaeology")]
 SHARED = [  # helpers every ruleset's decisions and folds call
     Path("services/engine/rules/frozen.py"),
     Path("services/engine/rules/public_events.py"),
 ]
 INTERPRETED = {"__init__.py", "options.py", "state.py"}
+# The bot worker's policies, not the rules: Teotihuacan's package, Archaeology's module.
+BOTS = {"bots", "policy.py"}
 
 
 def compiled_rules_modules() -> list[str]:
     """Paths of the rules modules mypyc compiles, sorted."""
     modules = [
-        p for p in RULES.rglob("*.py") if p.name not in INTERPRETED and "bots" not in p.parts
+        p
+        for rules in RULES
+        for p in rules.rglob("*.py")
+        if p.name not in INTERPRETED and not BOTS.intersection(p.parts)
     ]
     modules += SHARED
     return sorted(str(p) for p in modules)

@@ -11,8 +11,8 @@ beside the other) it plays ``--games`` seeded random games, ``--runs`` times, an
 Run: ``python -m benchmarks.rules_benchmark [--ruleset all|teotihuacan|archaeology]
 [--seats N] [--games N] [--runs N] [--standard]``.
 ``scripts/compile_rules.sh .venv/bin/python -m benchmarks.rules_benchmark`` measures the
-mypyc-compiled Teotihuacan rules (docs/performance.md); the first line printed says which
-build was measured. Targets (Teotihuacan): >= 50,000 steps/s and a median full game
+mypyc-compiled rules of both rulesets (docs/performance.md); the first line printed says
+which build was measured. Targets (Teotihuacan): >= 50,000 steps/s and a median full game
 < 100 ms.
 """
 
@@ -26,6 +26,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.engine.rules.archaeology import decide
 from services.engine.rules.teotihuacan import flow
 from services.engine.ruleset import SetupRequest, decide_and_fold
 from services.engine.rulesets import default_registry
@@ -56,10 +57,15 @@ def play_one(rules: Any, seed: int, seats: int, options: dict[str, Any]) -> int:
     return steps
 
 
-def rules_build() -> str:
-    """``"compiled (mypyc)"`` when the Teotihuacan rules modules are C extensions, else
-    ``"interpreted"`` (the Archaeology rules are always interpreted)."""
-    return "compiled (mypyc)" if str(flow.__file__).endswith(".so") else "interpreted"
+RULES_MODULES = {"teotihuacan": flow, "archaeology": decide}
+"""One rules module of each ruleset, whose file tells the build it was imported from."""
+
+
+def rules_build(name: str) -> str:
+    """``"compiled (mypyc)"`` when ruleset ``name``'s rules modules are C extensions, else
+    ``"interpreted"``."""
+    module = RULES_MODULES[name]
+    return "compiled (mypyc)" if str(module.__file__).endswith(".so") else "interpreted"
 
 
 @dataclass
@@ -113,7 +119,7 @@ def _spread(values: list[float], fmt: str) -> str:
 
 def report(name: str, seats: int, setup: str, games: int, runs: int, m: Measure) -> None:
     """Print one ruleset's block (the benchmark's output is its report)."""
-    build = rules_build() if name == "teotihuacan" else "interpreted"
+    build = rules_build(name)
     print(
         f"ruleset: {name}  rules: {build}  seats: {seats}  setup: {setup}  "
         f"games: {games} x {runs} runs"
@@ -140,7 +146,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     names = sorted(DEFAULT_SEATS, reverse=True) if args.ruleset == "all" else [args.ruleset]
-    print(f"rules build: {rules_build()} (teotihuacan); archaeology: interpreted")
+    builds = "; ".join(
+        f"{name}: {rules_build(name)}" for name in sorted(DEFAULT_SEATS, reverse=True)
+    )
+    print(f"rules build: {builds}")
     for name in names:
         seats = args.seats or DEFAULT_SEATS[name]
         if name == "teotihuacan":

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build a copy of the checkout whose Teotihuacan rules are compiled with mypyc, then run a
+# Build a copy of the checkout whose rules (both rulesets) are compiled with mypyc, then run a
 # command inside it (the copy's root comes first on sys.path, so its compiled modules win).
 #
 #   scripts/compile_rules.sh                                        # build only

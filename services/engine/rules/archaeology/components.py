@@ -15,6 +15,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .cards import Cards, one
+
 
 @dataclass(frozen=True, slots=True)
 class Ruin:
@@ -62,6 +64,10 @@ class Components:
         long_expedition_seats / long_expedition_keeps / long_expedition_extra_thieves:
             the `long_expedition` variant (A7).
         sand_hell_sandstorms / sand_hell_tent_uses: the `sand_hell` variant (A7).
+        indices: each kind id's index in ``kinds`` (derived: the folds and actions name
+            kinds by id at every step, and a dict answers faster than ``kinds.index``).
+        units: one card of each kind, ``units[k] == cards.one(len(kinds), k)`` (derived,
+            for the same reason).
     """
 
     kinds: tuple[str, ...]
@@ -86,6 +92,8 @@ class Components:
     long_expedition_extra_thieves: int
     sand_hell_sandstorms: int
     sand_hell_tent_uses: int
+    indices: dict[str, int]
+    units: tuple[Cards, ...]
 
     @property
     def card_total(self) -> int:
@@ -94,10 +102,7 @@ class Components:
 
     def kind_index(self, kind: str) -> int:
         """Index of treasure kind ``kind``. Raises KeyError for an unknown kind."""
-        try:
-            return self.kinds.index(kind)
-        except ValueError:
-            raise KeyError(kind) from None
+        return self.indices[kind]
 
 
 def parse_components(data: dict[str, Any]) -> Components:
@@ -150,7 +155,17 @@ def parse_components(data: dict[str, Any]) -> Components:
         long_expedition_extra_thieves=int(variants["long_expedition"]["extra_thieves"]),
         sand_hell_sandstorms=int(variants["sand_hell"]["sandstorms"]),
         sand_hell_tent_uses=int(variants["sand_hell"]["tent_uses"]),
+        indices=_first_indices(kinds),
+        units=tuple(one(len(kinds), index) for index in range(len(kinds))),
     )
+
+
+def _first_indices(kinds: tuple[str, ...]) -> dict[str, int]:
+    """``{kind: kinds.index(kind)}`` for every kind."""
+    indices: dict[str, int] = {}
+    for index, kind in enumerate(kinds):
+        indices.setdefault(kind, index)
+    return indices
 
 
 def load_data() -> dict[str, Any]:

@@ -52,10 +52,16 @@ def seats_to_act(state: GameState) -> tuple[int, ...]:
 
 def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDict]:
     """Every action ``seat`` may take now, exactly (A3-A8); empty when not its turn."""
+    pending = state.pending
+    if pending is None and not state.ended:  # most steps: the dig, or the free actions
+        if seat != state.turn.seat:  # seats_to_act(state) == (state.turn.seat,)
+            return []
+        if state.turn.must_dig:
+            return [{"type": "dig"}]
+        return _free_actions(comp, state, seat)
     if seat not in seats_to_act(state):
         return []
     kinds = comp.kinds
-    pending = state.pending
     hand = state.seats[seat].hand
     if isinstance(pending, ThiefPending):
         return [{"type": "rob", "victim": s} for s in dig.thief_targets(state, seat)]
@@ -83,19 +89,30 @@ def legal_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
             {"type": "take", "cards": c.to_json(choice, kinds)}
             for choice in ruins.tomb_choices(state.rooms[pending.room], take)
         ]
-    if isinstance(pending, PeekPending):
-        rooms = [r for r, room in enumerate(state.rooms) if c.size(room)]
-        return [{"type": "peek", "room": r} for r in rooms] + [{"type": "no_peek"}]
-    if state.turn.must_dig:
-        return [{"type": "dig"}]
-    return _free_actions(comp, state, seat)
+    assert isinstance(pending, PeekPending)
+    rooms = [r for r, room in enumerate(state.rooms) if c.size(room)]
+    return [{"type": "peek", "room": r} for r in rooms] + [{"type": "no_peek"}]
 
 
 def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDict]:
+    """The turn's free actions (nothing pending, no dig owed), in this order: offers,
+    explorations, sales (``museum.sellable``'s), ending the turn."""
     kinds = comp.kinds
-    actions: list[JsonDict] = [
-        {"type": "offer", "kind": kinds[k]} for k, n in enumerate(state.seats[seat].hand) if n
-    ]
+    sale = comp.sale
+    sold = state.turn.sold
+    actions: list[JsonDict] = []
+    sales: list[JsonDict] = []
+    # One pass over the hand lists both the offers and the sales (museum.sellable's order,
+    # held to it by tests/unit/archaeology/test_free_actions.py).
+    for k, held in enumerate(state.seats[seat].hand):
+        if held:
+            name = kinds[k]
+            actions.append({"type": "offer", "kind": name})
+            if k not in sold:
+                sales += [
+                    {"type": "sell", "kind": name, "count": n}
+                    for n in range(1, min(held, len(sale[k])) + 1)
+                ]
     ruin = comp.ruins[state.options.ruin]
     for room in ruins.explorable_rooms(state, ruin, seat, comp.map_kind):
         if ruin.special == ruins.SPHINX:
@@ -105,10 +122,7 @@ def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
             ]
         else:
             actions.append({"type": "explore", "room": room})
-    actions += [
-        {"type": "sell", "kind": kinds[k], "count": n}
-        for k, n in museum.sellable(state, seat, comp.sale)
-    ]
+    actions += sales
     if turn.may_end_turn(state, seat):
         actions.append({"type": "end_turn"})
     return actions
@@ -126,7 +140,9 @@ def decide(
     """
     if state.ended:
         raise refuse("game_over", "RULES.md A4: the expedition is over")
-    if seat not in seats_to_act(state):
+    # With nothing pending the turn's seat acts (seats_to_act, asked only otherwise).
+    acts = seat == state.turn.seat if state.pending is None else seat in seats_to_act(state)
+    if not acts:
         raise refuse("not_your_turn", f"RULES.md A3: seat {seat} does not act now")
     kind = action.get("type")
     if not isinstance(kind, str):
@@ -196,7 +212,9 @@ _FREE: dict[str, Handler] = {
 def _step_handler(state: GameState, kind: str) -> Handler:
     pending = state.pending
     allowed: dict[str, Handler]
-    if isinstance(pending, ThiefPending):
+    if pending is None:  # most steps
+        allowed = _DIG if state.turn.must_dig else _FREE
+    elif isinstance(pending, ThiefPending):
         allowed = _ROB
     elif isinstance(pending, SandstormPending):
         allowed = _DECLARE_TENT if pending.to_declare else _LOSE_CARD
@@ -206,12 +224,9 @@ def _step_handler(state: GameState, kind: str) -> Handler:
         allowed = _MINE
     elif isinstance(pending, TombPending):
         allowed = _TOMB
-    elif isinstance(pending, PeekPending):
-        allowed = _PEEK
-    elif state.turn.must_dig:
-        allowed = _DIG
     else:
-        allowed = _FREE
+        assert isinstance(pending, PeekPending)
+        allowed = _PEEK
     handler = allowed.get(kind)
     if handler is None:
         if not state.turn.must_dig or pending is not None:

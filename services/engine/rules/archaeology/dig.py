@@ -129,7 +129,8 @@ def kind_of(play: Play, action: dict[str, Any], key: str = "kind") -> int:
     """The treasure kind an action names under ``key``. Raises RuleViolation
     ``unknown_kind``."""
     name = action.get(key)
-    if not isinstance(name, str) or name not in play.comp.kinds:
+    index = play.comp.indices.get(name) if isinstance(name, str) else None
+    if index is None:
         known = ", ".join(play.comp.kinds)
         raise refuse("unknown_kind", f"RULES.md A1: {name!r} is no treasure kind (known: {known})")
-    return play.comp.kinds.index(name)
+    return index
