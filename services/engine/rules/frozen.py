@@ -45,6 +45,21 @@ def replace(obj: T, /, **changes: Any) -> T:
     return new
 
 
+def with_field(obj: T, name: str, value: Any) -> T:
+    """Copy of the dict-backed frozen dataclass ``obj`` with the field ``name`` set to
+    ``value``: :func:`replace` for one field the caller knows exists, without its keyword
+    packing and field check (folding makes such a copy for nearly every event).
+
+    A compiled function (setup.py), so the rules' compiled modules call it without
+    entering the interpreter, as they would for a method of the (interpreted) state class.
+    """
+    attributes: dict[str, Any] = obj.__dict__.copy()
+    attributes[name] = value
+    new: T = object.__new__(type(obj))
+    object.__setattr__(new, "__dict__", attributes)
+    return new
+
+
 def without(values: tuple[T, ...], value: T) -> tuple[T, ...]:
     """``values`` less one occurrence of ``value``. Raises ValueError if it is absent."""
     items = list(values)

@@ -15,7 +15,7 @@ import pytest
 
 from services.engine.rules.teotihuacan import alchemy, construction, pyramid, technologies, turn
 from services.engine.rules.teotihuacan.components import components
-from services.engine.rules.teotihuacan.frozen import replace
+from services.engine.rules.teotihuacan.frozen import replace, with_agenda, with_player
 from services.engine.rules.teotihuacan.last_call import remember_last
 from services.engine.rules.teotihuacan.state import NOT_IN_PLAY, GameState
 from services.engine.rules.teotihuacan.tasks import TakeTurn
@@ -136,3 +136,20 @@ def test_turn_options_without_effects_equal_the_full_listing() -> None:
         listed = turn.listed_turn_options(state, 0, movable)
         assert turn._turn_options(state, TakeTurn(seat=0)) == listed
         assert listed[-1] == {"type": "unlock"} and len(listed) == 3 * len(movable) + 1
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+def test_one_field_copies_equal_replace_and_leave_the_state_as_it_was(first_game: bool) -> None:
+    checked = 0
+    for state in game_states(1, first_game):
+        before = state.__dict__.copy()
+        seat = state.current
+        player = replace(state.players[seat], vp=state.players[seat].vp + 1)
+        copied = with_player(state, seat, player)
+        players = (*state.players[:seat], player, *state.players[seat + 1 :])
+        assert copied == replace(state, players=players) == state.with_player(seat, player)
+        assert type(copied) is GameState and copied is not state
+        assert with_agenda(state, ()) == replace(state, agenda=()) == state.with_agenda(())
+        assert state.__dict__ == before
+        checked += 1
+    assert checked > 100

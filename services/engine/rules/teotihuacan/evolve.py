@@ -13,7 +13,7 @@ from typing import Any
 from services.engine.ruleset import DomainEvent
 
 from .components import PALACE, TEMPLES
-from .frozen import replace
+from .frozen import replace, with_player
 from .public_setup import state_from_setup, upcast_setup
 from .state import GameState, Player, Worker
 from .tasks import task_from_dict
@@ -110,7 +110,7 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
 def _workers_unlocked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     workers = tuple(Worker(w.board, w.power) for w in player.workers)  # unlocked, space -1
-    return state.with_player(payload["seat"], replace(player, workers=workers))
+    return with_player(state, payload["seat"], replace(player, workers=workers))
 
 
 @handles("WorkerMoved")
@@ -120,7 +120,7 @@ def _worker_moved(state: GameState, payload: Payload) -> GameState:
     worker = player.workers[worker_id]
     # Workers are slotted: building one directly is cheaper than replace()'s generic copy.
     moved = Worker(payload["to_board"], worker.power, worker.locked, worker.space)
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, moved))
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, moved))
 
 
 @handles("GoodsChanged")
@@ -129,7 +129,7 @@ def _goods_changed(state: GameState, payload: Payload) -> GameState:
     changes = {good: getattr(player, good) + delta for good, delta in payload["delta"].items()}
     if "vp" in changes:
         changes["vp"] = max(0, changes["vp"])
-    return state.with_player(payload["seat"], replace(player, **changes))
+    return with_player(state, payload["seat"], replace(player, **changes))
 
 
 @handles("WorkerLocked")
@@ -137,7 +137,7 @@ def _worker_locked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
     locked = Worker(payload["board"], player.workers[worker_id].power, True, payload["space"])
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, locked))
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, locked))
 
 
 @handles("WorkerDisplaced")
@@ -145,7 +145,7 @@ def _worker_displaced(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
     freed = Worker(player.workers[worker_id].board, player.workers[worker_id].power)
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, freed))
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, freed))
 
 
 @handles("TempleAdvanced")
@@ -154,7 +154,7 @@ def _temple_advanced(state: GameState, payload: Payload) -> GameState:
     steps = list(player.temples)
     steps[TEMPLES.index(payload["temple"])] = payload["step"]
     temples = (steps[0], steps[1], steps[2])
-    return state.with_player(payload["seat"], replace(player, temples=temples))
+    return with_player(state, payload["seat"], replace(player, temples=temples))
 
 
 @handles("WorkerPoweredUp")
@@ -163,7 +163,7 @@ def _worker_powered_up(state: GameState, payload: Payload) -> GameState:
     worker_id = payload["worker"]
     worker = player.workers[worker_id]
     powered = Worker(worker.board, payload["power"], worker.locked, worker.space)
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, powered))
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, powered))
 
 
 @handles("WorkerAscended")
@@ -172,14 +172,14 @@ def _worker_ascended(state: GameState, payload: Payload) -> GameState:
     worker_id = payload["worker"]
     returned = Worker(board=PALACE, power=1)
     player = replace(_with_worker(player, worker_id, returned), ascended_this_turn=True)
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("FourthWorkerJoined")
 def _fourth_worker_joined(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     joined = Worker(board=PALACE, power=payload["power"])
-    return state.with_player(payload["seat"], _with_worker(player, payload["worker"], joined))
+    return with_player(state, payload["seat"], _with_worker(player, payload["worker"], joined))
 
 
 @handles("TechnologyAcquired")
@@ -191,7 +191,7 @@ def _technology_acquired(state: GameState, payload: Payload) -> GameState:
         new_technologies=(*player.new_technologies, payload["slot"]),
         gold=player.gold - payload["gold_paid"],
     )
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("DiscoveryEffectUsed")
@@ -199,19 +199,19 @@ def _discovery_effect_used(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     effects = list(player.active_effects)
     effects.remove(payload["effect"])
-    return state.with_player(payload["seat"], replace(player, active_effects=tuple(effects)))
+    return with_player(state, payload["seat"], replace(player, active_effects=tuple(effects)))
 
 
 @handles("AvenueAdvanced")
 def _avenue_advanced(state: GameState, payload: Payload) -> GameState:
     player = replace(_player(state, payload), avenue=payload["step"])
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("PyramidTrackAdvanced")
 def _pyramid_track_advanced(state: GameState, payload: Payload) -> GameState:
     player = replace(_player(state, payload), pyramid=payload["step"])
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("CalendarAdvanced")
@@ -250,7 +250,7 @@ def _salary_paid(state: GameState, payload: Payload) -> GameState:
         cocoa=player.cocoa - payload["paid"],
         vp=max(0, player.vp - payload["vp_lost"]),
     )
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("EclipseEnded")
@@ -269,7 +269,7 @@ def _neutral_workers_placed(state: GameState, payload: Payload) -> GameState:
 @handles("TempleBonusScored")
 def _temple_bonus_scored(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    return state.with_player(payload["seat"], replace(player, vp=player.vp + payload["vp"]))
+    return with_player(state, payload["seat"], replace(player, vp=player.vp + payload["vp"]))
 
 
 @handles("GameEnded")

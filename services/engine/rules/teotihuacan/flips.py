@@ -22,7 +22,7 @@ from .context import Context
 from .discovery import MASK, tile_data, tile_kind
 from .evolve import Payload, handles
 from .flow import Action, free_action
-from .frozen import replace
+from .frozen import replace, with_player
 from .state import GameState
 from .tasks import PowerUps, ResourceChoice, Salary, Task, TempleSteps
 from .tracks import advance_avenue
@@ -96,10 +96,10 @@ def _discovery_flipped(state: GameState, payload: Payload) -> GameState:
         used_discoveries=(*player.used_discoveries, tile),
         active_effects=effects,
     )
-    return state.with_player(seat, player)
+    return with_player(state, seat, player)
 
 
 @handles("DiscoveryEffectsExpired")
 def _discovery_effects_expired(state: GameState, payload: Payload) -> GameState:
     player = replace(state.players[payload["seat"]], active_effects=())
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
