@@ -16,7 +16,7 @@ Events:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .components import NOT_A_TILE, TEMPLES, components
 from .context import Context
@@ -26,9 +26,9 @@ from .frozen import replace, with_player, without
 from .state import GameState, Player
 from .tasks import Task, register_task
 
-NO_TILE = -1
-MASK = "mask"
-PAYABLE_GOODS = ("cocoa", "wood", "stone", "gold")
+NO_TILE: Final = -1
+MASK: Final = "mask"
+PAYABLE_GOODS: Final = ("cocoa", "wood", "stone", "gold")
 
 
 def tile_data(tile: int) -> dict[str, Any]:

@@ -8,7 +8,7 @@ well-formed event. Unknown event types raise KeyError so a corrupt log is never 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from services.engine.ruleset import DomainEvent
 
@@ -22,8 +22,8 @@ Payload = Mapping[str, Any]
 Handler = Callable[[GameState, Payload], GameState]
 EventHandler = Callable[[GameState, DomainEvent], GameState]
 
-_HANDLERS: dict[str, Handler] = {}
-_EVENT_HANDLERS: dict[str, EventHandler] = {}
+_HANDLERS: Final[dict[str, Handler]] = {}
+_EVENT_HANDLERS: Final[dict[str, EventHandler]] = {}
 
 
 def handles(event_type: str) -> Callable[[Handler], Handler]:

@@ -18,6 +18,8 @@ payments cover two payments).
 
 from __future__ import annotations
 
+from typing import Final
+
 from .context import Context
 from .discovery import MASK, tile_data, tile_kind
 from .evolve import Payload, handles
@@ -27,8 +29,8 @@ from .state import GameState
 from .tasks import PowerUps, ResourceChoice, Salary, Task, TempleSteps
 from .tracks import advance_avenue
 
-TURN_EFFECTS = frozenset({"double_move", "teleport", "free_cocoa_payment", "extra_worker"})
-SALARY_FLIPS = frozenset({"cocoa", "free_cocoa_payment"})
+TURN_EFFECTS: Final = frozenset({"double_move", "teleport", "free_cocoa_payment", "extra_worker"})
+SALARY_FLIPS: Final = frozenset({"cocoa", "free_cocoa_payment"})
 """RULES.md D12: the only tiles that may be flipped during the salary step."""
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from services.engine.ruleset import DomainEvent, RuleViolation
 
@@ -54,8 +54,8 @@ class FreeAction:
     holds_single_option: bool
 
 
-_RULES: dict[type[Task], TaskRules] = {}
-_FREE_ACTIONS: dict[str, FreeAction] = {}
+_RULES: Final[dict[type[Task], TaskRules]] = {}
+_FREE_ACTIONS: Final[dict[str, FreeAction]] = {}
 
 
 def no_choice(state: GameState, task: Any) -> None:
@@ -182,7 +182,7 @@ class _Memo:
         self.options: tuple[GameState, list[Action]] | None = None
 
 
-_MEMO = _Memo()
+_MEMO: Final = _Memo()
 
 
 def legal_actions(state: GameState, seat: int) -> list[Action]:

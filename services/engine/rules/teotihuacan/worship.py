@@ -23,6 +23,8 @@ Action: ``{"type": "worship", "space": k, "mode": m}`` with ``m`` one of ``"abil
 
 from __future__ import annotations
 
+from typing import Final
+
 from .components import PALACE, components
 from .context import Context
 from .discovery import NO_TILE, ClaimDiscovery, claim, tile_cost, worship_tile
@@ -35,12 +37,12 @@ from .state import GameState, Player
 from .tasks import BoardAction, Task, TempleSteps
 from .turn import register_worship, workers_still_there
 
-DISPLACE_COCOA = 1
-BOTH_COCOA = 1
-WORSHIP_ABILITY_BOARDS = frozenset({PALACE, 2, 3, 4, 7})
+DISPLACE_COCOA: Final = 1
+BOTH_COCOA: Final = 1
+WORSHIP_ABILITY_BOARDS: Final = frozenset({PALACE, 2, 3, 4, 7})
 ABILITY, DISCOVERY = "ability", "discovery"
 ABILITY_FIRST, DISCOVERY_FIRST = "ability_then_discovery", "discovery_then_ability"
-BOTH_MODES = frozenset({ABILITY_FIRST, DISCOVERY_FIRST})
+BOTH_MODES: Final = frozenset({ABILITY_FIRST, DISCOVERY_FIRST})
 
 
 def displacement_cost(state: GameState, task: BoardAction, space: int) -> int | None:
