@@ -13,10 +13,11 @@ from typing import Any, Final
 from services.engine.ruleset import DomainEvent
 
 from .components import PALACE, TEMPLES
-from .frozen import replace, with_player
+from .frozen import replace, with_field, with_fields, with_player
 from .public_setup import state_from_setup, upcast_setup
 from .state import GameState, Player, Worker
 from .tasks import task_from_dict
+from .workers import worker
 
 Payload = Mapping[str, Any]
 Handler = Callable[[GameState, Payload], GameState]
@@ -84,9 +85,9 @@ def _player(state: GameState, payload: Payload) -> Player:
     return state.players[payload["seat"]]
 
 
-def _with_worker(player: Player, worker_id: int, worker: Worker) -> Player:
+def _with_worker(player: Player, worker_id: int, new: Worker) -> Player:
     workers = player.workers
-    return replace(player, workers=(*workers[:worker_id], worker, *workers[worker_id + 1 :]))
+    return with_field(player, "workers", (*workers[:worker_id], new, *workers[worker_id + 1 :]))
 
 
 @handles_sealed("GameSetUp")
@@ -109,17 +110,16 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
 @handles("WorkersUnlocked")
 def _workers_unlocked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    workers = tuple(Worker(w.board, w.power) for w in player.workers)  # unlocked, space -1
-    return with_player(state, payload["seat"], replace(player, workers=workers))
+    workers = tuple(worker(w.board, w.power) for w in player.workers)  # unlocked, space -1
+    return with_player(state, payload["seat"], with_field(player, "workers", workers))
 
 
 @handles("WorkerMoved")
 def _worker_moved(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    worker = player.workers[worker_id]
-    # Workers are slotted: building one directly is cheaper than replace()'s generic copy.
-    moved = Worker(payload["to_board"], worker.power, worker.locked, worker.space)
+    moved_worker = player.workers[worker_id]
+    moved = worker(payload["to_board"], moved_worker.power, moved_worker.locked, moved_worker.space)
     return with_player(state, payload["seat"], _with_worker(player, worker_id, moved))
 
 
@@ -129,14 +129,14 @@ def _goods_changed(state: GameState, payload: Payload) -> GameState:
     changes = {good: getattr(player, good) + delta for good, delta in payload["delta"].items()}
     if "vp" in changes:
         changes["vp"] = max(0, changes["vp"])
-    return with_player(state, payload["seat"], replace(player, **changes))
+    return with_player(state, payload["seat"], with_fields(player, changes))
 
 
 @handles("WorkerLocked")
 def _worker_locked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    locked = Worker(payload["board"], player.workers[worker_id].power, True, payload["space"])
+    locked = worker(payload["board"], player.workers[worker_id].power, True, payload["space"])
     return with_player(state, payload["seat"], _with_worker(player, worker_id, locked))
 
 
@@ -144,7 +144,7 @@ def _worker_locked(state: GameState, payload: Payload) -> GameState:
 def _worker_displaced(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    freed = Worker(player.workers[worker_id].board, player.workers[worker_id].power)
+    freed = worker(player.workers[worker_id].board, player.workers[worker_id].power)
     return with_player(state, payload["seat"], _with_worker(player, worker_id, freed))
 
 
@@ -161,8 +161,8 @@ def _temple_advanced(state: GameState, payload: Payload) -> GameState:
 def _worker_powered_up(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    worker = player.workers[worker_id]
-    powered = Worker(worker.board, payload["power"], worker.locked, worker.space)
+    old = player.workers[worker_id]
+    powered = worker(old.board, payload["power"], old.locked, old.space)
     return with_player(state, payload["seat"], _with_worker(player, worker_id, powered))
 
 
@@ -170,7 +170,7 @@ def _worker_powered_up(state: GameState, payload: Payload) -> GameState:
 def _worker_ascended(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    returned = Worker(board=PALACE, power=1)
+    returned = worker(PALACE, 1)
     player = replace(_with_worker(player, worker_id, returned), ascended_this_turn=True)
     return with_player(state, payload["seat"], player)
 
@@ -178,7 +178,7 @@ def _worker_ascended(state: GameState, payload: Payload) -> GameState:
 @handles("FourthWorkerJoined")
 def _fourth_worker_joined(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    joined = Worker(board=PALACE, power=payload["power"])
+    joined = worker(PALACE, payload["power"])
     return with_player(state, payload["seat"], _with_worker(player, payload["worker"], joined))
 
 

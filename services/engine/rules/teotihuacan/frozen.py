@@ -4,12 +4,19 @@ nearly every event and every decision make."""
 
 from __future__ import annotations
 
-from services.engine.rules.frozen import replace, with_field, without
+from services.engine.rules.frozen import replace, with_field, with_fields, without
 
 from .state import GameState, Player
 from .tasks import Task
 
-__all__ = ["replace", "with_agenda", "with_player", "without"]
+__all__ = [
+    "replace",
+    "with_agenda",
+    "with_field",
+    "with_fields",
+    "with_player",
+    "without",
+]
 
 
 def with_player(state: GameState, seat: int, player: Player) -> GameState:
