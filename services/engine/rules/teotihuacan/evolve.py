@@ -104,7 +104,7 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
         player = replace(player, ascended_this_turn=False, active_effects=(), new_technologies=())
         players = (*players[:seat], player, *players[seat + 1 :])
     # else: the seat's turn markers are already clear (the usual case): keep the player
-    return replace(state, players=players, current=seat, phase="turn")
+    return with_fields(state, {"players": players, "current": seat, "phase": "turn"})
 
 
 @handles("WorkersUnlocked")
