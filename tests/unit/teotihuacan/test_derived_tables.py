@@ -32,7 +32,7 @@ from services.engine.rules.teotihuacan.last_call import remember_last
 from services.engine.rules.teotihuacan.state import NOT_IN_PLAY, GameState, Worker
 from services.engine.rules.teotihuacan.tasks import TakeTurn
 from services.engine.rules.teotihuacan.workers import worker
-from services.engine.rules.teotihuacan.worship import _occupants
+from services.engine.rules.teotihuacan.worship import _occupants, worship_occupant
 from services.engine.ruleset import SetupRequest
 
 from .builders import RULES, fold, new_game, place
@@ -132,6 +132,7 @@ def test_worship_occupants_in_one_pass_match_the_per_space_lookup(seed: int) -> 
             for space in range(3):
                 occupant = state.worship_occupant(board, space)
                 assert occupants.get(space) == (None if occupant is None else occupant[0])
+                assert worship_occupant(state, board, space) == occupant
                 seen_occupied |= occupant is not None
     assert seen_occupied
 
@@ -149,6 +150,14 @@ def test_turn_options_without_effects_equal_the_full_listing() -> None:
         listed = turn.listed_turn_options(state, 0, movable)
         assert turn._turn_options(state, TakeTurn(seat=0)) == listed
         assert listed[-1] == {"type": "unlock"} and len(listed) == 3 * len(movable) + 1
+
+
+def test_destination_is_the_board_at_the_position_moved_to() -> None:
+    state = new_game(seats=2)
+    for board in state.rondel:
+        for steps in range(1, 9):
+            expected = state.board_at(state.position(board) + steps)
+            assert turn.destination(state, board, steps) == expected
 
 
 @pytest.mark.parametrize("first_game", [True, False])

@@ -61,7 +61,7 @@ def resolve_end_turn(ctx: Context, task: EndTurn, action: Action | None) -> None
     if effects:  # flipped tile effects last for the owner's turn only (RULES.md §4)
         ctx.emit("DiscoveryEffectsExpired", seat=task.seat, effects=list(effects))
     eclipse_now = False
-    if task.seat == ctx.state.last_seat:
+    if task.seat == ctx.state.turn_order[-1]:  # the round's last seat
         advance_calendar(ctx)
         countdown = ctx.state.eclipse_countdown
         if countdown and not ctx.state.options.dark_eclipse:

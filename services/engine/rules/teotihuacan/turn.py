@@ -112,7 +112,10 @@ def own_workers_on(state: GameState, seat: int, board: int) -> list[int]:
 
 def destination(state: GameState, board: int, steps: int) -> int:
     """Board reached by moving ``steps`` positions clockwise from ``board``."""
-    return state.board_at(state.position(board) + steps)
+    # state.board_at(state.position(board) + steps), without two calls into the
+    # interpreted state class for every move
+    rondel = state.rondel
+    return rondel[(rondel.index(board) + steps) % len(rondel)]
 
 
 def teleport_steps(state: GameState, start: int, target: int) -> int:

@@ -51,7 +51,7 @@ def displacement_cost(state: GameState, task: BoardAction, space: int) -> int | 
     Empty space: 0. Another colour's worker: -1 (advanced worship: +1). The seat's own
     worker: barred (advanced worship: allowed, 0).
     """
-    occupant = state.worship_occupant(task.board, space)
+    occupant = worship_occupant(state, task.board, space)
     return _displacement(
         None if occupant is None else occupant[0], task.seat, state.options.advanced_worship
     )
@@ -64,6 +64,17 @@ def _displacement(occupant: int | None, seat: int, advanced: bool) -> int | None
     if occupant == seat:
         return 0 if advanced else None
     return DISPLACE_COCOA if advanced else -DISPLACE_COCOA
+
+
+def worship_occupant(state: GameState, board: int, space: int) -> tuple[int, int] | None:
+    """``GameState.worship_occupant`` (seat, worker id locked on the space, or None) as a
+    compiled function: the method runs in the interpreter, entered from here at every
+    worship."""
+    for seat, player in enumerate(state.players):
+        for worker_id, worker in enumerate(player.workers):
+            if worker.locked and worker.board == board and worker.space == space:
+                return seat, worker_id
+    return None
 
 
 def _occupants(state: GameState, board: int) -> dict[int, int]:
@@ -156,7 +167,7 @@ def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
         displace_paid = both_paid = 0
     ctx.change_goods(seat, "worship_displace", cocoa=max(0, change) - displace_paid)
     ctx.change_goods(seat, "worship_both", cocoa=-both_paid)
-    occupant = ctx.state.worship_occupant(task.board, space)
+    occupant = worship_occupant(ctx.state, task.board, space)
     if occupant is not None and is_teotibot(ctx.state, occupant[0]):
         relocate_bot_worker(ctx, occupant[0], occupant[1], task.board)  # solo rules, §8
     elif occupant is not None:
