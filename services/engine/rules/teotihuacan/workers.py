@@ -4,7 +4,7 @@ A :class:`~.state.Worker` is an immutable (board, power, locked, space): 9 board
 waiting 4th die's 0 included) x 5 powers x (unlocked, or locked on one of a board's
 worship spaces), 225 values in all. Folding builds one for nearly every worker event,
 and a frozen slotted dataclass's ``__init__`` sets each field through
-``object.__setattr__`` (about 30 times a table lookup), so the fold takes the shared
+``object.__setattr__`` (about 5 times this table's lookup), so the fold takes the shared
 value instead: equal to a new one, and immutable, so nothing can tell
 (tests/unit/teotihuacan/test_derived_tables.py).
 """
