@@ -9,16 +9,22 @@ untouched, and an unknown field name raises TypeError.
 from __future__ import annotations
 
 from dataclasses import fields
-from functools import cache
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
 
 
-@cache
+_FIELD_NAMES: Final[dict[type, tuple[tuple[str, ...], frozenset[str]]]] = {}
+"""Field names of each class copied so far (a plain dict: ``functools.cache`` costs a
+call of its wrapper per copy)."""
+
+
 def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
-    names = tuple(f.name for f in fields(cls))
-    return names, frozenset(names)
+    known = _FIELD_NAMES.get(cls)
+    if known is None:
+        names = tuple(f.name for f in fields(cls))
+        known = _FIELD_NAMES[cls] = (names, frozenset(names))
+    return known
 
 
 def replace(obj: T, /, **changes: Any) -> T:
@@ -31,8 +37,18 @@ def replace(obj: T, /, **changes: Any) -> T:
     Raises:
         TypeError: a name in ``changes`` is not a field of ``obj``'s class.
     """
+    return with_fields(obj, changes)
+
+
+def with_fields(obj: T, changes: dict[str, Any]) -> T:
+    """:func:`replace` with the changes given as a dict (e.g. built from an event), which
+    spares the keyword packing and unpacking of a call with ``**changes``.
+
+    Raises:
+        TypeError: a name in ``changes`` is not a field of ``obj``'s class.
+    """
     cls = type(obj)
-    names, known = _field_names(cls)  # type: ignore[arg-type]  # classes hash
+    names, known = _field_names(cls)
     if not known.issuperset(changes):
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(changes.keys() - known)}")
     attributes: dict[str, Any] | None = getattr(obj, "__dict__", None)
@@ -42,6 +58,21 @@ def replace(obj: T, /, **changes: Any) -> T:
     copied = attributes.copy()  # one C-level copy, then swapped in whole
     copied.update(changes)
     object.__setattr__(new, "__dict__", copied)
+    return new
+
+
+def with_field(obj: T, name: str, value: Any) -> T:
+    """Copy of the dict-backed frozen dataclass ``obj`` with the field ``name`` set to
+    ``value``: :func:`replace` for one field the caller knows exists, without its keyword
+    packing and field check (folding makes such a copy for nearly every event).
+
+    A compiled function (setup.py), so the rules' compiled modules call it without
+    entering the interpreter, as they would for a method of the (interpreted) state class.
+    """
+    attributes: dict[str, Any] = obj.__dict__.copy()
+    attributes[name] = value
+    new: T = object.__new__(type(obj))
+    object.__setattr__(new, "__dict__", attributes)
     return new
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any
+from typing import Any, Final
 
 from services.engine.ruleset import DomainEvent
 
@@ -19,13 +19,13 @@ _FIELDS = ("type", "payload", "schema_version", "sealed", "reveals")
 if tuple(f.name for f in fields(DomainEvent)) != _FIELDS:  # pragma: no cover - a guard
     raise ImportError(f"DomainEvent's fields changed: update {__name__} to {fields(DomainEvent)}")
 
-_SLOTS = DomainEvent.__dict__
-_set_type = _SLOTS["type"].__set__
-_set_payload = _SLOTS["payload"].__set__
-_set_version = _SLOTS["schema_version"].__set__
-_set_sealed = _SLOTS["sealed"].__set__
-_set_reveals = _SLOTS["reveals"].__set__
-_new = object.__new__
+_SLOTS: Final = DomainEvent.__dict__
+_set_type: Final = _SLOTS["type"].__set__
+_set_payload: Final = _SLOTS["payload"].__set__
+_set_version: Final = _SLOTS["schema_version"].__set__
+_set_sealed: Final = _SLOTS["sealed"].__set__
+_set_reveals: Final = _SLOTS["reveals"].__set__
+_new: Final = object.__new__
 
 
 def public_event(event_type: str, payload: Mapping[str, Any]) -> DomainEvent:

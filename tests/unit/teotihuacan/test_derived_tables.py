@@ -13,13 +13,26 @@ from itertools import product
 
 import pytest
 
-from services.engine.rules.teotihuacan import alchemy, construction, pyramid, technologies, turn
+from services.engine.rules.teotihuacan import (
+    alchemy,
+    construction,
+    pyramid,
+    technologies,
+    turn,
+    workers,
+)
 from services.engine.rules.teotihuacan.components import components
-from services.engine.rules.teotihuacan.frozen import replace
+from services.engine.rules.teotihuacan.frozen import (
+    replace,
+    with_agenda,
+    with_fields,
+    with_player,
+)
 from services.engine.rules.teotihuacan.last_call import remember_last
-from services.engine.rules.teotihuacan.state import NOT_IN_PLAY, GameState
+from services.engine.rules.teotihuacan.state import NOT_IN_PLAY, GameState, Worker
 from services.engine.rules.teotihuacan.tasks import TakeTurn
-from services.engine.rules.teotihuacan.worship import _occupants
+from services.engine.rules.teotihuacan.workers import worker
+from services.engine.rules.teotihuacan.worship import _occupants, worship_occupant
 from services.engine.ruleset import SetupRequest
 
 from .builders import RULES, fold, new_game, place
@@ -119,6 +132,7 @@ def test_worship_occupants_in_one_pass_match_the_per_space_lookup(seed: int) -> 
             for space in range(3):
                 occupant = state.worship_occupant(board, space)
                 assert occupants.get(space) == (None if occupant is None else occupant[0])
+                assert worship_occupant(state, board, space) == occupant
                 seen_occupied |= occupant is not None
     assert seen_occupied
 
@@ -136,3 +150,63 @@ def test_turn_options_without_effects_equal_the_full_listing() -> None:
         listed = turn.listed_turn_options(state, 0, movable)
         assert turn._turn_options(state, TakeTurn(seat=0)) == listed
         assert listed[-1] == {"type": "unlock"} and len(listed) == 3 * len(movable) + 1
+
+
+def test_destination_is_the_board_at_the_position_moved_to() -> None:
+    state = new_game(seats=2)
+    for board in state.rondel:
+        for steps in range(1, 9):
+            expected = state.board_at(state.position(board) + steps)
+            assert turn.destination(state, board, steps) == expected
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+def test_one_field_copies_equal_replace_and_leave_the_state_as_it_was(first_game: bool) -> None:
+    checked = 0
+    for state in game_states(1, first_game):
+        before = state.__dict__.copy()
+        seat = state.current
+        player = replace(state.players[seat], vp=state.players[seat].vp + 1)
+        copied = with_player(state, seat, player)
+        players = (*state.players[:seat], player, *state.players[seat + 1 :])
+        assert copied == replace(state, players=players) == state.with_player(seat, player)
+        assert type(copied) is GameState and copied is not state
+        assert with_agenda(state, ()) == replace(state, agenda=()) == state.with_agenda(())
+        assert state.__dict__ == before
+        checked += 1
+    assert checked > 100
+
+
+def test_with_fields_is_replace_and_refuses_an_unknown_field() -> None:
+    player = fold_first_state().players[0]
+    changes = {"cocoa": player.cocoa + 2, "vp": 7}
+    assert with_fields(player, changes) == replace(player, cocoa=player.cocoa + 2, vp=7)
+    with pytest.raises(TypeError, match="no field"):
+        with_fields(player, {"cocoa": 1, "coffee": 1})
+
+
+def test_shared_workers_equal_new_ones() -> None:
+    values = [
+        (board, power, locked, space)
+        for board in range(-1, 10)
+        for power in range(0, 7)
+        for locked in (False, True)
+        for space in range(-2, 5)
+    ]
+    for board, power, locked, space in values:
+        assert worker(board, power, locked, space) == Worker(board, power, locked, space)
+    assert worker(3, 2) == Worker(3, 2) and worker(3, 2) is worker(3, 2, False, -1)
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+def test_the_worker_table_holds_every_worker_of_a_game(first_game: bool) -> None:
+    # A reachable worker outside the table would still fold right (built anew), but it
+    # would mean the table's bounds (boards, powers, worship spaces) missed a case.
+    seen = set()
+    for state in game_states(2, first_game):
+        for player in state.players:
+            for w in player.workers:
+                key = (w.board, w.power, w.locked, w.space)
+                assert key in workers._TABLE and workers._TABLE[key] == w
+                seen.add(key)
+    assert any(locked for _, _, locked, _ in seen) and len(seen) > 20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from .components import TEMPLE_BONUS_STEP, TEMPLES, components
 from .context import Context
@@ -14,8 +15,8 @@ from .solo.seat import turn_task
 from .state import GameState, Player
 from .tasks import EclipseEnd, EndTurn, Salary, StartTurn, TakeTurn
 
-FINAL_ECLIPSE = 3
-ECLIPSE_COUNTDOWN_ROUNDS = 2
+FINAL_ECLIPSE: Final = 3
+ECLIPSE_COUNTDOWN_ROUNDS: Final = 2
 """Round ends from the trigger to scoring: the current round, then one more full round."""
 
 
@@ -60,7 +61,7 @@ def resolve_end_turn(ctx: Context, task: EndTurn, action: Action | None) -> None
     if effects:  # flipped tile effects last for the owner's turn only (RULES.md §4)
         ctx.emit("DiscoveryEffectsExpired", seat=task.seat, effects=list(effects))
     eclipse_now = False
-    if task.seat == ctx.state.last_seat:
+    if task.seat == ctx.state.turn_order[-1]:  # the round's last seat
         advance_calendar(ctx)
         countdown = ctx.state.eclipse_countdown
         if countdown and not ctx.state.options.dark_eclipse:
@@ -123,7 +124,7 @@ def salary_owed(player: Player) -> int:
     )
 
 
-FREE_COCOA_PAYMENT = "free_cocoa_payment"
+FREE_COCOA_PAYMENT: Final = "free_cocoa_payment"
 
 
 def _salary_options(state: GameState, task: Salary) -> list[Action]:

@@ -11,17 +11,17 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
-RESOURCES: tuple[str, ...] = ("wood", "stone", "gold")
-TEMPLES: tuple[str, ...] = ("blue", "red", "green")
-PALACE = 1
-CONSTRUCTION = 8
-BOARD_COUNT = 8
-MAX_POWER = 5
-TEMPLE_TOP_STEP = 11
-TEMPLE_BONUS_STEP = 10
-NOT_A_TILE = -1
+RESOURCES: Final[tuple[str, ...]] = ("wood", "stone", "gold")
+TEMPLES: Final[tuple[str, ...]] = ("blue", "red", "green")
+PALACE: Final = 1
+CONSTRUCTION: Final = 8
+BOARD_COUNT: Final = 8
+MAX_POWER: Final = 5
+TEMPLE_TOP_STEP: Final = 11
+TEMPLE_BONUS_STEP: Final = 10
+NOT_A_TILE: Final = -1
 """Marks an empty tile place in index-by-position tuples of the state."""
 
 

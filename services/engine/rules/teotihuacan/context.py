@@ -15,6 +15,7 @@ from services.engine.rules.public_events import public_event
 from services.engine.ruleset import DomainEvent
 
 from .evolve import fold
+from .frozen import with_agenda
 from .state import GameState
 from .tasks import Task, task_to_dict
 
@@ -55,7 +56,7 @@ class Context:
         )
         # Folding AgendaUpdated parses its payload back into these very tasks: we hold
         # them already, so skip that round trip (the property test checks the fold agrees).
-        self.state = self.state.with_agenda(tasks)
+        self.state = with_agenda(self.state, tasks)
 
     def push(self, *tasks: Task) -> None:
         """Schedule tasks on top of the agenda; the first one given resolves first."""

@@ -16,19 +16,19 @@ Events:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .components import NOT_A_TILE, TEMPLES, components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
-from .frozen import replace, without
+from .frozen import replace, with_player, without
 from .state import GameState, Player
 from .tasks import Task, register_task
 
-NO_TILE = -1
-MASK = "mask"
-PAYABLE_GOODS = ("cocoa", "wood", "stone", "gold")
+NO_TILE: Final = -1
+MASK: Final = "mask"
+PAYABLE_GOODS: Final = ("cocoa", "wood", "stone", "gold")
 
 
 def tile_data(tile: int) -> dict[str, Any]:
@@ -80,7 +80,7 @@ def _discovery_claimed(state: GameState, payload: Payload) -> GameState:
         player = replace(player, masks=(*player.masks, tile), **paid)
     else:
         player = replace(player, discoveries=(*player.discoveries, tile), **paid)
-    state = state.with_player(seat, player)
+    state = with_player(state, seat, player)
     if source["kind"] == "worship":
         worship = list(state.worship_discoveries)
         worship[source["board"]] = NO_TILE

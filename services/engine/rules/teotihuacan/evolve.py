@@ -8,22 +8,23 @@ well-formed event. Unknown event types raise KeyError so a corrupt log is never 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from services.engine.ruleset import DomainEvent
 
 from .components import PALACE, TEMPLES
-from .frozen import replace
+from .frozen import replace, with_field, with_fields, with_player
 from .public_setup import state_from_setup, upcast_setup
 from .state import GameState, Player, Worker
 from .tasks import task_from_dict
+from .workers import worker
 
 Payload = Mapping[str, Any]
 Handler = Callable[[GameState, Payload], GameState]
 EventHandler = Callable[[GameState, DomainEvent], GameState]
 
-_HANDLERS: dict[str, Handler] = {}
-_EVENT_HANDLERS: dict[str, EventHandler] = {}
+_HANDLERS: Final[dict[str, Handler]] = {}
+_EVENT_HANDLERS: Final[dict[str, EventHandler]] = {}
 
 
 def handles(event_type: str) -> Callable[[Handler], Handler]:
@@ -84,9 +85,9 @@ def _player(state: GameState, payload: Payload) -> Player:
     return state.players[payload["seat"]]
 
 
-def _with_worker(player: Player, worker_id: int, worker: Worker) -> Player:
+def _with_worker(player: Player, worker_id: int, new: Worker) -> Player:
     workers = player.workers
-    return replace(player, workers=(*workers[:worker_id], worker, *workers[worker_id + 1 :]))
+    return with_field(player, "workers", (*workers[:worker_id], new, *workers[worker_id + 1 :]))
 
 
 @handles_sealed("GameSetUp")
@@ -103,24 +104,23 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
         player = replace(player, ascended_this_turn=False, active_effects=(), new_technologies=())
         players = (*players[:seat], player, *players[seat + 1 :])
     # else: the seat's turn markers are already clear (the usual case): keep the player
-    return replace(state, players=players, current=seat, phase="turn")
+    return with_fields(state, {"players": players, "current": seat, "phase": "turn"})
 
 
 @handles("WorkersUnlocked")
 def _workers_unlocked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    workers = tuple(Worker(w.board, w.power) for w in player.workers)  # unlocked, space -1
-    return state.with_player(payload["seat"], replace(player, workers=workers))
+    workers = tuple(worker(w.board, w.power) for w in player.workers)  # unlocked, space -1
+    return with_player(state, payload["seat"], with_field(player, "workers", workers))
 
 
 @handles("WorkerMoved")
 def _worker_moved(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    worker = player.workers[worker_id]
-    # Workers are slotted: building one directly is cheaper than replace()'s generic copy.
-    moved = Worker(payload["to_board"], worker.power, worker.locked, worker.space)
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, moved))
+    moved_worker = player.workers[worker_id]
+    moved = worker(payload["to_board"], moved_worker.power, moved_worker.locked, moved_worker.space)
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, moved))
 
 
 @handles("GoodsChanged")
@@ -129,23 +129,23 @@ def _goods_changed(state: GameState, payload: Payload) -> GameState:
     changes = {good: getattr(player, good) + delta for good, delta in payload["delta"].items()}
     if "vp" in changes:
         changes["vp"] = max(0, changes["vp"])
-    return state.with_player(payload["seat"], replace(player, **changes))
+    return with_player(state, payload["seat"], with_fields(player, changes))
 
 
 @handles("WorkerLocked")
 def _worker_locked(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    locked = Worker(payload["board"], player.workers[worker_id].power, True, payload["space"])
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, locked))
+    locked = worker(payload["board"], player.workers[worker_id].power, True, payload["space"])
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, locked))
 
 
 @handles("WorkerDisplaced")
 def _worker_displaced(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    freed = Worker(player.workers[worker_id].board, player.workers[worker_id].power)
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, freed))
+    freed = worker(player.workers[worker_id].board, player.workers[worker_id].power)
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, freed))
 
 
 @handles("TempleAdvanced")
@@ -154,32 +154,32 @@ def _temple_advanced(state: GameState, payload: Payload) -> GameState:
     steps = list(player.temples)
     steps[TEMPLES.index(payload["temple"])] = payload["step"]
     temples = (steps[0], steps[1], steps[2])
-    return state.with_player(payload["seat"], replace(player, temples=temples))
+    return with_player(state, payload["seat"], replace(player, temples=temples))
 
 
 @handles("WorkerPoweredUp")
 def _worker_powered_up(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    worker = player.workers[worker_id]
-    powered = Worker(worker.board, payload["power"], worker.locked, worker.space)
-    return state.with_player(payload["seat"], _with_worker(player, worker_id, powered))
+    old = player.workers[worker_id]
+    powered = worker(old.board, payload["power"], old.locked, old.space)
+    return with_player(state, payload["seat"], _with_worker(player, worker_id, powered))
 
 
 @handles("WorkerAscended")
 def _worker_ascended(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     worker_id = payload["worker"]
-    returned = Worker(board=PALACE, power=1)
+    returned = worker(PALACE, 1)
     player = replace(_with_worker(player, worker_id, returned), ascended_this_turn=True)
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("FourthWorkerJoined")
 def _fourth_worker_joined(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    joined = Worker(board=PALACE, power=payload["power"])
-    return state.with_player(payload["seat"], _with_worker(player, payload["worker"], joined))
+    joined = worker(PALACE, payload["power"])
+    return with_player(state, payload["seat"], _with_worker(player, payload["worker"], joined))
 
 
 @handles("TechnologyAcquired")
@@ -191,7 +191,7 @@ def _technology_acquired(state: GameState, payload: Payload) -> GameState:
         new_technologies=(*player.new_technologies, payload["slot"]),
         gold=player.gold - payload["gold_paid"],
     )
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("DiscoveryEffectUsed")
@@ -199,19 +199,19 @@ def _discovery_effect_used(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
     effects = list(player.active_effects)
     effects.remove(payload["effect"])
-    return state.with_player(payload["seat"], replace(player, active_effects=tuple(effects)))
+    return with_player(state, payload["seat"], replace(player, active_effects=tuple(effects)))
 
 
 @handles("AvenueAdvanced")
 def _avenue_advanced(state: GameState, payload: Payload) -> GameState:
     player = replace(_player(state, payload), avenue=payload["step"])
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("PyramidTrackAdvanced")
 def _pyramid_track_advanced(state: GameState, payload: Payload) -> GameState:
     player = replace(_player(state, payload), pyramid=payload["step"])
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("CalendarAdvanced")
@@ -250,7 +250,7 @@ def _salary_paid(state: GameState, payload: Payload) -> GameState:
         cocoa=player.cocoa - payload["paid"],
         vp=max(0, player.vp - payload["vp_lost"]),
     )
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @handles("EclipseEnded")
@@ -269,7 +269,7 @@ def _neutral_workers_placed(state: GameState, payload: Payload) -> GameState:
 @handles("TempleBonusScored")
 def _temple_bonus_scored(state: GameState, payload: Payload) -> GameState:
     player = _player(state, payload)
-    return state.with_player(payload["seat"], replace(player, vp=player.vp + payload["vp"]))
+    return with_player(state, payload["seat"], replace(player, vp=player.vp + payload["vp"]))
 
 
 @handles("GameEnded")

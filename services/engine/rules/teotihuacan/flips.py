@@ -18,17 +18,19 @@ payments cover two payments).
 
 from __future__ import annotations
 
+from typing import Final
+
 from .context import Context
 from .discovery import MASK, tile_data, tile_kind
 from .evolve import Payload, handles
 from .flow import Action, free_action
-from .frozen import replace
+from .frozen import replace, with_player
 from .state import GameState
 from .tasks import PowerUps, ResourceChoice, Salary, Task, TempleSteps
 from .tracks import advance_avenue
 
-TURN_EFFECTS = frozenset({"double_move", "teleport", "free_cocoa_payment", "extra_worker"})
-SALARY_FLIPS = frozenset({"cocoa", "free_cocoa_payment"})
+TURN_EFFECTS: Final = frozenset({"double_move", "teleport", "free_cocoa_payment", "extra_worker"})
+SALARY_FLIPS: Final = frozenset({"cocoa", "free_cocoa_payment"})
 """RULES.md D12: the only tiles that may be flipped during the salary step."""
 
 
@@ -96,10 +98,10 @@ def _discovery_flipped(state: GameState, payload: Payload) -> GameState:
         used_discoveries=(*player.used_discoveries, tile),
         active_effects=effects,
     )
-    return state.with_player(seat, player)
+    return with_player(state, seat, player)
 
 
 @handles("DiscoveryEffectsExpired")
 def _discovery_effects_expired(state: GameState, payload: Payload) -> GameState:
     player = replace(state.players[payload["seat"]], active_effects=())
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)

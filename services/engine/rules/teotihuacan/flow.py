@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from services.engine.ruleset import DomainEvent, RuleViolation
 
@@ -54,8 +54,8 @@ class FreeAction:
     holds_single_option: bool
 
 
-_RULES: dict[type[Task], TaskRules] = {}
-_FREE_ACTIONS: dict[str, FreeAction] = {}
+_RULES: Final[dict[type[Task], TaskRules]] = {}
+_FREE_ACTIONS: Final[dict[str, FreeAction]] = {}
 
 
 def no_choice(state: GameState, task: Any) -> None:
@@ -182,7 +182,7 @@ class _Memo:
         self.options: tuple[GameState, list[Action]] | None = None
 
 
-_MEMO = _Memo()
+_MEMO: Final = _Memo()
 
 
 def legal_actions(state: GameState, seat: int) -> list[Action]:
@@ -191,12 +191,17 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     Returns a new list each time, but the action dicts in it are shared with a cache of
     the last answer: treat them as read-only.
     """
+    return list(_remembered_legal_actions(state, seat))
+
+
+def _remembered_legal_actions(state: GameState, seat: int) -> list[Action]:
+    """:func:`legal_actions` without the copy: the memo's own list, never to be changed."""
     entry = _MEMO.legal
     if entry is not None and entry[0] is state and entry[1] == seat:
-        return list(entry[2])
+        return entry[2]
     actions = _compute_legal_actions(state, seat)
     _MEMO.legal = (state, seat, actions)
-    return list(actions)
+    return actions
 
 
 def _compute_legal_actions(state: GameState, seat: int) -> list[Action]:
@@ -251,7 +256,7 @@ def apply(
             f"({rules.decision}), not seat {seat}",
         )
     wanted = dict(action)
-    legal = legal_actions(state, seat)
+    legal = _remembered_legal_actions(state, seat)
     if wanted not in legal:
         raise explain_refusal(state, _as_seat(task, seat), wanted, legal)
     ctx = Context(state, rng)

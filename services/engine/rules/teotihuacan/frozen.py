@@ -1,6 +1,30 @@
 """The shared frozen-dataclass helpers (:mod:`services.engine.rules.frozen`), re-exported
-under the name the Teotihuacan modules import."""
+under the name the Teotihuacan modules import, and the two copies of the game state that
+nearly every event and every decision make."""
 
-from services.engine.rules.frozen import replace, without
+from __future__ import annotations
 
-__all__ = ["replace", "without"]
+from services.engine.rules.frozen import replace, with_field, with_fields, without
+
+from .state import GameState, Player
+from .tasks import Task
+
+__all__ = [
+    "replace",
+    "with_agenda",
+    "with_field",
+    "with_fields",
+    "with_player",
+    "without",
+]
+
+
+def with_player(state: GameState, seat: int, player: Player) -> GameState:
+    """Copy of ``state`` with seat ``seat``'s player replaced (``seat`` must exist)."""
+    players = state.players
+    return with_field(state, "players", (*players[:seat], player, *players[seat + 1 :]))
+
+
+def with_agenda(state: GameState, agenda: tuple[Task, ...]) -> GameState:
+    """Copy of ``state`` with the pending tasks replaced (the end of every decision)."""
+    return with_field(state, "agenda", agenda)

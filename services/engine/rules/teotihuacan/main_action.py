@@ -8,6 +8,7 @@ technology #13's paid extra power-up) and the technology effects that follow it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from .context import Context
 from .flow import Action, no_choice, task_rules
@@ -17,14 +18,14 @@ from .tasks import PowerUps, Task, TempleSteps, register_task
 from .technologies import owns_technology
 from .turn import own_workers_on
 
-MAX_COUNTED_WORKERS = 3
+MAX_COUNTED_WORKERS: Final = 3
 """RULES.md D9."""
 
-FREE_COCOA_PAYMENT = "free_cocoa_payment"
-EXTRA_WORKER = "extra_worker"
-EXTRA_WORKER_BOARDS = frozenset({5, 6, 8})
-CONSTRUCTION = 8
-EXTRA_POWER_UP_COCOA = 1
+FREE_COCOA_PAYMENT: Final = "free_cocoa_payment"
+EXTRA_WORKER: Final = "extra_worker"
+EXTRA_WORKER_BOARDS: Final = frozenset({5, 6, 8})
+CONSTRUCTION: Final = 8
+EXTRA_POWER_UP_COCOA: Final = 1
 
 
 def has_effect(state: GameState, seat: int, effect: str) -> bool:
@@ -117,7 +118,7 @@ class AfterMainAction(Task):
 register_task(AfterMainAction, "after_main_action")
 
 
-HARVEST_BOARDS = {2: "wood", 3: "stone", 4: "gold"}
+HARVEST_BOARDS: Final = {2: "wood", 3: "stone", 4: "gold"}
 
 
 @task_rules(

@@ -28,7 +28,7 @@ from .components import components
 from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
-from .frozen import replace
+from .frozen import replace, with_player
 from .main_action import (
     MAX_COUNTED_WORKERS,
     effective_cost,
@@ -185,7 +185,7 @@ def _building_built(state: GameState, payload: Payload) -> GameState:
     built = list(state.nobles_built)
     built[index] = tuple(sorted((*built[index], int(payload["space"]))))
     player = state.players[payload["seat"]]
-    state = state.with_player(payload["seat"], replace(player, vp=player.vp + payload["vp"]))
+    state = with_player(state, payload["seat"], replace(player, vp=player.vp + payload["vp"]))
     return replace(
         state,
         nobles_rows=(rows[0], rows[1], rows[2]),

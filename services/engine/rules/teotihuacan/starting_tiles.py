@@ -20,7 +20,7 @@ from .context import Context
 from .discovery import ClaimDiscovery
 from .evolve import handles, handles_sealed
 from .flow import Action, no_choice, task_rules
-from .frozen import replace
+from .frozen import replace, with_player
 from .state import GameState, Worker
 from .tasks import PowerUps, ResourceChoice, StartTurn, Task, register_task
 from .technologies import column_temple
@@ -195,7 +195,7 @@ def _starting_tiles_chosen(state: GameState, event: DomainEvent) -> GameState:
     choice = event.sealed.get(choice_id(seat))
     tiles = tuple(choice.value) if choice is not None else (NOT_A_TILE,) * TILES_KEPT
     player = replace(state.players[seat], chosen_starting_tiles=tiles)
-    return state.with_player(seat, player)
+    return with_player(state, seat, player)
 
 
 @handles(STARTING_TILES_REVEALED)
@@ -253,7 +253,7 @@ def _starting_tile_drafted(state: GameState, payload: Any) -> GameState:
         chosen_starting_tiles=(*player.chosen_starting_tiles, tile),
     )
     offer = tuple(t for t in state.starting_tile_offer if t != tile)
-    return replace(state.with_player(seat, player), starting_tile_offer=offer)
+    return replace(with_player(state, seat, player), starting_tile_offer=offer)
 
 
 # --- each seat's start ----------------------------------------------------------------
@@ -355,7 +355,7 @@ def _starting_workers_placed(state: GameState, payload: Any) -> GameState:
     workers = [Worker(board=b, power=1) for b in payload["boards"]]
     waiting = state.players[payload["seat"]].workers[WORKERS_PLACED:]
     player = replace(state.players[payload["seat"]], workers=(*workers, *waiting))
-    return state.with_player(payload["seat"], player)
+    return with_player(state, payload["seat"], player)
 
 
 @dataclass(frozen=True, slots=True)

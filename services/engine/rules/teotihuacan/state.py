@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from services.engine.rules.frozen import with_field
+
 from .components import TEMPLES
 from .options import GameOptions
 from .tasks import Task, task_from_dict, task_to_dict
@@ -199,22 +201,13 @@ class GameState:
         return self.rondel[(position - 1) % len(self.rondel)]
 
     def with_player(self, seat: int, player: Player) -> GameState:
-        """Copy with seat ``seat`` replaced."""
+        """Copy with seat ``seat`` replaced (the rules call ``frozen.with_player``)."""
         players = self.players
-        return self._with("players", (*players[:seat], player, *players[seat + 1 :]))
+        return with_field(self, "players", (*players[:seat], player, *players[seat + 1 :]))
 
     def with_agenda(self, agenda: tuple[Task, ...]) -> GameState:
-        """Copy with the pending tasks replaced (the end of every decision)."""
-        return self._with("agenda", agenda)
-
-    def _with(self, name: str, value: Any) -> GameState:
-        # frozen.replace for one field known to exist, without its keyword packing and
-        # field check: the two copies above are made for most events.
-        attributes = self.__dict__.copy()
-        attributes[name] = value
-        new = object.__new__(type(self))
-        object.__setattr__(new, "__dict__", attributes)
-        return new
+        """Copy with the pending tasks replaced (the rules call ``frozen.with_agenda``)."""
+        return with_field(self, "agenda", agenda)
 
     def worship_occupant(self, board: int, space: int) -> tuple[int, int] | None:
         """(seat, worker id) locked on a worship space, or None if it is empty."""

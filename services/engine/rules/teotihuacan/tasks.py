@@ -9,7 +9,7 @@ travels in events and folds like everything else.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Final
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +88,9 @@ class EclipseEnd(Task):
     """After every salary: reset the calendar and neutral workers, or end the game."""
 
 
-TASK_TYPES: dict[str, type[Task]] = {}
-_KINDS: dict[type[Task], str] = {}
-_LATER_FIELDS: dict[type[Task], dict[str, object]] = {}
+TASK_TYPES: Final[dict[str, type[Task]]] = {}
+_KINDS: Final[dict[type[Task], str]] = {}
+_LATER_FIELDS: Final[dict[type[Task], dict[str, object]]] = {}
 
 
 def register_task(
@@ -133,7 +133,7 @@ for _cls, _kind in (
     register_task(_cls, _kind)
 
 
-AGENDA_FIELDS: dict[str, tuple[str, ...]] = {
+AGENDA_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "after_main_action": ("seat", "board"),
     "ascension_reward": ("seat",),
     "board_action": ("seat", "board", "workers"),

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
+from typing import Final
 
 from services.engine.ruleset import RuleViolation
 
@@ -33,10 +34,10 @@ from .state import NOT_IN_PLAY, GameState
 from .tasks import BoardAction, EndTurn, Salary, TakeTurn, Task
 from .technologies import owns_technology
 
-MAX_STEPS = 3
-UNLOCK_COST = 3
-DOUBLE_MOVE = "double_move"
-TELEPORT = "teleport"
+MAX_STEPS: Final = 3
+UNLOCK_COST: Final = 3
+DOUBLE_MOVE: Final = "double_move"
+TELEPORT: Final = "teleport"
 
 
 # --- main actions are registered per board by their own modules ---------------------
@@ -57,7 +58,7 @@ class MainAction:
     refusal: Callable[[GameState, int, int, int], RuleViolation | None] | None = None
 
 
-MAIN_ACTIONS: dict[int, MainAction] = {}
+MAIN_ACTIONS: Final[dict[int, MainAction]] = {}
 
 
 def main_action(board: int) -> Callable[[MainAction], MainAction]:
@@ -74,7 +75,7 @@ def main_action(board: int) -> Callable[[MainAction], MainAction]:
 
 WorshipOptions = Callable[[GameState, BoardAction], list[Action]]
 WorshipResolve = Callable[[Context, BoardAction, Action], None]
-_WORSHIP: list[tuple[WorshipOptions, WorshipResolve]] = []
+_WORSHIP: Final[list[tuple[WorshipOptions, WorshipResolve]]] = []
 
 
 def register_worship(options: WorshipOptions, resolve: WorshipResolve) -> None:
@@ -111,7 +112,10 @@ def own_workers_on(state: GameState, seat: int, board: int) -> list[int]:
 
 def destination(state: GameState, board: int, steps: int) -> int:
     """Board reached by moving ``steps`` positions clockwise from ``board``."""
-    return state.board_at(state.position(board) + steps)
+    # state.board_at(state.position(board) + steps), without two calls into the
+    # interpreted state class for every move
+    rondel = state.rondel
+    return rondel[(rondel.index(board) + steps) % len(rondel)]
 
 
 def teleport_steps(state: GameState, start: int, target: int) -> int:

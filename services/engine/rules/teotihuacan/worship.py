@@ -23,6 +23,8 @@ Action: ``{"type": "worship", "space": k, "mode": m}`` with ``m`` one of ``"abil
 
 from __future__ import annotations
 
+from typing import Final
+
 from .components import PALACE, components
 from .context import Context
 from .discovery import NO_TILE, ClaimDiscovery, claim, tile_cost, worship_tile
@@ -35,12 +37,12 @@ from .state import GameState, Player
 from .tasks import BoardAction, Task, TempleSteps
 from .turn import register_worship, workers_still_there
 
-DISPLACE_COCOA = 1
-BOTH_COCOA = 1
-WORSHIP_ABILITY_BOARDS = frozenset({PALACE, 2, 3, 4, 7})
+DISPLACE_COCOA: Final = 1
+BOTH_COCOA: Final = 1
+WORSHIP_ABILITY_BOARDS: Final = frozenset({PALACE, 2, 3, 4, 7})
 ABILITY, DISCOVERY = "ability", "discovery"
 ABILITY_FIRST, DISCOVERY_FIRST = "ability_then_discovery", "discovery_then_ability"
-BOTH_MODES = frozenset({ABILITY_FIRST, DISCOVERY_FIRST})
+BOTH_MODES: Final = frozenset({ABILITY_FIRST, DISCOVERY_FIRST})
 
 
 def displacement_cost(state: GameState, task: BoardAction, space: int) -> int | None:
@@ -49,7 +51,7 @@ def displacement_cost(state: GameState, task: BoardAction, space: int) -> int | 
     Empty space: 0. Another colour's worker: -1 (advanced worship: +1). The seat's own
     worker: barred (advanced worship: allowed, 0).
     """
-    occupant = state.worship_occupant(task.board, space)
+    occupant = worship_occupant(state, task.board, space)
     return _displacement(
         None if occupant is None else occupant[0], task.seat, state.options.advanced_worship
     )
@@ -62,6 +64,17 @@ def _displacement(occupant: int | None, seat: int, advanced: bool) -> int | None
     if occupant == seat:
         return 0 if advanced else None
     return DISPLACE_COCOA if advanced else -DISPLACE_COCOA
+
+
+def worship_occupant(state: GameState, board: int, space: int) -> tuple[int, int] | None:
+    """``GameState.worship_occupant`` (seat, worker id locked on the space, or None) as a
+    compiled function: the method runs in the interpreter, entered from here at every
+    worship."""
+    for seat, player in enumerate(state.players):
+        for worker_id, worker in enumerate(player.workers):
+            if worker.locked and worker.board == board and worker.space == space:
+                return seat, worker_id
+    return None
 
 
 def _occupants(state: GameState, board: int) -> dict[int, int]:
@@ -154,7 +167,7 @@ def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
         displace_paid = both_paid = 0
     ctx.change_goods(seat, "worship_displace", cocoa=max(0, change) - displace_paid)
     ctx.change_goods(seat, "worship_both", cocoa=-both_paid)
-    occupant = ctx.state.worship_occupant(task.board, space)
+    occupant = worship_occupant(ctx.state, task.board, space)
     if occupant is not None and is_teotibot(ctx.state, occupant[0]):
         relocate_bot_worker(ctx, occupant[0], occupant[1], task.board)  # solo rules, §8
     elif occupant is not None:

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from ..evolve import Payload, handles
-from ..frozen import replace
+from ..frozen import replace, with_player
 from ..state import GameState
 
 
@@ -49,7 +49,7 @@ def _worker_relocated(state: GameState, payload: Payload) -> GameState:
     workers[payload["worker"]] = replace(
         workers[payload["worker"]], board=payload["to_board"], locked=True, space=0
     )
-    return state.with_player(payload["seat"], replace(player, workers=tuple(workers)))
+    return with_player(state, payload["seat"], replace(player, workers=tuple(workers)))
 
 
 @handles("TeotibotDiscoveryDiscarded")
@@ -66,4 +66,4 @@ def _discovery_discarded(state: GameState, payload: Payload) -> GameState:
 @handles("TeotibotFinalScored")
 def _final_scored(state: GameState, payload: Payload) -> GameState:
     player = state.players[payload["seat"]]
-    return state.with_player(payload["seat"], replace(player, vp=player.vp + payload["vp"]))
+    return with_player(state, payload["seat"], replace(player, vp=player.vp + payload["vp"]))
