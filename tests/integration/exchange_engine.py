@@ -3,13 +3,16 @@ loopback, a real Redis, and an engine wrapped so that a create_game whose comman
 starts with "held" waits for the test to release it, which makes "in flight" observable
 (concurrency, back-pressure, deadlines, cancellation, a stream breaking under a call)
 without timing guesses; one whose command id starts with "instant" is answered at once,
-with no I/O (so commands sent together are also done together)."""
+with no I/O (so commands sent together are also done together).
+
+Also the set-ups the Exchange test modules share: that engine with a channel open to
+it, and a fake engine (plain grpc handlers) for peers that are not our engine."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +23,7 @@ from services.engine.client import CommandResult
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_server
+from services.engine.servicer import ENGINE_SERVICE, start_engine_server
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.time_control import TimeControl
 from services.rpc.generated import engine_service_pb2 as pb
@@ -41,7 +44,9 @@ class GatedEngine(Engine):
     """An Engine whose create_game with a command id "held..." waits for its gate, and
     with "instant..." is answered at once (game id = the command id, version 1)."""
 
-    gate: Gate
+    def __init__(self, store: RedisEventStore, registry: RulesetRegistry) -> None:
+        super().__init__(store, registry)
+        self.gate = Gate()
 
     async def create_game(
         self,
@@ -73,7 +78,6 @@ async def engine_server(
 ) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Server, int]]:
     """A gated engine served on ``127.0.0.1:port`` (0: any free port)."""
     engine = GatedEngine(store, registry)
-    engine.gate = Gate()
     server, bound = await start_engine_server(
         engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight, stopping=stopping
     )
@@ -81,6 +85,52 @@ async def engine_server(
         yield engine, server, bound
     finally:
         engine.gate.release.set()
+        await server.stop(0)
+
+
+@asynccontextmanager
+async def engine_channel(
+    store: RedisEventStore,
+    registry: RulesetRegistry,
+    max_in_flight: int = 100,
+    stopping: asyncio.Event | None = None,
+) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Channel]]:
+    """:func:`engine_server` with a channel open to it, for tests that hold the streams
+    themselves (an ExchangeStream, a pool, or a raw call)."""
+    serving = engine_server(store, registry, max_in_flight=max_in_flight, stopping=stopping)
+    async with (
+        serving as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        yield engine, channel
+
+
+def stream_handler(
+    behaviour: Callable[..., Any], request: Any, response: Any
+) -> grpc.RpcMethodHandler:
+    """A stream-stream method handler running ``behaviour`` on messages of the protobuf
+    classes ``request`` and ``response``."""
+    return grpc.stream_stream_rpc_method_handler(
+        behaviour,
+        request_deserializer=request.FromString,
+        response_serializer=response.SerializeToString,
+    )
+
+
+@asynccontextmanager
+async def fake_engine(handlers: Mapping[str, grpc.RpcMethodHandler]) -> AsyncIterator[int]:
+    """A plain grpc server on a free loopback port (yielded) that answers the EngineService
+    methods named in ``handlers`` (method name: handler) and UNIMPLEMENTED for the rest:
+    an engine of another version, a proxy, or a misbehaving peer. Stopped at once on exit."""
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, handlers),)
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield port
+    finally:
         await server.stop(0)
 
 

@@ -22,7 +22,13 @@ from services.engine.store.redis_store import RedisEventStore
 from services.rpc import deadlines
 from services.rpc.errors import outage_of
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
-from tests.integration.exchange_engine import HUMANS, create_request, engine_server, until
+from tests.integration.exchange_engine import (
+    HUMANS,
+    create_request,
+    engine_channel,
+    engine_server,
+    until,
+)
 
 
 async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_order(
@@ -57,10 +63,7 @@ async def test_a_full_stream_stops_reading_until_a_command_finishes(
 ) -> None:
     """Back-pressure: beyond max_in_flight commands the engine starts nothing more of
     the stream (the rest waits unread), and catches up when one finishes."""
-    async with (
-        engine_server(redis_store, registry, max_in_flight=2) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry, max_in_flight=2) as (engine, channel):
         stream = ExchangeStream(pb_grpc.EngineServiceStub(channel))
         calls = [
             asyncio.create_task(stream.call(create_request(f"held-{i}"), 10)) for i in range(3)
@@ -162,10 +165,7 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """The engine enforces timeout_ms itself (a client that waits longer still hears)."""
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).Exchange()
         request = create_request("held-own-timeout")
         request.request_id, request.timeout_ms = 7, 200
@@ -205,10 +205,7 @@ async def test_a_cancelled_caller_leaves_nothing_behind(
 async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         raw = channel.stream_stream(
             "/gameserver.v1.EngineService/Exchange",
             request_serializer=lambda b: b,

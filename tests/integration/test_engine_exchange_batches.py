@@ -21,16 +21,17 @@ from google.rpc import status_pb2
 from services.engine.exchange_client import CALLS_PER_TURN, ExchangePool, ExchangeStream
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import ENGINE_SERVICE, EngineServicer
+from services.engine.servicer import EngineServicer
 from services.engine.store.redis_store import RedisEventStore
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
     HUMANS,
-    Gate,
     GatedEngine,
     create_request,
-    engine_server,
+    engine_channel,
+    fake_engine,
+    stream_handler,
     until,
 )
 
@@ -96,10 +97,7 @@ async def read_ids(call: Any) -> list[int]:
 async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         stream = ExchangeStream(stub)
         answers = await asyncio.gather(
@@ -121,10 +119,7 @@ async def test_a_turns_calls_share_a_stream_up_to_a_bound_and_the_next_turn_move
     """The pool puts the calls of one loop turn on one stream (one message), at most
     CALLS_PER_TURN of them, so a burst still spreads over streams (and engines); the next
     turn's calls go on the next stream."""
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         pool = ExchangePool([stub], streams_per_channel=4)
         try:
@@ -148,10 +143,7 @@ async def test_an_aged_stream_carries_on_until_its_successor_is_ready(
     """No call waits for a new stream's headers in steady state: a stream past its age
     takes calls until the successor opened for it has the engine's headers."""
     monkeypatch.setattr("services.engine.exchange_client.STREAM_MAX_AGE_S", 0.05)
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         pool = ExchangePool([stub], streams_per_channel=1)
         try:
@@ -177,10 +169,7 @@ async def test_a_lone_call_is_written_at_once(
     """Nothing waits for company: on a stream open (its first call answered), the writer
     sends in the loop turn after the call queued its request (no timer, no added latency
     at 1 match)."""
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         stream = ExchangeStream(stub)
         await stream.call(create_request("instant-first"), 5)
@@ -202,10 +191,7 @@ async def test_a_lone_call_is_written_at_once(
 async def test_answers_go_when_ready_a_slow_one_does_not_hold_the_others(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
         await call.write(
             batch(numbered("held-slow", 1), numbered("instant-a", 2), numbered("instant-b", 3))
@@ -223,10 +209,7 @@ async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
     """A command cancelled in the batch that carried it is stopped before it starts
     (its task never runs): it is answered nothing and its place in flight is free (one
     place here: the next command could not start otherwise)."""
-    async with (
-        engine_server(redis_store, registry, max_in_flight=1) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry, max_in_flight=1) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
         cancel = pb.EngineServiceExchangeRequest(request_id=1, cancel=True)
         await call.write(batch(numbered("held-cancelled", 1), cancel))
@@ -240,10 +223,7 @@ async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
 async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
         await call.write(batch(numbered("held-late", 1, timeout_ms=200), numbered("instant-ok", 2)))
         assert await read_ids(call) == [2]
@@ -260,10 +240,7 @@ async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
 async def test_a_batch_that_does_not_parse_ends_the_stream_invalid_argument(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         raw = channel.stream_stream(
             "/gameserver.v1.EngineService/ExchangeBatches",
             request_serializer=lambda b: b,
@@ -282,7 +259,6 @@ async def engine_without_batches(
     """An engine served as before ExchangeBatches: only the unary methods and Exchange
     (grpc answers UNIMPLEMENTED for the rest)."""
     engine = GatedEngine(store, registry)
-    engine.gate = Gate()
     servicer = EngineServicer(engine)
 
     def unary(method: Any, request: Any, response: Any) -> Any:
@@ -306,23 +282,15 @@ async def engine_without_batches(
         "JoinGame": unary(
             servicer.JoinGame, pb.EngineServiceJoinGameRequest, pb.EngineServiceJoinGameResponse
         ),
-        "Exchange": grpc.stream_stream_rpc_method_handler(
-            servicer.Exchange,
-            request_deserializer=pb.EngineServiceExchangeRequest.FromString,
-            response_serializer=pb.EngineServiceExchangeResponse.SerializeToString,
+        "Exchange": stream_handler(
+            servicer.Exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
         ),
     }
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, handlers),)
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield engine, port
-    finally:
-        engine.gate.release.set()
-        await server.stop(0)
+    async with fake_engine(handlers) as port:
+        try:
+            yield engine, port
+        finally:
+            engine.gate.release.set()
 
 
 async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(

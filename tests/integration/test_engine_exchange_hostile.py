@@ -31,10 +31,11 @@ from services.rpc.limits import MAX_REQUEST_BYTES
 from services.rpc.server import build_server
 from tests.integration.exchange_engine import (
     HUMANS,
-    Gate,
     GatedEngine,
     create_request,
-    engine_server,
+    engine_channel,
+    fake_engine,
+    stream_handler,
     until,
 )
 
@@ -46,7 +47,6 @@ async def served(
     """A gated engine served as ``teoti engine`` serves it, with its servicer (to look at
     its streams' sessions)."""
     engine = GatedEngine(store, registry)
-    engine.gate = Gate()
     servicer = EngineServicer(engine, max_in_flight)
     server, port, _ = build_server(
         "127.0.0.1:0",
@@ -59,6 +59,17 @@ async def served(
     finally:
         engine.gate.release.set()
         await server.stop(0)
+
+
+@asynccontextmanager
+async def one_stream_pool(port: int) -> AsyncIterator[ExchangePool]:
+    """A gateway's pool of one stream on one channel to ``127.0.0.1:port``, closed on exit."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
+        try:
+            yield pool
+        finally:
+            await pool.close()
 
 
 async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
@@ -179,45 +190,19 @@ async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend
             answer.create_game.game_id = "g"
             await context.write(answer)
 
-    def streams(handler: Any, request: Any, response: Any) -> Any:
-        return grpc.stream_stream_rpc_method_handler(
-            handler,
-            request_deserializer=request.FromString,
-            response_serializer=response.SerializeToString,
-        )
-
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (
-            grpc.method_handlers_generic_handler(
-                ENGINE_SERVICE,
-                {
-                    "ExchangeBatches": streams(
-                        batches,
-                        pb.EngineServiceExchangeBatchesRequest,
-                        pb.EngineServiceExchangeBatchesResponse,
-                    ),
-                    "Exchange": streams(
-                        exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
-                    ),
-                },
-            ),
-        )
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
-            try:
-                with pytest.raises(grpc.aio.AioRpcError) as failed:
-                    await pool.call(create_request("once"), 5)
-                assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-                assert taken == ["once"]
-            finally:
-                await pool.close()
-    finally:
-        await server.stop(0)
+    handlers = {
+        "ExchangeBatches": stream_handler(
+            batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
+        ),
+        "Exchange": stream_handler(
+            exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
+        ),
+    }
+    async with fake_engine(handlers) as port, one_stream_pool(port) as pool:
+        with pytest.raises(grpc.aio.AioRpcError) as failed:
+            await pool.call(create_request("once"), 5)
+        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert taken == ["once"]
 
 
 async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_drain(
@@ -227,10 +212,7 @@ async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_dr
     and drain notice is a message of its own, as before ExchangeBatches, and what was
     in flight when the engine started draining is still answered."""
     stopping = asyncio.Event()
-    async with (
-        engine_server(redis_store, registry, stopping=stopping) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry, stopping=stopping) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).Exchange()
         for request_id, command_id in ((1, "held-old"), (2, "instant-old"), (1, "held-again")):
             request = create_request(command_id)
@@ -270,27 +252,12 @@ async def test_a_peer_answering_without_the_batches_header_fails_the_calls_at_on
             taken.append(len(message.requests))
         await asyncio.Event().wait()  # never ends the call itself
 
-    server = grpc.aio.server()
-    handler = grpc.stream_stream_rpc_method_handler(
-        batches,
-        request_deserializer=pb.EngineServiceExchangeBatchesRequest.FromString,
-        response_serializer=pb.EngineServiceExchangeBatchesResponse.SerializeToString,
+    handler = stream_handler(
+        batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
     )
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, {"ExchangeBatches": handler}),)
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
-            try:
-                with pytest.raises(grpc.aio.AioRpcError) as failed:
-                    await pool.call(create_request("unheard"), 30)
-                assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-                (stream,) = pool._streams
-                assert stream is not None and stream.ended and taken == []
-            finally:
-                await pool.close()
-    finally:
-        await server.stop(0)
+    async with fake_engine({"ExchangeBatches": handler}) as port, one_stream_pool(port) as pool:
+        with pytest.raises(grpc.aio.AioRpcError) as failed:
+            await pool.call(create_request("unheard"), 30)
+        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+        (stream,) = pool._streams
+        assert stream is not None and stream.ended and taken == []
