@@ -202,21 +202,6 @@ async def test_a_cancelled_caller_leaves_nothing_behind(
             await client.close()
 
 
-async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    async with engine_channel(redis_store, registry) as (_, channel):
-        raw = channel.stream_stream(
-            "/gameserver.v1.EngineService/Exchange",
-            request_serializer=lambda b: b,
-            response_deserializer=lambda b: b,
-        )
-        call = raw()
-        await call.write(b"\xff\xff\xff")
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
-
-
 async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:

@@ -237,21 +237,6 @@ async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
         assert await call.code() == grpc.StatusCode.OK
 
 
-async def test_a_batch_that_does_not_parse_ends_the_stream_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    async with engine_channel(redis_store, registry) as (_, channel):
-        raw = channel.stream_stream(
-            "/gameserver.v1.EngineService/ExchangeBatches",
-            request_serializer=lambda b: b,
-            response_deserializer=lambda b: b,
-        )
-        call = raw()
-        await call.write(b"\xff\xff\xff")
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
-
-
 @asynccontextmanager
 async def engine_without_batches(
     store: RedisEventStore, registry: RulesetRegistry

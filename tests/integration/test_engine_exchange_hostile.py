@@ -72,6 +72,22 @@ async def one_stream_pool(port: int) -> AsyncIterator[ExchangePool]:
             await pool.close()
 
 
+@pytest.mark.parametrize("method", ["Exchange", "ExchangeBatches"])
+async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
+    redis_store: RedisEventStore, registry: RulesetRegistry, method: str
+) -> None:
+    async with engine_channel(redis_store, registry) as (_, channel):
+        raw = channel.stream_stream(
+            f"/gameserver.v1.EngineService/{method}",
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b,
+        )
+        call = raw()
+        await call.write(b"\xff\xff\xff")
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
 async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
