@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.rpc import status_pb2
 
 from services.engine.client import CommandResult
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
+from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import ENGINE_SERVICE, start_engine_server
 from services.engine.store.redis_store import RedisEventStore
@@ -140,6 +142,22 @@ async def until(condition: Any, what: str, timeout_s: float = 5.0) -> None:
     while not condition():
         assert time.monotonic() - started < timeout_s, f"timed out waiting for {what}"
         await asyncio.sleep(0.01)
+
+
+async def start_held(
+    client: RemoteEngineClient, engine: GatedEngine, command_id: str
+) -> asyncio.Task[CommandResult]:
+    """``client``'s create_game of ``command_id`` (a "held..." one) as a task, returned
+    once ``engine`` holds it (it is answered after ``engine.gate.release`` is set)."""
+    held = asyncio.create_task(client.create_game("nim", HUMANS, {}, command_id))
+    await until(lambda: engine.gate.started == [command_id], f"{command_id} to start")
+    return held
+
+
+def refusal_code(answer: pb.EngineServiceExchangeResponse) -> int:
+    """The status code (its number, as in google.rpc.Status) of an Exchange answer that is
+    a refusal: its ``error`` is a serialized google.rpc.Status."""
+    return int(status_pb2.Status.FromString(answer.error).code)
 
 
 def create_request(command_id: str = "") -> pb.EngineServiceExchangeRequest:

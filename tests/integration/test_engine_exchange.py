@@ -27,6 +27,8 @@ from tests.integration.exchange_engine import (
     create_request,
     engine_channel,
     engine_server,
+    refusal_code,
+    start_held,
     until,
 )
 
@@ -37,8 +39,7 @@ async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_or
     async with engine_server(redis_store, registry) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-1"))
-            await until(lambda: engine.gate.started == ["held-1"], "the held call to start")
+            held = await start_held(client, engine, "held-1")
             # 200 calls overtake the held one on the same stream, all at once.
             created = await asyncio.gather(
                 *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(200))
@@ -110,8 +111,7 @@ async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens
     try:
         async with engine_server(redis_store, registry, port) as (engine, server, _):
             assert (await client.create_game("nim", HUMANS, {})).version > 0
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-kill"))
-            await until(lambda: engine.gate.started == ["held-kill"], "the held call")
+            held = await start_held(client, engine, "held-kill")
             await server.stop(0)
             with pytest.raises(grpc.aio.AioRpcError) as broken:
                 await held
@@ -172,10 +172,7 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
         await call.write(request)
         answer = await asyncio.wait_for(call.read(), 5)
         assert answer.request_id == 7 and answer.WhichOneof("result") == "error"
-        from google.rpc import status_pb2
-
-        status = status_pb2.Status.FromString(answer.error)
-        assert status.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        assert refusal_code(answer) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-own-timeout"]
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
@@ -187,8 +184,7 @@ async def test_a_cancelled_caller_leaves_nothing_behind(
     async with engine_server(redis_store, registry) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            caller = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-cancel"))
-            await until(lambda: engine.gate.started == ["held-cancel"], "the held call")
+            caller = await start_held(client, engine, "held-cancel")
             caller.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await caller
@@ -212,8 +208,7 @@ async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
     async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-drain"))
-            await until(lambda: engine.gate.started == ["held-drain"], "the held call")
+            held = await start_held(client, engine, "held-drain")
             (old,) = client._exchange._streams  # type: ignore[union-attr]
             assert old is not None
             stopping.set()
@@ -251,8 +246,7 @@ async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
     async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-full"))
-            await until(lambda: engine.gate.started == ["held-full"], "the held call")
+            held = await start_held(client, engine, "held-full")
             (old,) = client._exchange._streams  # type: ignore[union-attr]
             assert old is not None
             waiting = asyncio.create_task(client.create_game("nim", HUMANS, {}, "waiting"))

@@ -16,7 +16,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
-from google.rpc import status_pb2
 
 from services.engine.exchange_client import CALLS_PER_TURN, ExchangePool, ExchangeStream
 from services.engine.remote import RemoteEngineClient
@@ -31,6 +30,8 @@ from tests.integration.exchange_engine import (
     create_request,
     engine_channel,
     fake_engine,
+    refusal_code,
+    start_held,
     stream_handler,
     until,
 )
@@ -230,8 +231,7 @@ async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
         message = await asyncio.wait_for(call.read(), 5)
         (late,) = message.responses
         assert late.request_id == 1 and late.WhichOneof("result") == "error"
-        status = status_pb2.Status.FromString(late.error)
-        assert status.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        assert refusal_code(late) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-late"]
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
@@ -297,8 +297,7 @@ async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(
             streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
             assert streams and not any(s.batched for s in streams)
             assert client._exchange._unbatched_until > time.monotonic()  # type: ignore[union-attr]
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-old"))
-            await until(lambda: engine.gate.started == ["held-old"], "the held call")
+            held = await start_held(client, engine, "held-old")
             engine.gate.release.set()
             assert (await held).version > 0
         finally:

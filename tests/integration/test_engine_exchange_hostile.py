@@ -15,7 +15,6 @@ from typing import Any
 
 import grpc
 import pytest
-from google.rpc import status_pb2
 
 from services.engine.errors import InvalidArgument
 from services.engine.exchange_client import MAX_CALL_BYTES, ExchangePool, ExchangeStream
@@ -35,6 +34,7 @@ from tests.integration.exchange_engine import (
     create_request,
     engine_channel,
     fake_engine,
+    refusal_code,
     stream_handler,
     until,
 )
@@ -241,8 +241,7 @@ async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_dr
         first, second = await read(), await read()
         assert {first.request_id, second.request_id} == {1, 2}
         refusal = first if first.request_id == 1 else second
-        status = status_pb2.Status.FromString(refusal.error)
-        assert status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert refusal_code(refusal) == grpc.StatusCode.INVALID_ARGUMENT.value[0]
         assert engine.gate.started == ["held-old"]
         stopping.set()
         drain = await read()
