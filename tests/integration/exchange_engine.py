@@ -160,8 +160,20 @@ def refusal_code(answer: pb.EngineServiceExchangeResponse) -> int:
     return int(status_pb2.Status.FromString(answer.error).code)
 
 
-def create_request(command_id: str = "") -> pb.EngineServiceExchangeRequest:
+async def read_next(call: Any) -> Any:
+    """The next message a raw Exchange or ExchangeBatches ``call`` reads (TimeoutError
+    after 5 s)."""
+    return await asyncio.wait_for(call.read(), 5)
+
+
+def create_request(
+    command_id: str = "", request_id: int = 0, timeout_ms: int = 0
+) -> pb.EngineServiceExchangeRequest:
+    """An Exchange request to create a game of nim between HUMANS (``request_id`` and
+    ``timeout_ms`` 0: left for an ExchangeStream to number, and no timeout)."""
     request = pb.EngineServiceCreateGameRequest(ruleset="nim", command_id=command_id)
     request.seats.add(kind=1, name="ann", token_hash="a" * 64)
     request.seats.add(kind=1, name="bob", token_hash="b" * 64)
-    return pb.EngineServiceExchangeRequest(create_game=request)
+    return pb.EngineServiceExchangeRequest(
+        create_game=request, request_id=request_id, timeout_ms=timeout_ms
+    )

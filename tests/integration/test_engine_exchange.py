@@ -27,6 +27,7 @@ from tests.integration.exchange_engine import (
     create_request,
     engine_channel,
     engine_server,
+    read_next,
     refusal_code,
     start_held,
     until,
@@ -167,10 +168,8 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
     """The engine enforces timeout_ms itself (a client that waits longer still hears)."""
     async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).Exchange()
-        request = create_request("held-own-timeout")
-        request.request_id, request.timeout_ms = 7, 200
-        await call.write(request)
-        answer = await asyncio.wait_for(call.read(), 5)
+        await call.write(create_request("held-own-timeout", 7, timeout_ms=200))
+        answer = await read_next(call)
         assert answer.request_id == 7 and answer.WhichOneof("result") == "error"
         assert refusal_code(answer) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-own-timeout"]

@@ -30,6 +30,7 @@ from tests.integration.exchange_engine import (
     create_request,
     engine_channel,
     fake_engine,
+    read_next,
     refusal_code,
     start_held,
     stream_handler,
@@ -81,18 +82,9 @@ def batch(*requests: pb.EngineServiceExchangeRequest) -> pb.EngineServiceExchang
     return pb.EngineServiceExchangeBatchesRequest(requests=requests)
 
 
-def numbered(
-    command_id: str, request_id: int, timeout_ms: int = 0
-) -> pb.EngineServiceExchangeRequest:
-    request = create_request(command_id)
-    request.request_id, request.timeout_ms = request_id, timeout_ms
-    return request
-
-
 async def read_ids(call: Any) -> list[int]:
     """The request ids answered by the next message of ``call`` (within 5 s)."""
-    message = await asyncio.wait_for(call.read(), 5)
-    return [response.request_id for response in message.responses]
+    return [response.request_id for response in (await read_next(call)).responses]
 
 
 async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
@@ -195,7 +187,11 @@ async def test_answers_go_when_ready_a_slow_one_does_not_hold_the_others(
     async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
         await call.write(
-            batch(numbered("held-slow", 1), numbered("instant-a", 2), numbered("instant-b", 3))
+            batch(
+                create_request("held-slow", 1),
+                create_request("instant-a", 2),
+                create_request("instant-b", 3),
+            )
         )
         assert await read_ids(call) == [2, 3]
         engine.gate.release.set()
@@ -213,8 +209,8 @@ async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
     async with engine_channel(redis_store, registry, max_in_flight=1) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
         cancel = pb.EngineServiceExchangeRequest(request_id=1, cancel=True)
-        await call.write(batch(numbered("held-cancelled", 1), cancel))
-        await call.write(batch(numbered("instant-next", 2)))
+        await call.write(batch(create_request("held-cancelled", 1), cancel))
+        await call.write(batch(create_request("instant-next", 2)))
         assert await read_ids(call) == [2]
         assert engine.gate.started == []
         await call.done_writing()
@@ -226,9 +222,11 @@ async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
 ) -> None:
     async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        await call.write(batch(numbered("held-late", 1, timeout_ms=200), numbered("instant-ok", 2)))
+        await call.write(
+            batch(create_request("held-late", 1, timeout_ms=200), create_request("instant-ok", 2))
+        )
         assert await read_ids(call) == [2]
-        message = await asyncio.wait_for(call.read(), 5)
+        message = await read_next(call)
         (late,) = message.responses
         assert late.request_id == 1 and late.WhichOneof("result") == "error"
         assert refusal_code(late) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]

@@ -34,6 +34,7 @@ from tests.integration.exchange_engine import (
     create_request,
     engine_channel,
     fake_engine,
+    read_next,
     refusal_code,
     stream_handler,
     until,
@@ -101,8 +102,7 @@ async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
         grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
     ):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        held = create_request("held-1")
-        held.request_id = 1
+        held = create_request("held-1", 1)
         await call.write(pb.EngineServiceExchangeBatchesRequest(requests=[held]))
         await until(lambda: engine.gate.started == ["held-1"], "the held command to start")
         (session,) = servicer._sessions
@@ -231,23 +231,17 @@ async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_dr
     async with engine_channel(redis_store, registry, stopping=stopping) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).Exchange()
         for request_id, command_id in ((1, "held-old"), (2, "instant-old"), (1, "held-again")):
-            request = create_request(command_id)
-            request.request_id = request_id
-            await call.write(request)
-
-        async def read() -> Any:
-            return await asyncio.wait_for(call.read(), 5)
-
-        first, second = await read(), await read()
+            await call.write(create_request(command_id, request_id))
+        first, second = await read_next(call), await read_next(call)
         assert {first.request_id, second.request_id} == {1, 2}
         refusal = first if first.request_id == 1 else second
         assert refusal_code(refusal) == grpc.StatusCode.INVALID_ARGUMENT.value[0]
         assert engine.gate.started == ["held-old"]
         stopping.set()
-        drain = await read()
+        drain = await read_next(call)
         assert drain.drain and drain.request_id == 0
         engine.gate.release.set()
-        held = await read()
+        held = await read_next(call)
         assert held.request_id == 1 and held.WhichOneof("result") == "create_game"
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
