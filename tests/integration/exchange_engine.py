@@ -5,8 +5,10 @@ starts with "held" waits for the test to release it, which makes "in flight" obs
 without timing guesses; one whose command id starts with "instant" is answered at once,
 with no I/O (so commands sent together are also done together).
 
-Also the set-ups the Exchange test modules share: that engine with a channel open to
-it, and a fake engine (plain grpc handlers) for peers that are not our engine."""
+Also what the Exchange test modules share: that engine with a channel open to it, a
+fake engine (plain grpc handlers) for peers that are not our engine, a held call
+started through a client, and the requests written to and answers read from a raw
+call."""
 
 from __future__ import annotations
 
