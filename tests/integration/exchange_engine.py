@@ -3,24 +3,31 @@ loopback, a real Redis, and an engine wrapped so that a create_game whose comman
 starts with "held" waits for the test to release it, which makes "in flight" observable
 (concurrency, back-pressure, deadlines, cancellation, a stream breaking under a call)
 without timing guesses; one whose command id starts with "instant" is answered at once,
-with no I/O (so commands sent together are also done together)."""
+with no I/O (so commands sent together are also done together).
+
+Also what the Exchange test modules share: that engine with a channel open to it, a
+fake engine (plain grpc handlers) for peers that are not our engine, a held call
+started through a client, and the requests written to and answers read from a raw
+call."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.rpc import status_pb2
 
 from services.engine.client import CommandResult
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
+from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_server
+from services.engine.servicer import ENGINE_SERVICE, start_engine_server
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.time_control import TimeControl
 from services.rpc.generated import engine_service_pb2 as pb
@@ -41,7 +48,9 @@ class GatedEngine(Engine):
     """An Engine whose create_game with a command id "held..." waits for its gate, and
     with "instant..." is answered at once (game id = the command id, version 1)."""
 
-    gate: Gate
+    def __init__(self, store: RedisEventStore, registry: RulesetRegistry) -> None:
+        super().__init__(store, registry)
+        self.gate = Gate()
 
     async def create_game(
         self,
@@ -73,7 +82,6 @@ async def engine_server(
 ) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Server, int]]:
     """A gated engine served on ``127.0.0.1:port`` (0: any free port)."""
     engine = GatedEngine(store, registry)
-    engine.gate = Gate()
     server, bound = await start_engine_server(
         engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight, stopping=stopping
     )
@@ -81,6 +89,52 @@ async def engine_server(
         yield engine, server, bound
     finally:
         engine.gate.release.set()
+        await server.stop(0)
+
+
+@asynccontextmanager
+async def engine_channel(
+    store: RedisEventStore,
+    registry: RulesetRegistry,
+    max_in_flight: int = 100,
+    stopping: asyncio.Event | None = None,
+) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Channel]]:
+    """:func:`engine_server` with a channel open to it, for tests that hold the streams
+    themselves (an ExchangeStream, a pool, or a raw call)."""
+    serving = engine_server(store, registry, max_in_flight=max_in_flight, stopping=stopping)
+    async with (
+        serving as (engine, _, port),
+        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+    ):
+        yield engine, channel
+
+
+def stream_handler(
+    behaviour: Callable[..., Any], request: Any, response: Any
+) -> grpc.RpcMethodHandler:
+    """A stream-stream method handler running ``behaviour`` on messages of the protobuf
+    classes ``request`` and ``response``."""
+    return grpc.stream_stream_rpc_method_handler(
+        behaviour,
+        request_deserializer=request.FromString,
+        response_serializer=response.SerializeToString,
+    )
+
+
+@asynccontextmanager
+async def fake_engine(handlers: Mapping[str, grpc.RpcMethodHandler]) -> AsyncIterator[int]:
+    """A plain grpc server on a free loopback port (yielded) that answers the EngineService
+    methods named in ``handlers`` (method name: handler) and UNIMPLEMENTED for the rest:
+    an engine of another version, a proxy, or a misbehaving peer. Stopped at once on exit."""
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, handlers),)
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield port
+    finally:
         await server.stop(0)
 
 
@@ -92,8 +146,36 @@ async def until(condition: Any, what: str, timeout_s: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
-def create_request(command_id: str = "") -> pb.EngineServiceExchangeRequest:
+async def start_held(
+    client: RemoteEngineClient, engine: GatedEngine, command_id: str
+) -> asyncio.Task[CommandResult]:
+    """``client``'s create_game of ``command_id`` (a "held..." one) as a task, returned
+    once ``engine`` holds it (it is answered after ``engine.gate.release`` is set)."""
+    held = asyncio.create_task(client.create_game("nim", HUMANS, {}, command_id))
+    await until(lambda: engine.gate.started == [command_id], f"{command_id} to start")
+    return held
+
+
+def refusal_code(answer: pb.EngineServiceExchangeResponse) -> int:
+    """The status code (its number, as in google.rpc.Status) of an Exchange answer that is
+    a refusal: its ``error`` is a serialized google.rpc.Status."""
+    return int(status_pb2.Status.FromString(answer.error).code)
+
+
+async def read_next(call: Any) -> Any:
+    """The next message a raw Exchange or ExchangeBatches ``call`` reads (TimeoutError
+    after 5 s)."""
+    return await asyncio.wait_for(call.read(), 5)
+
+
+def create_request(
+    command_id: str = "", request_id: int = 0, timeout_ms: int = 0
+) -> pb.EngineServiceExchangeRequest:
+    """An Exchange request to create a game of nim between HUMANS (``request_id`` and
+    ``timeout_ms`` 0: left for an ExchangeStream to number, and no timeout)."""
     request = pb.EngineServiceCreateGameRequest(ruleset="nim", command_id=command_id)
     request.seats.add(kind=1, name="ann", token_hash="a" * 64)
     request.seats.add(kind=1, name="bob", token_hash="b" * 64)
-    return pb.EngineServiceExchangeRequest(create_game=request)
+    return pb.EngineServiceExchangeRequest(
+        create_game=request, request_id=request_id, timeout_ms=timeout_ms
+    )

@@ -22,7 +22,16 @@ from services.engine.store.redis_store import RedisEventStore
 from services.rpc import deadlines
 from services.rpc.errors import outage_of
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
-from tests.integration.exchange_engine import HUMANS, create_request, engine_server, until
+from tests.integration.exchange_engine import (
+    HUMANS,
+    create_request,
+    engine_channel,
+    engine_server,
+    read_next,
+    refusal_code,
+    start_held,
+    until,
+)
 
 
 async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_order(
@@ -31,8 +40,7 @@ async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_or
     async with engine_server(redis_store, registry) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-1"))
-            await until(lambda: engine.gate.started == ["held-1"], "the held call to start")
+            held = await start_held(client, engine, "held-1")
             # 200 calls overtake the held one on the same stream, all at once.
             created = await asyncio.gather(
                 *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(200))
@@ -57,10 +65,7 @@ async def test_a_full_stream_stops_reading_until_a_command_finishes(
 ) -> None:
     """Back-pressure: beyond max_in_flight commands the engine starts nothing more of
     the stream (the rest waits unread), and catches up when one finishes."""
-    async with (
-        engine_server(redis_store, registry, max_in_flight=2) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry, max_in_flight=2) as (engine, channel):
         stream = ExchangeStream(pb_grpc.EngineServiceStub(channel))
         calls = [
             asyncio.create_task(stream.call(create_request(f"held-{i}"), 10)) for i in range(3)
@@ -107,8 +112,7 @@ async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens
     try:
         async with engine_server(redis_store, registry, port) as (engine, server, _):
             assert (await client.create_game("nim", HUMANS, {})).version > 0
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-kill"))
-            await until(lambda: engine.gate.started == ["held-kill"], "the held call")
+            held = await start_held(client, engine, "held-kill")
             await server.stop(0)
             with pytest.raises(grpc.aio.AioRpcError) as broken:
                 await held
@@ -162,20 +166,12 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """The engine enforces timeout_ms itself (a client that waits longer still hears)."""
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).Exchange()
-        request = create_request("held-own-timeout")
-        request.request_id, request.timeout_ms = 7, 200
-        await call.write(request)
-        answer = await asyncio.wait_for(call.read(), 5)
+        await call.write(create_request("held-own-timeout", 7, timeout_ms=200))
+        answer = await read_next(call)
         assert answer.request_id == 7 and answer.WhichOneof("result") == "error"
-        from google.rpc import status_pb2
-
-        status = status_pb2.Status.FromString(answer.error)
-        assert status.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        assert refusal_code(answer) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-own-timeout"]
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
@@ -187,8 +183,7 @@ async def test_a_cancelled_caller_leaves_nothing_behind(
     async with engine_server(redis_store, registry) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            caller = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-cancel"))
-            await until(lambda: engine.gate.started == ["held-cancel"], "the held call")
+            caller = await start_held(client, engine, "held-cancel")
             caller.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await caller
@@ -202,24 +197,6 @@ async def test_a_cancelled_caller_leaves_nothing_behind(
             await client.close()
 
 
-async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
-        raw = channel.stream_stream(
-            "/gameserver.v1.EngineService/Exchange",
-            request_serializer=lambda b: b,
-            response_deserializer=lambda b: b,
-        )
-        call = raw()
-        await call.write(b"\xff\xff\xff")
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
-
-
 async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
@@ -230,8 +207,7 @@ async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
     async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-drain"))
-            await until(lambda: engine.gate.started == ["held-drain"], "the held call")
+            held = await start_held(client, engine, "held-drain")
             (old,) = client._exchange._streams  # type: ignore[union-attr]
             assert old is not None
             stopping.set()
@@ -269,8 +245,7 @@ async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
     async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
         client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-full"))
-            await until(lambda: engine.gate.started == ["held-full"], "the held call")
+            held = await start_held(client, engine, "held-full")
             (old,) = client._exchange._streams  # type: ignore[union-attr]
             assert old is not None
             waiting = asyncio.create_task(client.create_game("nim", HUMANS, {}, "waiting"))

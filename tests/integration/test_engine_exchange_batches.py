@@ -16,21 +16,24 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
-from google.rpc import status_pb2
 
 from services.engine.exchange_client import CALLS_PER_TURN, ExchangePool, ExchangeStream
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import ENGINE_SERVICE, EngineServicer
+from services.engine.servicer import EngineServicer
 from services.engine.store.redis_store import RedisEventStore
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
     HUMANS,
-    Gate,
     GatedEngine,
     create_request,
-    engine_server,
+    engine_channel,
+    fake_engine,
+    read_next,
+    refusal_code,
+    start_held,
+    stream_handler,
     until,
 )
 
@@ -79,27 +82,15 @@ def batch(*requests: pb.EngineServiceExchangeRequest) -> pb.EngineServiceExchang
     return pb.EngineServiceExchangeBatchesRequest(requests=requests)
 
 
-def numbered(
-    command_id: str, request_id: int, timeout_ms: int = 0
-) -> pb.EngineServiceExchangeRequest:
-    request = create_request(command_id)
-    request.request_id, request.timeout_ms = request_id, timeout_ms
-    return request
-
-
 async def read_ids(call: Any) -> list[int]:
     """The request ids answered by the next message of ``call`` (within 5 s)."""
-    message = await asyncio.wait_for(call.read(), 5)
-    return [response.request_id for response in message.responses]
+    return [response.request_id for response in (await read_next(call)).responses]
 
 
 async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         stream = ExchangeStream(stub)
         answers = await asyncio.gather(
@@ -121,10 +112,7 @@ async def test_a_turns_calls_share_a_stream_up_to_a_bound_and_the_next_turn_move
     """The pool puts the calls of one loop turn on one stream (one message), at most
     CALLS_PER_TURN of them, so a burst still spreads over streams (and engines); the next
     turn's calls go on the next stream."""
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         pool = ExchangePool([stub], streams_per_channel=4)
         try:
@@ -148,10 +136,7 @@ async def test_an_aged_stream_carries_on_until_its_successor_is_ready(
     """No call waits for a new stream's headers in steady state: a stream past its age
     takes calls until the successor opened for it has the engine's headers."""
     monkeypatch.setattr("services.engine.exchange_client.STREAM_MAX_AGE_S", 0.05)
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (_, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         pool = ExchangePool([stub], streams_per_channel=1)
         try:
@@ -177,10 +162,7 @@ async def test_a_lone_call_is_written_at_once(
     """Nothing waits for company: on a stream open (its first call answered), the writer
     sends in the loop turn after the call queued its request (no timer, no added latency
     at 1 match)."""
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         stream = ExchangeStream(stub)
         await stream.call(create_request("instant-first"), 5)
@@ -202,13 +184,14 @@ async def test_a_lone_call_is_written_at_once(
 async def test_answers_go_when_ready_a_slow_one_does_not_hold_the_others(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
         await call.write(
-            batch(numbered("held-slow", 1), numbered("instant-a", 2), numbered("instant-b", 3))
+            batch(
+                create_request("held-slow", 1),
+                create_request("instant-a", 2),
+                create_request("instant-b", 3),
+            )
         )
         assert await read_ids(call) == [2, 3]
         engine.gate.release.set()
@@ -223,14 +206,11 @@ async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
     """A command cancelled in the batch that carried it is stopped before it starts
     (its task never runs): it is answered nothing and its place in flight is free (one
     place here: the next command could not start otherwise)."""
-    async with (
-        engine_server(redis_store, registry, max_in_flight=1) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry, max_in_flight=1) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
         cancel = pb.EngineServiceExchangeRequest(request_id=1, cancel=True)
-        await call.write(batch(numbered("held-cancelled", 1), cancel))
-        await call.write(batch(numbered("instant-next", 2)))
+        await call.write(batch(create_request("held-cancelled", 1), cancel))
+        await call.write(batch(create_request("instant-next", 2)))
         assert await read_ids(call) == [2]
         assert engine.gate.started == []
         await call.done_writing()
@@ -240,39 +220,19 @@ async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
 async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        await call.write(batch(numbered("held-late", 1, timeout_ms=200), numbered("instant-ok", 2)))
+        await call.write(
+            batch(create_request("held-late", 1, timeout_ms=200), create_request("instant-ok", 2))
+        )
         assert await read_ids(call) == [2]
-        message = await asyncio.wait_for(call.read(), 5)
+        message = await read_next(call)
         (late,) = message.responses
         assert late.request_id == 1 and late.WhichOneof("result") == "error"
-        status = status_pb2.Status.FromString(late.error)
-        assert status.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        assert refusal_code(late) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-late"]
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
-
-
-async def test_a_batch_that_does_not_parse_ends_the_stream_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    async with (
-        engine_server(redis_store, registry) as (_, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
-        raw = channel.stream_stream(
-            "/gameserver.v1.EngineService/ExchangeBatches",
-            request_serializer=lambda b: b,
-            response_deserializer=lambda b: b,
-        )
-        call = raw()
-        await call.write(b"\xff\xff\xff")
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 @asynccontextmanager
@@ -282,7 +242,6 @@ async def engine_without_batches(
     """An engine served as before ExchangeBatches: only the unary methods and Exchange
     (grpc answers UNIMPLEMENTED for the rest)."""
     engine = GatedEngine(store, registry)
-    engine.gate = Gate()
     servicer = EngineServicer(engine)
 
     def unary(method: Any, request: Any, response: Any) -> Any:
@@ -306,23 +265,15 @@ async def engine_without_batches(
         "JoinGame": unary(
             servicer.JoinGame, pb.EngineServiceJoinGameRequest, pb.EngineServiceJoinGameResponse
         ),
-        "Exchange": grpc.stream_stream_rpc_method_handler(
-            servicer.Exchange,
-            request_deserializer=pb.EngineServiceExchangeRequest.FromString,
-            response_serializer=pb.EngineServiceExchangeResponse.SerializeToString,
+        "Exchange": stream_handler(
+            servicer.Exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
         ),
     }
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, handlers),)
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield engine, port
-    finally:
-        engine.gate.release.set()
-        await server.stop(0)
+    async with fake_engine(handlers) as port:
+        try:
+            yield engine, port
+        finally:
+            engine.gate.release.set()
 
 
 async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(
@@ -344,8 +295,7 @@ async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(
             streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
             assert streams and not any(s.batched for s in streams)
             assert client._exchange._unbatched_until > time.monotonic()  # type: ignore[union-attr]
-            held = asyncio.create_task(client.create_game("nim", HUMANS, {}, "held-old"))
-            await until(lambda: engine.gate.started == ["held-old"], "the held call")
+            held = await start_held(client, engine, "held-old")
             engine.gate.release.set()
             assert (await held).version > 0
         finally:

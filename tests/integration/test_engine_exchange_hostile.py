@@ -15,7 +15,6 @@ from typing import Any
 
 import grpc
 import pytest
-from google.rpc import status_pb2
 
 from services.engine.errors import InvalidArgument
 from services.engine.exchange_client import MAX_CALL_BYTES, ExchangePool, ExchangeStream
@@ -31,10 +30,13 @@ from services.rpc.limits import MAX_REQUEST_BYTES
 from services.rpc.server import build_server
 from tests.integration.exchange_engine import (
     HUMANS,
-    Gate,
     GatedEngine,
     create_request,
-    engine_server,
+    engine_channel,
+    fake_engine,
+    read_next,
+    refusal_code,
+    stream_handler,
     until,
 )
 
@@ -46,7 +48,6 @@ async def served(
     """A gated engine served as ``teoti engine`` serves it, with its servicer (to look at
     its streams' sessions)."""
     engine = GatedEngine(store, registry)
-    engine.gate = Gate()
     servicer = EngineServicer(engine, max_in_flight)
     server, port, _ = build_server(
         "127.0.0.1:0",
@@ -59,6 +60,33 @@ async def served(
     finally:
         engine.gate.release.set()
         await server.stop(0)
+
+
+@asynccontextmanager
+async def one_stream_pool(port: int) -> AsyncIterator[ExchangePool]:
+    """A gateway's pool of one stream on one channel to ``127.0.0.1:port``, closed on exit."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
+        try:
+            yield pool
+        finally:
+            await pool.close()
+
+
+@pytest.mark.parametrize("method", ["Exchange", "ExchangeBatches"])
+async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
+    redis_store: RedisEventStore, registry: RulesetRegistry, method: str
+) -> None:
+    async with engine_channel(redis_store, registry) as (_, channel):
+        raw = channel.stream_stream(
+            f"/gameserver.v1.EngineService/{method}",
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b,
+        )
+        call = raw()
+        await call.write(b"\xff\xff\xff")
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
@@ -74,8 +102,7 @@ async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
         grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
     ):
         call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        held = create_request("held-1")
-        held.request_id = 1
+        held = create_request("held-1", 1)
         await call.write(pb.EngineServiceExchangeBatchesRequest(requests=[held]))
         await until(lambda: engine.gate.started == ["held-1"], "the held command to start")
         (session,) = servicer._sessions
@@ -179,45 +206,19 @@ async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend
             answer.create_game.game_id = "g"
             await context.write(answer)
 
-    def streams(handler: Any, request: Any, response: Any) -> Any:
-        return grpc.stream_stream_rpc_method_handler(
-            handler,
-            request_deserializer=request.FromString,
-            response_serializer=response.SerializeToString,
-        )
-
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (
-            grpc.method_handlers_generic_handler(
-                ENGINE_SERVICE,
-                {
-                    "ExchangeBatches": streams(
-                        batches,
-                        pb.EngineServiceExchangeBatchesRequest,
-                        pb.EngineServiceExchangeBatchesResponse,
-                    ),
-                    "Exchange": streams(
-                        exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
-                    ),
-                },
-            ),
-        )
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
-            try:
-                with pytest.raises(grpc.aio.AioRpcError) as failed:
-                    await pool.call(create_request("once"), 5)
-                assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-                assert taken == ["once"]
-            finally:
-                await pool.close()
-    finally:
-        await server.stop(0)
+    handlers = {
+        "ExchangeBatches": stream_handler(
+            batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
+        ),
+        "Exchange": stream_handler(
+            exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
+        ),
+    }
+    async with fake_engine(handlers) as port, one_stream_pool(port) as pool:
+        with pytest.raises(grpc.aio.AioRpcError) as failed:
+            await pool.call(create_request("once"), 5)
+        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert taken == ["once"]
 
 
 async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_drain(
@@ -227,30 +228,20 @@ async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_dr
     and drain notice is a message of its own, as before ExchangeBatches, and what was
     in flight when the engine started draining is still answered."""
     stopping = asyncio.Event()
-    async with (
-        engine_server(redis_store, registry, stopping=stopping) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
+    async with engine_channel(redis_store, registry, stopping=stopping) as (engine, channel):
         call = pb_grpc.EngineServiceStub(channel).Exchange()
         for request_id, command_id in ((1, "held-old"), (2, "instant-old"), (1, "held-again")):
-            request = create_request(command_id)
-            request.request_id = request_id
-            await call.write(request)
-
-        async def read() -> Any:
-            return await asyncio.wait_for(call.read(), 5)
-
-        first, second = await read(), await read()
+            await call.write(create_request(command_id, request_id))
+        first, second = await read_next(call), await read_next(call)
         assert {first.request_id, second.request_id} == {1, 2}
         refusal = first if first.request_id == 1 else second
-        status = status_pb2.Status.FromString(refusal.error)
-        assert status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert refusal_code(refusal) == grpc.StatusCode.INVALID_ARGUMENT.value[0]
         assert engine.gate.started == ["held-old"]
         stopping.set()
-        drain = await read()
+        drain = await read_next(call)
         assert drain.drain and drain.request_id == 0
         engine.gate.release.set()
-        held = await read()
+        held = await read_next(call)
         assert held.request_id == 1 and held.WhichOneof("result") == "create_game"
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
@@ -270,27 +261,12 @@ async def test_a_peer_answering_without_the_batches_header_fails_the_calls_at_on
             taken.append(len(message.requests))
         await asyncio.Event().wait()  # never ends the call itself
 
-    server = grpc.aio.server()
-    handler = grpc.stream_stream_rpc_method_handler(
-        batches,
-        request_deserializer=pb.EngineServiceExchangeBatchesRequest.FromString,
-        response_serializer=pb.EngineServiceExchangeBatchesResponse.SerializeToString,
+    handler = stream_handler(
+        batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
     )
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, {"ExchangeBatches": handler}),)
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
-            try:
-                with pytest.raises(grpc.aio.AioRpcError) as failed:
-                    await pool.call(create_request("unheard"), 30)
-                assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-                (stream,) = pool._streams
-                assert stream is not None and stream.ended and taken == []
-            finally:
-                await pool.close()
-    finally:
-        await server.stop(0)
+    async with fake_engine({"ExchangeBatches": handler}) as port, one_stream_pool(port) as pool:
+        with pytest.raises(grpc.aio.AioRpcError) as failed:
+            await pool.call(create_request("unheard"), 30)
+        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+        (stream,) = pool._streams
+        assert stream is not None and stream.ended and taken == []

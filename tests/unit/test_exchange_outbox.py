@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from services.engine.exchange_outbox import FRAMING_BYTES, Outbox
 
 
@@ -27,27 +29,19 @@ def outbox(sent: Sent, max_bytes: int = 1000) -> Outbox[int]:
     return Outbox(sent, lambda item: item, max_bytes)
 
 
-async def test_items_queued_in_one_turn_go_as_one_batch_in_order() -> None:
+@pytest.mark.parametrize("items", [[1, 2, 3], [7]], ids=["several", "lone"])
+async def test_items_queued_in_one_turn_go_as_one_batch_in_order_in_the_next(
+    items: list[int],
+) -> None:
+    """A lone item too goes in the next turn: it waits for no company."""
     sent = Sent()
     box = outbox(sent)
     writer = asyncio.create_task(box.run())
     await asyncio.sleep(0)
-    for item in (1, 2, 3):
+    for item in items:
         box.put(item)
     await asyncio.sleep(0)
-    assert sent.batches == [[1, 2, 3]]
-    box.close()
-    await writer
-
-
-async def test_a_lone_item_goes_in_the_next_turn() -> None:
-    sent = Sent()
-    box = outbox(sent)
-    writer = asyncio.create_task(box.run())
-    await asyncio.sleep(0)
-    box.put(7)
-    await asyncio.sleep(0)
-    assert sent.batches == [[7]]
+    assert sent.batches == [items]
     box.close()
     await writer
 
