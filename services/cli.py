@@ -117,13 +117,15 @@ def _stop_event() -> asyncio.Event:
 
 @contextlib.contextmanager
 def _redis(url: str | None, data_dir: Path | None, persist: bool) -> Any:
-    """Yield a Redis URL: the given one, else an embedded redis-server for the duration."""
+    """Yield a Redis URL: the given one, else an embedded redis-server for the duration,
+    on a Unix socket in its data folder (``unix://.../redis.sock?db=0``, mode 0700, no
+    TCP port): it has no password, so only this OS user may reach it."""
     if url:
         yield url
         return
     from services.embedded_redis import EmbeddedRedis
 
-    server = EmbeddedRedis(data_dir=data_dir, persist=persist).start()
+    server = EmbeddedRedis(data_dir=data_dir, persist=persist, unix_socket=True).start()
     log.info("embedded_redis_started", url=server.url, data_dir=str(server.data_dir))
     try:
         yield server.url
