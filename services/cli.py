@@ -689,7 +689,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--redis-url",
             default=None,
-            help="standalone Redis URL (default: $REDIS_URL)",
+            help="standalone Redis URL: redis://[USER:PASSWORD@]HOST:PORT/DB, rediss://..., "
+            "or unix://[USER:PASSWORD@]/PATH/redis.sock?db=N (default: $REDIS_URL)",
         )
         p.add_argument(
             "--redis-cluster-nodes",
@@ -770,7 +771,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--data-dir",
         default=".teoti/redis",
-        help="embedded Redis data folder (used when no Redis URL is given)",
+        help="embedded Redis data folder, made mode 0700, with its Unix socket redis.sock "
+        "(used when no Redis URL is given)",
     )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
     web_opt(serve, 8080)

@@ -86,3 +86,15 @@ def test_a_socket_left_by_a_killed_redis_does_not_stop_the_next_start(tmp_path: 
             assert client.ping()
         finally:
             client.close()
+
+
+def test_a_folder_name_with_url_characters_still_gives_a_working_url(tmp_path: Path) -> None:
+    folder = tmp_path / "my games?%20#1"
+    with EmbeddedRedis(folder, unix_socket=True) as server:
+        assert "?" not in server.url.removesuffix("?db=0")
+        client = redis.Redis.from_url(server.url)
+        try:
+            assert client.ping()
+            assert client.connection_pool.connection_kwargs["path"] == str(folder / "redis.sock")
+        finally:
+            client.close()
