@@ -55,3 +55,11 @@ async def test_the_engine_move_benchmark_counts_moves_and_their_cpu(redis_url: s
     cpu_us, moves_per_s = await window(redis_url, 3, 0.3)
     assert 0 < cpu_us < 100_000
     assert moves_per_s > 0
+
+
+async def test_the_redis_transport_benchmark_measures_both_transports() -> None:
+    from benchmarks.redis_transport_benchmark import measure
+
+    tcp, unix = await measure(False, 200), await measure(True, 200)
+    assert (tcp.transport, unix.transport) == ("tcp", "unix")
+    assert tcp.wall > 0 and unix.wall > 0 and tcp.cpu >= 0 and unix.cpu >= 0
