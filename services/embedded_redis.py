@@ -189,6 +189,7 @@ class EmbeddedRedis(_ServerProcesses):
         mode when ``data_dir``'s path leaves no room for the socket's name.
         """
         if self.socket_path is not None and len(os.fsencode(self.socket_path)) > MAX_SOCKET_PATH:
+            self._remove_owned_dir()
             raise SocketPathTooLong(self.socket_path)
         self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.data_dir.chmod(0o700)  # also when it existed, or the umask opened it

@@ -98,3 +98,17 @@ def test_a_folder_name_with_url_characters_still_gives_a_working_url(tmp_path: P
             assert client.connection_pool.connection_kwargs["path"] == str(folder / "redis.sock")
         finally:
             client.close()
+
+
+def test_a_temporary_folder_too_deep_for_a_socket_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / ("t" * 100)
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    server = EmbeddedRedis(unix_socket=True)
+    assert server.data_dir.parent == deep
+    with pytest.raises(SocketPathTooLong):
+        server.start()
+    assert not server.data_dir.exists()
