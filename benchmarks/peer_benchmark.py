@@ -38,6 +38,11 @@ Run from the repository root::
 (``--redis-url`` for a Redis of its own, else an embedded redis-server: REDIS_URL is not
 used, since a shared Redis's CPU would count other clients' work; ``--json FILE`` keeps
 the raw figures.) Exit status 1 if any error was counted.
+
+The embedded Redis is the one each deployment has: ``--deployment serve`` gets a Unix
+socket in its own data folder, as ``teoti serve`` gives a newcomer (it starts the Redis
+itself only to read its CPU), and ``split`` a loopback TCP port, Redis being a network
+service there. ``--embedded-redis unix|tcp`` overrides that (an A/B of the transport).
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ import redis
 
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedis, free_port
+from services.engine.store.redis_client import redact_url
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_DIR = ROOT / "benchmarks" / "peer"
@@ -603,6 +609,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a Redis of its own (default: an embedded one; a shared Redis's CPU would count "
         "other clients' work)",
     )
+    parser.add_argument(
+        "--embedded-redis",
+        choices=("auto", "unix", "tcp"),
+        default="auto",
+        help="how the embedded Redis listens: auto (the default) a Unix socket for "
+        "--deployment serve, as teoti serve's own, and loopback TCP for split",
+    )
     parser.add_argument("--teoti-only", action="store_true", help="skip boardgame.io")
     parser.add_argument(
         "--deployment",
@@ -647,7 +660,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     log_dir.mkdir(parents=True)
     print(f"service logs in {log_dir}", flush=True)
     with contextlib.ExitStack() as stack:
-        url = args.redis_url or stack.enter_context(EmbeddedRedis()).url
+        unix = args.embedded_redis == "unix" or (
+            args.embedded_redis == "auto" and args.deployment == "serve"
+        )
+        url = args.redis_url or stack.enter_context(EmbeddedRedis(unix_socket=unix)).url
+        print(f"redis at {redact_url(url)}", flush=True)
         cells = asyncio.run((run_many if args.many_games else run)(args, url, log_dir))
     report(cells)
     if args.json:

@@ -117,13 +117,15 @@ def _stop_event() -> asyncio.Event:
 
 @contextlib.contextmanager
 def _redis(url: str | None, data_dir: Path | None, persist: bool) -> Any:
-    """Yield a Redis URL: the given one, else an embedded redis-server for the duration."""
+    """Yield a Redis URL: the given one, else an embedded redis-server for the duration,
+    on a Unix socket in its data folder (``unix://.../redis.sock?db=0``, mode 0700, no
+    TCP port): it has no password, so only this OS user may reach it."""
     if url:
         yield url
         return
     from services.embedded_redis import EmbeddedRedis
 
-    server = EmbeddedRedis(data_dir=data_dir, persist=persist).start()
+    server = EmbeddedRedis(data_dir=data_dir, persist=persist, unix_socket=True).start()
     log.info("embedded_redis_started", url=server.url, data_dir=str(server.data_dir))
     try:
         yield server.url
@@ -687,7 +689,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--redis-url",
             default=None,
-            help="standalone Redis URL (default: $REDIS_URL)",
+            help="standalone Redis URL: redis://[USER:PASSWORD@]HOST:PORT/DB, rediss://..., "
+            "or unix://[USER:PASSWORD@]/PATH/redis.sock?db=N (default: $REDIS_URL)",
         )
         p.add_argument(
             "--redis-cluster-nodes",
@@ -768,7 +771,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--data-dir",
         default=".teoti/redis",
-        help="embedded Redis data folder (used when no Redis URL is given)",
+        help="embedded Redis data folder, made mode 0700, with its Unix socket redis.sock "
+        "(used when no Redis URL is given)",
     )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
     web_opt(serve, 8080)

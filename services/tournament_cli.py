@@ -81,7 +81,8 @@ async def _demo(args: argparse.Namespace) -> int:
     url = os.environ.get("REDIS_URL", "")
     server = None
     if not url:
-        server = EmbeddedRedis(persist=False).start()
+        # A Unix socket only this OS user can reach (services.embedded_redis).
+        server = EmbeddedRedis(persist=False, unix_socket=True).start()
         url = server.url
     try:
         async with (

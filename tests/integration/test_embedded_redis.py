@@ -1,13 +1,18 @@
 """One embedded Redis per data folder: a second ``teoti serve`` on the same folder must
-fail instead of writing the same append-only file."""
+fail instead of writing the same append-only file. In its Unix-socket mode (``teoti
+serve``'s) only this OS user can reach it: the folder and the socket are mode 0700 and
+no TCP port is open (a second OS user cannot be simulated here, so the modes are what
+is checked)."""
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
+import redis
 
-from services.embedded_redis import DataDirInUse, EmbeddedRedis
+from services.embedded_redis import DataDirInUse, EmbeddedRedis, SocketPathTooLong
 
 
 def test_a_data_folder_serves_one_redis_at_a_time(tmp_path: Path) -> None:
@@ -17,3 +22,93 @@ def test_a_data_folder_serves_one_redis_at_a_time(tmp_path: Path) -> None:
             EmbeddedRedis(tmp_path, persist=True).start()
     with EmbeddedRedis(tmp_path, persist=True) as again:  # free once the first stopped
         assert again.port
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_the_unix_socket_mode_is_for_this_user_alone(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)  # an existing folder others could read is closed too
+    with EmbeddedRedis(data, persist=True, unix_socket=True) as server:
+        sock = data / "redis.sock"
+        assert server.url == f"unix://{sock}?db=0"
+        assert stat.S_ISSOCK(sock.stat().st_mode)
+        assert (_mode(data), _mode(sock)) == (0o700, 0o700)
+        assert server.port == 0
+        client = redis.Redis.from_url(server.url, decode_responses=True)
+        try:
+            assert client.set("k", "v") and client.get("k") == "v"
+            assert client.config_get("port") == {"port": "0"}  # no TCP listener at all
+        finally:
+            client.close()
+        with pytest.raises(DataDirInUse):
+            EmbeddedRedis(data, persist=True, unix_socket=True).start()
+    assert not sock.exists()  # redis-server removes its socket when it stops
+    with EmbeddedRedis(data, persist=True, unix_socket=True) as again:
+        client = redis.Redis.from_url(again.url, decode_responses=True)
+        try:
+            assert client.get("k") == "v"  # the append-only file kept it
+        finally:
+            client.close()
+
+
+def test_a_socket_path_too_long_for_the_kernel_is_refused_before_starting(
+    tmp_path: Path,
+) -> None:
+    deep = tmp_path / ("d" * 110)
+    with pytest.raises(SocketPathTooLong, match="--data-dir"):
+        EmbeddedRedis(deep, unix_socket=True).start()
+    # Nothing is left holding the folder: a shorter path starts at once.
+    with EmbeddedRedis(tmp_path / "ok", unix_socket=True) as server:
+        assert server.url.startswith("unix://")
+
+
+def test_a_temporary_unix_socket_redis_is_removed_on_stop() -> None:
+    server = EmbeddedRedis(unix_socket=True).start()
+    folder = server.data_dir
+    assert _mode(folder) == 0o700
+    server.stop()
+    assert not folder.exists()
+
+
+def test_a_socket_left_by_a_killed_redis_does_not_stop_the_next_start(tmp_path: Path) -> None:
+    server = EmbeddedRedis(tmp_path, unix_socket=True).start()
+    assert server._process is not None
+    server._process.kill()  # SIGKILL: no chance to remove its socket
+    server._process.wait()
+    assert (tmp_path / "redis.sock").exists()
+    server.stop()
+    with EmbeddedRedis(tmp_path, unix_socket=True) as again:
+        client = redis.Redis.from_url(again.url)
+        try:
+            assert client.ping()
+        finally:
+            client.close()
+
+
+def test_a_folder_name_with_url_characters_still_gives_a_working_url(tmp_path: Path) -> None:
+    folder = tmp_path / "my games?%20#1"
+    with EmbeddedRedis(folder, unix_socket=True) as server:
+        assert "?" not in server.url.removesuffix("?db=0")
+        client = redis.Redis.from_url(server.url)
+        try:
+            assert client.ping()
+            assert client.connection_pool.connection_kwargs["path"] == str(folder / "redis.sock")
+        finally:
+            client.close()
+
+
+def test_a_temporary_folder_too_deep_for_a_socket_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / ("t" * 100)
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    server = EmbeddedRedis(unix_socket=True)
+    assert server.data_dir.parent == deep
+    with pytest.raises(SocketPathTooLong):
+        server.start()
+    assert not server.data_dir.exists()

@@ -19,6 +19,7 @@ def test_many_games_on_shared_connections_play_without_error(
     code = main(["--many-games", "12", "--connections", "3", "--seconds", "1", "--reps", "1"])
     out = capsys.readouterr().out
     assert code == 0, out
+    assert "redis at redis://127.0.0.1:" in out  # split: Redis is a network service
     assert "errors: 0 in all" in out
     assert _moves(out, 12) > 0
 
@@ -35,6 +36,7 @@ def test_the_serve_deployment_is_measured_like_the_split_one(
     )
     out = capsys.readouterr().out
     assert code == 0, out
+    assert "redis at unix://" in out  # serve's own Redis is on a Unix socket, as a newcomer's
     assert "server CPU ms/move" in out
     assert _moves(out, 2) > 0  # on the Play stream
     assert _moves(out, 2, "teoti-unary") > 0  # a SubmitAction call per move
@@ -53,3 +55,11 @@ async def test_the_engine_move_benchmark_counts_moves_and_their_cpu(redis_url: s
     cpu_us, moves_per_s = await window(redis_url, 3, 0.3)
     assert 0 < cpu_us < 100_000
     assert moves_per_s > 0
+
+
+async def test_the_redis_transport_benchmark_measures_both_transports() -> None:
+    from benchmarks.redis_transport_benchmark import measure
+
+    tcp, unix = await measure(False, 200), await measure(True, 200)
+    assert (tcp.transport, unix.transport) == ("tcp", "unix")
+    assert tcp.wall > 0 and unix.wall > 0 and tcp.cpu >= 0 and unix.cpu >= 0

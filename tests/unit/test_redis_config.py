@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import UnixDomainSocketConnection
 
-from services.cli import build_parser
+from services.cli import UsageError, _redis_config, build_parser
 from services.engine.store.redis_client import RedisConfig, create_redis_client, parse_nodes
 
 
@@ -79,3 +80,75 @@ async def test_a_url_login_reaches_the_client() -> None:
     kwargs = cluster.connection_kwargs
     assert (kwargs["username"], kwargs["password"]) == ("teoti-bot", "s3cret")
     await cluster.aclose()
+
+
+async def test_a_unix_socket_url_builds_a_socket_client_with_its_db() -> None:
+    client = create_redis_client("unix:///run/teoti/redis.sock?db=3")
+    assert isinstance(client, Redis)
+    pool = client.connection_pool
+    assert pool.connection_class is UnixDomainSocketConnection
+    assert (pool.connection_kwargs["path"], pool.connection_kwargs["db"]) == (
+        "/run/teoti/redis.sock",
+        3,
+    )
+    # A socket has no TCP keepalive: the option must not reach the connection class.
+    assert "socket_keepalive" not in pool.connection_kwargs
+    connection = pool.make_connection()
+    assert isinstance(connection, UnixDomainSocketConnection)
+    await client.aclose()
+
+
+def test_a_unix_socket_url_resolves_from_flag_and_environment() -> None:
+    url = "unix:///tmp/teoti/redis.sock?db=0"
+    assert RedisConfig.resolve(url, None, {}) == RedisConfig(url=url)
+    assert RedisConfig.resolve(None, None, {"REDIS_URL": url}) == RedisConfig(url=url)
+
+
+@pytest.mark.parametrize(
+    "url", ["localhost:6379", "http://h:6379/0", "unix://", "unix:///", "redis:/h"]
+)
+def test_a_url_redis_cannot_use_is_refused_when_configured(url: str) -> None:
+    with pytest.raises(ValueError, match="a Redis URL is"):
+        RedisConfig.resolve(url, None, {})
+
+
+@pytest.mark.parametrize("command", ["serve", "engine", "gateway", "bot", "archive", "director"])
+def test_every_service_command_takes_a_unix_socket_url(command: str) -> None:
+    url = "unix:///tmp/teoti/redis.sock?db=0"
+    args = build_parser().parse_args([command, "--redis-url", url])
+    assert _redis_config(args) == RedisConfig(url=url)
+    bad = build_parser().parse_args([command, "--redis-url", "tcp://h:1"])
+    with pytest.raises(UsageError):
+        _redis_config(bad)
+
+
+def test_logged_unix_urls_hide_the_password_wherever_it_is() -> None:
+    assert RedisConfig(url="unix://:s3cret@/tmp/r.sock?db=0").describe() == (
+        "unix://:***@/tmp/r.sock?db=0"
+    )
+    assert RedisConfig(url="unix://teoti-bot:s3cret@/tmp/r.sock").describe() == (
+        "unix://teoti-bot:***@/tmp/r.sock"
+    )
+    # redis-py also reads a password from the query string.
+    assert RedisConfig(url="unix:///tmp/r.sock?db=1&password=s3cret").describe() == (
+        "unix:///tmp/r.sock?db=1&password=***"
+    )
+    assert RedisConfig(url="redis://h:6379/0?password=s3cret").describe() == (
+        "redis://h:6379/0?password=***"
+    )
+    assert RedisConfig(url="unix:///tmp/r.sock?db=0").describe() == "unix:///tmp/r.sock?db=0"
+
+
+async def test_a_login_given_to_a_unix_url_reaches_the_socket_client() -> None:
+    config = RedisConfig.standalone("unix:///tmp/r.sock?db=2").with_login("teoti-gw", "p@ss")
+    assert config.describe() == "unix://teoti-gw:***@/tmp/r.sock?db=2"
+    client = config.client()
+    assert isinstance(client, Redis)
+    kwargs = client.connection_pool.connection_kwargs
+    assert (kwargs["username"], kwargs["password"], kwargs["path"], kwargs["db"]) == (
+        "teoti-gw",
+        "p@ss",
+        "/tmp/r.sock",
+        2,
+    )
+    await client.aclose()

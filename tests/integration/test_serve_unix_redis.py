@@ -1,0 +1,148 @@
+"""``teoti serve`` without a Redis URL runs its embedded Redis on a Unix socket in its data
+folder (issue 16): only this OS user can reach the games' hidden records. A real serve
+process plays a Nim game on it; the socket and folder are mode 0700 (a second OS user
+cannot be simulated here), the logs give the socket's URL, and the Redis has no TCP port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from services.client import SeatInfo, TeotiClient
+from tests.web_serve import ROOT, free_port
+
+
+def _events(log: Path) -> list[dict[str, Any]]:
+    """The JSON log lines written so far (a line still being written is skipped)."""
+    found = []
+    for line in log.read_text().splitlines():
+        try:
+            found.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return found
+
+
+def _wait_for(log: Path, event: str, process: subprocess.Popen[bytes]) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for record in _events(log):
+            if record.get("event") == event:
+                return record
+        if process.poll() is not None:
+            raise AssertionError(f"teoti serve exited: {log.read_text()[-2000:]}")
+        time.sleep(0.1)
+    raise AssertionError(f"no {event} in the log: {log.read_text()[-2000:]}")
+
+
+@dataclass(frozen=True)
+class Served:
+    """A ``teoti serve`` started with no Redis URL: its gRPC port, data folder and log."""
+
+    port: int
+    data: Path
+    log: Path
+    process: subprocess.Popen[bytes]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """``teoti serve`` with no Redis given anywhere (it starts its own), once it serves."""
+    data, log, port = tmp_path / "redis", tmp_path / "serve.log", free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_NODES")}
+    args = [
+        *(sys.executable, "-m", "services.cli", "--log-level", "INFO", "serve"),
+        *("--port", str(port), "--web-port", "0", "--data-dir", str(data)),
+        *("--extra-ruleset", "nim=tests.nim:NimRuleset"),
+    ]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            args, cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, stdout=out, stderr=out
+        )
+    try:
+        _wait_for(log, "serving", process)
+        yield Served(port, data, log, process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+async def test_serve_plays_on_a_redis_only_its_user_can_reach(served: Served) -> None:
+    socket_path = served.data / "redis.sock"
+    url = f"unix://{socket_path}?db=0"
+    started = _wait_for(served.log, "embedded_redis_started", served.process)
+    assert (started["url"], started["data_dir"]) == (url, str(served.data))
+    assert _wait_for(served.log, "serving", served.process)["redis"] == url
+    assert stat.S_IMODE(served.data.stat().st_mode) == 0o700
+    assert stat.S_ISSOCK(socket_path.stat().st_mode)
+    assert stat.S_IMODE(socket_path.stat().st_mode) == 0o700
+    raw = aioredis.Redis.from_url(url, decode_responses=True)
+    try:
+        assert await raw.config_get("port") == {"port": "0"}  # no TCP listener at all
+    finally:
+        await raw.aclose()
+
+    async with TeotiClient(f"127.0.0.1:{served.port}") as client:
+        created = await client.create_game(
+            [SeatInfo("human", "a"), SeatInfo("human", "b")], "nim", {"max_take": 3}
+        )
+        seat, moves = 0, 0
+        while True:
+            moved = await client.play(created.game_id, seat, created.seat_tokens[seat], {"take": 1})
+            moves += 1
+            if moved.game.finished:
+                break
+            seat = moved.game.seats_to_act[0]
+        assert 10 <= moves <= 20  # the pile is 10..20 stones, one taken a move
+        verified = await client.verify(created.game_id)
+        assert verified.ok, verified
+
+    served.process.send_signal(signal.SIGTERM)
+    code = await asyncio.to_thread(served.process.wait, 30)
+    assert code == 0, served.log.read_text()[-2000:]
+    assert not socket_path.exists()  # the embedded Redis stopped with serve
+
+
+def _serve_fails(*extra: str) -> tuple[int, str]:
+    """Run ``teoti serve`` expected to stop at once: (exit code, stderr)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_NODES")}
+    done = subprocess.run(
+        [sys.executable, "-m", "services.cli", "serve", "--port", str(free_port()), *extra],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        timeout=60,
+    )
+    return done.returncode, done.stderr.decode()
+
+
+def test_a_data_folder_too_deep_for_a_socket_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 110)
+    code, err = _serve_fails("--web-port", "0", "--data-dir", str(deep))
+    assert code == 2, err
+    assert err.startswith("teoti") and len(err.strip().splitlines()) == 1, err
+    assert "give a shorter --data-dir" in err and "Traceback" not in err
+
+
+def test_a_second_serve_on_the_same_data_folder_is_refused(tmp_path: Path) -> None:
+    from services.embedded_redis import EmbeddedRedis
+
+    with EmbeddedRedis(tmp_path, persist=True, unix_socket=True):  # as a first serve holds it
+        code, err = _serve_fails("--web-port", "0", "--data-dir", str(tmp_path))
+    assert code == 2, err
+    assert "in use by another teoti server" in err and len(err.strip().splitlines()) == 1, err
