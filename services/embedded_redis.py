@@ -67,13 +67,30 @@ redis-server would cut a longer one short and listen somewhere else."""
 
 
 class SocketPathTooLong(OSError):
-    """The data folder's path is too long for a Unix socket in it (MAX_SOCKET_PATH)."""
+    """Neither the data folder nor a private temporary folder leaves room for a Unix
+    socket's path (MAX_SOCKET_PATH)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(
             f"the embedded Redis's socket path {path} is longer than {MAX_SOCKET_PATH} "
-            "bytes, the most a Unix socket takes; give a shorter --data-dir"
+            "bytes, the most a Unix socket takes, and so is one in the temporary folder; "
+            "give a shorter --data-dir"
         )
+
+
+def _fits(path: Path) -> bool:
+    return len(os.fsencode(path)) <= MAX_SOCKET_PATH
+
+
+def _short_socket_dir() -> Path | None:
+    """A new private (mode 0700) folder whose socket path fits MAX_SOCKET_PATH: in the
+    temporary folder, else in /tmp; None if neither is short enough."""
+    for parent in (None, "/tmp"):
+        folder = Path(tempfile.mkdtemp(prefix="teoti-sock-", dir=parent))
+        if _fits(folder / SOCKET_NAME):
+            return folder
+        folder.rmdir()
+    return None
 
 
 def _lock_dir(data_dir: Path) -> IO[bytes]:
@@ -143,8 +160,10 @@ class EmbeddedRedis(_ServerProcesses):
             records) and, in the socket mode, the socket.
         persist: append-only file on (for ``teoti serve``) or no persistence (tests).
         unix_socket: listen on ``data_dir/redis.sock`` (mode 0700) with TCP off, so only
-            this OS user can connect (``teoti serve``); else on a free loopback TCP port,
-            open to every local user (tests, benchmarks of a networked Redis).
+            this OS user can connect (``teoti serve``); when that path is too long for a
+            socket (a deep checkout), in a private temporary folder instead (mode 0700,
+            removed on stop). Else on a free loopback TCP port, open to every local user
+            (tests, benchmarks of a networked Redis).
 
     Use as a context manager or call :meth:`start` / :meth:`stop`. ``url`` is valid after
     start. Raises RuntimeError if the server does not answer within ``timeout_s``.
@@ -156,7 +175,9 @@ class EmbeddedRedis(_ServerProcesses):
         super().__init__(data_dir, "teoti-redis-")
         self.persist = persist
         self.port = 0
-        self.socket_path = (self.data_dir / SOCKET_NAME).absolute() if unix_socket else None
+        self._data_socket = (self.data_dir / SOCKET_NAME).absolute() if unix_socket else None
+        self.socket_path = self._data_socket  # where it listens (set again by start)
+        self._socket_dir: Path | None = None  # the temporary folder of a long path's socket
         self._process: subprocess.Popen[bytes] | None = None
         self._lock: IO[bytes] | None = None
 
@@ -186,45 +207,53 @@ class EmbeddedRedis(_ServerProcesses):
 
         Raises DataDirInUse if another embedded server uses ``data_dir`` (two servers
         writing one append-only file would corrupt it), SocketPathTooLong in the socket
-        mode when ``data_dir``'s path leaves no room for the socket's name.
+        mode when neither ``data_dir`` nor a temporary folder leaves room for the socket.
         """
-        if self.socket_path is not None and len(os.fsencode(self.socket_path)) > MAX_SOCKET_PATH:
-            self._remove_owned_dir()
-            raise SocketPathTooLong(self.socket_path)
-        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.data_dir.chmod(0o700)  # also when it existed, or the umask opened it
-        self._lock = _lock_dir(self.data_dir)
-        args = [
-            str(redis_server_binary()),
-            *self._listen_args(),
-            "--dir",
-            str(self.data_dir),
-            "--save",
-            "",
-            "--appendonly",
-            "yes" if self.persist else "no",
-            "--daemonize",
-            "no",
-        ]
-        log = (self.data_dir / "redis.log").open("ab")
-        # Its own session: a terminal's Ctrl-C (SIGINT to the whole foreground group) must
-        # not kill Redis under the services still shutting down; they stop it in order,
-        # and child_guard stops it if this process dies without doing so.
-        self._process = subprocess.Popen(
-            args,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            preexec_fn=child_guard(),
-            start_new_session=True,
-        )
-        log.close()
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"redis-server exited early; see {self.data_dir}/redis.log")
-            if self._ping():
-                return self
-            time.sleep(0.05)
+        self.socket_path = self._data_socket
+        if self._data_socket is not None and not _fits(self._data_socket):
+            self._socket_dir = _short_socket_dir()
+            if self._socket_dir is None:
+                self._remove_owned_dir()
+                raise SocketPathTooLong(self._data_socket)
+            self.socket_path = self._socket_dir / SOCKET_NAME
+        try:
+            self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.data_dir.chmod(0o700)  # also when it existed, or the umask opened it
+            self._lock = _lock_dir(self.data_dir)
+            args = [
+                str(redis_server_binary()),
+                *self._listen_args(),
+                "--dir",
+                str(self.data_dir),
+                "--save",
+                "",
+                "--appendonly",
+                "yes" if self.persist else "no",
+                "--daemonize",
+                "no",
+            ]
+            log = (self.data_dir / "redis.log").open("ab")
+            # Its own session: a terminal's Ctrl-C (SIGINT to the whole foreground group) must
+            # not kill Redis under the services still shutting down; they stop it in order,
+            # and child_guard stops it if this process dies without doing so.
+            self._process = subprocess.Popen(
+                args,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=child_guard(),
+                start_new_session=True,
+            )
+            log.close()
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline:
+                if self._process.poll() is not None:
+                    raise RuntimeError(f"redis-server exited early; see {self.data_dir}/redis.log")
+                if self._ping():
+                    return self
+                time.sleep(0.05)
+        except BaseException:
+            self._remove_socket_dir()  # a failed start leaves no private folder behind
+            raise
         self.stop()
         raise RuntimeError("redis-server did not answer PING in time")
 
@@ -239,7 +268,13 @@ class EmbeddedRedis(_ServerProcesses):
         if self._lock is not None:
             self._lock.close()  # closing the file releases the lock
             self._lock = None
+        self._remove_socket_dir()
         self._remove_owned_dir()
+
+    def _remove_socket_dir(self) -> None:
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
 
 
 def _answers_ping(address: int | Path) -> bool:

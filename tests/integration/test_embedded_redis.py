@@ -6,13 +6,21 @@ is checked)."""
 
 from __future__ import annotations
 
+import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 import redis
 
-from services.embedded_redis import DataDirInUse, EmbeddedRedis, SocketPathTooLong
+from services import embedded_redis
+from services.embedded_redis import (
+    MAX_SOCKET_PATH,
+    DataDirInUse,
+    EmbeddedRedis,
+    SocketPathTooLong,
+)
 
 
 def test_a_data_folder_serves_one_redis_at_a_time(tmp_path: Path) -> None:
@@ -54,14 +62,36 @@ def test_the_unix_socket_mode_is_for_this_user_alone(tmp_path: Path) -> None:
             client.close()
 
 
-def test_a_socket_path_too_long_for_the_kernel_is_refused_before_starting(
+def test_a_data_folder_too_deep_for_a_socket_listens_in_a_private_temporary_folder(
     tmp_path: Path,
 ) -> None:
-    deep = tmp_path / ("d" * 110)
+    deep = tmp_path / ("d" * 110)  # a deep checkout: DATA_DIR/redis.sock would not fit
+    with EmbeddedRedis(deep, persist=True, unix_socket=True) as server:
+        socket_path = server.socket_path
+        assert socket_path is not None and socket_path.parent != deep
+        assert len(os.fsencode(socket_path)) <= MAX_SOCKET_PATH
+        assert stat.S_IMODE(socket_path.parent.stat().st_mode) == 0o700
+        assert stat.S_IMODE(socket_path.stat().st_mode) == 0o700
+        client = redis.Redis.from_url(server.url, decode_responses=True)
+        try:
+            client.set("k", "v")
+        finally:
+            client.close()
+        assert (deep / "redis.log").exists()  # the data stays in the data folder
+    assert not socket_path.parent.exists()  # the private folder goes with the server
+
+
+def test_no_room_for_a_socket_anywhere_is_refused_before_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    private_folders = {*Path(tempfile.gettempdir()).glob("teoti-sock-*")}
+    monkeypatch.setattr(embedded_redis, "MAX_SOCKET_PATH", 8)
     with pytest.raises(SocketPathTooLong, match="--data-dir"):
-        EmbeddedRedis(deep, unix_socket=True).start()
-    # Nothing is left holding the folder: a shorter path starts at once.
-    with EmbeddedRedis(tmp_path / "ok", unix_socket=True) as server:
+        EmbeddedRedis(tmp_path / "data", unix_socket=True).start()
+    assert {*Path(tempfile.gettempdir()).glob("teoti-sock-*")} == private_folders
+    monkeypatch.undo()
+    # Nothing is left holding the folder: it starts at once.
+    with EmbeddedRedis(tmp_path / "data", unix_socket=True) as server:
         assert server.url.startswith("unix://")
 
 
@@ -100,15 +130,11 @@ def test_a_folder_name_with_url_characters_still_gives_a_working_url(tmp_path: P
             client.close()
 
 
-def test_a_temporary_folder_too_deep_for_a_socket_is_removed(
+def test_a_temporary_data_folder_is_removed_when_no_socket_fits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    deep = tmp_path / ("t" * 100)
-    deep.mkdir()
-    monkeypatch.setenv("TMPDIR", str(deep))
-    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    monkeypatch.setattr(embedded_redis, "MAX_SOCKET_PATH", 8)
     server = EmbeddedRedis(unix_socket=True)
-    assert server.data_dir.parent == deep
     with pytest.raises(SocketPathTooLong):
         server.start()
     assert not server.data_dir.exists()
