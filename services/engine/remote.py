@@ -7,7 +7,7 @@ import itertools
 import os
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 import grpc
 
@@ -106,7 +106,8 @@ def transport_choice(transport: str | None = None) -> str:
 
 
 class RemoteEngineClient:
-    """EngineClient talking to ``teoti engine`` at ``target``.
+    """EngineClient talking to ``teoti engine`` at ``target`` (an async context manager
+    that closes it on exit).
 
     ``target`` is ``host:port``, a list ``ip:port,ip:port`` or a gRPC target name (see
     :func:`channel_target`). The client keeps a pool of ``channels`` channels and sends
@@ -248,3 +249,9 @@ class RemoteEngineClient:
             await self._exchange.close()
         for channel in self._channels:
             await channel.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

@@ -37,27 +37,26 @@ from tests.integration.exchange_engine import (
 async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_order(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_server(redis_store, registry) as (engine, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
-        try:
-            held = await start_held(client, engine, "held-1")
-            # 200 calls overtake the held one on the same stream, all at once.
-            created = await asyncio.gather(
-                *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(200))
-            )
-            moved = await asyncio.gather(
-                *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
-            )
-            assert not held.done()
-            engine.gate.release.set()
-            assert (await held).version == created[0].version
-            assert len({c.game_id for c in created}) == 200
-            assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
-            assert all(len(m.written) == 1 for m in moved)
-            streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
-            assert len(streams) == 1
-        finally:
-            await client.close()
+    async with (
+        engine_server(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+    ):
+        held = await start_held(client, engine, "held-1")
+        # 200 calls overtake the held one on the same stream, all at once.
+        created = await asyncio.gather(
+            *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(200))
+        )
+        moved = await asyncio.gather(
+            *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
+        )
+        assert not held.done()
+        engine.gate.release.set()
+        assert (await held).version == created[0].version
+        assert len({c.game_id for c in created}) == 200
+        assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
+        assert all(len(m.written) == 1 for m in moved)
+        streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
+        assert len(streams) == 1
 
 
 async def test_a_full_stream_stops_reading_until_a_command_finishes(
@@ -85,20 +84,19 @@ async def test_a_full_stream_stops_reading_until_a_command_finishes(
 async def test_refusals_carry_the_same_status_and_reason_on_both_transports(
     redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
-    async with engine_server(redis_store, registry) as (_, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", transport=transport)
-        try:
-            game = await client.create_game("nim", HUMANS, {"max_take": 3})
-            with pytest.raises(RuleViolation) as illegal:
-                await client.submit_action(game.game_id, 0, {"take": 9})
-            assert illegal.value.rule == "nim.take_range"
-            with pytest.raises(VersionConflict) as stale:
-                await client.submit_action(game.game_id, 0, {"take": 1}, expected_version=0)
-            assert (stale.value.expected, stale.value.actual) == (0, game.version)
-            ok = await client.submit_action(game.game_id, 0, {"take": 1}, game.version)
-            assert ok.version == game.version + 1
-        finally:
-            await client.close()
+    async with (
+        engine_server(redis_store, registry) as (_, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", transport=transport) as client,
+    ):
+        game = await client.create_game("nim", HUMANS, {"max_take": 3})
+        with pytest.raises(RuleViolation) as illegal:
+            await client.submit_action(game.game_id, 0, {"take": 9})
+        assert illegal.value.rule == "nim.take_range"
+        with pytest.raises(VersionConflict) as stale:
+            await client.submit_action(game.game_id, 0, {"take": 1}, expected_version=0)
+        assert (stale.value.expected, stale.value.actual) == (0, game.version)
+        ok = await client.submit_action(game.game_id, 0, {"take": 1}, game.version)
+        assert ok.version == game.version + 1
 
 
 async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens(
@@ -139,27 +137,26 @@ async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens
 async def test_the_callers_deadline_bounds_the_wait_and_stops_the_engines_work(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_server(redis_store, registry) as (engine, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=10, channels=1)
-        try:
+    async with (
+        engine_server(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=10, channels=1) as client,
+    ):
 
-            class Caller:  # a gateway's incoming call with 0.3 s left
-                def time_remaining(self) -> float:
-                    return 0.3
+        class Caller:  # a gateway's incoming call with 0.3 s left
+            def time_remaining(self) -> float:
+                return 0.3
 
-            async def call_with_deadline() -> None:
-                deadlines.record(Caller())
-                await client.create_game("nim", HUMANS, {}, "held-deadline")
+        async def call_with_deadline() -> None:
+            deadlines.record(Caller())
+            await client.create_game("nim", HUMANS, {}, "held-deadline")
 
-            started = time.monotonic()
-            with pytest.raises(grpc.aio.AioRpcError) as late:
-                await asyncio.create_task(call_with_deadline())  # its own context
-            assert late.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-            assert 0.25 < time.monotonic() - started < 2
-            await until(lambda: engine.gate.cancelled == ["held-deadline"], "the engine to stop")
-            assert (await client.create_game("nim", HUMANS, {})).version > 0
-        finally:
-            await client.close()
+        started = time.monotonic()
+        with pytest.raises(grpc.aio.AioRpcError) as late:
+            await asyncio.create_task(call_with_deadline())  # its own context
+        assert late.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert 0.25 < time.monotonic() - started < 2
+        await until(lambda: engine.gate.cancelled == ["held-deadline"], "the engine to stop")
+        assert (await client.create_game("nim", HUMANS, {})).version > 0
 
 
 async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
@@ -180,21 +177,20 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
 async def test_a_cancelled_caller_leaves_nothing_behind(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_server(redis_store, registry) as (engine, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
-        try:
-            caller = await start_held(client, engine, "held-cancel")
-            caller.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await caller
-            await until(lambda: engine.gate.cancelled == ["held-cancel"], "the engine to stop")
-            (stream,) = client._exchange._streams  # type: ignore[union-attr]
-            assert stream is not None and not stream._pending and stream.usable
-            # The same stream goes on serving.
-            assert (await client.create_game("nim", HUMANS, {})).version > 0
-            assert client._exchange._streams == [stream]  # type: ignore[union-attr]
-        finally:
-            await client.close()
+    async with (
+        engine_server(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+    ):
+        caller = await start_held(client, engine, "held-cancel")
+        caller.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        await until(lambda: engine.gate.cancelled == ["held-cancel"], "the engine to stop")
+        (stream,) = client._exchange._streams  # type: ignore[union-attr]
+        assert stream is not None and not stream._pending and stream.usable
+        # The same stream goes on serving.
+        assert (await client.create_game("nim", HUMANS, {})).version > 0
+        assert client._exchange._streams == [stream]  # type: ignore[union-attr]
 
 
 async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
@@ -204,22 +200,21 @@ async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
     client sends the next calls on a new stream (another engine, once this one stops
     taking connections) and what was in flight is still answered."""
     stopping = asyncio.Event()
-    async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
-        try:
-            held = await start_held(client, engine, "held-drain")
-            (old,) = client._exchange._streams  # type: ignore[union-attr]
-            assert old is not None
-            stopping.set()
-            await until(lambda: not old.usable, "the stream to be told to drain")
-            fresh = await client.create_game("nim", HUMANS, {})  # on a new stream
-            assert client._exchange._streams != [old]  # type: ignore[union-attr]
-            engine.gate.release.set()
-            assert (await held).version == fresh.version
-            await asyncio.wait_for(old.reader, 5)  # ended cleanly once answered
-            assert old.reader.exception() is None and not old._pending
-        finally:
-            await client.close()
+    async with (
+        engine_server(redis_store, registry, stopping=stopping) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+    ):
+        held = await start_held(client, engine, "held-drain")
+        (old,) = client._exchange._streams  # type: ignore[union-attr]
+        assert old is not None
+        stopping.set()
+        await until(lambda: not old.usable, "the stream to be told to drain")
+        fresh = await client.create_game("nim", HUMANS, {})  # on a new stream
+        assert client._exchange._streams != [old]  # type: ignore[union-attr]
+        engine.gate.release.set()
+        assert (await held).version == fresh.version
+        await asyncio.wait_for(old.reader, 5)  # ended cleanly once answered
+        assert old.reader.exception() is None and not old._pending
 
 
 def test_the_transport_is_stream_unless_chosen_otherwise(monkeypatch: Any) -> None:
@@ -242,20 +237,19 @@ async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
     ended. It must go on a usable stream instead, and succeed."""
     monkeypatch.setattr("services.engine.exchange_client.MAX_IN_FLIGHT", 1)
     stopping = asyncio.Event()
-    async with engine_server(redis_store, registry, stopping=stopping) as (engine, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
-        try:
-            held = await start_held(client, engine, "held-full")
-            (old,) = client._exchange._streams  # type: ignore[union-attr]
-            assert old is not None
-            waiting = asyncio.create_task(client.create_game("nim", HUMANS, {}, "waiting"))
-            await asyncio.sleep(0.2)  # it waits for the held call's place on ``old``
-            assert not waiting.done()
-            stopping.set()
-            await until(lambda: not old.usable, "the stream to be told to drain")
-            engine.gate.release.set()
-            await held
-            created = await asyncio.wait_for(waiting, 5)
-            assert created.version > 0
-        finally:
-            await client.close()
+    async with (
+        engine_server(redis_store, registry, stopping=stopping) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+    ):
+        held = await start_held(client, engine, "held-full")
+        (old,) = client._exchange._streams  # type: ignore[union-attr]
+        assert old is not None
+        waiting = asyncio.create_task(client.create_game("nim", HUMANS, {}, "waiting"))
+        await asyncio.sleep(0.2)  # it waits for the held call's place on ``old``
+        assert not waiting.done()
+        stopping.set()
+        await until(lambda: not old.usable, "the stream to be told to drain")
+        engine.gate.release.set()
+        await held
+        created = await asyncio.wait_for(waiting, 5)
+        assert created.version > 0

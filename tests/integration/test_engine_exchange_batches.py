@@ -282,21 +282,20 @@ async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(
     """Rolling upgrade, new gateway and old engine: the calls sent on an ExchangeBatches
     stream come back UNIMPLEMENTED, unrun, and go again on Exchange streams, which the
     pool keeps opening from then on; every call succeeds."""
-    async with engine_without_batches(redis_store, registry) as (engine, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=2)
-        try:
-            created = await asyncio.gather(
-                *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(20))
-            )
-            moved = await asyncio.gather(
-                *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
-            )
-            assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
-            streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
-            assert streams and not any(s.batched for s in streams)
-            assert client._exchange._unbatched_until > time.monotonic()  # type: ignore[union-attr]
-            held = await start_held(client, engine, "held-old")
-            engine.gate.release.set()
-            assert (await held).version > 0
-        finally:
-            await client.close()
+    async with (
+        engine_without_batches(redis_store, registry) as (engine, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=2) as client,
+    ):
+        created = await asyncio.gather(
+            *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(20))
+        )
+        moved = await asyncio.gather(
+            *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
+        )
+        assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
+        streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
+        assert streams and not any(s.batched for s in streams)
+        assert client._exchange._unbatched_until > time.monotonic()  # type: ignore[union-attr]
+        held = await start_held(client, engine, "held-old")
+        engine.gate.release.set()
+        assert (await held).version > 0
