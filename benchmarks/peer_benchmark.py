@@ -11,7 +11,9 @@ matches, interleaved A B A B over ``--reps`` repetitions:
   (``TeotiClient.play``: a ``SubmitAction`` with ``return_view``, whose reply says whose
   turn it is) on the seat's long-lived ``Play`` stream, the analog of boardgame.io's
   socket; ``--unary`` plays with one unary ``SubmitAction`` call per move instead
-  (``teoti-unary``), ``--stream-and-unary`` measures both, interleaved.
+  (``teoti-unary``), ``--stream-and-unary`` measures both, interleaved. The driver runs
+  on uvloop, as every ``teoti`` command runs its client (``--client-loop asyncio`` for
+  the standard loop).
 - **boardgame.io** 0.50 (``benchmarks/peer``, installed with ``npm ci`` when Node is
   present; skipped with a message otherwise): its server with the default in-memory
   storage, driven by its own socket.io client from Node, one client per seat; moves run
@@ -69,6 +71,7 @@ import redis
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedis, free_port
 from services.engine.store.redis_client import redact_url
+from services.event_loop import run_service
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_DIR = ROOT / "benchmarks" / "peer"
@@ -654,6 +657,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=50,
         help="client connections the seats share in --many-games mode",
     )
+    parser.add_argument(
+        "--client-loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="the teoti driver's event loop: uvloop, as every teoti command runs its "
+        "client (services/event_loop.py), or asyncio's own",
+    )
     parser.add_argument("--json", help="write every window's figures to this file")
     args = parser.parse_args(argv)
     log_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"teoti-peer-{uuid.uuid4().hex[:8]}"
@@ -665,7 +675,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         url = args.redis_url or stack.enter_context(EmbeddedRedis(unix_socket=unix)).url
         print(f"redis at {redact_url(url)}", flush=True)
-        cells = asyncio.run((run_many if args.many_games else run)(args, url, log_dir))
+        driver = (run_many if args.many_games else run)(args, url, log_dir)
+        cells = run_service(driver) if args.client_loop == "uvloop" else asyncio.run(driver)
     report(cells)
     if args.json:
         Path(args.json).write_text(
