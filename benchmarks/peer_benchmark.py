@@ -191,8 +191,12 @@ def teoti_services(
     redis_pid = int(redis.Redis.from_url(redis_url).info("server")["process_id"])
     if deployment == "serve":
         port = free_port()
+        # The web face as a newcomer gets it, on a port of its own (8080 may be taken by
+        # another service or benchmark on the machine).
+        web = ["--web-port", str(free_port())]
         serve = Service(
-            ["serve", "--port", str(port), *common, *gateway_limits], log_dir / "serve.log"
+            ["serve", "--port", str(port), *web, *common, *gateway_limits],
+            log_dir / "serve.log",
         )
         try:
             yield f"127.0.0.1:{port}", [serve.process.pid], redis_pid
