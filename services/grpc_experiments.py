@@ -1,0 +1,34 @@
+"""gRPC core's experiments for this project's processes: the EventEngine listener and
+client turned off unless the operator says otherwise.
+
+gRPC (1.85) accepts and serves connections through its EventEngine by default: a message
+read from a socket is handed from EventEngine threads to the completion queue that
+grpc.aio's poller thread waits on, and from there to the asyncio loop. With the
+``event_engine_listener`` and ``event_engine_client`` experiments off, the poller thread
+does the socket work itself (gRPC's long-standing iomgr path), one thread hand-off fewer
+per message. Measured with benchmarks/peer_benchmark.py (docs/performance.md, issue 16,
+eighth round): about 10 to 15% less server CPU per move and a lower p50.
+
+gRPC reads ``GRPC_EXPERIMENTS`` once, when ``grpc`` is first imported, so this runs from
+``services/__init__.py``, before any module of the project imports grpc. An operator's
+own ``GRPC_EXPERIMENTS`` is left as it is; ``GRPC_EXPERIMENTS=`` (empty) keeps gRPC's
+defaults. The switch is gRPC's documented one for these rollouts
+(``GRPC_EXPERIMENTS="-event_engine_listener"``); a later gRPC that no longer knows an
+experiment logs "Unknown experiment" once and runs as it would without it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import MutableMapping
+
+GRPC_EXPERIMENTS_DEFAULT = "-event_engine_listener,-event_engine_client"
+"""The experiments this project's processes run gRPC with unless ``GRPC_EXPERIMENTS``
+is set (gRPC's syntax: comma-separated names, ``-`` turns one off)."""
+
+
+def apply_default(environ: MutableMapping[str, str] = os.environ) -> str:
+    """Set ``GRPC_EXPERIMENTS`` in ``environ`` to :data:`GRPC_EXPERIMENTS_DEFAULT` if it
+    is absent; returns the value gRPC will read. Has an effect on gRPC only before
+    ``grpc`` is imported in this process (and on child processes)."""
+    return environ.setdefault("GRPC_EXPERIMENTS", GRPC_EXPERIMENTS_DEFAULT)
