@@ -9,7 +9,10 @@ beside the other) it plays ``--games`` seeded random games, ``--runs`` times, an
 - errors: games that raised or did not end within ``MAX_STEPS`` decisions (listed).
 
 Run: ``python -m benchmarks.rules_benchmark [--ruleset all|teotihuacan|archaeology]
-[--seats N] [--games N] [--runs N] [--standard]``.
+[--seats N] [--games N] [--runs N] [--standard] [--gc service|default]``.
+The games run with the garbage collector's thresholds of the project's processes
+(``services.event_loop.service_gc``), as the bot worker and ``teoti audit`` run the
+rules; ``--gc default`` measures with CPython's own (700, 10, 10).
 ``scripts/compile_rules.sh .venv/bin/python -m benchmarks.rules_benchmark`` measures the
 mypyc-compiled rules of both rulesets (docs/performance.md); the first line printed says
 which build was measured. Targets (Teotihuacan): >= 50,000 steps/s and a median full game
@@ -19,6 +22,8 @@ which build was measured. Targets (Teotihuacan): >= 50,000 steps/s and a median 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import random
 import statistics
 import time
@@ -30,6 +35,7 @@ from services.engine.rules.archaeology import decide
 from services.engine.rules.teotihuacan import flow
 from services.engine.ruleset import SetupRequest, decide_and_fold
 from services.engine.rulesets import default_registry
+from services.event_loop import service_gc
 
 DEFAULT_SEATS = {"teotihuacan": 4, "archaeology": 5}
 MAX_STEPS = 50_000
@@ -144,21 +150,34 @@ def main() -> None:
     parser.add_argument(
         "--standard", action="store_true", help="teotihuacan: standard setup, not first game"
     )
+    parser.add_argument(
+        "--gc",
+        choices=("service", "default"),
+        default="service",
+        help="collector thresholds: the services' (as bots and audits run), or CPython's",
+    )
     args = parser.parse_args()
     names = sorted(DEFAULT_SEATS, reverse=True) if args.ruleset == "all" else [args.ruleset]
     builds = "; ".join(
         f"{name}: {rules_build(name)}" for name in sorted(DEFAULT_SEATS, reverse=True)
     )
-    print(f"rules build: {builds}")
-    for name in names:
-        seats = args.seats or DEFAULT_SEATS[name]
-        if name == "teotihuacan":
-            options: dict[str, Any] = {"first_game": not args.standard}
-            setup = "standard" if args.standard else "first_game"
-        else:
-            options, setup = {}, "default (random ruin)"
-        result = measure(name, seats, options, args.games, args.runs)
-        report(name, seats, setup, args.games, args.runs, result)
+    collector = service_gc() if args.gc == "service" else contextlib.nullcontext()
+    with collector:
+        print(f"rules build: {builds}  gc thresholds: {gc.get_threshold()}")
+        for name in names:
+            _measure_and_report(name, args)
+
+
+def _measure_and_report(name: str, args: argparse.Namespace) -> None:
+    """Measure ruleset ``name`` as ``args`` say and print its block."""
+    seats = args.seats or DEFAULT_SEATS[name]
+    if name == "teotihuacan":
+        options: dict[str, Any] = {"first_game": not args.standard}
+        setup = "standard" if args.standard else "first_game"
+    else:
+        options, setup = {}, "default (random ruin)"
+    result = measure(name, seats, options, args.games, args.runs)
+    report(name, seats, setup, args.games, args.runs, result)
 
 
 if __name__ == "__main__":
