@@ -245,3 +245,20 @@ async def test_closing_the_store_closes_the_lane_connection(
         await asyncio.sleep(0.01)
     assert await lane_connections(admin, name) == []
     await admin.aclose()
+
+
+async def test_an_argument_that_cannot_be_sent_fails_only_its_own_call(redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await client.script_load("return ARGV[1]")
+    batches = ScriptBatches(client)
+    outcomes = await asyncio.gather(
+        batches.evalsha(sha, 0, "a"),
+        batches.evalsha(sha, 0, None),
+        batches.evalsha(sha, 0, "c"),
+        batches.evalsha(sha, 0, None),
+        return_exceptions=True,
+    )
+    assert outcomes[0] == "a" and outcomes[2] == "c"
+    assert isinstance(outcomes[1], TypeError) and isinstance(outcomes[3], TypeError)
+    await batches.aclose()
+    await client.aclose()

@@ -67,8 +67,9 @@ class ScriptBatches:
     async def evalsha(self, *args: Any) -> Any:
         """``EVALSHA`` with ``args`` (sha, number of keys, keys, arguments): its reply,
         decoded as the client decodes it. Raises the reply's error (a ResponseError such
-        as NoScriptError), or redis ConnectionError / TimeoutError when Redis could not
-        be reached within the deadline twice."""
+        as NoScriptError), redis ConnectionError / TimeoutError when Redis could not be
+        reached within the deadline twice, or TypeError for an argument that is not
+        str, bytes, int or float."""
         loop = self._loop
         if self._busy and loop is not None:
             waiter: asyncio.Future[Any] = loop.create_future()
@@ -111,10 +112,20 @@ class ScriptBatches:
 
     async def _send(self, batch: list[_Call]) -> None:
         """One round trip for ``batch``; each waiter gets its reply or its error."""
-        batch = [call for call in batch if not call[1].done()]
-        if not batch:
+        commands: list[bytes] = []
+        sent: list[_Call] = []
+        for args, waiter in batch:
+            if waiter.done():
+                continue  # its caller gave up before it went out: never sent
+            try:
+                commands.append(hiredis.pack_command(("EVALSHA", *args)))
+            except Exception as error:  # an argument that cannot be sent: this call's
+                waiter.set_exception(error)
+                continue
+            sent.append((args, waiter))
+        if not sent:
             return
-        payload = b"".join([hiredis.pack_command(("EVALSHA", *args)) for args, _w in batch])
+        batch, payload = sent, b"".join(commands)
         try:
             replies = await self._round_trip(payload, len(batch))
         except asyncio.CancelledError:
