@@ -1,14 +1,18 @@
-"""Appends made while another is in flight go out as one pipeline, each with its own
+"""Appends made while another is in flight go out in one round trip, each with its own
 outcome (real Redis)."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.engine.errors import VersionConflict
 from services.engine.ruleset import DomainEvent
@@ -21,23 +25,18 @@ from services.engine.store.script_batches import ScriptBatches
 META = EventMetadata("", 0, "2024-01-01T00:00:00+00:00")
 
 
-class CountingRedis(aioredis.Redis):
-    """A real client that counts the pipelines it runs."""
-
-    pipelines = 0
-
-    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
-        CountingRedis.pipelines += 1
-        return super().pipeline(transaction, shard_hint)
-
-
 @pytest.fixture
 async def counting_store(redis_url: str, key_prefix: str) -> Any:
-    CountingRedis.pipelines = 0
-    client = CountingRedis.from_url(redis_url, decode_responses=True)
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
     store = RedisEventStore(client, RedisKeys(key_prefix))
     yield store
     await store.close()
+
+
+def round_trips(store: RedisEventStore) -> int:
+    """Round trips the store's script lane sent so far."""
+    assert store._batches is not None  # a standalone client: appends go through the lane
+    return store._batches.round_trips
 
 
 def thing(n: int) -> list[DomainEvent]:
@@ -50,7 +49,7 @@ async def test_concurrent_appends_share_pipelines_and_each_lands(
     games = [uuid.uuid4().hex for _ in range(40)]
     results = await asyncio.gather(*(counting_store.append(g, 0, thing(1), META) for g in games))
     assert [r.last_version for r in results] == [1] * 40
-    assert 1 <= CountingRedis.pipelines < 40  # the first went alone, the rest in batches
+    assert 1 <= round_trips(counting_store) < 40  # the first went alone, the rest in batches
     for game, result in zip(games, results, strict=True):
         stored = await counting_store.read(game)
         assert stored == list(result.written)
@@ -104,4 +103,162 @@ async def test_a_call_given_up_before_its_batch_is_never_sent(redis_url: str) ->
     assert dropped.cancelled()
     assert await client.get(key) == "2"
     await client.delete(key)
+    await client.aclose()
+
+
+# The script lane: one connection of its own, every call sent from a lane task, one
+# deadline per round trip, one retry on a fresh connection.
+
+SLOW_INCR = """
+local n = redis.call('INCR', KEYS[1])
+local t = redis.call('TIME')
+local until_us = t[1] * 1000000 + t[2] + tonumber(ARGV[1]) * 1000
+repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us
+return n
+"""
+"""INCR KEYS[1], then keep Redis busy ARGV[1] ms; returns the count."""
+
+
+def named_client(url: str, **options: Any) -> tuple[aioredis.Redis, str]:
+    """A client whose connections carry a name of their own (CLIENT LIST finds them)."""
+    name = f"lane-{uuid.uuid4().hex[:12]}"
+    return aioredis.Redis.from_url(url, decode_responses=True, client_name=name, **options), name
+
+
+async def lane_connections(admin: aioredis.Redis, name: str) -> list[dict[str, Any]]:
+    """CLIENT LIST entries named ``name`` whose last command was EVALSHA (the lane's)."""
+    clients: list[dict[str, Any]] = await admin.client_list()
+    return [c for c in clients if c.get("name") == name and c.get("cmd") == "evalsha"]
+
+
+async def test_a_batch_returns_each_reply_in_order_and_each_call_its_own_error(
+    redis_url: str,
+) -> None:
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await client.script_load("return {KEYS[1], ARGV[1], tonumber(ARGV[2])}")
+    batches = ScriptBatches(client)
+    unknown = "0" * 40
+    calls = [
+        batches.evalsha(unknown if n % 3 == 1 else sha, 1, f"key-{n}", f"välue-{n}", n)
+        for n in range(12)
+    ]
+    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    for n, outcome in enumerate(outcomes):
+        if n % 3 == 1:
+            assert isinstance(outcome, NoScriptError), outcome
+        else:
+            assert outcome == [f"key-{n}", f"välue-{n}", n]  # decoded as the client does
+    assert outcomes[0] == await client.evalsha(sha, 1, "key-0", "välue-0", 0)
+    await batches.aclose()
+    await client.aclose()
+
+
+async def test_a_caller_cancelled_mid_call_does_not_break_the_next_call(redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    key = f"test-lane-{uuid.uuid4().hex}"
+    sha = await client.script_load(SLOW_INCR)
+    batches = ScriptBatches(client)
+    given_up = asyncio.ensure_future(batches.evalsha(sha, 1, key, 100))
+    await asyncio.sleep(0.03)  # sent, and Redis is running it
+    given_up.cancel()
+    assert await batches.evalsha(sha, 1, key, 0) == 2  # its own reply, not the first's
+    assert given_up.cancelled()
+    assert await client.get(key) == "2"
+    await client.delete(key)
+    await batches.aclose()
+    await client.aclose()
+
+
+async def test_a_killed_lane_connection_is_retried_once_and_the_append_lands_once(
+    redis_url: str, key_prefix: str
+) -> None:
+    client, name = named_client(redis_url)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    game = uuid.uuid4().hex
+    await store.append(game, 0, thing(0), META)
+    [lane] = await lane_connections(admin, name)
+    assert await admin.client_kill_filter(_id=lane["id"]) == 1
+    command = CommandKey("seat:0|after-kill", "k" * 64)
+    result = await store.append(game, 1, thing(1), META, command=command)
+    assert (result.first_version, result.last_version, result.duplicate) == (2, 2, False)
+    assert [e.version for e in await store.read(game)] == [1, 2]
+    [again] = await lane_connections(admin, name)
+    assert again["id"] != lane["id"]  # a fresh connection
+    await store.close()
+    await admin.aclose()
+
+
+async def test_a_stalled_redis_fails_the_call_with_a_timeout_within_two_deadlines(
+    redis_url: str,
+) -> None:
+    deadline_s = 0.2
+    client, _name = named_client(redis_url, socket_timeout=deadline_s)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await client.script_load("return 1")
+    batches = ScriptBatches(client)
+    assert await batches.evalsha(sha, 0) == 1  # connected
+    await admin.client_pause(1500, all=True)
+    started = time.monotonic()
+    with pytest.raises(RedisTimeoutError):
+        await batches.evalsha(sha, 0)
+    elapsed = time.monotonic() - started
+    assert elapsed < 2 * deadline_s + 0.3, elapsed  # the try and its one retry
+    await asyncio.sleep(1.5 - elapsed)
+    assert await batches.evalsha(sha, 0) == 1  # Redis is back: so is the lane
+    await batches.aclose()
+    await client.aclose()
+    await admin.aclose()
+
+
+async def test_the_lane_logs_in_as_the_clients_acl_user(redis_url: str, key_prefix: str) -> None:
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    user, password = f"lane-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    await admin.acl_setuser(
+        user, enabled=True, passwords=[f"+{password}"], keys=["*"], commands=["+@all"]
+    )
+    parts = urlsplit(redis_url)
+    url = urlunsplit(parts._replace(netloc=f"{user}:{password}@{parts.netloc}"))
+    client, name = named_client(url)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    game = uuid.uuid4().hex
+    assert (await store.append(game, 0, thing(0), META)).last_version == 1
+    [lane] = await lane_connections(admin, name)
+    assert lane["user"] == user
+    await store.close()
+    await admin.acl_deluser(user)
+    await admin.aclose()
+
+
+async def test_closing_the_store_closes_the_lane_connection(
+    redis_url: str, key_prefix: str
+) -> None:
+    client, name = named_client(redis_url)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    await store.append(uuid.uuid4().hex, 0, thing(0), META)
+    assert len(await lane_connections(admin, name)) == 1
+    await store.close()
+    for _ in range(50):  # the server notices the close a moment later
+        if not await lane_connections(admin, name):
+            break
+        await asyncio.sleep(0.01)
+    assert await lane_connections(admin, name) == []
+    await admin.aclose()
+
+
+async def test_an_argument_that_cannot_be_sent_fails_only_its_own_call(redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await client.script_load("return ARGV[1]")
+    batches = ScriptBatches(client)
+    outcomes = await asyncio.gather(
+        batches.evalsha(sha, 0, "a"),
+        batches.evalsha(sha, 0, None),
+        batches.evalsha(sha, 0, "c"),
+        batches.evalsha(sha, 0, None),
+        return_exceptions=True,
+    )
+    assert outcomes[0] == "a" and outcomes[2] == "c"
+    assert isinstance(outcomes[1], TypeError) and isinstance(outcomes[3], TypeError)
+    await batches.aclose()
     await client.aclose()

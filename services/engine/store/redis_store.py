@@ -182,8 +182,9 @@ class RedisEventStore:
     def __init__(self, client: RedisClient, keys: RedisKeys | None = None) -> None:
         self._redis = client
         self.keys = keys or RedisKeys()
-        # Appends made while one is in flight share a pipeline (script_batches). A
-        # cluster's pipeline splits by node and follows redirections: not batched there.
+        # Appends go through a script lane of their own connection, those made while one
+        # is in flight in one round trip (script_batches). A cluster's commands split by
+        # node and follow redirections: not batched there.
         self._batches = ScriptBatches(client) if isinstance(client, aioredis.Redis) else None
         # KEYS of the append script per game: they never change, and naming them costs a
         # few microseconds per append.
@@ -484,5 +485,7 @@ class RedisEventStore:
         await self._redis.delete(self.keys.snapshot(game_id))
 
     async def close(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool and the script lane's connection."""
+        if self._batches is not None:
+            await self._batches.aclose()
         await self._redis.aclose()
