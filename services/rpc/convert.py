@@ -25,15 +25,23 @@ _KIND_TO_PROTO = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND
 _PROTO_TO_KIND: dict[int, SeatKind] = {int(v): k for k, v in _KIND_TO_PROTO.items()}
 
 
+_PLAIN_TEXT = 1024
+"""Longest JSON text (characters) whose encoding check parse_object may skip: it nests
+at most 512 deep, well inside what the encoder can follow."""
+
+
 def parse_object(text: str, what: str) -> dict[str, Any]:
     """Decode a JSON object (empty text: {}). Raises InvalidArgument naming ``what``."""
     if not text.strip():
         return {}
     try:
         value = json.loads(text)
-        # A lone surrogate escape (\\ud800) decodes to text no UTF-8 store or reply can
-        # carry: refuse it here, not deep in the engine.
-        canonical_json(value).encode("utf-8")
+        if not (len(text) <= _PLAIN_TEXT and text.isascii() and "\\u" not in text):
+            # A lone surrogate (an escape, \\ud800, or a web frame's raw one) decodes to
+            # text no UTF-8 store or reply can carry, and nesting may be too deep to
+            # encode: refuse them here, not deep in the engine. Short ASCII text with
+            # no \\u escape can hold neither: its encoding is skipped (one a move, issue 16).
+            canonical_json(value).encode("utf-8")
     except RecursionError as exc:  # Python's own wording would leak to the client
         raise InvalidArgument(f"{what} is nested too deeply") from exc
     except ValueError as exc:  # JSONDecodeError, huge ints, surrogates
