@@ -37,6 +37,7 @@ from services.gateway.play_stream import serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import (
+    add_seats,
     clocks_to_proto,
     event_to_proto,
     parse_object,
@@ -238,7 +239,7 @@ class GameServicer:
         reply.ruleset = snapshot.ruleset_name
         reply.version = snapshot.version
         reply.state_json = canonical_json(ruleset.view(snapshot.state, seat))
-        reply.seats.extend(seats_to_proto(snapshot.seats))
+        add_seats(reply.seats, snapshot.seats)
         reply.seats_to_act.extend(snapshot.seats_to_act())
         reply.finished = snapshot.is_terminal()
         reply.scores.extend(ruleset.scores(snapshot.state))
@@ -351,20 +352,19 @@ class GameServicer:
         credentials = self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, *credentials)
-        return self._pb.ListLegalActionsResponse(
-            version=snapshot.version, actions=self._legal_actions(snapshot, request.seat)
-        )
+        reply = self._pb.ListLegalActionsResponse(version=snapshot.version)
+        self._add_legal_actions(reply.actions, snapshot, request.seat)
+        return reply
 
-    def _legal_actions(self, snapshot: GameSnapshot, seat: int) -> list[Any]:
-        """``seat``'s legal actions as LegalAction messages (none once the game ended)."""
+    def _add_legal_actions(self, target: Any, snapshot: GameSnapshot, seat: int) -> None:
+        """Append ``seat``'s legal actions (none once the game ended) to ``target``, a
+        repeated LegalAction field, each written in place (not made apart and copied)."""
+        if snapshot.is_terminal():
+            return
         ruleset = snapshot.ruleset
-        actions = ruleset.legal_actions(snapshot.state, seat) if not snapshot.is_terminal() else []
-        return [
-            self._pb.LegalAction(
-                action_json=canonical_json(dict(a)), description=ruleset.describe_action(a)
-            )
-            for a in actions
-        ]
+        add = target.add
+        for a in ruleset.legal_actions(snapshot.state, seat):
+            add(action_json=canonical_json(dict(a)), description=ruleset.describe_action(a))
 
     @unary_errors
     async def SubmitAction(self, request: Any, context: Context) -> Any:
@@ -401,7 +401,7 @@ class GameServicer:
                 request.game_id, result.written
             ) or await self._reader.load(request.game_id)
             self._projection(snapshot, request.seat, reply.game)
-            reply.legal_actions.extend(self._legal_actions(snapshot, request.seat))
+            self._add_legal_actions(reply.legal_actions, snapshot, request.seat)
         return reply
 
     @stream_errors
@@ -463,7 +463,7 @@ class GameServicer:
             # The game moved on since this batch was read: fold the log up to it (rare).
             snapshot = await self._reader.load_at(game_id, version)
         self._projection(snapshot, seat, reply.game)
-        reply.legal_actions.extend(self._legal_actions(snapshot, seat))
+        self._add_legal_actions(reply.legal_actions, snapshot, seat)
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:

@@ -67,17 +67,22 @@ async def test_a_move_answered_on_play_is_the_unary_reply(registry: RulesetRegis
     servicer, engine, game = await playing(registry)
     reply = await servicer.play_answer(move(game, 0, 7), Context())
     assert reply.request_id == 7 and reply.WhichOneof("response") == "submit_action"
-    snapshot = await engine.load(game)
+    version = (await engine.load(game)).version
+    # What the unary reads answer at that version: the view and the legal actions.
+    view = await servicer.get_game(
+        pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+    )
+    legal = await servicer.list_legal_actions(
+        pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+    )
     expected = pb.SubmitActionResponse(
-        version=snapshot.version,
-        first_version=snapshot.version,
-        game=servicer._projection(snapshot, 0),
-        legal_actions=servicer._legal_actions(snapshot, 0),
+        version=version, first_version=version, game=view, legal_actions=legal.actions
     )
     assert reply.submit_action.SerializeToString(deterministic=True) == (
         expected.SerializeToString(deterministic=True)
     )
-    assert reply.submit_action.game.version == snapshot.version
+    assert reply.submit_action.game.version == version
+    assert [seat.name for seat in reply.submit_action.game.seats] == ["a", "b"]
     assert json.loads(reply.submit_action.game.state_json)
 
 
@@ -90,7 +95,7 @@ async def test_a_refusal_after_the_answer_was_begun_answers_alone(
         raise ValueError("the view cannot be shown")
 
     # The move is appended and the reply's versions written before the view fails.
-    monkeypatch.setattr(servicer, "_legal_actions", broken)
+    monkeypatch.setattr(servicer, "_add_legal_actions", broken)
     reply = await servicer.play_answer(move(game, 0, 9), Context())
     assert reply.WhichOneof("response") == "error"
     assert reply == pb.PlayResponse(request_id=9, error=reply.error)
