@@ -37,8 +37,8 @@ from services.gateway.play_stream import serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import (
+    add_clocks,
     add_seats,
-    clocks_to_proto,
     event_to_proto,
     parse_object,
     seats_to_proto,
@@ -248,7 +248,7 @@ class GameServicer:
         reply.revealed_seed = snapshot.revealed_seed or ""
         if snapshot.clock is not None:
             reply.time_control.CopyFrom(time_control_to_proto(snapshot.clock.control))
-            reply.clocks.extend(clocks_to_proto(snapshot.clock))
+            add_clocks(reply.clocks, snapshot.clock)
         result = snapshot.result()  # forfeited seats ranked last (clocks)
         if result is not None:
             reply.result.scores.extend(result.scores)

@@ -187,6 +187,21 @@ def time_control_to_proto(control: TimeControl) -> pb.TimeControl:
     )
 
 
+def add_clocks(target: Any, clock: ClockState) -> None:
+    """Append to ``target``, a repeated ``SeatClock`` field of a message being built, the
+    messages :func:`clocks_to_proto` makes, each written in place (not made apart and
+    copied in, issue 16)."""
+    add = target.add
+    for seat, c in enumerate(clock.clocks):
+        add(
+            seat=seat,
+            remaining_ms=c.remaining_ms,
+            deadline_ms=c.deadline_ms,
+            taken_over=seat in clock.taken_over,
+            forfeited=seat in clock.forfeited,
+        )
+
+
 def clocks_to_proto(clock: ClockState) -> list[pb.SeatClock]:
     """Each seat's clock as GetGame shows it."""
     return [
