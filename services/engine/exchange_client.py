@@ -347,7 +347,7 @@ class ExchangePool:
         and engine, turn by turn and within a burst."""
         current = self._current
         if current is None:
-            (loop or asyncio.get_running_loop()).call_soon(self._next_turn)
+            (loop if loop is not None else asyncio.get_running_loop()).call_soon(self._next_turn)
         elif self._calls_this_turn < CALLS_PER_TURN and current.open and current.has_room:
             self._calls_this_turn += 1
             return current
