@@ -189,10 +189,20 @@ class ExchangeStream:
         A caller that gives up (timeout or cancellation) has its request cancelled on the
         engine too.
         """
+        loop = asyncio.get_running_loop()
+        return await self.call_until(request, loop.time() + timeout_s, loop)
+
+    async def call_until(
+        self,
+        request: pb.EngineServiceExchangeRequest,
+        deadline: float,
+        loop: asyncio.AbstractEventLoop,
+    ) -> pb.EngineServiceExchangeResponse:
+        """:meth:`call` until ``deadline`` (``loop.time()`` seconds; a past one fails at
+        once) on ``loop``, the running loop: the pool has both already, and on Python 3.11
+        each look-up of the running loop is a getpid system call (issue 16)."""
         if (size := request.ByteSize()) > MAX_CALL_BYTES:
             raise too_large(size)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
         request_id = 0
         try:
             async with asyncio.timeout_at(deadline):
@@ -327,8 +337,9 @@ class ExchangePool:
         # Retired streams still answering their calls (held so their tasks are not lost).
         self._retired: set[ExchangeStream] = set()
 
-    def stream(self) -> ExchangeStream:
-        """The stream for the next call (opened now if its place is empty or stale).
+    def stream(self, loop: asyncio.AbstractEventLoop | None = None) -> ExchangeStream:
+        """The stream for the next call (opened now if its place is empty or stale);
+        ``loop``: the running loop, if the caller has it (default: looked up).
 
         Calls made in the same event-loop turn share a stream (up to CALLS_PER_TURN, and
         while it has room), so their requests go as one message; further calls, and the
@@ -336,7 +347,7 @@ class ExchangePool:
         and engine, turn by turn and within a burst."""
         current = self._current
         if current is None:
-            asyncio.get_running_loop().call_soon(self._next_turn)
+            (loop if loop is not None else asyncio.get_running_loop()).call_soon(self._next_turn)
         elif self._calls_this_turn < CALLS_PER_TURN and current.open and current.has_room:
             self._calls_this_turn += 1
             return current
@@ -385,7 +396,7 @@ class ExchangePool:
         deadline = loop.time() + timeout_s
         while True:
             try:
-                return await self.stream().call(request, max(0.0, deadline - loop.time()))
+                return await self.stream(loop).call_until(request, deadline, loop)
             except StreamRetired:
                 continue
 

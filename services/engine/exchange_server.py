@@ -77,16 +77,19 @@ class ExchangeSession:
         Aborts the stream with INVALID_ARGUMENT for a message that does not parse
         (services.rpc.server.LenientParsing hands it over as a BadRequest).
         """
-        writer = asyncio.create_task(self._outbox.run())
+        # One loop look-up per stream, not per request: on Python 3.11 each
+        # asyncio.create_task asks for the running loop, a getpid system call (issue 16).
+        loop = asyncio.get_running_loop()
+        writer = loop.create_task(self._outbox.run())
         try:
             async for message in requests:
                 if isinstance(message, BadRequest):
                     await abort_for(self._context, message)
                 if not self._batched:
-                    await self._take(message)
+                    await self._take(message, loop)
                     continue
                 for request in message.requests:
-                    await self._take(request)
+                    await self._take(request, loop)
             while self._running:
                 await asyncio.wait(set(self._running.values()))
             self._outbox.close()
@@ -101,8 +104,9 @@ class ExchangeSession:
         requests it sent before are still answered."""
         self._outbox.put((pb.EngineServiceExchangeResponse(drain=True), False))
 
-    async def _take(self, request: Any) -> None:
-        """Start (or cancel) ``request``'s command, once a place in flight is free."""
+    async def _take(self, request: Any, loop: asyncio.AbstractEventLoop) -> None:
+        """Start (or cancel) ``request``'s command on ``loop`` (the running loop), once a
+        place in flight is free."""
         if request.cancel:
             running = self._running.get(request.request_id)
             if running is not None:
@@ -115,7 +119,7 @@ class ExchangeSession:
             self._outbox.put((_refusal(request.request_id, duplicate), True))
         else:
             await self._slots.acquire()
-            task = asyncio.create_task(self._serve(request))
+            task = loop.create_task(self._serve(request))
             self._running[request.request_id] = task
             # Not a ``finally`` in _serve: a task cancelled before its first step (its
             # cancel came in the same batch) never runs its body.

@@ -148,10 +148,11 @@ class GameSnapshot:
         checked. Raises CorruptLog on a version gap or an event that does not chain
         onto the one before.
         """
-        if private is None:
+        if private is None or not (private.secrets or private.token_hashes):
             # This snapshot's seats are bound to its own records already (every snapshot
             # is: fold, evolve and a stored snapshot's seats all carry them), so only new
-            # records can bind more. A move adds none: skipping saves ~2 us an evolve.
+            # records can bind more. A move adds none (its records are empty but for
+            # secrets it commits): skipping saves ~2 us an evolve.
             known = self.private
             seats = self.seats
         else:

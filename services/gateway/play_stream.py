@@ -45,6 +45,9 @@ async def serve_stream(
     has ended (the client went away before grpc cancelled this handler): that answer is
     dropped, logged at debug level, as nobody is left to read it.
     """
+    # One loop look-up per stream, not per message: on Python 3.11 each
+    # asyncio.create_task asks for the running loop, a getpid system call (issue 16).
+    loop = asyncio.get_running_loop()
     slots = asyncio.Semaphore(max(1, in_flight))
     writing = asyncio.Lock()
     tasks: set[asyncio.Task[None]] = set()
@@ -67,7 +70,7 @@ async def serve_stream(
     try:
         async for message in requests:
             await slots.acquire()
-            task = asyncio.create_task(run(message))
+            task = loop.create_task(run(message))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         if tasks:

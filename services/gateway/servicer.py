@@ -37,7 +37,8 @@ from services.gateway.play_stream import serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import (
-    clocks_to_proto,
+    add_clocks,
+    add_seats,
     event_to_proto,
     parse_object,
     seats_to_proto,
@@ -226,24 +227,28 @@ class GameServicer:
             ],
         )
 
-    def _projection(self, snapshot: GameSnapshot, seat: int | None) -> Any:
+    def _projection(self, snapshot: GameSnapshot, seat: int | None, into: Any = None) -> Any:
+        """``seat``'s view of ``snapshot`` (public for None) as a GetGameResponse, written
+        into ``into`` (an empty GetGameResponse, such as a reply's own field, so nothing
+        is copied into it afterwards: two deep copies a move on Play, issue 16) or a new
+        one; returns it."""
         ruleset = snapshot.ruleset
-        reply = self._pb.GetGameResponse(
-            game_id=snapshot.game_id,
-            ruleset=snapshot.ruleset_name,
-            version=snapshot.version,
-            state_json=canonical_json(ruleset.view(snapshot.state, seat)),
-            seats=seats_to_proto(snapshot.seats),
-            seats_to_act=list(snapshot.seats_to_act()),
-            finished=snapshot.is_terminal(),
-            scores=list(ruleset.scores(snapshot.state)),
-            head_hash=snapshot.head_hash,
-            seed_commitment=snapshot.seed_commitment,
-            revealed_seed=snapshot.revealed_seed or "",
-        )
+        reply = self._pb.GetGameResponse() if into is None else into
+        reply.SetInParent()  # present even if every field is its default, as a copy was
+        reply.game_id = snapshot.game_id
+        reply.ruleset = snapshot.ruleset_name
+        reply.version = snapshot.version
+        reply.state_json = canonical_json(ruleset.view(snapshot.state, seat))
+        add_seats(reply.seats, snapshot.seats)
+        reply.seats_to_act.extend(snapshot.seats_to_act())
+        reply.finished = snapshot.is_terminal()
+        reply.scores.extend(ruleset.scores(snapshot.state))
+        reply.head_hash = snapshot.head_hash
+        reply.seed_commitment = snapshot.seed_commitment
+        reply.revealed_seed = snapshot.revealed_seed or ""
         if snapshot.clock is not None:
             reply.time_control.CopyFrom(time_control_to_proto(snapshot.clock.control))
-            reply.clocks.extend(clocks_to_proto(snapshot.clock))
+            add_clocks(reply.clocks, snapshot.clock)
         result = snapshot.result()  # forfeited seats ranked last (clocks)
         if result is not None:
             reply.result.scores.extend(result.scores)
@@ -277,8 +282,9 @@ class GameServicer:
         """Project the state at an earlier version."""
         credentials = self._admit(context, request)
         snapshot = await self._reader.load_at(request.game_id, request.version)
-        game = self._projection(snapshot, self._viewer(snapshot, request, credentials))
-        return self._pb.GetGameAtResponse(game=game)
+        reply = self._pb.GetGameAtResponse()
+        self._projection(snapshot, self._viewer(snapshot, request, credentials), reply.game)
+        return reply
 
     @unary_errors
     async def ListGames(self, request: Any, context: Context) -> Any:
@@ -346,20 +352,19 @@ class GameServicer:
         credentials = self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, *credentials)
-        return self._pb.ListLegalActionsResponse(
-            version=snapshot.version, actions=self._legal_actions(snapshot, request.seat)
-        )
+        reply = self._pb.ListLegalActionsResponse(version=snapshot.version)
+        self._add_legal_actions(reply.actions, snapshot, request.seat)
+        return reply
 
-    def _legal_actions(self, snapshot: GameSnapshot, seat: int) -> list[Any]:
-        """``seat``'s legal actions as LegalAction messages (none once the game ended)."""
+    def _add_legal_actions(self, target: Any, snapshot: GameSnapshot, seat: int) -> None:
+        """Append ``seat``'s legal actions (none once the game ended) to ``target``, a
+        repeated LegalAction field, each written in place (not made apart and copied)."""
+        if snapshot.is_terminal():
+            return
         ruleset = snapshot.ruleset
-        actions = ruleset.legal_actions(snapshot.state, seat) if not snapshot.is_terminal() else []
-        return [
-            self._pb.LegalAction(
-                action_json=canonical_json(dict(a)), description=ruleset.describe_action(a)
-            )
-            for a in actions
-        ]
+        add = target.add
+        for a in ruleset.legal_actions(snapshot.state, seat):
+            add(action_json=canonical_json(dict(a)), description=ruleset.describe_action(a))
 
     @unary_errors
     async def SubmitAction(self, request: Any, context: Context) -> Any:
@@ -367,10 +372,12 @@ class GameServicer:
         ``return_view`` also answer with the seat's view and next legal actions."""
         return await self.submit_action(request, context)
 
-    async def submit_action(self, request: Any, context: Context) -> Any:
+    async def submit_action(self, request: Any, context: Context, into: Any = None) -> Any:
         """SubmitAction's work, shared by the unary call and Play: a
-        SubmitActionResponse, or the domain error it is refused with (RuleViolation,
-        VersionConflict, NotAuthorized, InvalidArgument, RateLimited, Unavailable ...)."""
+        SubmitActionResponse (written into ``into``, an empty one, if given), or the
+        domain error it is refused with (RuleViolation, VersionConflict, NotAuthorized,
+        InvalidArgument, RateLimited, Unavailable ...); a refusal may leave ``into``
+        partly written."""
         credentials = self._admit(context, request)
         action = parse_object(request.action_json, "action_json")
         await authorize_seat(self._reader, request.game_id, request.seat, *credentials)
@@ -381,9 +388,10 @@ class GameServicer:
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
         )
-        reply = self._pb.SubmitActionResponse(
-            version=result.version, first_version=result.first_version
-        )
+        reply = self._pb.SubmitActionResponse() if into is None else into
+        reply.SetInParent()
+        reply.version = result.version
+        reply.first_version = result.first_version
         if request.return_view:
             # One round trip per move: the seat's token was checked above, and a seat's
             # token hash never changes, so its view may be shown without a second check.
@@ -392,8 +400,8 @@ class GameServicer:
             snapshot = self._reader.advance(
                 request.game_id, result.written
             ) or await self._reader.load(request.game_id)
-            reply.game.CopyFrom(self._projection(snapshot, request.seat))
-            reply.legal_actions.extend(self._legal_actions(snapshot, request.seat))
+            self._projection(snapshot, request.seat, reply.game)
+            self._add_legal_actions(reply.legal_actions, snapshot, request.seat)
         return reply
 
     @stream_errors
@@ -454,8 +462,8 @@ class GameServicer:
                 return  # the game's creation alone: no setup, no view yet
             # The game moved on since this batch was read: fold the log up to it (rare).
             snapshot = await self._reader.load_at(game_id, version)
-        reply.game.CopyFrom(self._projection(snapshot, seat))
-        reply.legal_actions.extend(self._legal_actions(snapshot, seat))
+        self._projection(snapshot, seat, reply.game)
+        self._add_legal_actions(reply.legal_actions, snapshot, seat)
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:
@@ -551,9 +559,9 @@ class GameServicer:
         kind = message.WhichOneof("request")
         try:
             if kind == "submit_action":
-                reply.submit_action.CopyFrom(
-                    await self.submit_action(message.submit_action, context)
-                )
+                # Written straight into its field of the reply: building it apart and
+                # copying it in cost a deep copy of the game's view a move (issue 16).
+                await self.submit_action(message.submit_action, context, reply.submit_action)
             elif kind == "get_game":
                 reply.get_game.CopyFrom(await self.get_game(message.get_game, context))
             elif kind == "list_legal_actions":
@@ -566,6 +574,8 @@ class GameServicer:
                 )
         except Exception as exc:
             inner = getattr(message, kind) if kind else None
+            # A fresh reply: the refused answer may have been partly written.
+            reply = pb.PlayResponse(request_id=message.request_id)
             reply.error.CopyFrom(self._play_error(exc, inner))
         return reply
 

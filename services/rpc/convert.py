@@ -25,15 +25,23 @@ _KIND_TO_PROTO = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND
 _PROTO_TO_KIND: dict[int, SeatKind] = {int(v): k for k, v in _KIND_TO_PROTO.items()}
 
 
+_PLAIN_TEXT = 1024
+"""Longest JSON text (characters) whose encoding check parse_object may skip: it nests
+at most 512 deep, well inside what the encoder can follow."""
+
+
 def parse_object(text: str, what: str) -> dict[str, Any]:
     """Decode a JSON object (empty text: {}). Raises InvalidArgument naming ``what``."""
     if not text.strip():
         return {}
     try:
         value = json.loads(text)
-        # A lone surrogate escape (\\ud800) decodes to text no UTF-8 store or reply can
-        # carry: refuse it here, not deep in the engine.
-        canonical_json(value).encode("utf-8")
+        if not (len(text) <= _PLAIN_TEXT and text.isascii() and "\\u" not in text):
+            # A lone surrogate (an escape, \\ud800, or a web frame's raw one) decodes to
+            # text no UTF-8 store or reply can carry, and nesting may be too deep to
+            # encode: refuse them here, not deep in the engine. Short ASCII text with
+            # no \\u escape can hold neither: its encoding is skipped (one a move, issue 16).
+            canonical_json(value).encode("utf-8")
     except RecursionError as exc:  # Python's own wording would leak to the client
         raise InvalidArgument(f"{what} is nested too deeply") from exc
     except ValueError as exc:  # JSONDecodeError, huge ints, surrogates
@@ -94,6 +102,21 @@ def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> 
         )
         for s in seats
     ]
+
+
+def add_seats(target: Any, seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> None:
+    """Append to ``target``, a repeated ``Seat`` field of a message being built, the
+    messages :func:`seats_to_proto` makes (the same fields), each written in place: a
+    message made apart is copied when it goes into a field, which cost more than the
+    rest of a move's view (issue 16)."""
+    add = target.add
+    for s in seats:
+        add(
+            kind=_KIND_TO_PROTO[s.kind],
+            name=s.name,
+            token_hash=s.token_hash if token_hashes else "",
+            open=s.is_open,
+        )
 
 
 def event_to_proto(event: StoredEvent) -> pb.Event:
@@ -162,6 +185,21 @@ def time_control_to_proto(control: TimeControl) -> pb.TimeControl:
         move_deadline_ms=control.move_deadline_ms,
         timeout_policy=_POLICY_TO_PROTO[control.policy],
     )
+
+
+def add_clocks(target: Any, clock: ClockState) -> None:
+    """Append to ``target``, a repeated ``SeatClock`` field of a message being built, the
+    messages :func:`clocks_to_proto` makes, each written in place (not made apart and
+    copied in, issue 16)."""
+    add = target.add
+    for seat, c in enumerate(clock.clocks):
+        add(
+            seat=seat,
+            remaining_ms=c.remaining_ms,
+            deadline_ms=c.deadline_ms,
+            taken_over=seat in clock.taken_over,
+            forfeited=seat in clock.forfeited,
+        )
 
 
 def clocks_to_proto(clock: ClockState) -> list[pb.SeatClock]:

@@ -1,0 +1,102 @@
+"""GameServicer.play_answer writes a SubmitAction's answer straight into the Play reply
+(issue 16): the reply is what the unary call returns, and a refusal that comes after
+part of it was written still answers with the refusal alone."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from services.engine.client import InProcessEngineClient
+from services.engine.clock import fixed_seed
+from services.engine.engine import Engine
+from services.engine.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.reader import GameReader
+from services.engine.rulesets import RulesetRegistry
+from services.engine.snapshots import SnapshotCache
+from services.engine.store import InMemoryEventStore
+from services.gateway.servicer import GameServicer
+from services.rpc.stubs import load_stubs
+
+pb = load_stubs().game_pb2
+TOKENS = ("ann-token-0123456789abcdef", "bob-token-0123456789abcdef")
+
+
+class Context:
+    """The little of a grpc.aio ServicerContext that answering a Play message reads."""
+
+    def invocation_metadata(self) -> tuple[()]:
+        return ()
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:4242"
+
+    def time_remaining(self) -> None:
+        return None
+
+
+async def playing(registry: RulesetRegistry) -> tuple[GameServicer, Engine, str]:
+    """A servicer sharing its engine's cache (as teoti serve does) and a Nim game."""
+    store = InMemoryEventStore()
+    snapshots = SnapshotCache(store, registry)
+    engine = Engine(store, registry, seed_source=fixed_seed("play"), snapshots=snapshots)
+    seats = [
+        SeatSpec(SeatKind.HUMAN, name, hash_token(t)) for name, t in zip("ab", TOKENS, strict=True)
+    ]
+    game = (await engine.create_game("nim", seats, {})).game_id
+    reader = GameReader(store, registry, snapshots)
+    return GameServicer(reader, InProcessEngineClient(engine)), engine, game
+
+
+def move(game: str, seat: int, request_id: int) -> Any:
+    return pb.PlayRequest(
+        request_id=request_id,
+        submit_action=pb.SubmitActionRequest(
+            game_id=game,
+            seat=seat,
+            seat_token=TOKENS[seat],
+            action_json=json.dumps({"take": 1}),
+            return_view=True,
+        ),
+    )
+
+
+async def test_a_move_answered_on_play_is_the_unary_reply(registry: RulesetRegistry) -> None:
+    servicer, engine, game = await playing(registry)
+    reply = await servicer.play_answer(move(game, 0, 7), Context())
+    assert reply.request_id == 7 and reply.WhichOneof("response") == "submit_action"
+    version = (await engine.load(game)).version
+    # What the unary reads answer at that version: the view and the legal actions.
+    view = await servicer.get_game(
+        pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+    )
+    legal = await servicer.list_legal_actions(
+        pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+    )
+    expected = pb.SubmitActionResponse(
+        version=version, first_version=version, game=view, legal_actions=legal.actions
+    )
+    assert reply.submit_action.SerializeToString(deterministic=True) == (
+        expected.SerializeToString(deterministic=True)
+    )
+    assert reply.submit_action.game.version == version
+    assert [seat.name for seat in reply.submit_action.game.seats] == ["a", "b"]
+    assert json.loads(reply.submit_action.game.state_json)
+
+
+async def test_a_refusal_after_the_answer_was_begun_answers_alone(
+    registry: RulesetRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    servicer, _engine, game = await playing(registry)
+
+    def broken(*_args: Any) -> Any:
+        raise ValueError("the view cannot be shown")
+
+    # The move is appended and the reply's versions written before the view fails.
+    monkeypatch.setattr(servicer, "_add_legal_actions", broken)
+    reply = await servicer.play_answer(move(game, 0, 9), Context())
+    assert reply.WhichOneof("response") == "error"
+    assert reply == pb.PlayResponse(request_id=9, error=reply.error)
+    assert reply.error.code == 13  # INTERNAL, as the unary call would end
