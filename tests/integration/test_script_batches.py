@@ -262,3 +262,52 @@ async def test_an_argument_that_cannot_be_sent_fails_only_its_own_call(redis_url
     assert isinstance(outcomes[1], TypeError) and isinstance(outcomes[3], TypeError)
     await batches.aclose()
     await client.aclose()
+
+
+BUSY_MS = """
+local t = redis.call('TIME')
+local until_us = t[1] * 1000000 + t[2] + tonumber(ARGV[1]) * 1000
+repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us
+return 1
+"""
+"""Keep Redis busy ARGV[1] ms."""
+
+
+async def append_retried_after_it_ran(
+    redis_url: str, key_prefix: str, command: CommandKey | None
+) -> tuple[Any, list[int], int]:
+    """Append version 2 of a game while Redis is busy past the lane's deadline: the first
+    try runs once Redis is free (its reply comes too late), the retry on a fresh
+    connection runs after it. Returns the append's outcome (or error), the versions
+    stored, and the lane's round trips for that append."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    game = uuid.uuid4().hex
+    await store.append(game, 0, thing(0), META)
+    _version, head_hash = await store.head(game)
+    before = round_trips(store)
+    busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
+    await asyncio.sleep(0.05)  # Redis runs the busy script: the append waits behind it
+    outcome: Any
+    try:
+        outcome = await store.append(game, 1, thing(1), META, prev_hash=head_hash, command=command)
+    except Exception as exc:
+        outcome = exc
+    await busy
+    versions = [e.version for e in await store.read(game)]
+    tries = round_trips(store) - before
+    await store.close()
+    await admin.aclose()
+    return outcome, versions, tries
+
+
+async def test_an_append_whose_retry_finds_it_landed_is_a_success_not_a_conflict(
+    redis_url: str, key_prefix: str
+) -> None:
+    outcome, versions, tries = await append_retried_after_it_ran(redis_url, key_prefix, None)
+    assert tries == 2  # the try that ran late, then the retry
+    assert versions == [1, 2]  # written once
+    assert not isinstance(outcome, BaseException), outcome  # and reported as written
+    assert (outcome.first_version, outcome.last_version, outcome.duplicate) == (2, 2, False)
+    assert [e.version for e in outcome.written] == [2]
