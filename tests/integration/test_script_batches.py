@@ -311,3 +311,25 @@ async def test_an_append_whose_retry_finds_it_landed_is_a_success_not_a_conflict
     assert not isinstance(outcome, BaseException), outcome  # and reported as written
     assert (outcome.first_version, outcome.last_version, outcome.duplicate) == (2, 2, False)
     assert [e.version for e in outcome.written] == [2]
+
+
+async def test_a_lane_closed_while_it_connects_leaves_no_connection_open(redis_url: str) -> None:
+    client, name = named_client(redis_url)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await admin.script_load("return 1")
+    outcomes: list[Any] = []
+    for turns in range(8):  # closed at each step of connecting, sending and reading
+        batches = ScriptBatches(client)
+        call = asyncio.ensure_future(batches.evalsha(sha, 0))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        await batches.aclose()
+        outcomes.append(*await asyncio.gather(call, return_exceptions=True))
+    assert 1 in outcomes  # some closes came after the call had gone out (it still ends)
+    for _ in range(50):  # the server notices a close a moment later
+        if not await lane_connections(admin, name):
+            break
+        await asyncio.sleep(0.01)
+    assert await lane_connections(admin, name) == []
+    await client.aclose()
+    await admin.aclose()
