@@ -266,7 +266,12 @@ class RedisEventStore:
         deadline: Deadline | None = None,
     ) -> AppendResult:
         """See EventStore.append (one EVALSHA: check, XADD events, record, publish, keep
-        the secrets and token bindings, set the clock deadline)."""
+        the secrets and token bindings, set the clock deadline).
+
+        The script may run twice for one call (a retry after a lost reply, see
+        script_batches and redis_client.resilience): the second run answers "dup" under
+        a command id (reported as the command's earlier result), or else a conflict,
+        which this call reports as its own write when the log holds its events."""
         if not events:
             raise ValueError("append needs at least one event")
         log_only = game_id.startswith(NOT_A_GAME_PREFIX)
