@@ -14,8 +14,12 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.engine.clock import fixed_seed
+from services.engine.engine import Engine
 from services.engine.errors import VersionConflict
+from services.engine.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.ruleset import DomainEvent
+from services.engine.rulesets import RulesetRegistry
 from services.engine.store import EventMetadata, RedisEventStore
 from services.engine.store.chain import verify_chain
 from services.engine.store.keys import RedisKeys
@@ -332,4 +336,32 @@ async def test_a_lane_closed_while_it_connects_leaves_no_connection_open(redis_u
         await asyncio.sleep(0.01)
     assert await lane_connections(admin, name) == []
     await client.aclose()
+    await admin.aclose()
+
+
+async def test_a_move_whose_append_is_retried_after_it_landed_is_applied_once(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    # Without a command id the engine would take the retry's conflict for another
+    # writer's win, decide the move again on the new log and refuse it (not its turn).
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    engine = Engine(store, registry, seed_source=fixed_seed("landed"))
+    seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    before = await engine.load(game)
+    busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
+    await asyncio.sleep(0.05)
+    outcome: Any
+    try:
+        outcome = await engine.submit_action(game, before.seats_to_act()[0], {"take": 1})
+    except Exception as exc:
+        outcome = exc
+    await busy
+    assert not isinstance(outcome, BaseException), outcome
+    events = await store.read(game)
+    assert outcome.version == events[-1].version  # the move, reported
+    assert [e.type for e in events[before.version :]] == [e.type for e in outcome.written]
+    await store.close()
     await admin.aclose()
