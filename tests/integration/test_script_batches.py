@@ -4,6 +4,7 @@ outcome (real Redis)."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
 from typing import Any
@@ -11,6 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -364,4 +366,60 @@ async def test_a_move_whose_append_is_retried_after_it_landed_is_applied_once(
     assert outcome.version == events[-1].version  # the move, reported
     assert [e.type for e in events[before.version :]] == [e.type for e in outcome.written]
     await store.close()
+    await admin.aclose()
+
+
+ECHO_BUSY = """
+if tonumber(ARGV[2]) > 0 then
+  local t = redis.call('TIME')
+  local until_us = t[1] * 1000000 + t[2] + tonumber(ARGV[2])
+  repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us
+end
+return ARGV[1]
+"""
+"""Keep Redis busy ARGV[2] us, then return ARGV[1]."""
+
+
+@pytest.mark.parametrize("deadline_s", [0.03, 0.25])
+async def test_under_kills_pauses_cancels_and_timeouts_each_reply_is_its_callers(
+    redis_url: str, deadline_s: float
+) -> None:
+    client, name = named_client(redis_url, socket_timeout=deadline_s)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await client.script_load(ECHO_BUSY)
+    batches = ScriptBatches(client)
+    rng = random.Random(f"chaos-{deadline_s}")
+    stop = time.monotonic() + 3
+    answered: list[tuple[str, Any]] = []
+    failures: list[BaseException] = []
+
+    async def caller(n: int) -> None:
+        while time.monotonic() < stop:
+            token = f"{n}-{uuid.uuid4().hex}"
+            call = asyncio.ensure_future(
+                batches.evalsha(sha, 0, token, rng.choice([0, 0, 0, 200, 2000, 20000]))
+            )
+            if rng.random() < 0.1:
+                await asyncio.sleep(rng.random() * 0.01)
+                call.cancel()
+            try:
+                answered.append((token, await call))
+            except (asyncio.CancelledError, RedisConnectionError, RedisTimeoutError) as exc:
+                failures.append(exc)
+
+    async def chaos() -> None:
+        while time.monotonic() < stop:
+            await asyncio.sleep(rng.random() * 0.05)
+            for lane in await lane_connections(admin, name):
+                if rng.random() < 0.5:
+                    await admin.client_kill_filter(_id=lane["id"])
+            if rng.random() < 0.05:
+                await admin.client_pause(rng.choice([30, 80]), all=True)
+
+    await asyncio.gather(chaos(), *(caller(n) for n in range(20)))
+    assert answered  # some calls got through the chaos
+    assert all(reply == token for token, reply in answered)  # each its own reply
+    assert await batches.evalsha(sha, 0, "after", 0) == "after"  # the lane is not stuck
+    await batches.aclose()
+    await client.aclose()
     await admin.aclose()
