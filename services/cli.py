@@ -187,7 +187,7 @@ async def _serve(args: argparse.Namespace) -> int:
             config = resources.enter_context(_redis(None, data_dir, persist=True))
         async with all_in_one(
             config,
-            f"{args.host}:{args.port}",
+            _address(args.host, args.port),
             registry,
             key_prefix=args.key_prefix,
             default_ruleset=args.ruleset,
@@ -215,8 +215,15 @@ def _web_face(args: argparse.Namespace) -> tuple[str | None, Any]:
         return None, None
     _port_is_free(args.host, args.web_port)
     origins = tuple(o.strip() for o in args.web_cors_origins.split(",") if o.strip())
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    return f"{host}:{args.web_port}", WebSettings(cors_origins=origins)
+    return _address(args.host, args.web_port), WebSettings(cors_origins=origins)
+
+
+def _address(host: str, port: int) -> str:
+    """``host:port`` as gRPC and the web face bind it: an IPv6 literal (``::1``, given
+    with or without brackets) bracketed, ``[::1]:port`` (gRPC reads ``::1:port`` as a
+    malformed name)."""
+    bare = host.strip("[]")
+    return f"[{bare}]:{port}" if ":" in bare else f"{bare}:{port}"
 
 
 def _port_is_free(host: str, port: int) -> None:
@@ -238,7 +245,7 @@ async def _engine(args: argparse.Namespace) -> int:
 
     await run_engine(
         _need_redis(args),
-        f"{args.host}:{args.port}",
+        _address(args.host, args.port),
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
@@ -290,7 +297,7 @@ async def _gateway(args: argparse.Namespace) -> int:
     redis = _need_redis(args)
     await run_gateway(
         redis,
-        f"{args.host}:{args.port}",
+        _address(args.host, args.port),
         args.engine,
         _registry(args.extra_ruleset),
         _stop_event(),

@@ -4,6 +4,7 @@ outcome (real Redis)."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
 from typing import Any
@@ -11,11 +12,16 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.engine.clock import fixed_seed
+from services.engine.engine import Engine
 from services.engine.errors import VersionConflict
+from services.engine.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.ruleset import DomainEvent
+from services.engine.rulesets import RulesetRegistry
 from services.engine.store import EventMetadata, RedisEventStore
 from services.engine.store.chain import verify_chain
 from services.engine.store.keys import RedisKeys
@@ -262,3 +268,158 @@ async def test_an_argument_that_cannot_be_sent_fails_only_its_own_call(redis_url
     assert isinstance(outcomes[1], TypeError) and isinstance(outcomes[3], TypeError)
     await batches.aclose()
     await client.aclose()
+
+
+BUSY_MS = """
+local t = redis.call('TIME')
+local until_us = t[1] * 1000000 + t[2] + tonumber(ARGV[1]) * 1000
+repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us
+return 1
+"""
+"""Keep Redis busy ARGV[1] ms."""
+
+
+async def append_retried_after_it_ran(
+    redis_url: str, key_prefix: str, command: CommandKey | None
+) -> tuple[Any, list[int], int]:
+    """Append version 2 of a game while Redis is busy past the lane's deadline: the first
+    try runs once Redis is free (its reply comes too late), the retry on a fresh
+    connection runs after it. Returns the append's outcome (or error), the versions
+    stored, and the lane's round trips for that append."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    game = uuid.uuid4().hex
+    await store.append(game, 0, thing(0), META)
+    _version, head_hash = await store.head(game)
+    before = round_trips(store)
+    busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
+    await asyncio.sleep(0.05)  # Redis runs the busy script: the append waits behind it
+    outcome: Any
+    try:
+        outcome = await store.append(game, 1, thing(1), META, prev_hash=head_hash, command=command)
+    except Exception as exc:
+        outcome = exc
+    await busy
+    versions = [e.version for e in await store.read(game)]
+    tries = round_trips(store) - before
+    await store.close()
+    await admin.aclose()
+    return outcome, versions, tries
+
+
+async def test_an_append_whose_retry_finds_it_landed_is_a_success_not_a_conflict(
+    redis_url: str, key_prefix: str
+) -> None:
+    outcome, versions, tries = await append_retried_after_it_ran(redis_url, key_prefix, None)
+    assert tries == 2  # the try that ran late, then the retry
+    assert versions == [1, 2]  # written once
+    assert not isinstance(outcome, BaseException), outcome  # and reported as written
+    assert (outcome.first_version, outcome.last_version, outcome.duplicate) == (2, 2, False)
+    assert [e.version for e in outcome.written] == [2]
+
+
+async def test_a_lane_closed_while_it_connects_leaves_no_connection_open(redis_url: str) -> None:
+    client, name = named_client(redis_url)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await admin.script_load("return 1")
+    outcomes: list[Any] = []
+    for turns in range(8):  # closed at each step of connecting, sending and reading
+        batches = ScriptBatches(client)
+        call = asyncio.ensure_future(batches.evalsha(sha, 0))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        await batches.aclose()
+        outcomes.append(*await asyncio.gather(call, return_exceptions=True))
+    assert 1 in outcomes  # some closes came after the call had gone out (it still ends)
+    for _ in range(50):  # the server notices a close a moment later
+        if not await lane_connections(admin, name):
+            break
+        await asyncio.sleep(0.01)
+    assert await lane_connections(admin, name) == []
+    await client.aclose()
+    await admin.aclose()
+
+
+async def test_a_move_whose_append_is_retried_after_it_landed_is_applied_once(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    # Without a command id the engine would take the retry's conflict for another
+    # writer's win, decide the move again on the new log and refuse it (not its turn).
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    engine = Engine(store, registry, seed_source=fixed_seed("landed"))
+    seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    before = await engine.load(game)
+    busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
+    await asyncio.sleep(0.05)
+    outcome: Any
+    try:
+        outcome = await engine.submit_action(game, before.seats_to_act()[0], {"take": 1})
+    except Exception as exc:
+        outcome = exc
+    await busy
+    assert not isinstance(outcome, BaseException), outcome
+    events = await store.read(game)
+    assert outcome.version == events[-1].version  # the move, reported
+    assert [e.type for e in events[before.version :]] == [e.type for e in outcome.written]
+    await store.close()
+    await admin.aclose()
+
+
+ECHO_BUSY = """
+if tonumber(ARGV[2]) > 0 then
+  local t = redis.call('TIME')
+  local until_us = t[1] * 1000000 + t[2] + tonumber(ARGV[2])
+  repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= until_us
+end
+return ARGV[1]
+"""
+"""Keep Redis busy ARGV[2] us, then return ARGV[1]."""
+
+
+@pytest.mark.parametrize("deadline_s", [0.03, 0.25])
+async def test_under_kills_pauses_cancels_and_timeouts_each_reply_is_its_callers(
+    redis_url: str, deadline_s: float
+) -> None:
+    client, name = named_client(redis_url, socket_timeout=deadline_s)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    sha = await client.script_load(ECHO_BUSY)
+    batches = ScriptBatches(client)
+    rng = random.Random(f"chaos-{deadline_s}")
+    stop = time.monotonic() + 3
+    answered: list[tuple[str, Any]] = []
+    failures: list[BaseException] = []
+
+    async def caller(n: int) -> None:
+        while time.monotonic() < stop:
+            token = f"{n}-{uuid.uuid4().hex}"
+            call = asyncio.ensure_future(
+                batches.evalsha(sha, 0, token, rng.choice([0, 0, 0, 200, 2000, 20000]))
+            )
+            if rng.random() < 0.1:
+                await asyncio.sleep(rng.random() * 0.01)
+                call.cancel()
+            try:
+                answered.append((token, await call))
+            except (asyncio.CancelledError, RedisConnectionError, RedisTimeoutError) as exc:
+                failures.append(exc)
+
+    async def chaos() -> None:
+        while time.monotonic() < stop:
+            await asyncio.sleep(rng.random() * 0.05)
+            for lane in await lane_connections(admin, name):
+                if rng.random() < 0.5:
+                    await admin.client_kill_filter(_id=lane["id"])
+            if rng.random() < 0.05:
+                await admin.client_pause(rng.choice([30, 80]), all=True)
+
+    await asyncio.gather(chaos(), *(caller(n) for n in range(20)))
+    assert answered  # some calls got through the chaos
+    assert all(reply == token for token, reply in answered)  # each its own reply
+    assert await batches.evalsha(sha, 0, "after", 0) == "after"  # the lane is not stuck
+    await batches.aclose()
+    await client.aclose()
+    await admin.aclose()

@@ -5,6 +5,7 @@ part of it was written still answers with the refusal alone."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from services.engine.reader import GameReader
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store import InMemoryEventStore
+from services.engine.timing.time_control import TimeControl
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
 
@@ -100,3 +102,65 @@ async def test_a_refusal_after_the_answer_was_begun_answers_alone(
     assert reply.WhichOneof("response") == "error"
     assert reply == pb.PlayResponse(request_id=9, error=reply.error)
     assert reply.error.code == 13  # INTERNAL, as the unary call would end
+
+
+HIDDEN_TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
+
+
+@pytest.mark.parametrize("ruleset", ["teotihuacan", "archaeology"])
+@pytest.mark.parametrize("clocked", [False, True])
+async def test_moves_of_hidden_information_games_answer_as_the_unary_reads(
+    registry: RulesetRegistry, ruleset: str, clocked: bool
+) -> None:
+    """Each move's Play answer is, byte for byte, GetGame and ListLegalActions of the
+    seat that moved, never another seat's view (these rulesets hide hands and decks)."""
+    store = InMemoryEventStore()
+    snapshots = SnapshotCache(store, registry)
+    engine = Engine(store, registry, seed_source=fixed_seed("hidden"), snapshots=snapshots)
+    seats = [SeatSpec(SeatKind.HUMAN, f"p{n}", hash_token(t)) for n, t in enumerate(HIDDEN_TOKENS)]
+    control = TimeControl(base_ms=3_600_000, increment_ms=1_000) if clocked else None
+    game = (await engine.create_game(ruleset, seats, {}, time_control=control)).game_id
+    servicer = GameServicer(GameReader(store, registry, snapshots), InProcessEngineClient(engine))
+    rng = random.Random(f"{ruleset}-{clocked}")
+    views_differ = False
+    for request_id in range(1, 41):
+        snapshot = await engine.load(game)
+        if snapshot.is_terminal():
+            break
+        seat = snapshot.seats_to_act()[0]
+        token = HIDDEN_TOKENS[seat]
+        legal = await servicer.list_legal_actions(
+            pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), Context()
+        )
+        action = rng.choice(list(legal.actions)).action_json
+        request = pb.PlayRequest(
+            request_id=request_id,
+            submit_action=pb.SubmitActionRequest(
+                game_id=game, seat=seat, seat_token=token, action_json=action, return_view=True
+            ),
+        )
+        reply = await servicer.play_answer(request, Context())
+        assert reply.WhichOneof("response") == "submit_action", reply
+        version = (await engine.load(game)).version
+        views = [
+            await servicer.get_game(
+                pb.GetGameRequest(game_id=game, seat=s, seat_token=HIDDEN_TOKENS[s]), Context()
+            )
+            for s in range(3)
+        ]
+        legal = await servicer.list_legal_actions(
+            pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), Context()
+        )
+        expected = pb.SubmitActionResponse(
+            version=version,
+            first_version=reply.submit_action.first_version,
+            game=views[seat],
+            legal_actions=legal.actions,
+        )
+        assert reply.submit_action.SerializeToString(deterministic=True) == (
+            expected.SerializeToString(deterministic=True)
+        )
+        assert reply.submit_action.HasField("game")
+        assert reply.submit_action.game.HasField("time_control") == clocked
+        views_differ |= len({v.state_json for v in views}) > 1
+    assert views_differ  # the seats' views did differ: the comparison saw hidden parts

@@ -266,7 +266,12 @@ class RedisEventStore:
         deadline: Deadline | None = None,
     ) -> AppendResult:
         """See EventStore.append (one EVALSHA: check, XADD events, record, publish, keep
-        the secrets and token bindings, set the clock deadline)."""
+        the secrets and token bindings, set the clock deadline).
+
+        The script may run twice for one call (a retry after a lost reply, see
+        script_batches and redis_client.resilience): the second run answers "dup" under
+        a command id (reported as the command's earlier result), or else a conflict,
+        which this call reports as its own write when the log holds its events."""
         if not events:
             raise ValueError("append needs at least one event")
         log_only = game_id.startswith(NOT_A_GAME_PREFIX)
@@ -302,6 +307,13 @@ class RedisEventStore:
             for seat, token_hash in private.token_hashes.items():
                 args += [str(seat), token_hash]
         status, value = await self._run_script(self._append_keys(game_id), args)
+        written = tuple(record for _, record in records)
+        landed = status == "conflict" and int(value) >= written[-1].version
+        if landed and await self._landed(game_id, written):
+            # A retry (the lane's or redis-py's) of a try whose reply was lost after Redis
+            # ran it: these very events are in the log, so this call wrote them (with a
+            # command id the retry is a "dup", answered as one).
+            return AppendResult(written[0].version, written[-1].version, written)
         if status == "conflict":
             raise VersionConflict(game_id, expected_version, int(value))
         if status == "chain":
@@ -309,9 +321,16 @@ class RedisEventStore:
         done = CommandRecord.from_text(value)
         if status == "dup":
             return AppendResult(done.first_version, done.last_version, (), done.request_hash)
-        return AppendResult(
-            done.first_version, done.last_version, tuple(record for _, record in records)
-        )
+        return AppendResult(done.first_version, done.last_version, written)
+
+    async def _landed(self, game_id: str, written: Sequence[StoredEvent]) -> bool:
+        """True if the log holds ``written``'s last event, hash and all: the hash chains
+        every event before it, its content and metadata (the command's recorded time
+        included), so only a try of this very append stored it (or one of the same bytes
+        decided at the same instant). One read, made only after a conflict."""
+        last = written[-1]
+        stored = await self.read(game_id, last.version - 1, 1)
+        return bool(stored) and stored[0].version == last.version and stored[0].hash == last.hash
 
     async def read(self, game_id: str, from_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """See EventStore.read; an archived game is read from its archive blob.

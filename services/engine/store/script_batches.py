@@ -135,6 +135,8 @@ class ScriptBatches:
                 if not waiter.done():
                     waiter.set_exception(exc)
             return
+        if self._closed:  # closed while the lane connected: aclose found nothing to close
+            await self._drop()
         for (_args, waiter), reply in zip(batch, replies, strict=True):
             if waiter.done():
                 continue  # its caller gave up (cancelled): the reply is nobody's
