@@ -137,6 +137,29 @@ async def lane_connections(admin: aioredis.Redis, name: str) -> list[dict[str, A
     return [c for c in clients if c.get("name") == name and c.get("cmd") == "evalsha"]
 
 
+async def lanes_left_after_close(admin: aioredis.Redis, name: str) -> list[dict[str, Any]]:
+    """:func:`lane_connections` once the server has noticed closes (a moment after them),
+    or what is still open after half a second."""
+    for _ in range(50):
+        if not await lane_connections(admin, name):
+            break
+        await asyncio.sleep(0.01)
+    return await lane_connections(admin, name)
+
+
+async def store_with_lane(
+    url: str, key_prefix: str
+) -> tuple[RedisEventStore, aioredis.Redis, str, dict[str, Any]]:
+    """A store on a named client that has appended a game's first event, an admin
+    client, the name, and the lane's CLIENT LIST entry."""
+    client, name = named_client(url)
+    admin = aioredis.Redis.from_url(url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    await store.append(uuid.uuid4().hex, 0, thing(0), META)
+    [lane] = await lane_connections(admin, name)
+    return store, admin, name, lane
+
+
 async def test_a_batch_returns_each_reply_in_order_and_each_call_its_own_error(
     redis_url: str,
 ) -> None:
@@ -178,12 +201,9 @@ async def test_a_caller_cancelled_mid_call_does_not_break_the_next_call(redis_ur
 async def test_a_killed_lane_connection_is_retried_once_and_the_append_lands_once(
     redis_url: str, key_prefix: str
 ) -> None:
-    client, name = named_client(redis_url)
-    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
-    store = RedisEventStore(client, RedisKeys(key_prefix))
+    store, admin, name, lane = await store_with_lane(redis_url, key_prefix)
     game = uuid.uuid4().hex
     await store.append(game, 0, thing(0), META)
-    [lane] = await lane_connections(admin, name)
     assert await admin.client_kill_filter(_id=lane["id"]) == 1
     command = CommandKey("seat:0|after-kill", "k" * 64)
     result = await store.append(game, 1, thing(1), META, command=command)
@@ -239,17 +259,9 @@ async def test_the_lane_logs_in_as_the_clients_acl_user(redis_url: str, key_pref
 async def test_closing_the_store_closes_the_lane_connection(
     redis_url: str, key_prefix: str
 ) -> None:
-    client, name = named_client(redis_url)
-    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
-    store = RedisEventStore(client, RedisKeys(key_prefix))
-    await store.append(uuid.uuid4().hex, 0, thing(0), META)
-    assert len(await lane_connections(admin, name)) == 1
+    store, admin, name, _lane = await store_with_lane(redis_url, key_prefix)
     await store.close()
-    for _ in range(50):  # the server notices the close a moment later
-        if not await lane_connections(admin, name):
-            break
-        await asyncio.sleep(0.01)
-    assert await lane_connections(admin, name) == []
+    assert await lanes_left_after_close(admin, name) == []
     await admin.aclose()
 
 
@@ -332,11 +344,7 @@ async def test_a_lane_closed_while_it_connects_leaves_no_connection_open(redis_u
         await batches.aclose()
         outcomes.append(*await asyncio.gather(call, return_exceptions=True))
     assert 1 in outcomes  # some closes came after the call had gone out (it still ends)
-    for _ in range(50):  # the server notices a close a moment later
-        if not await lane_connections(admin, name):
-            break
-        await asyncio.sleep(0.01)
-    assert await lane_connections(admin, name) == []
+    assert await lanes_left_after_close(admin, name) == []
     await client.aclose()
     await admin.aclose()
 

@@ -5,11 +5,8 @@ checks and plays over IPv6."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import grpc
@@ -17,8 +14,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.client import SeatInfo, TeotiClient
-from tests.integration.test_serve_unix_redis import _wait_for
-from tests.web_serve import ROOT
+from tests.serve_process import serving
 
 
 def _free_ipv6_port() -> int:
@@ -32,31 +28,15 @@ def test_serve_on_an_ipv6_host_answers_over_ipv6(tmp_path: Path) -> None:
         port = _free_ipv6_port()
     except OSError:
         pytest.skip("no IPv6 loopback on this machine")
-    log = tmp_path / "serve.log"
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_NODES")}
-    args = [
-        *(sys.executable, "-m", "services.cli", "--log-level", "INFO", "serve"),
-        *("--host", "::1", "--port", str(port), "--web-port", "0"),
-        *("--data-dir", str(tmp_path / "data"), "--extra-ruleset", "nim=tests.nim:NimRuleset"),
-    ]
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            args, cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, stdout=out, stderr=out
-        )
-    try:
-        _wait_for(log, "serving", process)
+    with serving(tmp_path / "data", tmp_path / "serve.log", host="::1", port=port) as served:
         with grpc.insecure_channel(f"ipv6:[::1]:{port}") as channel:
             reply = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(), timeout=10
             )
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
         asyncio.run(_play_a_move(f"[::1]:{port}"))
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0, log.read_text()[-2000:]
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        served.process.send_signal(signal.SIGTERM)
+        assert served.process.wait(timeout=30) == 0, served.log.read_text()[-2000:]
 
 
 async def _play_a_move(target: str) -> None:

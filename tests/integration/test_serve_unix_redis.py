@@ -7,97 +7,36 @@ cannot be simulated here), the logs give the socket's URL, and the Redis has no 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
 import redis.asyncio as aioredis
 
 from services.client import SeatInfo, TeotiClient
+from tests.serve_process import Served, serving, wait_for
 from tests.web_serve import ROOT, free_port
-
-
-def _events(log: Path) -> list[dict[str, Any]]:
-    """The JSON log lines written so far (a line still being written is skipped)."""
-    found = []
-    for line in log.read_text().splitlines():
-        try:
-            found.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return found
-
-
-def _wait_for(log: Path, event: str, process: subprocess.Popen[bytes]) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        for record in _events(log):
-            if record.get("event") == event:
-                return record
-        if process.poll() is not None:
-            raise AssertionError(f"teoti serve exited: {log.read_text()[-2000:]}")
-        time.sleep(0.1)
-    raise AssertionError(f"no {event} in the log: {log.read_text()[-2000:]}")
-
-
-@dataclass(frozen=True)
-class Served:
-    """A ``teoti serve`` started with no Redis URL: its gRPC port, data folder and log."""
-
-    port: int
-    data: Path
-    log: Path
-    process: subprocess.Popen[bytes]
-
-
-@contextmanager
-def _serving(data: Path, log: Path) -> Iterator[Served]:
-    """``teoti serve`` with no Redis given anywhere (it starts its own in ``data``), once
-    it serves; killed on exit if still running."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_NODES")}
-    args = [
-        *(sys.executable, "-m", "services.cli", "--log-level", "INFO", "serve"),
-        *("--port", str(port), "--web-port", "0", "--data-dir", str(data)),
-        *("--extra-ruleset", "nim=tests.nim:NimRuleset"),
-    ]
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            args, cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, stdout=out, stderr=out
-        )
-    try:
-        _wait_for(log, "serving", process)
-        yield Served(port, data, log, process)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     """``teoti serve`` on the data folder ``tmp_path/redis``, once it serves."""
-    with _serving(tmp_path / "redis", tmp_path / "serve.log") as serving:
-        yield serving
+    with serving(tmp_path / "redis", tmp_path / "serve.log") as started:
+        yield started
 
 
 async def test_serve_plays_on_a_redis_only_its_user_can_reach(served: Served) -> None:
     socket_path = served.data / "redis.sock"
     url = f"unix://{socket_path}?db=0"
-    started = _wait_for(served.log, "embedded_redis_started", served.process)
+    started = wait_for(served.log, "embedded_redis_started", served.process)
     assert (started["url"], started["data_dir"]) == (url, str(served.data))
-    assert _wait_for(served.log, "serving", served.process)["redis"] == url
+    assert wait_for(served.log, "serving", served.process)["redis"] == url
     assert stat.S_IMODE(served.data.stat().st_mode) == 0o700
     assert stat.S_ISSOCK(socket_path.stat().st_mode)
     assert stat.S_IMODE(socket_path.stat().st_mode) == 0o700
@@ -143,8 +82,8 @@ def _serve_fails(*extra: str) -> tuple[int, str]:
 
 def test_a_data_folder_too_deep_for_a_socket_serves_on_a_private_one(tmp_path: Path) -> None:
     deep = tmp_path / ("d" * 110)  # a deep checkout: DATA_DIR/redis.sock would not fit
-    with _serving(deep, tmp_path / "serve.log") as served:
-        started = _wait_for(served.log, "embedded_redis_started", served.process)
+    with serving(deep, tmp_path / "serve.log") as served:
+        started = wait_for(served.log, "embedded_redis_started", served.process)
         assert started["data_dir"] == str(deep)
         socket_path = Path(unquote(urlsplit(started["url"]).path))
         assert socket_path.parent != deep
