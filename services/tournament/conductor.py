@@ -211,6 +211,11 @@ class Conductor:
         tournament_id = await self.repo.tournament_of(game_id)
         if tournament_id is None:
             return None
+        return await self.table_finished(tournament_id, game_id)
+
+    async def table_finished(self, tournament_id: str, game_id: str) -> TournamentState | None:
+        """:meth:`game_finished` for a game already known to be a table of
+        ``tournament_id`` (the director looks a batch of games up at once)."""
         snapshot = await self._reader.load(game_id)
         if places_of(snapshot) is None:
             return None

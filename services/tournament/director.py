@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -37,6 +38,11 @@ DIRECTOR_SERVICE = "gameserver.v1.TournamentDirector"
 """Health service name SERVING while a director's read loops make progress."""
 SWEEP_S = 30.0
 """Seconds between sweeps over running tournaments."""
+READ_COUNT = 64
+"""Most entries one read (or claim) takes and one batch handles."""
+SETTLE_S = 0.05
+"""Pause after a read that took some entries but not READ_COUNT, so that the games
+ending meanwhile are handled together (see Director._reader)."""
 
 
 class GameFinishedQueue:
@@ -89,11 +95,17 @@ class GameFinishedQueue:
         return claimed
 
     async def ack(self, stream: str, entry_id: str) -> None:
-        """Done with the entry: ack and delete it (one pipelined round trip, XACK first;
-        one of the three round trips a finished game cost the director, issue 16)."""
+        """Done with the entry: ack and delete it (see :meth:`ack_all`)."""
+        await self.ack_all(stream, [entry_id])
+
+    async def ack_all(self, stream: str, entry_ids: Sequence[str]) -> None:
+        """Done with the entries of ``stream``: ack and delete them, all in one pipelined
+        round trip (XACK first), whatever their number (issue 16)."""
+        if not entry_ids:
+            return
         pipe = self._redis.pipeline(transaction=False)
-        pipe.xack(stream, GROUP, entry_id)
-        pipe.xdel(stream, entry_id)
+        pipe.xack(stream, GROUP, *entry_ids)
+        pipe.xdel(stream, *entry_ids)
         await pipe.execute()
 
 
@@ -114,6 +126,8 @@ class Director:
         claim_idle_ms: pending entries idle this long are taken over.
         sweep_s: seconds between sweeps of running tournaments (<= 0: none).
         block_ms: how long one read waits.
+        settle_s: pause after a read that took fewer than READ_COUNT entries (batches
+            the games that end meanwhile; 0: none).
     """
 
     def __init__(
@@ -123,8 +137,10 @@ class Director:
         claim_idle_ms: int = 10_000,
         sweep_s: float = SWEEP_S,
         block_ms: int = 1000,
+        settle_s: float = SETTLE_S,
     ) -> None:
         self._queue = queue
+        self._settle_s = settle_s
         self._conductor = conductor
         self._claim_idle_ms = claim_idle_ms
         self._sweep_s = sweep_s
@@ -138,17 +154,40 @@ class Director:
         return time.monotonic() - self._last_progress
 
     async def handle(self, stream: str, entry_id: str, note: GameFinished | None) -> None:
-        """Handle one entry, then ack it. A Redis or engine outage leaves it pending
-        (raised as Unavailable); any other failure is logged and the entry acked, so
-        one bad game cannot block the stream (the sweep retries its tournament)."""
-        if note is not None:
+        """Handle one entry, then ack it (see :meth:`handle_all`)."""
+        await self.handle_all([(stream, entry_id, note)])
+
+    async def handle_all(self, entries: Sequence[tuple[str, str, GameFinished | None]]) -> None:
+        """Handle entries ``(stream, entry id, notification or None)``, then ack them.
+
+        The games' tournaments are looked up in one round trip and the entries acked in
+        one per stream, whatever their number (most finished games are no tournament's:
+        they cost the director its read, that look-up and the ack, shared by the batch;
+        issue 16). A Redis or engine outage leaves them pending (raised as Unavailable;
+        handling is idempotent, so those already handled change nothing when redelivered);
+        any other failure is logged and the entry acked, so one bad game cannot block the
+        stream (the sweep retries its tournament)."""
+        notes = [note for _stream, _entry_id, note in entries if note is not None]
+        try:
+            tournaments = await self._conductor.repo.tournaments_of([n.game_id for n in notes])
+        except Exception as exc:
+            if outage_of(exc) is not None:
+                raise Unavailable("redis", 1.0, str(exc)) from exc
+            raise
+        for note, tournament_id in zip(notes, tournaments, strict=True):
+            if tournament_id is None:
+                continue
             try:
-                await self._conductor.game_finished(note.game_id)
+                await self._conductor.table_finished(tournament_id, note.game_id)
             except Exception as exc:
                 if outage_of(exc) is not None:
                     raise Unavailable("redis", 1.0, str(exc)) from exc
                 log.exception("director_entry_failed", game_id=note.game_id)
-        await self._queue.ack(stream, entry_id)
+        by_stream: dict[str, list[str]] = {}
+        for stream, entry_id, _note in entries:
+            by_stream.setdefault(stream, []).append(entry_id)
+        for stream, entry_ids in by_stream.items():
+            await self._queue.ack_all(stream, entry_ids)
 
     async def sweep(self) -> None:
         """One pass over every running tournament (lost notifications, stuck rounds)."""
@@ -169,10 +208,14 @@ class Director:
     async def _reader(self, streams: list[str], stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
-                entries = await self._queue.read(streams, 16, self._block_ms)
-                for stream, entry_id, note in entries:
-                    await self.handle(stream, entry_id, note)
+                entries = await self._queue.read(streams, READ_COUNT, self._block_ms)
+                await self.handle_all(entries)
                 self._last_progress = time.monotonic()
+                if 0 < len(entries) < READ_COUNT:
+                    # Games end one at a time: a moment's pause lets the next read take
+                    # the ones that end meanwhile as one batch (one look-up and one ack
+                    # round trip for all), at the cost of that moment on a tournament.
+                    await _sleep(stop, self._settle_s)
             except Exception as exc:
                 if outage_of(exc) is None and not isinstance(exc, Unavailable):
                     log.exception("director_read_failed")
@@ -184,10 +227,9 @@ class Director:
         interval = self._sweep_s if self._sweep_s > 0 else self._claim_idle_ms / 1000
         while not stop.is_set():
             try:
-                for stream, entry_id, note in await self._queue.claim_stale(
-                    self._claim_idle_ms, 16
-                ):
-                    await self.handle(stream, entry_id, note)
+                await self.handle_all(
+                    await self._queue.claim_stale(self._claim_idle_ms, READ_COUNT)
+                )
                 if self._sweep_s > 0:
                     await self.sweep()
             except Exception:

@@ -197,6 +197,17 @@ class TournamentRepository:
         value: Any = await self._redis.hget(self._games, game_id)
         return str(value) if value else None
 
+    async def tournaments_of(self, game_ids: Sequence[str]) -> tuple[str | None, ...]:
+        """:meth:`tournament_of` for each of ``game_ids``, in one pipelined round trip
+        (HGETs: the director's Redis user may run HGET, services.engine.store.acl)."""
+        if not game_ids:
+            return ()
+        pipe = self._redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hget(self._games, game_id)
+        values: Any = await pipe.execute()
+        return tuple(str(value) if value else None for value in values)
+
     async def is_claimed(self, player: str) -> bool:
         """Whether a human player token holds the name ``player``."""
         # HGET, not HEXISTS: the director's Redis user may run HGET (services.engine.store.acl).
