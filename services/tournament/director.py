@@ -173,7 +173,9 @@ class Director:
         except Exception as exc:
             if outage_of(exc) is not None:
                 raise Unavailable("redis", 1.0, str(exc)) from exc
-            raise
+            # As a game that failed: logged and acked (the sweep retries tournaments).
+            log.exception("director_lookup_failed", games=len(notes))
+            tournaments = (None,) * len(notes)
         for note, tournament_id in zip(notes, tournaments, strict=True):
             if tournament_id is None:
                 continue
