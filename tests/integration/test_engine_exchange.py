@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 import pytest
 
 from services.embedded_redis import free_port
+from services.engine.client import CommandResult
 from services.engine.errors import RuleViolation, VersionConflict
 from services.engine.exchange_client import ExchangeStream
 from services.engine.remote import RemoteEngineClient, transport_choice
@@ -24,6 +28,7 @@ from services.rpc.errors import outage_of
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
     HUMANS,
+    GatedEngine,
     create_request,
     engine_channel,
     engine_server,
@@ -193,28 +198,49 @@ async def test_a_cancelled_caller_leaves_nothing_behind(
         assert client._exchange._streams == [stream]  # type: ignore[union-attr]
 
 
+@dataclass
+class Draining:
+    """An engine with the event ``teoti engine`` sets on SIGTERM (``stopping``), a client
+    with one stream to it (``old``), and a call held on that stream."""
+
+    engine: GatedEngine
+    stopping: asyncio.Event
+    client: RemoteEngineClient
+    held: asyncio.Task[CommandResult]
+    old: ExchangeStream
+
+
+@asynccontextmanager
+async def draining_setup(
+    store: RedisEventStore, registry: RulesetRegistry, held_id: str
+) -> AsyncIterator[Draining]:
+    """:class:`Draining` with ``held_id``'s call held on the client's one stream."""
+    stopping = asyncio.Event()
+    async with (
+        engine_server(store, registry, stopping=stopping) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+    ):
+        held = await start_held(client, engine, held_id)
+        (old,) = client._exchange._streams  # type: ignore[union-attr]
+        assert old is not None
+        yield Draining(engine, stopping, client, held, old)
+
+
 async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """teoti engine sets ``stopping`` on SIGTERM: each stream is told to drain, its
     client sends the next calls on a new stream (another engine, once this one stops
     taking connections) and what was in flight is still answered."""
-    stopping = asyncio.Event()
-    async with (
-        engine_server(redis_store, registry, stopping=stopping) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
-    ):
-        held = await start_held(client, engine, "held-drain")
-        (old,) = client._exchange._streams  # type: ignore[union-attr]
-        assert old is not None
-        stopping.set()
-        await until(lambda: not old.usable, "the stream to be told to drain")
-        fresh = await client.create_game("nim", HUMANS, {})  # on a new stream
-        assert client._exchange._streams != [old]  # type: ignore[union-attr]
-        engine.gate.release.set()
-        assert (await held).version == fresh.version
-        await asyncio.wait_for(old.reader, 5)  # ended cleanly once answered
-        assert old.reader.exception() is None and not old._pending
+    async with draining_setup(redis_store, registry, "held-drain") as d:
+        d.stopping.set()
+        await until(lambda: not d.old.usable, "the stream to be told to drain")
+        fresh = await d.client.create_game("nim", HUMANS, {})  # on a new stream
+        assert d.client._exchange._streams != [d.old]  # type: ignore[union-attr]
+        d.engine.gate.release.set()
+        assert (await d.held).version == fresh.version
+        await asyncio.wait_for(d.old.reader, 5)  # ended cleanly once answered
+        assert d.old.reader.exception() is None and not d.old._pending
 
 
 def test_the_transport_is_stream_unless_chosen_otherwise(monkeypatch: Any) -> None:
@@ -236,20 +262,13 @@ async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
     queued behind the half-close, never sent, and failed UNAVAILABLE once the stream
     ended. It must go on a usable stream instead, and succeed."""
     monkeypatch.setattr("services.engine.exchange_client.MAX_IN_FLIGHT", 1)
-    stopping = asyncio.Event()
-    async with (
-        engine_server(redis_store, registry, stopping=stopping) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
-    ):
-        held = await start_held(client, engine, "held-full")
-        (old,) = client._exchange._streams  # type: ignore[union-attr]
-        assert old is not None
-        waiting = asyncio.create_task(client.create_game("nim", HUMANS, {}, "waiting"))
+    async with draining_setup(redis_store, registry, "held-full") as d:
+        waiting = asyncio.create_task(d.client.create_game("nim", HUMANS, {}, "waiting"))
         await asyncio.sleep(0.2)  # it waits for the held call's place on ``old``
         assert not waiting.done()
-        stopping.set()
-        await until(lambda: not old.usable, "the stream to be told to drain")
-        engine.gate.release.set()
-        await held
+        d.stopping.set()
+        await until(lambda: not d.old.usable, "the stream to be told to drain")
+        d.engine.gate.release.set()
+        await d.held
         created = await asyncio.wait_for(waiting, 5)
         assert created.version > 0
