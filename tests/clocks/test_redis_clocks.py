@@ -89,6 +89,37 @@ async def test_a_timekeeper_dying_after_its_claim_delays_the_timeout_by_the_leas
     assert types.count("SeatTimedOut") == 1
 
 
+async def test_claims_come_from_every_shard_with_or_without_the_script_loaded(
+    redis_store: RedisEventStore,
+) -> None:
+    """A pass asks every shard (one EVALSHA each, pipelined); a Redis that lost its
+    scripts (a restart) is sent the script itself and claims the same."""
+    clock = FakeClock()
+    engine = Engine(redis_store, clock_registry(), clock=clock, seed_source=fixed_seed("p"))
+    deadlines = RedisDeadlines(redis_store.client, redis_store.keys)
+    games = [
+        (await engine.create_game("nim", HUMANS, {}, time_control=FORFEIT_LIVE)).game_id
+        for _ in range(6)
+    ]
+    assert len({redis_store.keys.shard_of(g) for g in games}) > 1
+    await redis_store.client.script_flush()
+    claims = await deadlines.claim_due(START_MS + 60_000, LEASE_MS, 10)
+    assert sorted(c.game_id for c in claims) == sorted(games)
+    assert {c.lease_until_ms for c in claims} == {START_MS + 60_000 + LEASE_MS}
+    for game in games:  # leased: not due again until the lease ends
+        assert await deadlines.deadline_of(game) == START_MS + 60_000 + LEASE_MS
+    assert await deadlines.claim_due(START_MS + 60_000, LEASE_MS, 10) == []
+    calls_before = await _evalsha_calls(redis_store)
+    assert await deadlines.claim_due(START_MS + 60_000, LEASE_MS, 10) == []
+    assert await _evalsha_calls(redis_store) - calls_before == redis_store.keys.shards
+
+
+async def _evalsha_calls(store: RedisEventStore) -> int:
+    """EVALSHA calls Redis has counted (all clients: the test is alone on its keys)."""
+    stats: Any = await store.client.info("commandstats")
+    return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
+
+
 async def _wait_until(condition: Any, timeout_s: float = 60.0) -> None:
     """Poll ``condition`` (an async callable) while the bot worker plays."""
     for _ in range(int(timeout_s / 0.02)):
