@@ -7,6 +7,13 @@ would ever move such a game again. So, every ``interval_s``, one process of the
 deployment (whichever holds a short Redis lease) looks at every running game and, for
 each bot seat to act that has no request pending at the game's version, publishes one.
 
+A pass does not read every game ever indexed (the games indexes are never trimmed, so
+that work grew with every game played): it reads each shard's entries created from
+``RESCAN_MARGIN_MS`` before the newest it has read, and looks again at every game it saw
+running. An entry's score is its creating engine's clock, so one can land behind entries
+read before; the margin covers engines whose clocks disagree by less than that. A process
+reads everything on its first pass.
+
 A request published twice does no harm: the bot plays it under the command id
 ``bot:<game>:<version>:<seat>`` with the expected version, so the second one is stale or
 a duplicate. The lease only saves work; it is not needed for correctness.
@@ -40,6 +47,9 @@ log = structlog.get_logger(__name__)
 DEFAULT_INTERVAL_S = 5.0
 _INDEX_PAGE = 1000
 """Game ids read per round trip from a shard's games index."""
+RESCAN_MARGIN_MS = 60_000
+"""How far (ms of creation time) before the newest entry it has read a pass reads a
+shard's games index again (see above)."""
 
 
 def lease_key(keys: RedisKeys) -> str:
@@ -70,7 +80,12 @@ class TurnReconciler:
         self._reader = reader
         self._interval_s = interval_s
         self._owner = secrets.token_hex(8)
-        self._finished: set[str] = set()
+        self._read_until: dict[int, float] = {}
+        """Per shard: the newest creation time (ms) read from its games index."""
+        self._running: dict[str, float] = {}
+        """Games seen not finished (looked at every pass), with their creation time."""
+        self._finished: dict[str, float] = {}
+        """Games seen finished that a pass may still read, with their creation time."""
 
     async def _take_lease(self) -> bool:
         """True if this process is the first to claim the current pass (see above)."""
@@ -91,14 +106,36 @@ class TurnReconciler:
 
     async def _waiting(self) -> list[TurnRequest]:
         """A turn request for each bot seat that every running game waits for now."""
-        wanted: dict[TurnRequest, None] = {}  # in order, once each
+        candidates = dict(self._running)  # in order, once each
         async for page in self._indexed():
-            unknown = [game_id for game_id in page if game_id not in self._finished]
-            self._finished.update(await self._ended_as_cached(unknown))
-            for game_id in unknown:
-                if game_id not in self._finished:
-                    await self._look_at(game_id, wanted)
+            candidates.update(page)
+        for game_id in list(candidates):
+            if game_id in self._finished:
+                del candidates[game_id]
+        wanted: dict[TurnRequest, None] = {}  # in order, once each
+        games = list(candidates.items())
+        for start in range(0, len(games), _INDEX_PAGE):
+            page = games[start : start + _INDEX_PAGE]
+            ended = set(await self._ended_as_cached([game_id for game_id, _ in page]))
+            for game_id, created in page:
+                if game_id in ended:
+                    self._ended(game_id, created)
+                else:
+                    await self._look_at(game_id, created, wanted)
+        self._forget_unread_finished()
         return list(wanted)
+
+    def _ended(self, game_id: str, created: float) -> None:
+        self._running.pop(game_id, None)
+        self._finished[game_id] = created
+
+    def _forget_unread_finished(self) -> None:
+        """Drop the finished games no later pass reads again (their entries are behind
+        every shard's margin): the set stays as small as the margin's games."""
+        if not self._read_until:
+            return
+        oldest_read = min(self._read_until.values()) - RESCAN_MARGIN_MS
+        self._finished = {g: c for g, c in self._finished.items() if c >= oldest_read}
 
     async def _ended_as_cached(self, game_ids: list[str]) -> list[str]:
         """Those of ``game_ids`` this process holds finished at a head the store still
@@ -122,37 +159,56 @@ class TurnReconciler:
             if version == str(snapshot.version) and digest == snapshot.head_hash
         ]
 
-    async def _look_at(self, game_id: str, wanted: dict[TurnRequest, None]) -> None:
-        """Load ``game_id``: remember it if finished, else add its bots' requests."""
+    async def _look_at(self, game_id: str, created: float, wanted: dict[TurnRequest, None]) -> None:
+        """Load ``game_id`` (created at ``created`` ms): remember it finished, or running
+        with its bots' requests added to ``wanted``. A game that cannot be loaded is
+        logged and left to the next pass that reads its entry."""
         try:
             snapshot = await self._reader.load(game_id)
         except (GameNotFound, CorruptLog, UnknownRuleset) as exc:
             log.warning("reconciler_skipped_game", game_id=game_id, error=repr(exc))
+            self._running.pop(game_id, None)
             return
         if snapshot.is_terminal():
-            self._finished.add(game_id)
+            self._ended(game_id, created)
             return
+        self._running[game_id] = created
         for seat in snapshot.bot_seats_to_act():
             wanted[TurnRequest(game_id, seat, snapshot.version)] = None
 
-    async def _indexed(self) -> AsyncIterator[list[str]]:
-        """Every game in the games indexes, a page at a time, shard after shard, each
-        entry read once.
+    async def _indexed(self) -> AsyncIterator[list[tuple[str, float]]]:
+        """The games indexes' entries from each shard's margin on (every entry on a
+        process's first pass), as ``(game id, creation ms)``, a page at a time, shard
+        after shard.
 
         The pass needs no global order, so it does not page through the merged,
         creation-ordered listing of ``list_games``, which reads a page's worth from
         every shard for each page it returns (16 shards: about 24 index entries read
-        per game, every pass; issue 16). Pages go by rank within a shard: entries are
-        never removed from an index, so one added meanwhile can only make an entry
+        per game, every pass; issue 16). Pages go by rank within the range read: entries
+        are never removed from an index, so one added meanwhile can only make an entry
         come twice (the requests are deduplicated), never skip one.
         """
         for shard in range(self._keys.shards):
+            read_until = self._read_until.get(shard)
+            low: float | str = "-inf" if read_until is None else read_until - RESCAN_MARGIN_MS
             offset = 0
             while True:
                 page: Any = await self._redis.zrangebyscore(
-                    self._keys.games(shard), "-inf", "+inf", start=offset, num=_INDEX_PAGE
+                    self._keys.games(shard),
+                    low,
+                    "+inf",
+                    start=offset,
+                    num=_INDEX_PAGE,
+                    withscores=True,
                 )
-                yield [str(g) for g in page if not str(g).startswith(NOT_A_GAME_PREFIX)]
+                if page:
+                    newest = float(page[-1][1])
+                    self._read_until[shard] = max(newest, read_until or newest)
+                yield [
+                    (str(g), float(score))
+                    for g, score in page
+                    if not str(g).startswith(NOT_A_GAME_PREFIX)
+                ]
                 if len(page) < _INDEX_PAGE:
                     break
                 offset += len(page)

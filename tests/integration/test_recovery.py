@@ -30,6 +30,7 @@ from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.records import TurnRequest
 from services.engine.store.redis_store import RedisEventStore
+from tests.clocks.helpers import FakeClock
 
 HUMANS = [
     SeatSpec(SeatKind.HUMAN, "ann", hash_token("tok-ann")),
@@ -254,3 +255,67 @@ async def test_reconciler_leaves_a_request_played_while_it_looked(
     await asyncio.sleep(1.02 - time.time() % 1.0)
     assert await reconciler.run_once() == []
     assert await redis_store.client.xrange(stream) == []
+
+
+class _LookingReader(GameReader):
+    """Records the games the reconciler asks about (cache or load): the entries it read."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.asked: set[str] = set()
+
+    def cached(self, game_id: str) -> Any:
+        self.asked.add(game_id)
+        return super().cached(game_id)
+
+    async def load(self, game_id: str) -> Any:
+        self.asked.add(game_id)
+        return await super().load(game_id)
+
+
+async def test_reconciler_reads_only_recent_index_entries_and_the_games_it_saw_running(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """A pass read every game ever indexed (the index is never trimmed: the work grew with
+    every game played). Now a pass reads the entries created from a margin before the
+    newest it has read, plus the games it saw running; a game indexed late within the
+    margin (its engine's clock behind) is still found."""
+    clock = FakeClock()
+    snapshots = SnapshotCache(redis_store, registry)
+    engine = Engine(redis_store, registry, snapshots=snapshots, clock=clock)
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+
+    async def bot_waiting() -> TurnRequest:
+        game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+        await engine.submit_action(game, 0, {"take": 1})  # the bot (seat 1) is to act
+        return TurnRequest(game, 1, 3)
+
+    async def lose_requests() -> None:
+        for shard in range(redis_store.keys.shards):
+            await redis_store.client.delete(redis_store.keys.turns(shard))
+
+    async def next_pass() -> list[TurnRequest]:
+        await asyncio.sleep(1.02 - time.time() % 1.0)  # the next pass's lease
+        return await reconciler.run_once()
+
+    old_waiting = await bot_waiting()
+    old_finished = (await engine.create_game("nim", HUMANS, {"max_take": 30})).game_id
+    pile = (await engine.load(old_finished)).state.pile
+    await engine.submit_action(old_finished, 0, {"take": pile})  # seat 0 takes all: it wins
+    reader = _LookingReader(redis_store, registry, snapshots)
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=1)
+    assert await next_pass() == []  # the first pass reads every entry
+    assert reader.asked == {old_waiting.game_id, old_finished}
+
+    margin = reconciler_module.RESCAN_MARGIN_MS
+    clock.advance(3 * margin)
+    new_waiting = await bot_waiting()
+    await lose_requests()
+    reader.asked.clear()
+    assert set(await next_pass()) == {old_waiting, new_waiting}
+    assert reader.asked == {old_waiting.game_id, new_waiting.game_id}  # not the old finished
+
+    clock.advance(-margin // 2)  # an engine whose clock is behind indexes a game late
+    late_waiting = await bot_waiting()
+    await lose_requests()
+    assert set(await next_pass()) == {old_waiting, new_waiting, late_waiting}
