@@ -46,6 +46,7 @@ from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.records import canonical_json
 from services.engine.store.redis_client import POOL_SIZE
+from services.env_defaults import env_number
 from services.event_loop import run_service
 from services.export_cli import export_game, replay_file
 from services.logging_setup import LEVELS, configure_logging
@@ -266,7 +267,7 @@ def timekeeper_opt(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--timekeeper-interval",
         type=float,
-        default=float(os.environ.get("TEOTI_TIMEKEEPER_INTERVAL", 0.5)),
+        default=env_number("TEOTI_TIMEKEEPER_INTERVAL", float, 0.5),
         metavar="SECONDS",
         help="seconds between the clocks' timekeeper passes (timeouts of clocked games); "
         "0: no timekeeper in this process (default $TEOTI_TIMEKEEPER_INTERVAL or "
@@ -718,7 +719,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--redis-pool-size",
             type=int,
-            default=int(os.environ.get("TEOTI_REDIS_POOL_SIZE", POOL_SIZE)),
+            default=env_number("TEOTI_REDIS_POOL_SIZE", int, POOL_SIZE),
             help="Redis connections this process may open, per node "
             "(default $TEOTI_REDIS_POOL_SIZE or %(default)s; docs/operations.md)",
         )
@@ -727,31 +728,29 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--rate-limit",
             type=float,
-            default=float(os.environ.get("TEOTI_RATE_LIMIT", DEFAULT_RATE)),
+            default=env_number("TEOTI_RATE_LIMIT", float, DEFAULT_RATE),
             help="calls per second per seat token, else per address; 0: unlimited "
             "(default $TEOTI_RATE_LIMIT or %(default)s)",
         )
         p.add_argument(
             "--creates-per-hour",
             type=float,
-            default=float(os.environ.get("TEOTI_CREATES_PER_HOUR", DEFAULT_CREATES_PER_HOUR)),
+            default=env_number("TEOTI_CREATES_PER_HOUR", float, DEFAULT_CREATES_PER_HOUR),
             help="games each caller address may create per hour; 0: unlimited "
             "(default $TEOTI_CREATES_PER_HOUR or %(default)s)",
         )
         p.add_argument(
             "--max-watchers-per-client",
             type=int,
-            default=int(
-                os.environ.get("TEOTI_MAX_WATCHERS_PER_CLIENT", DEFAULT_WATCHERS_PER_CLIENT)
-            ),
+            default=env_number("TEOTI_MAX_WATCHERS_PER_CLIENT", int, DEFAULT_WATCHERS_PER_CLIENT),
             help="WatchGame streams one seat token / address may hold open; 0: any "
             "(default $TEOTI_MAX_WATCHERS_PER_CLIENT or %(default)s)",
         )
         p.add_argument(
             "--max-play-streams-per-client",
             type=int,
-            default=int(
-                os.environ.get("TEOTI_MAX_PLAY_STREAMS_PER_CLIENT", DEFAULT_PLAY_STREAMS_PER_CLIENT)
+            default=env_number(
+                "TEOTI_MAX_PLAY_STREAMS_PER_CLIENT", int, DEFAULT_PLAY_STREAMS_PER_CLIENT
             ),
             help="Play streams one seat token / address may hold open; 0: any "
             "(default $TEOTI_MAX_PLAY_STREAMS_PER_CLIENT or %(default)s)",
@@ -761,7 +760,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--web-port",
             type=int,
-            default=int(os.environ.get("TEOTI_WEB_PORT", str(default_port))),
+            default=env_number("TEOTI_WEB_PORT", int, default_port),
             help="port of the web face (HTTP/JSON + server-sent events, the reference web "
             "client at /; docs/web.md); 0: off (default $TEOTI_WEB_PORT or %(default)s)",
         )
@@ -806,7 +805,7 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument(
         "--engine-channels",
         type=int,
-        default=int(os.environ.get("TEOTI_ENGINE_CHANNELS", 4)),
+        default=env_number("TEOTI_ENGINE_CHANNELS", int, 4),
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
     gateway.add_argument(
@@ -854,7 +853,7 @@ def build_parser() -> argparse.ArgumentParser:
     director.add_argument(
         "--health-port",
         type=int,
-        default=int(os.environ.get("TEOTI_DIRECTOR_HEALTH_PORT", "0")),
+        default=env_number("TEOTI_DIRECTOR_HEALTH_PORT", int, 0),
         help="serve gRPC health on this port (0: off); gameserver.v1.TournamentDirector "
         "is SERVING while the director's read loops make progress",
     )
@@ -878,7 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument(
         "--health-port",
         type=int,
-        default=int(os.environ.get("TEOTI_BOT_HEALTH_PORT", "0")),
+        default=env_number("TEOTI_BOT_HEALTH_PORT", int, 0),
         help="serve gRPC health on this port (0: off); gameserver.v1.BotWorker is "
         "SERVING while the worker makes progress",
     )
