@@ -178,6 +178,17 @@ class Face:
         parsed = await self._request_message(route, request)
         if isinstance(parsed, Response):
             return parsed
+        try:
+            _timeout_ms(request)
+        except ValueError:
+            return error_response(
+                refusal(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "malformed_timeout",
+                    f"the {TIMEOUT_HEADER} header must be a whole number of milliseconds "
+                    "(docs/web.md)",
+                )
+            )
         context = _context(request)
         if streaming:
             return await _stream(route, parsed, context)
@@ -262,12 +273,28 @@ def _from_query(route: Route, request: Request) -> Message | Any:
 def _context(request: Request) -> WebContext:
     client = request.client
     metadata = [(key.lower(), value) for key, value in request.headers.items()]
-    timeout = request.headers.get(TIMEOUT_HEADER, "")
+    timeout = _timeout_ms(request)
     return WebContext(
         peer_string(client.host if client else None, client.port if client else None),
         metadata,
-        int(timeout) / 1000 if timeout.isdigit() else None,
+        None if timeout is None else timeout / 1000,
     )
+
+
+_TIMEOUT_DIGITS = 12
+"""At most this many digits (about 31 years of milliseconds)."""
+
+
+def _timeout_ms(request: Request) -> int | None:
+    """The ``x-timeout-ms`` header's milliseconds, None without one. Raises ValueError
+    for anything but up to 12 ASCII digits (a header is Latin-1 text, and
+    ``"²".isdigit()`` is true where ``int("²")`` fails)."""
+    text = request.headers.get(TIMEOUT_HEADER)
+    if text is None:
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= _TIMEOUT_DIGITS):
+        raise ValueError(TIMEOUT_HEADER)
+    return int(text)
 
 
 async def _stream(route: Route, message: Any, context: WebContext) -> Response:

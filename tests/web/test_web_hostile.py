@@ -195,6 +195,26 @@ async def test_an_oversized_body_is_413(served: StackFactory) -> None:
         assert "retry-after" not in response.headers
 
 
+async def test_a_malformed_deadline_header_is_refused_and_a_whole_one_is_kept(
+    served: StackFactory,
+) -> None:
+    """``x-timeout-ms`` was ignored when it was not digits, and ``"\xb2"`` (Latin-1 "²",
+    which ``str.isdigit`` accepts and ``int`` does not) was a 500."""
+    async with served() as (_, http):
+        game = await nim_game(http)
+        for bad in (b"soon", b"-5", b"1.5", b"\xb2", b"9" * 13):
+            refused = await http.post(
+                SERVICE + "GetGame", json={"game_id": game}, headers={"x-timeout-ms": bad}
+            )
+            assert refused.status_code == 400, (bad, refused.text)
+            assert reason(refused) == "malformed_timeout"
+            assert "x-timeout-ms" in refused.json()["message"]
+        kept = await http.post(
+            SERVICE + "GetGame", json={"game_id": game}, headers={"x-timeout-ms": "5000"}
+        )
+        assert kept.status_code == 200, kept.text
+
+
 async def test_names_that_could_drive_a_terminal_are_refused(served: StackFactory) -> None:
     async with served() as (_, http):
         for name in ("\x1b[2J\x1b[31mX", "a\x00b", "a\x9bb", "tab\there", "x" * 61):
