@@ -258,7 +258,7 @@ async def all_in_one(
         registry,
         seed_source=seed_source,
         snapshots=snapshots,
-        on_finished=GameEndPublisher(store.client, store.keys),
+        on_finished=GameEndPublisher(store.client, store.keys, store.lane),
     )
     client = InProcessEngineClient(engine)
     bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
@@ -359,7 +359,7 @@ async def run_engine(
         registry,
         snapshots=snapshots,
         bot_credential=credential,
-        on_finished=GameEndPublisher(store.client, store.keys),
+        on_finished=GameEndPublisher(store.client, store.keys, store.lane),
     )
     server, port = await start_engine_server(engine, address, stopping=stop)
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)

@@ -24,6 +24,7 @@ from services.engine.ruleset import DomainEvent
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store import EventMetadata, RedisEventStore
 from services.engine.store.chain import verify_chain
+from services.engine.store.finished import GameEndPublisher, GameFinished
 from services.engine.store.keys import RedisKeys
 from services.engine.store.records import CommandKey
 from services.engine.store.script_batches import ScriptBatches
@@ -60,6 +61,34 @@ async def test_concurrent_appends_share_pipelines_and_each_lands(
         stored = await counting_store.read(game)
         assert stored == list(result.written)
         assert verify_chain(stored, await counting_store.head(game)).ok
+
+
+async def test_game_end_notices_share_the_appends_lane_and_read_back_as_before(
+    counting_store: RedisEventStore,
+) -> None:
+    """The notice goes through the lane (no pooled connection of its own) while appends
+    are in flight, and its entry is the one the director reads (GameFinished fields)."""
+    lane = counting_store.lane
+    assert lane is not None
+    publish = GameEndPublisher(counting_store.client, counting_store.keys, lane)
+    games = [uuid.uuid4().hex for _ in range(20)]
+    before = round_trips(counting_store)
+    await asyncio.gather(
+        *(counting_store.append(g, 0, thing(1), META) for g in games),
+        *(publish(g, 7) for g in games),
+    )
+    assert 1 <= round_trips(counting_store) - before < 40  # notices rode in batches
+    before = round_trips(counting_store)
+    await publish(games[0], 7)  # alone: one round trip of the lane (a duplicate: harmless)
+    assert round_trips(counting_store) == before + 1
+    heard = set()
+    for stream in counting_store.keys.all_finished():
+        for _entry_id, fields in await counting_store.client.xrange(stream):
+            heard.add(GameFinished.from_fields(fields))
+    assert heard == {GameFinished(g, 7) for g in games}  # the duplicate is the same notice
+    for game in games:  # each in its game's shard's stream
+        entries = await counting_store.client.xrange(counting_store.keys.finished_of(game))
+        assert {"game_id": game, "version": "7"} in [fields for _id, fields in entries]
 
 
 async def test_one_batch_on_one_game_has_one_winner_and_dedups_a_command(

@@ -17,6 +17,7 @@ import structlog
 
 from services.engine.store.keys import RedisKeys
 from services.engine.store.redis_client import RedisClient
+from services.engine.store.script_batches import ScriptBatches
 
 log = structlog.get_logger(__name__)
 
@@ -42,21 +43,46 @@ class GameFinished:
 
 
 class GameEndPublisher:
-    """Publishes :class:`GameFinished` entries (the engine's side)."""
+    """Publishes :class:`GameFinished` entries (the engine's side).
 
-    def __init__(self, client: RedisClient, keys: RedisKeys) -> None:
+    Args:
+        client: the engine's Redis client.
+        keys: key layout of the deployment.
+        lane: the store's script lane (``RedisEventStore.lane``), if it has one: the
+            notice then shares the appends' round trips instead of taking a pooled
+            connection of its own (about 1.5% of a busy ``teoti serve``'s samples with
+            10-move games; issue 16). A notice sent twice after a lost reply is harmless:
+            the director handles a finished game once however often it hears of it.
+    """
+
+    def __init__(
+        self, client: RedisClient, keys: RedisKeys, lane: ScriptBatches | None = None
+    ) -> None:
         self._redis = client
         self._keys = keys
+        self._lane = lane
 
     async def __call__(self, game_id: str, version: int) -> None:
         """XADD the notification; an outage is logged, not raised (the game has ended
         whatever happens here, and consumers sweep for lost notifications)."""
+        stream = self._keys.finished_of(game_id)
+        fields = GameFinished(game_id, version).to_fields()
         try:
+            if self._lane is not None:
+                await self._lane.execute(
+                    "XADD", stream, "MAXLEN", "~", STREAM_CAP, "*", *_flat(fields)
+                )
+                return
             await self._redis.xadd(
-                self._keys.finished_of(game_id),
-                dict(GameFinished(game_id, version).to_fields()),  # type: ignore[arg-type]
+                stream,
+                dict(fields),  # type: ignore[arg-type]
                 maxlen=STREAM_CAP,
                 approximate=True,
             )
         except Exception as exc:
             log.warning("game_finished_not_published", game_id=game_id, error=str(exc))
+
+
+def _flat(fields: Mapping[str, str]) -> list[str]:
+    """``{a: 1, b: 2}`` as ``[a, 1, b, 2]`` (XADD's field-value arguments)."""
+    return [item for pair in fields.items() for item in pair]

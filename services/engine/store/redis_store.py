@@ -236,6 +236,12 @@ class RedisEventStore:
         """The underlying client (shared with the turn-request consumer)."""
         return self._redis
 
+    @property
+    def lane(self) -> ScriptBatches | None:
+        """The appends' script lane (None on a cluster), for the engine's other one-off
+        commands that may run twice (see ScriptBatches.execute)."""
+        return self._batches
+
     async def _run_script(
         self,
         keys: Sequence[str],

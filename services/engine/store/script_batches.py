@@ -1,4 +1,5 @@
-"""A script lane: ``EVALSHA`` calls on one connection of their own, batched while busy.
+"""A script lane: ``EVALSHA`` calls (and the engine's other one-off commands, such as
+the game-end notice's ``XADD``) on one connection of their own, batched while busy.
 
 Each ``EVALSHA`` through redis-py costs its fixed share of Python work apart from the
 bytes: take a pooled connection and give it back, a retry wrapper, a timeout around the
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
 from typing import Any
 
 import hiredis
@@ -64,21 +66,29 @@ class ScriptBatches:
         self.round_trips = 0
         """Round trips sent so far (tries included): a count for tests and metrics."""
 
-    async def evalsha(self, *args: Any) -> Any:
+    def evalsha(self, *args: Any) -> Coroutine[Any, Any, Any]:
         """``EVALSHA`` with ``args`` (sha, number of keys, keys, arguments): its reply,
         decoded as the client decodes it. Raises the reply's error (a ResponseError such
         as NoScriptError), redis ConnectionError / TimeoutError when Redis could not be
         reached within the deadline twice, or TypeError for an argument that is not
         str, bytes, int or float."""
+        return self.execute("EVALSHA", *args)
+
+    async def execute(self, *command: Any) -> Any:
+        """Any single command (its name first), as :meth:`evalsha` sends a script: its
+        reply decoded as the client decodes it (no redis-py response callback runs), or
+        the errors :meth:`evalsha` names. A round trip that fails is sent once more, so
+        the command must be one that may run twice (a compare-and-set script, or a
+        notice whose consumers ignore a duplicate)."""
         loop = self._loop
         if self._busy and loop is not None:
             waiter: asyncio.Future[Any] = loop.create_future()
-            self._waiting.append((args, waiter))
+            self._waiting.append((command, waiter))
             return await waiter
         self._busy = True
         self._loop = loop = asyncio.get_running_loop()
         waiter = loop.create_future()
-        _keep(loop.create_task(self._run([(args, waiter)])))
+        _keep(loop.create_task(self._run([(command, waiter)])))
         return await waiter
 
     async def aclose(self) -> None:
@@ -118,7 +128,7 @@ class ScriptBatches:
             if waiter.done():
                 continue  # its caller gave up before it went out: never sent
             try:
-                commands.append(hiredis.pack_command(("EVALSHA", *args)))
+                commands.append(hiredis.pack_command(args))
             except Exception as error:  # an argument that cannot be sent: this call's
                 waiter.set_exception(error)
                 continue
