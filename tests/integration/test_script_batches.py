@@ -4,6 +4,7 @@ outcome (real Redis)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 import uuid
@@ -456,7 +457,18 @@ async def test_under_kills_pauses_cancels_and_timeouts_each_reply_is_its_callers
     await asyncio.gather(chaos(), *(caller(n) for n in range(20)))
     assert answered  # some calls got through the chaos
     assert all(reply == token for token, reply in answered)  # each its own reply
-    assert await batches.evalsha(sha, 0, "after", 0) == "after"  # the lane is not stuck
+    # The lane is not stuck. The chaos's last CLIENT PAUSE (up to 80 ms) may outlast a
+    # call's two 30 ms tries, and a loaded machine may miss a 30 ms deadline once more.
+    await admin.client_unpause()
+    assert await _eventually_answered(batches, sha, "after") == "after"
     await batches.aclose()
     await client.aclose()
     await admin.aclose()
+
+
+async def _eventually_answered(batches: ScriptBatches, sha: str, token: str) -> Any:
+    """The lane's reply to an echo within 5 calls (a timed-out call is tried again)."""
+    for _ in range(4):
+        with contextlib.suppress(RedisTimeoutError):
+            return await batches.evalsha(sha, 0, token, 0)
+    return await batches.evalsha(sha, 0, token, 0)
