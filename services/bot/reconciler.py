@@ -82,10 +82,10 @@ class TurnReconciler:
         self._owner = secrets.token_hex(8)
         self._read_until: dict[int, float] = {}
         """Per shard: the newest creation time (ms) read from its games index."""
-        self._running: dict[str, float] = {}
-        """Games seen not finished (looked at every pass), with their creation time."""
-        self._finished: dict[str, float] = {}
-        """Games seen finished that a pass may still read, with their creation time."""
+        self._running: dict[str, None] = {}
+        """Games seen not finished (looked at every pass), in order."""
+        self._finished: dict[str, None] = {}
+        """Games seen finished that a later pass still reads (in its window)."""
 
     async def _take_lease(self) -> bool:
         """True if this process is the first to claim the current pass (see above)."""
@@ -106,36 +106,27 @@ class TurnReconciler:
 
     async def _waiting(self) -> list[TurnRequest]:
         """A turn request for each bot seat that every running game waits for now."""
-        candidates = dict(self._running)  # in order, once each
+        read: dict[str, None] = {}  # in order, once each
         async for page in self._indexed():
-            candidates.update(page)
-        for game_id in list(candidates):
-            if game_id in self._finished:
-                del candidates[game_id]
+            read.update(dict.fromkeys(page))
+        # A finished game out of every shard's window now is never read again (the
+        # windows only move forward): forgetting it keeps the set to the window's games.
+        self._finished = {game_id: None for game_id in read if game_id in self._finished}
+        candidates = [g for g in {**self._running, **read} if g not in self._finished]
         wanted: dict[TurnRequest, None] = {}  # in order, once each
-        games = list(candidates.items())
-        for start in range(0, len(games), _INDEX_PAGE):
-            page = games[start : start + _INDEX_PAGE]
-            ended = set(await self._ended_as_cached([game_id for game_id, _ in page]))
-            for game_id, created in page:
+        for start in range(0, len(candidates), _INDEX_PAGE):
+            page = candidates[start : start + _INDEX_PAGE]
+            ended = set(await self._ended_as_cached(page))
+            for game_id in page:
                 if game_id in ended:
-                    self._ended(game_id, created)
+                    self._ended(game_id)
                 else:
-                    await self._look_at(game_id, created, wanted)
-        self._forget_unread_finished()
+                    await self._look_at(game_id, wanted)
         return list(wanted)
 
-    def _ended(self, game_id: str, created: float) -> None:
+    def _ended(self, game_id: str) -> None:
         self._running.pop(game_id, None)
-        self._finished[game_id] = created
-
-    def _forget_unread_finished(self) -> None:
-        """Drop the finished games no later pass reads again (their entries are behind
-        every shard's margin): the set stays as small as the margin's games."""
-        if not self._read_until:
-            return
-        oldest_read = min(self._read_until.values()) - RESCAN_MARGIN_MS
-        self._finished = {g: c for g, c in self._finished.items() if c >= oldest_read}
+        self._finished[game_id] = None
 
     async def _ended_as_cached(self, game_ids: list[str]) -> list[str]:
         """Those of ``game_ids`` this process holds finished at a head the store still
@@ -159,10 +150,10 @@ class TurnReconciler:
             if version == str(snapshot.version) and digest == snapshot.head_hash
         ]
 
-    async def _look_at(self, game_id: str, created: float, wanted: dict[TurnRequest, None]) -> None:
-        """Load ``game_id`` (created at ``created`` ms): remember it finished, or running
-        with its bots' requests added to ``wanted``. A game that cannot be loaded is
-        logged and left to the next pass that reads its entry."""
+    async def _look_at(self, game_id: str, wanted: dict[TurnRequest, None]) -> None:
+        """Load ``game_id``: remember it finished, or running with its bots' requests
+        added to ``wanted``. A game that cannot be loaded is logged and left to the next
+        pass that reads its entry."""
         try:
             snapshot = await self._reader.load(game_id)
         except (GameNotFound, CorruptLog, UnknownRuleset) as exc:
@@ -170,48 +161,65 @@ class TurnReconciler:
             self._running.pop(game_id, None)
             return
         if snapshot.is_terminal():
-            self._ended(game_id, created)
+            self._ended(game_id)
             return
-        self._running[game_id] = created
+        self._running[game_id] = None
         for seat in snapshot.bot_seats_to_act():
             wanted[TurnRequest(game_id, seat, snapshot.version)] = None
 
-    async def _indexed(self) -> AsyncIterator[list[tuple[str, float]]]:
-        """The games indexes' entries from each shard's margin on (every entry on a
-        process's first pass), as ``(game id, creation ms)``, a page at a time, shard
-        after shard.
+    async def _indexed(self) -> AsyncIterator[list[str]]:
+        """The games indexes' entries from each shard's window on (every entry on a
+        process's first pass), a page of game ids at a time, shard after shard.
 
         The pass needs no global order, so it does not page through the merged,
         creation-ordered listing of ``list_games``, which reads a page's worth from
         every shard for each page it returns (16 shards: about 24 index entries read
         per game, every pass; issue 16). Pages go by rank within the range read: entries
         are never removed from an index, so one added meanwhile can only make an entry
-        come twice (the requests are deduplicated), never skip one.
+        come twice (the requests are deduplicated), never skip one. Every shard's first
+        page comes in one pipelined round trip (16 round trips were most of a pass over
+        a short window), each with its scores as Redis sends them, a flat list, not
+        turned into pairs of floats (that took about twice as long as the ids alone).
         """
-        for shard in range(self._keys.shards):
-            read_until = self._read_until.get(shard)
-            low: float | str = "-inf" if read_until is None else read_until - RESCAN_MARGIN_MS
+        shards = range(self._keys.shards)
+        lows = {shard: self._low(shard) for shard in shards}
+        pipe = self._redis.pipeline(transaction=False)
+        for shard in shards:  # every shard's first page in one round trip
+            pipe.execute_command(*self._page_command(shard, lows[shard], 0))
+        firsts: list[Any] = await pipe.execute()
+        for shard, flat in zip(shards, firsts, strict=True):
             offset = 0
             while True:
-                page: Any = await self._redis.zrangebyscore(
-                    self._keys.games(shard),
-                    low,
-                    "+inf",
-                    start=offset,
-                    num=_INDEX_PAGE,
-                    withscores=True,
-                )
-                if page:
-                    newest = float(page[-1][1])
-                    self._read_until[shard] = max(newest, read_until or newest)
-                yield [
-                    (str(g), float(score))
-                    for g, score in page
-                    if not str(g).startswith(NOT_A_GAME_PREFIX)
-                ]
-                if len(page) < _INDEX_PAGE:
+                ids, scores = _ids_and_scores(flat)
+                if scores:
+                    newest = float(scores[-1])
+                    self._read_until[shard] = max(newest, self._read_until.get(shard, newest))
+                yield [g for g in ids if not g.startswith(NOT_A_GAME_PREFIX)]
+                if len(ids) < _INDEX_PAGE:
                     break
-                offset += len(page)
+                offset += len(ids)
+                flat = await self._redis.execute_command(
+                    *self._page_command(shard, lows[shard], offset)
+                )
+
+    def _low(self, shard: int) -> str:
+        """The lowest creation time (ms) a pass reads in ``shard``'s index."""
+        read_until = self._read_until.get(shard)
+        return "-inf" if read_until is None else repr(read_until - RESCAN_MARGIN_MS)
+
+    def _page_command(self, shard: int, low: str, offset: int) -> tuple[Any, ...]:
+        """ZRANGEBYSCORE of one page from ``low`` on, with the scores as Redis sends
+        them (a raw command: redis-py's pairs of floats are not built)."""
+        return (
+            "ZRANGEBYSCORE",
+            self._keys.games(shard),
+            low,
+            "+inf",
+            "WITHSCORES",
+            "LIMIT",
+            offset,
+            _INDEX_PAGE,
+        )
 
     async def _pending(self) -> set[TurnRequest]:
         """Every request still in a turn stream (acked ones are deleted, so: not played)."""
@@ -271,3 +279,11 @@ class TurnReconciler:
                 log.warning("reconciler_redis_error", error=repr(exc))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self._interval_s)
+
+
+def _ids_and_scores(reply: list[Any]) -> tuple[list[str], list[Any]]:
+    """A ZRANGEBYSCORE ... WITHSCORES reply as (members, scores): flat ``[m, s, m, s]``
+    (RESP2) or pairs ``[[m, s], ...]`` (RESP3)."""
+    if reply and isinstance(reply[0], list):
+        return [str(m) for m, _ in reply], [score for _, score in reply]
+    return [str(m) for m in reply[0::2]], reply[1::2]

@@ -1,5 +1,6 @@
 """Clocks on a real 3-master Redis Cluster: a game's deadline entry lives in its slot,
-and the timekeeper claims and times out games on every shard."""
+and the timekeeper claims and times out games on every shard; the reconciler, which
+runs beside it, reads every shard's games index."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from typing import Any
 
 import pytest
 
+from services.bot.reconciler import TurnReconciler
 from services.embedded_redis import EmbeddedRedisCluster
 from services.engine.clock import fixed_seed
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
+from services.engine.reader import GameReader
+from services.engine.snapshots import SnapshotCache
 from services.engine.store import RedisEventStore
 from services.engine.store.deadlines import RedisDeadlines
+from services.engine.store.records import TurnRequest
 from services.engine.store.redis_client import RedisConfig
 from services.engine.timing.time_control import TimeControl, TimeoutPolicy
 from services.engine.timing.timekeeper import Timekeeper
@@ -56,3 +61,23 @@ async def test_timeouts_on_every_shard_of_a_cluster(store: RedisEventStore) -> N
     for game in games:
         types = [e.type for e in await store.read(game)]
         assert types.count("SeatForfeited") == 1
+
+
+async def test_the_reconciler_reads_every_shards_index_of_a_cluster(
+    store: RedisEventStore,
+) -> None:
+    """Each shard's first page comes in one pipeline, which a cluster client splits by
+    node: a request lost on any shard is found and published again."""
+    engine = Engine(store, clock_registry(), seed_source=fixed_seed("r"))
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    waiting = []
+    for _ in range(10):
+        game = (await engine.create_game("nim", seats, {})).game_id
+        await engine.submit_action(game, 0, {"take": 1})  # the bot (seat 1) is to act
+        waiting.append(TurnRequest(game, 1, (await engine.load(game)).version))
+    assert len({store.keys.shard_of(r.game_id) for r in waiting}) > 1
+    for shard in range(store.keys.shards):
+        await store.client.delete(store.keys.turns(shard))  # every request lost
+    reader = GameReader(store, clock_registry(), SnapshotCache(store, clock_registry()))
+    reconciler = TurnReconciler(store.client, store.keys, reader, interval_s=1)
+    assert set(await reconciler.run_once()) == set(waiting)
