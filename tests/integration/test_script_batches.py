@@ -335,6 +335,7 @@ async def append_retried_after_it_ran(
     await store.append(game, 0, thing(0), META)
     _version, head_hash = await store.head(game)
     before = round_trips(store)
+    await admin.ping()  # connected: the busy script goes out at once, not after a login
     busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
     await asyncio.sleep(0.05)  # Redis runs the busy script: the append waits behind it
     outcome: Any
@@ -391,6 +392,7 @@ async def test_a_move_whose_append_is_retried_after_it_landed_is_applied_once(
     seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
     game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
     before = await engine.load(game)
+    await admin.ping()  # connected: the busy script goes out at once, not after a login
     busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
     await asyncio.sleep(0.05)
     outcome: Any
