@@ -14,7 +14,12 @@ import grpc
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.client import CommandResult
 from services.engine.errors import InvalidArgument
-from services.engine.exchange_client import MAX_CALL_BYTES, STREAMS_PER_CHANNEL, ExchangePool
+from services.engine.exchange_client import (
+    MAX_CALL_BYTES,
+    STREAMS_PER_CHANNEL,
+    EngineStreamsStub,
+    ExchangePool,
+)
 from services.engine.exchange_outbox import FRAMING_BYTES
 from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
@@ -154,27 +159,44 @@ class RemoteEngineClient:
         self._timeout = timeout_s
         self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
         self._exchange = (
-            ExchangePool(engine_stubs, self._bot_metadata, streams_per_channel)
+            ExchangePool(
+                [EngineStreamsStub(channel) for channel in self._channels],
+                self._bot_metadata,
+                streams_per_channel,
+            )
             if self.transport == "stream"
             else None
         )
 
+    def _command(self, method: str) -> tuple[Any, Any]:
+        """(``method``'s request to fill in, what :meth:`_call` is given to send): on the
+        stream transport the command is built in its Exchange request's own field, so
+        nothing is copied into one (issue 16); on the unary one both are the request."""
+        if self._exchange is None:
+            request = getattr(self._pb, f"EngineService{method}Request")()
+            return request, request
+        envelope = self._pb.EngineServiceExchangeRequest()
+        command = getattr(envelope, _EXCHANGE_FIELDS[method])
+        command.SetInParent()  # the oneof names it even if every field is its default
+        return command, envelope
+
     async def _send(self, method: str, request: Any, metadata: Any) -> Any:
-        """One attempt of ``method``: a unary call, or a request on an Exchange stream."""
+        """One attempt of ``method`` with ``request`` (:meth:`_command`'s second): a
+        unary call, or a request on an Exchange stream."""
         timeout = deadlines.timeout(self._timeout)
         if self._exchange is None:
             return await getattr(next(self._stubs), method)(
                 request, timeout=timeout, metadata=metadata
             )
-        field = _EXCHANGE_FIELDS[method]
-        exchange_request = self._pb.EngineServiceExchangeRequest(**{field: request})
-        response = await self._exchange.call(exchange_request, timeout)
+        response = await self._exchange.call(request, timeout)
         if response.WhichOneof("result") == "error":
             raise rpc_error_from_status(response.error)
-        return getattr(response, field)
+        return getattr(response, _EXCHANGE_FIELDS[method])
 
-    async def _call(self, method: str, request: Any, metadata: Any = None) -> Any:
-        if (size := request.ByteSize()) > MAX_COMMAND_BYTES:
+    async def _call(self, method: str, command: Any, request: Any, metadata: Any = None) -> Any:
+        """``method`` with ``command`` (its request), sent as ``request`` (see
+        :meth:`_command`), retried while the engine refuses it unprocessed."""
+        if (size := command.ByteSize()) > MAX_COMMAND_BYTES:
             # Refused here as the bad argument it is: the engine's RESOURCE_EXHAUSTED
             # reads as an outage, and on a stream would end every call on it.
             raise InvalidArgument(
@@ -201,14 +223,14 @@ class RemoteEngineClient:
         time_control: TimeControl | None = None,
     ) -> CommandResult:
         """See EngineClient.create_game."""
-        request = self._pb.EngineServiceCreateGameRequest(
-            ruleset=ruleset,
-            seats=seats_to_proto(seats, token_hashes=True),
-            options_json=canonical_json(dict(options)),
-            command_id=command_id,
-            time_control=time_control_to_proto(time_control) if time_control else None,
-        )
-        reply = await self._call("CreateGame", request)
+        command, request = self._command("CreateGame")
+        command.ruleset = ruleset
+        command.seats.extend(seats_to_proto(seats, token_hashes=True))
+        command.options_json = canonical_json(dict(options))
+        command.command_id = command_id
+        if time_control:
+            command.time_control.CopyFrom(time_control_to_proto(time_control))
+        reply = await self._call("CreateGame", command, request)
         written = tuple(event_from_proto(event) for event in reply.events)
         return CommandResult(reply.game_id, reply.version, 1, written)
 
@@ -221,15 +243,14 @@ class RemoteEngineClient:
         command_id: str = "",
     ) -> CommandResult:
         """See EngineClient.submit_action."""
-        request = self._pb.EngineServiceSubmitActionRequest(
-            game_id=game_id,
-            seat=seat,
-            action_json=canonical_json(dict(action)),
-            command_id=command_id,
-        )
+        command, request = self._command("SubmitAction")
+        command.game_id = game_id
+        command.seat = seat
+        command.action_json = canonical_json(dict(action))
+        command.command_id = command_id
         if expected_version is not None:
-            request.expected_version = expected_version
-        reply = await self._call("SubmitAction", request, self._bot_metadata)
+            command.expected_version = expected_version
+        reply = await self._call("SubmitAction", command, request, self._bot_metadata)
         written = tuple(event_from_proto(event) for event in reply.events)
         return CommandResult(game_id, reply.version, reply.first_version, written)
 
@@ -237,10 +258,13 @@ class RemoteEngineClient:
         self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
     ) -> CommandResult:
         """See EngineClient.join_game."""
-        request = self._pb.EngineServiceJoinGameRequest(
-            game_id=game_id, seat=seat, name=name, token_hash=token_hash, command_id=command_id
-        )
-        reply = await self._call("JoinGame", request)
+        command, request = self._command("JoinGame")
+        command.game_id = game_id
+        command.seat = seat
+        command.name = name
+        command.token_hash = token_hash
+        command.command_id = command_id
+        reply = await self._call("JoinGame", command, request)
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def close(self) -> None:

@@ -10,10 +10,16 @@ import grpc
 
 from services.engine.bot_credential import BOT_KEY_METADATA
 from services.engine.engine import Engine
-from services.engine.exchange_server import BATCHES_METADATA, MAX_IN_FLIGHT, ExchangeSession
+from services.engine.exchange_server import (
+    BATCHES_METADATA,
+    MAX_IN_FLIGHT,
+    ExchangeSession,
+    serialized_or_message,
+)
+from services.engine.exchange_server import ENGINE_SERVICE as ENGINE_SERVICE
 from services.engine.rulesets import DEFAULT_RULESET
 from services.rpc.convert import (
-    event_to_proto,
+    add_events,
     parse_object,
     seats_from_engine_proto,
     time_control_from_proto,
@@ -21,8 +27,6 @@ from services.rpc.convert import (
 from services.rpc.errors import BadRequest, unary_errors
 from services.rpc.server import MAX_STREAMS_PER_CONNECTION, build_server, mark_serving
 from services.rpc.stubs import load_stubs
-
-ENGINE_SERVICE = "gameserver.v1.EngineService"
 
 
 class EngineServicer:
@@ -38,6 +42,24 @@ class EngineServicer:
         self._max_in_flight = max_in_flight
         self._sessions: set[ExchangeSession] = set()
         self._draining = False
+        self._serialized = False
+
+    def add_to(self, server: grpc.aio.Server) -> None:
+        """Register EngineService on ``server`` with this servicer, as the generated
+        ``add_EngineServiceServicer_to_server`` does, except that ExchangeBatches writes
+        its batches as bytes (:func:`serialized_or_message`): the answers are serialized
+        once each rather than copied into a batch message (issue 16)."""
+        recorder = _Registrations()
+        load_stubs().engine_pb2_grpc.add_EngineServiceServicer_to_server(self, recorder)
+        handlers = dict(recorder.handlers)
+        handlers["ExchangeBatches"] = handlers["ExchangeBatches"]._replace(
+            response_serializer=serialized_or_message
+        )
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(ENGINE_SERVICE, handlers),)
+        )
+        server.add_registered_method_handlers(ENGINE_SERVICE, handlers)
+        self._serialized = True
 
     async def drain(self) -> None:
         """Tell every Exchange stream, now and from now on, that this engine is stopping
@@ -80,17 +102,20 @@ class EngineServicer:
     ) -> None:
         bot_key = _bot_key(context)  # a stream is one client's: its credential holds for all
 
-        async def answer(request: Any) -> tuple[str, Any]:
+        async def answer(request: Any, response: Any) -> None:
             command = request.WhichOneof("command")
             if command == "submit_action":
-                return command, await self._submit_action(request.submit_action, bot_key)
-            if command == "create_game":
-                return command, await self._create_game(request.create_game)
-            if command == "join_game":
-                return command, await self._join_game(request.join_game)
-            raise BadRequest("the request carries no command")
+                await self._submit_action(request.submit_action, bot_key, response.submit_action)
+            elif command == "create_game":
+                await self._create_game(request.create_game, response.create_game)
+            elif command == "join_game":
+                response.join_game.CopyFrom(await self._join_game(request.join_game))
+            else:
+                raise BadRequest("the request carries no command")
 
-        session = ExchangeSession(context, answer, self._max_in_flight, batched)
+        session = ExchangeSession(
+            context, answer, self._max_in_flight, batched, serialized=self._serialized
+        )
         self._sessions.add(session)
         try:
             if batched:
@@ -101,7 +126,9 @@ class EngineServicer:
         finally:
             self._sessions.discard(session)
 
-    async def _create_game(self, request: Any) -> Any:
+    async def _create_game(self, request: Any, into: Any = None) -> Any:
+        """The engine's CreateGame reply, written into ``into`` (an empty one: an
+        Exchange response's own field) or a new one; returns it."""
         result = await self._engine.create_game(
             request.ruleset or DEFAULT_RULESET,
             seats_from_engine_proto(request.seats),
@@ -109,13 +136,16 @@ class EngineServicer:
             request.command_id,
             time_control_from_proto(request),
         )
-        return self._pb.EngineServiceCreateGameResponse(
-            game_id=result.game_id,
-            version=result.version,
-            events=[event_to_proto(event) for event in result.written],
-        )
+        reply = self._pb.EngineServiceCreateGameResponse() if into is None else into
+        reply.SetInParent()  # present even if every field is its default
+        reply.game_id = result.game_id
+        reply.version = result.version
+        add_events(reply.events, result.written)
+        return reply
 
-    async def _submit_action(self, request: Any, bot_key: str) -> Any:
+    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
+        """The engine's SubmitAction reply, written into ``into`` (an empty one: an
+        Exchange response's own field) or a new one; returns it."""
         result = await self._engine.submit_action(
             request.game_id,
             request.seat,
@@ -124,11 +154,12 @@ class EngineServicer:
             request.command_id,
             bot_key=bot_key,
         )
-        return self._pb.EngineServiceSubmitActionResponse(
-            version=result.version,
-            first_version=result.first_version,
-            events=[event_to_proto(event) for event in result.written],
-        )
+        reply = self._pb.EngineServiceSubmitActionResponse() if into is None else into
+        reply.SetInParent()
+        reply.version = result.version
+        reply.first_version = result.first_version
+        add_events(reply.events, result.written)
+        return reply
 
     async def _join_game(self, request: Any) -> Any:
         result = await self._engine.join_game(
@@ -137,6 +168,19 @@ class EngineServicer:
         return self._pb.EngineServiceJoinGameResponse(
             version=result.version, first_version=result.first_version
         )
+
+
+class _Registrations:
+    """Stands for a server to the generated registration: keeps its method handlers."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, Any] = {}
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        pass  # the same handlers come to add_registered_method_handlers
+
+    def add_registered_method_handlers(self, name: str, handlers: dict[str, Any]) -> None:
+        self.handlers = handlers
 
 
 def _bot_key(context: grpc.aio.ServicerContext[Any, Any]) -> str:
@@ -173,11 +217,10 @@ async def start_engine_server(
     resolve the engines' name again and spread onto engines added since (a headless
     Service's DNS name lists every pod; see docs/operations.md, "Gateway to engine").
     """
-    stubs = load_stubs()
     servicer = EngineServicer(engine, max_in_flight_per_exchange)
     server, port, health = build_server(
         address,
-        [lambda s: stubs.engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, s)],
+        [servicer.add_to],
         [ENGINE_SERVICE],
         max_streams_per_connection=max_streams_per_connection,
         max_connection_age_ms=ENGINE_CONNECTION_AGE_MS,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from teoti_client.proto import game_service_pb2 as pb
@@ -135,6 +135,24 @@ def event_to_proto(event: StoredEvent) -> pb.Event:
         ),
         hash=event.hash,
     )
+
+
+def add_events(into: Any, events: Iterable[StoredEvent]) -> None:
+    """Append ``events`` to ``into`` (a repeated ``Event`` field), each as
+    :func:`event_to_proto` makes it but built in its place: an engine reply's events are
+    not built apart and copied in (issue 16)."""
+    for event in events:
+        added = into.add()
+        added.version = event.version
+        added.type = event.type
+        added.schema_version = event.schema_version
+        added.payload_json = canonical_json(dict(event.payload))
+        # Assigning a field, even its default, makes the metadata present, as a copy was.
+        metadata = added.metadata
+        metadata.command_id = event.metadata.command_id
+        metadata.seat = event.metadata.seat
+        metadata.recorded_at = event.metadata.recorded_at
+        added.hash = event.hash
 
 
 def event_from_proto(event: pb.Event) -> StoredEvent:

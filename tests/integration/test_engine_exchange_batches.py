@@ -16,8 +16,14 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
+import pytest
 
-from services.engine.exchange_client import CALLS_PER_TURN, ExchangePool, ExchangeStream
+from services.engine.exchange_client import (
+    CALLS_PER_TURN,
+    EngineStreamsStub,
+    ExchangePool,
+    ExchangeStream,
+)
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import EngineServicer
@@ -104,6 +110,39 @@ async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
         stream.retire()
         await asyncio.wait_for(stream.reader, 5)
         assert stream.reader.exception() is None
+
+
+async def test_batches_written_as_bytes_carry_the_same_calls_and_answers(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """The gateway's stub writes each batch as its bytes, and the engine its answers
+    (issue 16): the calls of a turn are still one message, each answered, with its cancel
+    and its refusal, as a batch message would carry them."""
+    async with engine_channel(redis_store, registry) as (engine, channel):
+        stub = EngineStreamsStub(channel)
+        recording = RecordingStub(stub)
+        stream = ExchangeStream(recording)
+        assert stub.serialized_batches and not getattr(recording, "serialized_batches", False)
+        streamed = ExchangeStream(stub)
+        answers = await asyncio.gather(
+            *(streamed.call(create_request(f"instant-{i}"), 5) for i in range(5)),
+            streamed.call(pb.EngineServiceExchangeRequest(), 5),  # no command: refused
+        )
+        assert [a.create_game.game_id for a in answers[:5]] == [f"instant-{i}" for i in range(5)]
+        assert refusal_code(answers[5]) == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        with pytest.raises(grpc.aio.AioRpcError) as failed:
+            await streamed.call(create_request("held-gone"), 0.3)
+        assert failed.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        await until(lambda: "held-gone" in engine.gate.cancelled, "the held call's cancel")
+        # The same calls as messages, on the generated stub's method, for comparison.
+        again = await stream.call(create_request("instant-again"), 5)
+        assert again.create_game.game_id == "instant-again"
+        (call,) = recording.calls
+        assert [len(m.requests) for m in call.written] == [1]
+        for each in (stream, streamed):
+            each.retire()
+            await asyncio.wait_for(each.reader, 5)
+            assert each.reader.exception() is None
 
 
 async def test_a_turns_calls_share_a_stream_up_to_a_bound_and_the_next_turn_moves_on(

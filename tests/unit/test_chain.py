@@ -7,8 +7,19 @@ import hashlib
 import json
 from typing import Any, cast
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from services.engine.ruleset import DomainEvent
-from services.engine.store.chain import GENESIS_HASH, chain_hash, chained, hash_of, verify_chain
+from services.engine.store.chain import (
+    GENESIS_HASH,
+    chain_hash,
+    chained,
+    content_text,
+    event_content,
+    hash_of,
+    verify_chain,
+)
 from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
 
 META = EventMetadata("cmd", 0, "2024-01-01T00:00:00+00:00")
@@ -107,3 +118,48 @@ def test_chained_records_hash_as_a_read_back_log_does() -> None:
         assert record.hash == hash_of(previous, record)
         previous = record.hash
     assert [r.version for _, r in records] == [5, 6]
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(
+    version=st.integers(min_value=0),
+    type_=st.text(),
+    schema_version=st.integers(),
+    payload=st.dictionaries(st.text(), _json_values, max_size=4),
+    command_id=st.text(),
+    seat=st.integers(),
+    recorded_at=st.text(),
+)
+def test_content_text_is_the_canonical_json_of_the_content(
+    version: int,
+    type_: str,
+    schema_version: int,
+    payload: dict[str, Any],
+    command_id: str,
+    seat: int,
+    recorded_at: str,
+) -> None:
+    # The envelope written out field by field must be the very bytes the hash covered
+    # when it was the canonical JSON of a nested object (every stored hash depends on it).
+    metadata = EventMetadata(command_id, seat, recorded_at)
+    content = event_content(version, type_, schema_version, payload, metadata)
+    text = content_text(version, type_, schema_version, canonical_json(payload), metadata)
+    assert text == canonical_json(content)
+    event = StoredEvent(version, type_, schema_version, payload, metadata)
+    assert hash_of("b" * 64, event) == chain_hash("b" * 64, content)
+
+
+def test_content_text_of_fields_that_are_not_plain_str_or_int() -> None:
+    # A bool seat or a str subclass goes through the encoder as inside an object.
+    class Text(str):
+        pass
+
+    metadata = EventMetadata(Text("c"), cast(int, True), "t")
+    content = event_content(3, Text("T"), 1, {"k": [1]}, metadata)
+    assert content_text(3, Text("T"), 1, '{"k":[1]}', metadata) == canonical_json(content)

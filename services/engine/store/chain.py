@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,17 +45,91 @@ def event_content(
 
 def chain_hash(previous: str, content: Mapping[str, Any]) -> str:
     """SHA-256 hex of ``previous`` (hex text) followed by the canonical JSON of ``content``."""
+    return _digest(previous, canonical_json(content))
+
+
+def _digest(previous: str, text: str) -> str:
     digest = hashlib.sha256(previous.encode("ascii"))
-    digest.update(canonical_json(content).encode("utf-8"))
+    digest.update(text.encode("utf-8"))
     return digest.hexdigest()
+
+
+def _scalar(value: Any) -> str:
+    """``canonical_json(value)`` for an envelope field: the encoder's own text for an
+    exact str or int (what it writes for them inside an object), else the encoder."""
+    kind = type(value)
+    if kind is str:
+        return _encode_string(value)
+    if kind is int:
+        return int.__repr__(value)
+    return canonical_json(value)
+
+
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
+"""The string encoder of a ``JSONEncoder(ensure_ascii=False)``, as canonical_json has."""
+
+
+def content_text(
+    version: int,
+    type_: str,
+    schema_version: int,
+    payload_text: str,
+    metadata: EventMetadata,
+) -> str:
+    """``canonical_json(event_content(...))`` for a payload whose canonical JSON is
+    ``payload_text``, written out field by field (issue 16: the gateway checks the chain
+    of every move the engine reports, the engine chains every event it appends, and
+    sorting and encoding the envelope's two objects each time was most of a hash).
+
+    The same bytes: canonical JSON of an object is its keys in sorted order (metadata,
+    payload, schema_version, type, version; command_id, recorded_at, seat), each with
+    its value's canonical JSON, and no spaces (tested against canonical_json)."""
+    command_id, seat, recorded_at = metadata.command_id, metadata.seat, metadata.recorded_at
+    if (
+        type(version) is int
+        and type(schema_version) is int
+        and type(seat) is int
+        and type(type_) is str
+        and type(command_id) is str
+        and type(recorded_at) is str
+    ):
+        # An exact int formats as the encoder writes it (its repr); strings go through
+        # the encoder's own string function.
+        return (
+            f'{{"metadata":{{"command_id":{_encode_string(command_id)},'
+            f'"recorded_at":{_encode_string(recorded_at)},"seat":{seat}}},'
+            f'"payload":{payload_text},"schema_version":{schema_version},'
+            f'"type":{_encode_string(type_)},"version":{version}}}'
+        )
+    return (
+        '{"metadata":{"command_id":'
+        + _scalar(command_id)
+        + ',"recorded_at":'
+        + _scalar(recorded_at)
+        + ',"seat":'
+        + _scalar(seat)
+        + '},"payload":'
+        + payload_text
+        + ',"schema_version":'
+        + _scalar(schema_version)
+        + ',"type":'
+        + _scalar(type_)
+        + ',"version":'
+        + _scalar(version)
+        + "}"
+    )
 
 
 def hash_of(previous: str, event: StoredEvent) -> str:
     """The hash ``event`` must carry if it follows an event hashed ``previous``."""
-    return chain_hash(
+    return _digest(
         previous,
-        event_content(
-            event.version, event.type, event.schema_version, event.payload, event.metadata
+        content_text(
+            event.version,
+            event.type,
+            event.schema_version,
+            canonical_json(event.payload),
+            event.metadata,
         ),
     )
 
@@ -78,8 +152,11 @@ def chained(
         payload = canonical_json(dict(event.payload))
         version = expected_version + 1 + offset
         decoded = json.loads(payload)
-        previous = chain_hash(
-            previous, event_content(version, event.type, event.schema_version, decoded, metadata)
+        previous = _digest(
+            previous,
+            content_text(
+                version, event.type, event.schema_version, canonical_json(decoded), metadata
+            ),
         )
         record = StoredEvent(version, event.type, event.schema_version, decoded, metadata, previous)
         result.append((payload, record))
