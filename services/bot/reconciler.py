@@ -81,7 +81,12 @@ class TurnReconciler:
         self._interval_s = interval_s
         self._owner = secrets.token_hex(8)
         self._read_until: dict[int, float] = {}
-        """Per shard: the newest creation time (ms) read from its games index."""
+        """Per shard: the newest creation time (ms) read from its games index by a pass
+        that then looked at every game it read."""
+        self._reading: dict[int, float] = {}
+        """The current pass's ``_read_until``, kept only once the pass has looked at every
+        game it read (a pass cut short by an outage must not move the window past games
+        it never looked at: once newer games are indexed they would be read no more)."""
         self._running: dict[str, None] = {}
         """Games seen not finished (looked at every pass), in order."""
         self._finished: dict[str, None] = {}
@@ -107,6 +112,7 @@ class TurnReconciler:
     async def _waiting(self) -> list[TurnRequest]:
         """A turn request for each bot seat that every running game waits for now."""
         read: dict[str, None] = {}  # in order, once each
+        self._reading = dict(self._read_until)
         async for page in self._indexed():
             read.update(dict.fromkeys(page))
         # A finished game out of every shard's window now is never read again (the
@@ -122,6 +128,7 @@ class TurnReconciler:
                     self._ended(game_id)
                 else:
                     await self._look_at(game_id, wanted)
+        self._read_until = self._reading  # every game read was looked at
         return list(wanted)
 
     def _ended(self, game_id: str) -> None:
@@ -193,7 +200,7 @@ class TurnReconciler:
                 ids, scores = _ids_and_scores(flat)
                 if scores:
                     newest = float(scores[-1])
-                    self._read_until[shard] = max(newest, self._read_until.get(shard, newest))
+                    self._reading[shard] = max(newest, self._reading.get(shard, newest))
                 yield [g for g in ids if not g.startswith(NOT_A_GAME_PREFIX)]
                 if len(ids) < _INDEX_PAGE:
                     break
