@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -380,5 +381,37 @@ async def test_reconciler_pass_that_fails_does_not_move_its_window_past_unseen_g
 
         reader.failing.clear()  # the outage is over
         assert await _next_pass(reconciler) == [waiting]
+    finally:
+        await store.close()
+
+
+async def test_reconciler_window_not_moved_ahead_of_its_own_clock_by_one_entry(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """One entry from an engine whose clock ran far ahead (a day) moved its shard's
+    window to that time: every game indexed by the engines with the right time was
+    then behind the window, and their lost requests went unrepublished for that day.
+    The window now starts no later than the reconciler's own clock allows."""
+    store = RedisEventStore.from_url(redis_url, prefix=key_prefix, shards=1)
+    try:
+        now = datetime.now(UTC)
+        snapshots = SnapshotCache(store, registry)
+        engine = Engine(store, registry, snapshots=snapshots, clock=FakeClock(now))
+        ahead = Engine(
+            store, registry, snapshots=snapshots, clock=FakeClock(now + timedelta(days=1))
+        )
+        await engine.create_game("nim", HUMANS, {"max_take": 3})
+        reader = GameReader(store, registry, snapshots)
+        reconciler = TurnReconciler(store.client, store.keys, reader, interval_s=1)
+        assert await _next_pass(reconciler) == []
+
+        await ahead.create_game("nim", HUMANS, {"max_take": 3})
+        first = await _one_shard_bot_game(engine)
+        await _lose_requests(store)
+        assert await _next_pass(reconciler) == [first]
+
+        second = await _one_shard_bot_game(engine)
+        await _lose_requests(store)
+        assert set(await _next_pass(reconciler)) == {first, second}
     finally:
         await store.close()
