@@ -7,6 +7,7 @@ before any option was read. :func:`env_number` says which variable holds what in
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -24,15 +25,21 @@ def env_number(name: str, parse: Callable[[str], Number], fallback: Number) -> N
         fallback: the built-in default.
 
     Raises:
-        SystemExit: the value does not parse; the message names the variable and the
-            value (exit status 2, as argparse's own usage errors).
+        SystemExit: the value does not parse, or is not finite (``nan``, ``inf``); the
+            message names the variable and the value (exit status 2, as argparse's own
+            usage errors).
     """
     raw = os.environ.get(name, "")
     if not raw.strip():
         return fallback
     try:
-        return parse(raw)
+        value = parse(raw)
+        # float() takes "nan" and "inf": a NaN interval made the timekeeper spin (a wait
+        # of NaN seconds times out at once), an infinite one stopped it after one pass.
+        if not math.isfinite(value):
+            raise ValueError(raw)
     except ValueError:
         kind = "an integer" if parse is int else "a number"
         sys.stderr.write(f"teoti: error: ${name} is {raw!r}, which is not {kind}\n")
         raise SystemExit(2) from None
+    return value

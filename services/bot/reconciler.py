@@ -11,8 +11,10 @@ A pass does not read every game ever indexed (the games indexes are never trimme
 that work grew with every game played): it reads each shard's entries created from
 ``RESCAN_MARGIN_MS`` before the newest it has read, and looks again at every game it saw
 running. An entry's score is its creating engine's clock, so one can land behind entries
-read before; the margin covers engines whose clocks disagree by less than that. A process
-reads everything on its first pass.
+read before; the margin covers engines whose clocks disagree by less than that. A window
+never starts later than the margin before this process's own clock (one entry from an
+engine whose clock ran a day ahead would otherwise leave everyone else's games behind
+the window for that day). A process reads everything on its first pass.
 
 A request published twice does no harm: the bot plays it under the command id
 ``bot:<game>:<version>:<seat>`` with the expected version, so the second one is stale or
@@ -81,7 +83,13 @@ class TurnReconciler:
         self._interval_s = interval_s
         self._owner = secrets.token_hex(8)
         self._read_until: dict[int, float] = {}
-        """Per shard: the newest creation time (ms) read from its games index."""
+        """Per shard: the newest creation time (ms) read from its games index by a pass
+        that then looked at every game it read, but no later than this process's clock
+        at that pass."""
+        self._reading: dict[int, float] = {}
+        """The current pass's ``_read_until``, kept only once the pass has looked at every
+        game it read (a pass cut short by an outage must not move the window past games
+        it never looked at: once newer games are indexed they would be read no more)."""
         self._running: dict[str, None] = {}
         """Games seen not finished (looked at every pass), in order."""
         self._finished: dict[str, None] = {}
@@ -107,6 +115,7 @@ class TurnReconciler:
     async def _waiting(self) -> list[TurnRequest]:
         """A turn request for each bot seat that every running game waits for now."""
         read: dict[str, None] = {}  # in order, once each
+        self._reading = dict(self._read_until)
         async for page in self._indexed():
             read.update(dict.fromkeys(page))
         # A finished game out of every shard's window now is never read again (the
@@ -122,6 +131,7 @@ class TurnReconciler:
                     self._ended(game_id)
                 else:
                     await self._look_at(game_id, wanted)
+        self._read_until = self._reading  # every game read was looked at
         return list(wanted)
 
     def _ended(self, game_id: str) -> None:
@@ -181,6 +191,7 @@ class TurnReconciler:
         a short window), each with its scores as Redis sends them, a flat list, not
         turned into pairs of floats (that took about twice as long as the ids alone).
         """
+        now_ms = time.time() * 1000
         shards = range(self._keys.shards)
         lows = {shard: self._low(shard) for shard in shards}
         pipe = self._redis.pipeline(transaction=False)
@@ -192,8 +203,10 @@ class TurnReconciler:
             while True:
                 ids, scores = _ids_and_scores(flat)
                 if scores:
-                    newest = float(scores[-1])
-                    self._read_until[shard] = max(newest, self._read_until.get(shard, newest))
+                    # An entry from an engine whose clock runs ahead must not move the
+                    # window past the entries the others index meanwhile.
+                    newest = min(float(scores[-1]), now_ms)
+                    self._reading[shard] = max(newest, self._reading.get(shard, newest))
                 yield [g for g in ids if not g.startswith(NOT_A_GAME_PREFIX)]
                 if len(ids) < _INDEX_PAGE:
                     break

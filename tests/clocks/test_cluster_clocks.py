@@ -81,3 +81,23 @@ async def test_the_reconciler_reads_every_shards_index_of_a_cluster(
     reader = GameReader(store, clock_registry(), SnapshotCache(store, clock_registry()))
     reconciler = TurnReconciler(store.client, store.keys, reader, interval_s=1)
     assert set(await reconciler.run_once()) == set(waiting)
+
+
+async def test_a_shard_whose_claim_fails_leaves_the_others_timing_out_on_a_cluster(
+    store: RedisEventStore,
+) -> None:
+    """As on a standalone Redis (test_redis_clocks): one shard's failed claim (a key of
+    the wrong type here; a master that is down in production) no longer throws away
+    the other shards' claims."""
+    clock = FakeClock()
+    engine = Engine(store, clock_registry(), clock=clock, seed_source=fixed_seed("w"))
+    control = TimeControl(move_deadline_ms=60_000, policy=TimeoutPolicy.FORFEIT)
+    games = [
+        (await engine.create_game("nim", HUMANS, {}, time_control=control)).game_id
+        for _ in range(3)
+    ]
+    broken = min(set(range(SHARDS)) - {store.keys.shard_of(g) for g in games})
+    await store.client.set(store.keys.deadlines(broken), "not a sorted set")
+    clock.at(60_000)
+    timekeeper = Timekeeper(engine, RedisDeadlines(store.client, store.keys))
+    assert await timekeeper.run_once() == len(games)

@@ -242,3 +242,28 @@ async def test_a_lost_turn_request_of_a_taken_over_seat_is_republished(
     )
     version = (await engine.load(game)).version
     assert await reconciler.run_once() == [TurnRequest(game, 0, version)]
+
+
+async def test_one_shard_whose_claim_fails_leaves_the_other_shards_timeouts_firing(
+    redis_store: RedisEventStore,
+) -> None:
+    """One shard's claim that failed (here a key of the wrong type there; on a cluster, a
+    master that is down) raised out of the pass after the other shards had claimed
+    their games: their leases were thrown away, so no clock anywhere ran out while
+    that one shard failed (each pass re-claimed the games, a lease later, and dropped
+    them again). Now the other shards' games time out and the failure is logged."""
+    clock = FakeClock()
+    engine = Engine(redis_store, clock_registry(), clock=clock, seed_source=fixed_seed("s"))
+    games = [
+        (await engine.create_game("nim", HUMANS, {}, time_control=FORFEIT_LIVE)).game_id
+        for _ in range(4)
+    ]
+    used = {redis_store.keys.shard_of(g) for g in games}
+    broken = min(set(range(redis_store.keys.shards)) - used)
+    await redis_store.client.set(redis_store.keys.deadlines(broken), "not a sorted set")
+    deadlines = RedisDeadlines(redis_store.client, redis_store.keys)
+    clock.at(60_000)
+    assert await Timekeeper(engine, deadlines).run_once() == len(games)
+    for game in games:
+        types = [e.type for e in await redis_store.read(game)]
+        assert types.count("SeatTimedOut") == 1

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.bot import reconciler as reconciler_module
 from services.bot.queue import TurnRequestQueue
@@ -319,3 +321,97 @@ async def test_reconciler_reads_only_recent_index_entries_and_the_games_it_saw_r
     late_waiting = await bot_waiting()
     await lose_requests()
     assert set(await next_pass()) == {old_waiting, new_waiting, late_waiting}
+
+
+class _FailingReader(GameReader):
+    """Loads as GameReader does, except the games in ``failing``: a Redis outage there."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.failing: set[str] = set()
+
+    async def load(self, game_id: str) -> Any:
+        if game_id in self.failing:
+            raise RedisConnectionError("injected: the game's node is unreachable")
+        return await super().load(game_id)
+
+
+async def _one_shard_bot_game(engine: Engine) -> TurnRequest:
+    """A Nim game whose bot (seat 1) is to act at version 3."""
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    await engine.submit_action(game, 0, {"take": 1})
+    return TurnRequest(game, 1, 3)
+
+
+async def _lose_requests(store: RedisEventStore) -> None:
+    for shard in range(store.keys.shards):
+        await store.client.delete(store.keys.turns(shard))
+
+
+async def _next_pass(reconciler: TurnReconciler) -> list[TurnRequest]:
+    await asyncio.sleep(1.02 - time.time() % 1.0)  # the next pass's lease
+    return await reconciler.run_once()
+
+
+async def test_reconciler_pass_that_fails_does_not_move_its_window_past_unseen_games(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """A pass moved each shard's window as soon as it read the index, before it looked at
+    the games: a pass cut short by an outage (a load that fails) left the games it had
+    not looked at yet behind the next pass's window once newer games were indexed, so
+    their lost requests were never republished, even after the outage."""
+    store = RedisEventStore.from_url(redis_url, prefix=key_prefix, shards=1)
+    try:
+        clock = FakeClock()
+        snapshots = SnapshotCache(store, registry)
+        engine = Engine(store, registry, snapshots=snapshots, clock=clock)
+        await engine.create_game("nim", HUMANS, {"max_take": 3})
+        reader = _FailingReader(store, registry, snapshots)
+        reconciler = TurnReconciler(store.client, store.keys, reader, interval_s=1)
+        assert await _next_pass(reconciler) == []  # the window now starts at that game
+
+        waiting = await _one_shard_bot_game(engine)
+        await _lose_requests(store)
+        clock.advance(3 * reconciler_module.RESCAN_MARGIN_MS)
+        await engine.create_game("nim", HUMANS, {"max_take": 3})  # a newer entry
+        reader.failing.add(waiting.game_id)
+        with pytest.raises(RedisConnectionError):
+            await _next_pass(reconciler)
+
+        reader.failing.clear()  # the outage is over
+        assert await _next_pass(reconciler) == [waiting]
+    finally:
+        await store.close()
+
+
+async def test_reconciler_window_not_moved_ahead_of_its_own_clock_by_one_entry(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """One entry from an engine whose clock ran far ahead (a day) moved its shard's
+    window to that time: every game indexed by the engines with the right time was
+    then behind the window, and their lost requests went unrepublished for that day.
+    The window now starts no later than the reconciler's own clock allows."""
+    store = RedisEventStore.from_url(redis_url, prefix=key_prefix, shards=1)
+    try:
+        now = datetime.now(UTC)
+        snapshots = SnapshotCache(store, registry)
+        engine = Engine(store, registry, snapshots=snapshots, clock=FakeClock(now))
+        ahead = Engine(
+            store, registry, snapshots=snapshots, clock=FakeClock(now + timedelta(days=1))
+        )
+        await engine.create_game("nim", HUMANS, {"max_take": 3})
+        reader = GameReader(store, registry, snapshots)
+        reconciler = TurnReconciler(store.client, store.keys, reader, interval_s=1)
+        assert await _next_pass(reconciler) == []
+
+        await ahead.create_game("nim", HUMANS, {"max_take": 3})
+        first = await _one_shard_bot_game(engine)
+        await _lose_requests(store)
+        assert await _next_pass(reconciler) == [first]
+
+        second = await _one_shard_bot_game(engine)
+        await _lose_requests(store)
+        assert set(await _next_pass(reconciler)) == {first, second}
+    finally:
+        await store.close()

@@ -43,3 +43,18 @@ def test_set_values_become_the_defaults_and_empty_ones_leave_the_built_in(
     assert args.web_port == 8181
     assert args.rate_limit == DEFAULT_RATE
     assert env_number("TEOTI_WEB_PORT", int, 0) == 8181
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity", "1e999"])
+def test_a_value_that_is_not_a_finite_number_is_a_usage_error(
+    value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """float() takes 'nan' and 'inf': TEOTI_TIMEKEEPER_INTERVAL=nan made the timekeeper
+    pass without pause (a wait of NaN seconds times out at once) and =inf stopped it
+    after one pass (no game's clock ever ran out again), both silently."""
+    monkeypatch.setenv("TEOTI_TIMEKEEPER_INTERVAL", value)
+    with pytest.raises(SystemExit) as exited:
+        build_parser()
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"teoti: error: $TEOTI_TIMEKEEPER_INTERVAL is {value!r}, which is not a number\n"

@@ -21,11 +21,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import structlog
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
 
 from services.engine.store.keys import RedisKeys
 from services.engine.store.redis_client import RedisClient
+
+log = structlog.get_logger(__name__)
 
 CLAIM_SCRIPT = """
 -- KEYS: 1 deadlines. ARGV: 1 now ms, 2 lease-until ms, 3 at most this many
@@ -93,24 +96,43 @@ class RedisDeadlines:
         engine process: 16 round trips of their own were about 3% of a busy ``teoti
         serve``'s samples; issue 16); a cluster client refuses scripts in a pipeline, so
         there each shard is its own call. A shard whose script Redis lost (a restart) is
-        sent the script itself. Raises RedisError/OSError on an outage."""
+        sent the script itself. A shard whose claim fails (a cluster master down, a key
+        of the wrong type) is logged (``deadlines_claim_failed``) and the other shards'
+        claims are returned: raising would throw their leases away, so no clock of the
+        deployment would run out while that one shard failed. Raises RedisError/OSError
+        on an outage (every shard failed)."""
         until = now_ms + lease_ms
         args = (str(now_ms), str(until), str(limit))
         keys = [self._keys.deadlines(shard) for shard in range(self._keys.shards)]
+        replies: list[Any]
         if isinstance(self._redis, RedisCluster):
-            replies = [await self._script(CLAIM_SCRIPT, CLAIM_SHA, key, *args) for key in keys]
+            replies = []
+            for key in keys:
+                try:
+                    replies.append(await self._script(CLAIM_SCRIPT, CLAIM_SHA, key, *args))
+                except (RedisError, OSError) as exc:
+                    replies.append(exc)
         else:
             pipe = self._redis.pipeline(transaction=False)
             for key in keys:
                 pipe.evalsha(CLAIM_SHA, 1, key, *args)
             replies = await pipe.execute(raise_on_error=False)
         claims: list[Claim] = []
+        failed: list[tuple[str, Exception]] = []
         for key, due in zip(keys, replies, strict=True):
             if isinstance(due, NoScriptError):
-                due = await self._redis.eval(CLAIM_SCRIPT, 1, key, *args)
-            elif isinstance(due, Exception):
-                raise due
+                try:
+                    due = await self._redis.eval(CLAIM_SCRIPT, 1, key, *args)
+                except (RedisError, OSError) as exc:
+                    due = exc
+            if isinstance(due, Exception):
+                failed.append((key, due))
+                continue
             claims += [Claim(str(game_id), until) for game_id in due or []]
+        if len(failed) == len(keys):
+            raise failed[0][1]  # an outage: the timekeeper logs it once
+        for key, error in failed:
+            log.warning("deadlines_claim_failed", key=key, error=repr(error))
         return claims
 
     async def release(self, claim: Claim, deadline_ms: int | None) -> bool:
