@@ -284,12 +284,16 @@ class TurnReconciler:
         return missing
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Pass every ``interval_s`` until ``stop``; outages are logged and waited out."""
+        """Pass every ``interval_s`` until ``stop``; outages are logged and waited out,
+        and so is a bug: one game that breaks a pass must not stop the bot worker (whose
+        restart would read every game again and break on it again)."""
         while not stop.is_set():
             try:
                 await self.run_once()
             except (RedisError, OSError) as exc:
                 log.warning("reconciler_redis_error", error=repr(exc))
+            except Exception:
+                log.exception("reconciler_pass_failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self._interval_s)
 

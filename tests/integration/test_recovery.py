@@ -415,3 +415,25 @@ async def test_reconciler_window_not_moved_ahead_of_its_own_clock_by_one_entry(
         assert set(await _next_pass(reconciler)) == {first, second}
     finally:
         await store.close()
+
+
+async def test_a_pass_that_hits_a_bug_is_logged_and_the_reconciler_goes_on(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """Only outages were caught: any other error from a pass (a game whose log breaks a
+    fold) ended the bot worker, and its restart read every game again and hit it again."""
+    reader = GameReader(redis_store, registry, SnapshotCache(redis_store, registry))
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader, interval_s=0.01)
+    stop = asyncio.Event()
+    passes = 0
+
+    async def broken_pass() -> list[TurnRequest]:
+        nonlocal passes
+        passes += 1
+        if passes == 3:
+            stop.set()
+        raise RuntimeError("a fold that breaks on one game")
+
+    reconciler.run_once = broken_pass  # type: ignore[method-assign]
+    await asyncio.wait_for(reconciler.run(stop), timeout=10)
+    assert passes == 3  # each failed pass was followed by the next
