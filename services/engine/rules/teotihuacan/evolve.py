@@ -77,6 +77,23 @@ def fold(state: GameState, event: DomainEvent) -> GameState:
     return _HANDLERS[kind](state, event.payload)
 
 
+def fold_built(
+    state: GameState, event: DomainEvent, event_type: str, payload: Payload
+) -> GameState:
+    """:func:`fold` for an event the caller has just built from ``event_type`` and
+    ``payload`` (its own ``type`` and ``payload``), which spares reading them back from the
+    event: attributes of the interpreted ``DomainEvent``, a generic look-up each from
+    compiled code.
+
+    Raises:
+        KeyError: unknown event type.
+    """
+    special = _EVENT_HANDLERS.get(event_type)
+    if special is not None:
+        return special(state, event)
+    return _HANDLERS[event_type](state, payload)
+
+
 def known_event_types() -> frozenset[str]:
     """Every event type evolve understands."""
     return frozenset(_HANDLERS) | frozenset(_EVENT_HANDLERS) | {"GameSetUp"}
