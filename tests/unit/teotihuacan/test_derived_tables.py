@@ -26,6 +26,7 @@ from services.engine.rules.teotihuacan.frozen import (
     replace,
     with_agenda,
     with_fields,
+    with_item,
     with_player,
 )
 from services.engine.rules.teotihuacan.last_call import remember_last
@@ -183,6 +184,18 @@ def test_with_fields_is_replace_and_refuses_an_unknown_field() -> None:
     assert with_fields(player, changes) == replace(player, cocoa=player.cocoa + 2, vp=7)
     with pytest.raises(TypeError, match="no field"):
         with_fields(player, {"cocoa": 1, "coffee": 1})
+
+
+def test_with_item_is_the_sliced_tuple() -> None:
+    for size in range(5):
+        values = tuple(range(10, 10 + size))
+        for index in range(size):
+            expected = (*values[:index], -1, *values[index + 1 :])
+            assert with_item(values, index, -1) == expected
+            assert type(with_item(values, index, -1)) is tuple
+        assert values == tuple(range(10, 10 + size))  # the original is untouched
+        with pytest.raises(IndexError):
+            with_item(values, size, -1)
 
 
 def test_shared_workers_equal_new_ones() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from services.engine.rules.public_events import public_event
 from services.engine.ruleset import DomainEvent
 
-from .evolve import fold
+from .evolve import fold, fold_built
 from .frozen import with_agenda
 from .state import GameState
 from .tasks import Task, task_to_dict
@@ -40,7 +40,7 @@ class Context:
     def emit(self, event_type: str, **payload: Any) -> None:
         """Record one event and fold it into :attr:`state`."""
         event = public_event(event_type, payload)
-        self.state = fold(self.state, event)
+        self.state = fold_built(self.state, event, event_type, payload)
         self.events.append(event)
 
     def record(self, event: DomainEvent) -> None:

@@ -13,7 +13,7 @@ from typing import Any, Final
 from services.engine.ruleset import DomainEvent
 
 from .components import PALACE, TEMPLES
-from .frozen import replace, with_field, with_fields, with_player
+from .frozen import replace, with_field, with_fields, with_item, with_player
 from .public_setup import state_from_setup, upcast_setup
 from .state import GameState, Player, Worker
 from .tasks import task_from_dict
@@ -70,10 +70,28 @@ def fold(state: GameState, event: DomainEvent) -> GameState:
     Raises:
         KeyError: unknown event type.
     """
-    special = _EVENT_HANDLERS.get(event.type)
+    kind = event.type  # read once: an attribute of an interpreted class, compiled or not
+    special = _EVENT_HANDLERS.get(kind)
     if special is not None:
         return special(state, event)
-    return _HANDLERS[event.type](state, event.payload)
+    return _HANDLERS[kind](state, event.payload)
+
+
+def fold_built(
+    state: GameState, event: DomainEvent, event_type: str, payload: Payload
+) -> GameState:
+    """:func:`fold` for an event the caller has just built from ``event_type`` and
+    ``payload`` (its own ``type`` and ``payload``), which spares reading them back from the
+    event: attributes of the interpreted ``DomainEvent``, a generic look-up each from
+    compiled code.
+
+    Raises:
+        KeyError: unknown event type.
+    """
+    special = _EVENT_HANDLERS.get(event_type)
+    if special is not None:
+        return special(state, event)
+    return _HANDLERS[event_type](state, payload)
 
 
 def known_event_types() -> frozenset[str]:
@@ -86,8 +104,7 @@ def _player(state: GameState, payload: Payload) -> Player:
 
 
 def _with_worker(player: Player, worker_id: int, new: Worker) -> Player:
-    workers = player.workers
-    return with_field(player, "workers", (*workers[:worker_id], new, *workers[worker_id + 1 :]))
+    return with_field(player, "workers", with_item(player.workers, worker_id, new))
 
 
 @handles_sealed("GameSetUp")
@@ -102,7 +119,7 @@ def _turn_started(state: GameState, payload: Payload) -> GameState:
     player = players[seat]
     if player.ascended_this_turn or player.active_effects or player.new_technologies:
         player = replace(player, ascended_this_turn=False, active_effects=(), new_technologies=())
-        players = (*players[:seat], player, *players[seat + 1 :])
+        players = with_item(players, seat, player)
     # else: the seat's turn markers are already clear (the usual case): keep the player
     return with_fields(state, {"players": players, "current": seat, "phase": "turn"})
 

@@ -4,7 +4,7 @@ nearly every event and every decision make."""
 
 from __future__ import annotations
 
-from services.engine.rules.frozen import replace, with_field, with_fields, without
+from services.engine.rules.frozen import replace, with_field, with_fields, with_item, without
 
 from .state import GameState, Player
 from .tasks import Task
@@ -14,6 +14,7 @@ __all__ = [
     "with_agenda",
     "with_field",
     "with_fields",
+    "with_item",
     "with_player",
     "without",
 ]
@@ -21,8 +22,7 @@ __all__ = [
 
 def with_player(state: GameState, seat: int, player: Player) -> GameState:
     """Copy of ``state`` with seat ``seat``'s player replaced (``seat`` must exist)."""
-    players = state.players
-    return with_field(state, "players", (*players[:seat], player, *players[seat + 1 :]))
+    return with_field(state, "players", with_item(state.players, seat, player))
 
 
 def with_agenda(state: GameState, agenda: tuple[Task, ...]) -> GameState:
