@@ -38,14 +38,23 @@ async def store(cluster: EmbeddedRedisCluster) -> AsyncIterator[RedisEventStore]
     await cluster_store.close()
 
 
-async def test_timeouts_on_every_shard_of_a_cluster(store: RedisEventStore) -> None:
+async def clocked_games(
+    store: RedisEventStore, seed: str, count: int
+) -> tuple[FakeClock, Engine, list[str]]:
+    """``count`` Nim games of two humans with a 60 s move deadline (forfeit), made by an
+    engine on a hand-moved clock."""
     clock = FakeClock()
-    engine = Engine(store, clock_registry(), clock=clock, seed_source=fixed_seed("c"))
+    engine = Engine(store, clock_registry(), clock=clock, seed_source=fixed_seed(seed))
     control = TimeControl(move_deadline_ms=60_000, policy=TimeoutPolicy.FORFEIT)
     games = [
         (await engine.create_game("nim", HUMANS, {}, time_control=control)).game_id
-        for _ in range(12)
+        for _ in range(count)
     ]
+    return clock, engine, games
+
+
+async def test_timeouts_on_every_shard_of_a_cluster(store: RedisEventStore) -> None:
+    clock, engine, games = await clocked_games(store, "c", 12)
     client: Any = store.client
     for game in games:  # the deadline entry shares the game's slot (one append script)
         slots = {
@@ -89,13 +98,7 @@ async def test_a_shard_whose_claim_fails_leaves_the_others_timing_out_on_a_clust
     """As on a standalone Redis (test_redis_clocks): one shard's failed claim (a key of
     the wrong type here; a master that is down in production) no longer throws away
     the other shards' claims."""
-    clock = FakeClock()
-    engine = Engine(store, clock_registry(), clock=clock, seed_source=fixed_seed("w"))
-    control = TimeControl(move_deadline_ms=60_000, policy=TimeoutPolicy.FORFEIT)
-    games = [
-        (await engine.create_game("nim", HUMANS, {}, time_control=control)).game_id
-        for _ in range(3)
-    ]
+    clock, engine, games = await clocked_games(store, "w", 3)
     broken = min(set(range(SHARDS)) - {store.keys.shard_of(g) for g in games})
     await store.client.set(store.keys.deadlines(broken), "not a sorted set")
     clock.at(60_000)
