@@ -17,6 +17,7 @@ from google.rpc import status_pb2
 from services.engine.exchange_outbox import Outbox
 from services.rpc.errors import BadRequest, abort_for, clip, internal_status, rich_status
 from services.rpc.generated import engine_service_pb2 as pb
+from services.task_deadline import TaskDeadline
 
 MAX_IN_FLIGHT = 100
 """Commands of one stream being worked on at once. The stream's further requests stay
@@ -75,10 +76,9 @@ class ExchangeSession:
         self._serialized = batched and serialized
         self._slots = asyncio.Semaphore(max_in_flight)
         self._running: dict[int, asyncio.Task[None]] = {}
-        # Each running command's own deadline (timeout_ms): a timer handle, and the ids
-        # whose deadline passed (their cancellation answers DEADLINE_EXCEEDED).
-        self._timers: dict[int, asyncio.TimerHandle] = {}
-        self._expired: set[int] = set()
+        # Each running command's own deadline (timeout_ms); its cancellation answers
+        # DEADLINE_EXCEEDED.
+        self._deadlines: dict[int, TaskDeadline] = {}
         # One writer (grpc allows one write at a time on a call); each item says whether
         # writing it frees a place in flight.
         self._outbox: Outbox[tuple[pb.EngineServiceExchangeResponse | bytes, bool]] = Outbox(
@@ -138,10 +138,8 @@ class ExchangeSession:
             task = loop.create_task(self._serve(request))
             self._running[request_id] = task
             if request.timeout_ms:
-                # A bare timer rather than asyncio.timeout in the task: a third of its CPU
-                # (about 4 against 11 us a command, issue 16), the same outcome.
-                self._timers[request_id] = loop.call_at(
-                    loop.time() + request.timeout_ms / 1000, self._expire, request_id, task
+                self._deadlines[request_id] = TaskDeadline(
+                    loop, loop.time() + request.timeout_ms / 1000, task
                 )
             # Not a ``finally`` in _serve: a task cancelled before its first step (its
             # cancel came in the same batch) never runs its body.
@@ -154,19 +152,12 @@ class ExchangeSession:
         """Queue ``response`` for the writer (``frees``: writing it frees a place)."""
         self._outbox.put((response.SerializeToString() if self._serialized else response, frees))
 
-    def _expire(self, request_id: int, task: asyncio.Task[None]) -> None:
-        """The command's timeout_ms passed: stop it (it answers DEADLINE_EXCEEDED)."""
-        if not task.done():
-            self._expired.add(request_id)
-            task.cancel()
-
     def _finished(self, request_id: int, task: asyncio.Task[None]) -> None:
         if self._running.get(request_id) is task:
             del self._running[request_id]
-            timer = self._timers.pop(request_id, None)
-            if timer is not None:
-                timer.cancel()
-            self._expired.discard(request_id)
+            deadline = self._deadlines.pop(request_id, None)
+            if deadline is not None:
+                deadline.cancel()
         if task.cancelled() or task.exception() is not None:
             self._slots.release()  # no answer was queued: its writing frees nothing
 
@@ -179,13 +170,14 @@ class ExchangeSession:
             # Only the deadline's own cancellation becomes an answer (as asyncio.timeout
             # turns it into TimeoutError): a cancel request, or the stream ending, stops
             # the command with none.
-            task = asyncio.current_task()
-            if request_id not in self._expired or task is None or task.uncancel() > 0:
+            deadline = self._deadlines.get(request_id)
+            if deadline is None or not deadline.caused_cancellation():
                 raise
             return _refusal(request_id, _DeadlinePassed())
         except Exception as error:
-            refusal = _DeadlinePassed() if request_id in self._expired else error
-            return _refusal(request_id, refusal)
+            deadline = self._deadlines.get(request_id)
+            expired = deadline is not None and deadline.expired
+            return _refusal(request_id, _DeadlinePassed() if expired else error)
         return response
 
     async def _send(

@@ -38,6 +38,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.task_deadline import TaskDeadline
+
 MAX_BATCH = 128
 """Most calls in one round trip (the rest wait for the next)."""
 
@@ -176,18 +178,10 @@ class ScriptBatches:
             raise RedisConnectionError("the store is closed")
         connection = self._connection or self._connect()
         self.round_trips += 1
-        task = asyncio.current_task(self._loop)
-        expired = False
-
-        def expire() -> None:
-            nonlocal expired
-            expired = True
-            if task is not None:
-                task.cancel()
-
+        loop, task = self._loop, asyncio.current_task(self._loop)
         timer = (
-            self._loop.call_later(self._deadline_s, expire)
-            if self._loop is not None and self._deadline_s is not None
+            TaskDeadline(loop, loop.time() + self._deadline_s, task)
+            if loop is not None and task is not None and self._deadline_s is not None
             else None
         )
         try:
@@ -202,7 +196,7 @@ class ScriptBatches:
                     replies.append(error)
             return replies
         except asyncio.CancelledError:
-            if expired and task is not None and task.uncancel() == 0:
+            if timer is not None and timer.caused_cancellation():
                 raise RedisTimeoutError("Redis did not answer within the deadline") from None
             raise
         finally:
