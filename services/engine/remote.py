@@ -25,7 +25,7 @@ from services.engine.game import SeatSpec
 from services.engine.store.records import canonical_json
 from services.engine.timing.time_control import TimeControl
 from services.rpc import deadlines
-from services.rpc.convert import event_from_proto, seats_to_proto, time_control_to_proto
+from services.rpc.convert import add_seats, event_from_proto, time_control_to_proto
 from services.rpc.errors import from_rpc_error, rpc_error_from_status
 from services.rpc.stubs import load_stubs
 
@@ -225,7 +225,7 @@ class RemoteEngineClient:
         """See EngineClient.create_game."""
         command, request = self._command("CreateGame")
         command.ruleset = ruleset
-        command.seats.extend(seats_to_proto(seats, token_hashes=True))
+        add_seats(command.seats, seats, token_hashes=True)
         command.options_json = canonical_json(dict(options))
         command.command_id = command_id
         if time_control:
