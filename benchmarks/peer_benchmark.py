@@ -177,6 +177,7 @@ def teoti_services(
     log_dir: Path,
     gateway_limits: Sequence[str] = NO_CREATION_QUOTA,
     deployment: str = "split",
+    engine_transport: str = "link",
 ) -> Iterator[tuple[str, list[int], int]]:
     """Yield (gateway target, server pids, redis pid): of a split deployment ([gateway,
     engine]), or with ``deployment="serve"`` of ``teoti serve`` (gateway, engine and bot
@@ -184,7 +185,10 @@ def teoti_services(
 
     ``gateway_limits`` are the gateway's limit flags: by default its rate limit per client
     stays on (its bookkeeping is part of a move's CPU), raised for one address playing
-    every seat, and the creation quota is off (see NO_CREATION_QUOTA).
+    every seat, and the creation quota is off (see NO_CREATION_QUOTA). A split
+    gateway sends its commands over ``engine_transport`` (``teoti gateway
+    --engine-transport``): ``link`` (the engine's ``--link-port``, as deployed), or the
+    gRPC ``stream`` or ``unary`` ones.
     """
     prefix = f"peer-{uuid.uuid4().hex[:8]}"
     common = ["--redis-url", redis_url, "--key-prefix", prefix, "--extra-ruleset", NIM_RULESET]
@@ -203,12 +207,17 @@ def teoti_services(
         finally:
             serve.stop()
         return
-    engine_port, gateway_port = free_port(), free_port()
-    engine = Service(["engine", "--port", str(engine_port), *common], log_dir / "engine.log")
+    engine_port, link_port, gateway_port = free_port(), free_port(), free_port()
+    engine = Service(
+        ["engine", "--port", str(engine_port), "--link-port", str(link_port), *common],
+        log_dir / "engine.log",
+    )
+    commands_port = link_port if engine_transport == "link" else engine_port
     gateway = Service(
         [
             "gateway",
-            *("--port", str(gateway_port), "--engine", f"127.0.0.1:{engine_port}"),
+            *("--port", str(gateway_port), "--engine", f"127.0.0.1:{commands_port}"),
+            *("--engine-transport", engine_transport),
             *common,
             *gateway_limits,
         ],
@@ -535,7 +544,9 @@ async def run_many(args: argparse.Namespace, redis_url: str, log_dir: Path) -> l
     """``--many-games N``: N concurrent games through one gateway, teoti alone, the seats
     sharing ``--connections`` client connections; one window per repetition."""
     cells: list[Cell] = []
-    services = teoti_services(redis_url, log_dir, NO_LIMITS, args.deployment)
+    services = teoti_services(
+        redis_url, log_dir, NO_LIMITS, args.deployment, engine_transport=args.engine_transport
+    )
     with services as (target, pids, redis_pid):
         await wait_for_teoti(target)
         for rep in range(1, args.reps + 1):
@@ -572,7 +583,12 @@ async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[C
     cells: list[Cell] = []
     with contextlib.ExitStack() as stack:
         target, pids, redis_pid = stack.enter_context(
-            teoti_services(redis_url, log_dir, deployment=args.deployment)
+            teoti_services(
+                redis_url,
+                log_dir,
+                deployment=args.deployment,
+                engine_transport=args.engine_transport,
+            )
         )
         await wait_for_teoti(target)
         peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
@@ -630,6 +646,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="split",
         help="split: teoti gateway + teoti engine processes (as deployed on Kubernetes); "
         "serve: teoti serve, one process calling its engine in-process",
+    )
+    parser.add_argument(
+        "--engine-transport",
+        choices=("link", "stream", "unary"),
+        default="link",
+        help="split: how the gateway sends commands to the engine: link (the engine link, "
+        "as deployed), stream (ExchangeBatches on gRPC) or unary (a gRPC call each)",
     )
     parser.add_argument(
         "--unary",

@@ -22,9 +22,10 @@ from services.engine.bot_credential import BotCredential
 from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.clock import SeedSource, random_seed
 from services.engine.engine import Engine
+from services.engine.link_server import LinkServer
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
-from services.engine.servicer import start_engine_server
+from services.engine.servicer import start_engine_link, start_engine_server
 from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
 from services.engine.store.deadlines import RedisDeadlines
 from services.engine.store.finished import GameEndPublisher
@@ -48,6 +49,7 @@ from services.rpc.limits import (
     PlayStreamLimit,
     WatcherLimit,
 )
+from services.rpc.server import AddressInUse
 from services.tournament.conductor import Conductor
 from services.tournament.director import Director, GameFinishedQueue
 from services.tournament.ratings_book import RatingsBook
@@ -109,7 +111,8 @@ class GatewaySettings:
     engine_channels: int = 4
     """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
     engine_transport: str = ""
-    """``stream`` or ``unary`` (see remote.TRANSPORTS); "": $TEOTI_ENGINE_TRANSPORT, else stream."""
+    """``stream``, ``unary`` or ``link`` (see remote.TRANSPORTS); "": $TEOTI_ENGINE_TRANSPORT,
+    else stream."""
 
     def limiter(self) -> ClientRateLimiter:
         """A fresh rate limiter with these settings."""
@@ -344,11 +347,15 @@ async def run_engine(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     timekeeper: TimekeeperSettings | None = None,
+    link_port: int = 0,
 ) -> None:
-    """``teoti engine``: EngineService and the clocks' timekeeper until ``stop``.
+    """``teoti engine``: EngineService and the clocks' timekeeper until ``stop``; with a
+    ``link_port``, the engine link too (services.engine.link_server), on ``address``'s
+    host.
 
     Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.bot_credential);
-    without it set, no separate bot worker can play (logged as a warning).
+    without it set, no separate bot worker can play (logged as a warning). Raises
+    AddressInUse when the link's port is taken.
     """
     settings = settings or StoreSettings()
     store = settings.store(redis)
@@ -361,11 +368,27 @@ async def run_engine(
         bot_credential=credential,
         on_finished=GameEndPublisher(store.client, store.keys, store.lane),
     )
-    server, port = await start_engine_server(engine, address, stopping=stop)
+    link: LinkServer | None = None
+    if link_port:
+        # Before EngineService: once its health says SERVING, the link takes connections.
+        host = address.rpartition(":")[0]
+        try:
+            link, link_port = await start_engine_link(engine, host, link_port, stopping=stop)
+        except OSError as error:
+            raise AddressInUse(f"{host}:{link_port}") from error
+    try:
+        server, port = await start_engine_server(engine, address, stopping=stop)
+    except BaseException:
+        if link is not None:
+            await link.stop(None)
+        raise
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
-    log.info("engine_serving", port=port, redis=as_config(redis).describe())
+    log.info("engine_serving", port=port, link_port=link_port, redis=as_config(redis).describe())
     await stop.wait()
-    await server.stop(SHUTDOWN_GRACE_S)
+    if link is not None:
+        await asyncio.gather(server.stop(SHUTDOWN_GRACE_S), link.stop(SHUTDOWN_GRACE_S))
+    else:
+        await server.stop(SHUTDOWN_GRACE_S)
     if keeper is not None:
         await keeper
     await store.close()
@@ -461,14 +484,20 @@ async def run_bot(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     bot: BotSettings | None = None,
+    engine_transport: str = "",
 ) -> None:
-    """``teoti bot``: the bot worker alone, submitting through a remote engine."""
+    """``teoti bot``: the bot worker alone, submitting through a remote engine over
+    ``engine_transport`` (services.engine.remote.TRANSPORTS; "": the default)."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     store = settings.store(redis)
     credential = _bot_credential()
-    client = RemoteEngineClient(engine_target, bot_key=credential.secret if credential else "")
+    client = RemoteEngineClient(
+        engine_target,
+        bot_key=credential.secret if credential else "",
+        transport=engine_transport or None,
+    )
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     bot = bot or BotSettings()
     worker = _bot(store, settings.reader(store, registry), client, bot)
@@ -490,15 +519,17 @@ async def run_director(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     health_address: str = "",
+    engine_transport: str = "",
 ) -> None:
     """``teoti director``: the tournament director alone, creating games through a
-    remote engine (run as many as you like: they share one consumer group).
+    remote engine (run as many as you like: they share one consumer group) over
+    ``engine_transport`` (services.engine.remote.TRANSPORTS; "": the default).
     ``health_address``: ``host:port`` of its gRPC health endpoint (empty: none)."""
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     store = settings.store(redis)
-    client = RemoteEngineClient(engine_target)
+    client = RemoteEngineClient(engine_target, transport=engine_transport or None)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
     if health_address:

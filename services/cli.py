@@ -251,6 +251,7 @@ async def _engine(args: argparse.Namespace) -> int:
         _stop_event(),
         _store_settings(args),
         _timekeeper_settings(args),
+        link_port=args.link_port,
     )
     return 0
 
@@ -260,6 +261,19 @@ def _timekeeper_settings(args: argparse.Namespace) -> Any:
     from services.engine.timing.timekeeper import TimekeeperSettings
 
     return TimekeeperSettings(interval_s=args.timekeeper_interval)
+
+
+def engine_transport_opt(p: argparse.ArgumentParser) -> None:
+    """``--engine-transport`` of the processes sending commands to engines (--engine)."""
+    p.add_argument(
+        "--engine-transport",
+        choices=("stream", "unary", "link"),
+        default=os.environ.get("TEOTI_ENGINE_TRANSPORT") or "stream",
+        help="stream: engine commands multiplexed on a few EngineService.Exchange streams; "
+        "unary: one call each (engines without Exchange); link: the same streams on the "
+        "engine link, --engine naming the engines' --link-port (docs/operations.md). "
+        "Default $TEOTI_ENGINE_TRANSPORT, else %(default)s",
+    )
 
 
 def timekeeper_opt(p: argparse.ArgumentParser) -> None:
@@ -352,6 +366,7 @@ async def _bot(args: argparse.Namespace) -> int:
             f"0.0.0.0:{args.health_port}" if args.health_port else "",
             reconcile_s=args.reconcile_s,
         ),
+        engine_transport=args.engine_transport,
     )
     return 0
 
@@ -366,6 +381,7 @@ async def _director(args: argparse.Namespace) -> int:
         _stop_event(),
         _store_settings(args),
         f"0.0.0.0:{args.health_port}" if args.health_port else "",
+        engine_transport=args.engine_transport,
     )
     return 0
 
@@ -791,6 +807,14 @@ def build_parser() -> argparse.ArgumentParser:
     engine = sub.add_parser("engine", help="EngineService alone")
     engine.add_argument("--host", default="127.0.0.1")
     engine.add_argument("--port", type=int, default=50052)
+    engine.add_argument(
+        "--link-port",
+        type=int,
+        default=env_number("TEOTI_LINK_PORT", int, 0),
+        help="also serve the engine link (plain TCP, for --engine-transport link clients; "
+        "docs/operations.md) on this port of --host (0: off); default $TEOTI_LINK_PORT, "
+        "else off",
+    )
     redis_opt(engine)
     timekeeper_opt(engine)
     common(engine)
@@ -808,14 +832,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=env_number("TEOTI_ENGINE_CHANNELS", int, 4),
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
-    gateway.add_argument(
-        "--engine-transport",
-        choices=("stream", "unary"),
-        default=os.environ.get("TEOTI_ENGINE_TRANSPORT") or "stream",
-        help="stream: engine commands multiplexed on a few EngineService.Exchange streams; "
-        "unary: one call each (engines without Exchange). Default $TEOTI_ENGINE_TRANSPORT, "
-        "else %(default)s",
-    )
+    engine_transport_opt(gateway)
     web_opt(gateway, 0)
     gateway.add_argument(
         "--tournament-redis-username",
@@ -850,6 +867,7 @@ def build_parser() -> argparse.ArgumentParser:
     director.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
     )
+    engine_transport_opt(director)
     director.add_argument(
         "--health-port",
         type=int,
@@ -867,6 +885,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
     bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP)
+    engine_transport_opt(bot)
     bot.add_argument("--concurrency", type=int, default=4)
     bot.add_argument(
         "--claim-idle-ms",

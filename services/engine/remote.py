@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import os
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Self
 
 import grpc
@@ -22,6 +22,7 @@ from services.engine.exchange_client import (
 )
 from services.engine.exchange_outbox import FRAMING_BYTES
 from services.engine.game import SeatSpec
+from services.engine.link_client import LinkStub, LinkTarget
 from services.engine.store.records import canonical_json
 from services.engine.timing.time_control import TimeControl
 from services.rpc import deadlines
@@ -90,10 +91,12 @@ def channel_target(target: str) -> str:
 
 TRANSPORT_ENV = "TEOTI_ENGINE_TRANSPORT"
 """Environment variable choosing the transport when none is given (see TRANSPORTS)."""
-TRANSPORTS = ("stream", "unary")
+TRANSPORTS = ("stream", "unary", "link")
 """``stream``: commands multiplexed on a few EngineService.Exchange streams
 (services.engine.exchange_client), the default; ``unary``: one CreateGame/SubmitAction/
-JoinGame call each (engines from before Exchange, or to compare)."""
+JoinGame call each (engines from before Exchange, or to compare); ``link``: the same
+streams on the engine link, plain TCP connections to the engines' ``--link-port``
+(services.engine.link_client; the target then names link addresses)."""
 _EXCHANGE_FIELDS = {
     "CreateGame": "create_game",
     "SubmitAction": "submit_action",
@@ -129,10 +132,13 @@ class RemoteEngineClient:
 
     ``transport`` (see :data:`TRANSPORTS`, :func:`transport_choice`): with ``stream``
     each channel carries ``streams_per_channel`` Exchange streams and each call goes on
-    the next stream instead of being a call of its own. Either way a call raises the same
-    domain errors, and the same grpc.aio.AioRpcError (UNAVAILABLE, DEADLINE_EXCEEDED) for
-    an engine that is down, slow or gone mid-call. Raises ValueError for an unknown
-    transport.
+    the next stream instead of being a call of its own; with ``link`` the same streams
+    are engine link connections (``channels`` x ``streams_per_channel`` of them) to the
+    link addresses ``target`` names (services.engine.link_client.parse_target; a name
+    is resolved again for new connections), and no gRPC channel is opened. On every
+    transport a call raises the same domain errors, and the same grpc.aio.AioRpcError
+    (UNAVAILABLE, DEADLINE_EXCEEDED) for an engine that is down, slow or gone mid-call.
+    Raises ValueError for an unknown transport, or a link target without host:port.
     """
 
     def __init__(
@@ -147,6 +153,19 @@ class RemoteEngineClient:
         self.transport = transport_choice(transport)
         stubs = load_stubs()
         self._pb = stubs.engine_pb2
+        self._timeout = timeout_s
+        self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
+        self._channels: list[grpc.aio.Channel] = []
+        self._exchange: ExchangePool | None = None
+        if self.transport == "link":
+            # As many connections as the gRPC transport has streams: CHANNELS x
+            # streams_per_channel, each to the next engine of the target.
+            link = LinkStub(LinkTarget(target))
+            self._exchange = ExchangePool(
+                [link] * max(channels, 1), self._bot_metadata, streams_per_channel
+            )
+            self._stubs: Iterator[Any] = itertools.cycle(())
+            return
         name = channel_target(target)
         self._channels = [
             grpc.aio.insecure_channel(name, options=CHANNEL_OPTIONS)
@@ -156,17 +175,12 @@ class RemoteEngineClient:
             stubs.engine_pb2_grpc.EngineServiceStub(channel) for channel in self._channels
         ]
         self._stubs = itertools.cycle(engine_stubs)
-        self._timeout = timeout_s
-        self._bot_metadata = ((BOT_KEY_METADATA, bot_key),) if bot_key else None
-        self._exchange = (
-            ExchangePool(
+        if self.transport == "stream":
+            self._exchange = ExchangePool(
                 [EngineStreamsStub(channel) for channel in self._channels],
                 self._bot_metadata,
                 streams_per_channel,
             )
-            if self.transport == "stream"
-            else None
-        )
 
     def _command(self, method: str) -> tuple[Any, Any]:
         """(``method``'s request to fill in, what :meth:`_call` is given to send): on the

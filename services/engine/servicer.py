@@ -17,6 +17,7 @@ from services.engine.exchange_server import (
     serialized_or_message,
 )
 from services.engine.exchange_server import ENGINE_SERVICE as ENGINE_SERVICE
+from services.engine.link_server import LinkServer, start_link_server
 from services.engine.rulesets import DEFAULT_RULESET
 from services.rpc.convert import (
     add_events,
@@ -94,11 +95,18 @@ class EngineServicer:
         """See proto EngineService.ExchangeBatches (services.engine.exchange_server)."""
         await self._exchange(requests, context, batched=True)
 
+    async def serve_link(self, requests: AsyncIterator[Any], connection: Any, bot_key: str) -> None:
+        """One engine link connection's ExchangeBatches stream (services.engine.link_server:
+        ``connection`` has what a session uses of a gRPC context, the credential of its
+        hello among it), served as ExchangeBatches is; its answers are written as bytes."""
+        await self._exchange(requests, connection, batched=True, serialized=True)
+
     async def _exchange(
         self,
         requests: AsyncIterator[Any],
         context: grpc.aio.ServicerContext[Any, Any],
         batched: bool,
+        serialized: bool | None = None,
     ) -> None:
         bot_key = _bot_key(context)  # a stream is one client's: its credential holds for all
 
@@ -114,7 +122,11 @@ class EngineServicer:
                 raise BadRequest("the request carries no command")
 
         session = ExchangeSession(
-            context, answer, self._max_in_flight, batched, serialized=self._serialized
+            context,
+            answer,
+            self._max_in_flight,
+            batched,
+            serialized=self._serialized if serialized is None else serialized,
         )
         self._sessions.add(session)
         try:
@@ -232,6 +244,30 @@ async def start_engine_server(
         _DRAINS.add(drain)
         drain.add_done_callback(_DRAINS.discard)
     return server, port
+
+
+async def start_engine_link(
+    engine: Engine,
+    host: str,
+    port: int,
+    max_in_flight_per_exchange: int = MAX_IN_FLIGHT,
+    stopping: asyncio.Event | None = None,
+) -> tuple[LinkServer, int]:
+    """Serve the engine link (services.engine.link_server, docs/operations.md "Engine
+    link") for ``engine`` on ``host``:``port`` (0: any free port). Returns (server, port).
+
+    Each connection is an ExchangeBatches stream answered as on EngineService, with
+    ``max_in_flight_per_exchange`` commands at once; when ``stopping`` is set, every
+    connection is told to drain, as the gRPC streams are. Raises OSError when the address
+    cannot be bound.
+    """
+    servicer = EngineServicer(engine, max_in_flight_per_exchange)
+    server, bound = await start_link_server(servicer.serve_link, host, port)
+    if stopping is not None:
+        drain = asyncio.create_task(_drain_when(stopping, servicer))
+        _DRAINS.add(drain)
+        drain.add_done_callback(_DRAINS.discard)
+    return server, bound
 
 
 _DRAINS: set[asyncio.Task[None]] = set()

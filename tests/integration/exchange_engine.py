@@ -27,7 +27,7 @@ from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import ENGINE_SERVICE, start_engine_server
+from services.engine.servicer import ENGINE_SERVICE, start_engine_link, start_engine_server
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.time_control import TimeControl
 from services.rpc.generated import engine_service_pb2 as pb
@@ -90,6 +90,33 @@ async def engine_server(
     finally:
         engine.gate.release.set()
         await server.stop(0)
+
+
+@asynccontextmanager
+async def link_server(
+    store: RedisEventStore,
+    registry: RulesetRegistry,
+    port: int = 0,
+    max_in_flight: int = 100,
+    stopping: asyncio.Event | None = None,
+) -> AsyncIterator[tuple[GatedEngine, Any, int]]:
+    """A gated engine's link (services.engine.link_server) on ``127.0.0.1:port`` (0: any
+    free port), yielded as :func:`engine_server` yields its gRPC server."""
+    engine = GatedEngine(store, registry)
+    server, bound = await start_engine_link(
+        engine, "127.0.0.1", port, max_in_flight_per_exchange=max_in_flight, stopping=stopping
+    )
+    try:
+        yield engine, server, bound
+    finally:
+        engine.gate.release.set()
+        await server.stop(0)
+
+
+def served(transport: str) -> Callable[..., Any]:
+    """The engine server a client of ``transport`` talks to: :func:`link_server` for
+    ``link``, else :func:`engine_server` (same arguments, same yield)."""
+    return link_server if transport == "link" else engine_server
 
 
 @asynccontextmanager

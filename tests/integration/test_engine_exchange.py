@@ -1,7 +1,9 @@
 """EngineService.Exchange (issue 16): the gateway's commands multiplexed on open streams.
 
 A real EngineService over gRPC on loopback, a real Redis, the gated engine of
-tests.integration.exchange_engine ("held..." commands wait for the test).
+tests.integration.exchange_engine ("held..." commands wait for the test). The tests of
+a client's streams run on both transports that have them: ExchangeBatches on gRPC
+(``stream``) and the engine link (``link``), which must behave alike.
 """
 
 from __future__ import annotations
@@ -31,20 +33,26 @@ from tests.integration.exchange_engine import (
     GatedEngine,
     create_request,
     engine_channel,
-    engine_server,
     read_next,
     refusal_code,
+    served,
     start_held,
     until,
 )
 
+STREAMED = pytest.mark.parametrize("transport", ["stream", "link"])
+"""The transports whose calls go on a pool of streams."""
 
+
+@STREAMED
 async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_order(
-    redis_store: RedisEventStore, registry: RulesetRegistry
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
     async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+        served(transport)(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(
+            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
+        ) as client,
     ):
         held = await start_held(client, engine, "held-1")
         # 200 calls overtake the held one on the same stream, all at once.
@@ -85,12 +93,12 @@ async def test_a_full_stream_stops_reading_until_a_command_finishes(
         await stream.reader
 
 
-@pytest.mark.parametrize("transport", ["stream", "unary"])
-async def test_refusals_carry_the_same_status_and_reason_on_both_transports(
+@pytest.mark.parametrize("transport", ["stream", "unary", "link"])
+async def test_refusals_carry_the_same_status_and_reason_on_every_transport(
     redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
     async with (
-        engine_server(redis_store, registry) as (_, _, port),
+        served(transport)(redis_store, registry) as (_, _, port),
         RemoteEngineClient(f"127.0.0.1:{port}", transport=transport) as client,
     ):
         game = await client.create_game("nim", HUMANS, {"max_take": 3})
@@ -104,16 +112,17 @@ async def test_refusals_carry_the_same_status_and_reason_on_both_transports(
         assert ok.version == game.version + 1
 
 
+@STREAMED
 async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens(
-    redis_store: RedisEventStore, registry: RulesetRegistry
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
     """The engine killed mid-call: the call fails UNAVAILABLE (an engine outage at the
     gateway, never INTERNAL); calls while it is down too; once it is back, calls succeed
     again on a new stream with nothing else done."""
     port = free_port()
-    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=5, channels=1)
+    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=5, channels=1, transport=transport)
     try:
-        async with engine_server(redis_store, registry, port) as (engine, server, _):
+        async with served(transport)(redis_store, registry, port) as (engine, server, _):
             assert (await client.create_game("nim", HUMANS, {})).version > 0
             held = await start_held(client, engine, "held-kill")
             await server.stop(0)
@@ -124,7 +133,7 @@ async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens
         with pytest.raises(grpc.aio.AioRpcError) as down:
             await client.create_game("nim", HUMANS, {})
         assert down.value.code() == grpc.StatusCode.UNAVAILABLE
-        async with engine_server(redis_store, registry, port):
+        async with served(transport)(redis_store, registry, port):
             started = time.monotonic()
             while True:
                 try:
@@ -139,12 +148,15 @@ async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens
         await client.close()
 
 
+@STREAMED
 async def test_the_callers_deadline_bounds_the_wait_and_stops_the_engines_work(
-    redis_store: RedisEventStore, registry: RulesetRegistry
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
     async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=10, channels=1) as client,
+        served(transport)(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(
+            f"127.0.0.1:{port}", timeout_s=10, channels=1, transport=transport
+        ) as client,
     ):
 
         class Caller:  # a gateway's incoming call with 0.3 s left
@@ -179,12 +191,15 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
         assert await call.code() == grpc.StatusCode.OK
 
 
+@STREAMED
 async def test_a_cancelled_caller_leaves_nothing_behind(
-    redis_store: RedisEventStore, registry: RulesetRegistry
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
     async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+        served(transport)(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(
+            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
+        ) as client,
     ):
         caller = await start_held(client, engine, "held-cancel")
         caller.cancel()
@@ -212,13 +227,16 @@ class Draining:
 
 @asynccontextmanager
 async def draining_setup(
-    store: RedisEventStore, registry: RulesetRegistry, held_id: str
+    store: RedisEventStore, registry: RulesetRegistry, held_id: str, transport: str
 ) -> AsyncIterator[Draining]:
-    """:class:`Draining` with ``held_id``'s call held on the client's one stream."""
+    """:class:`Draining` with ``held_id``'s call held on the client's one stream of
+    ``transport``."""
     stopping = asyncio.Event()
     async with (
-        engine_server(store, registry, stopping=stopping) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
+        served(transport)(store, registry, stopping=stopping) as (engine, _, port),
+        RemoteEngineClient(
+            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
+        ) as client,
     ):
         held = await start_held(client, engine, held_id)
         (old,) = client._exchange._streams  # type: ignore[union-attr]
@@ -226,13 +244,14 @@ async def draining_setup(
         yield Draining(engine, stopping, client, held, old)
 
 
+@STREAMED
 async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
-    redis_store: RedisEventStore, registry: RulesetRegistry
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
     """teoti engine sets ``stopping`` on SIGTERM: each stream is told to drain, its
     client sends the next calls on a new stream (another engine, once this one stops
     taking connections) and what was in flight is still answered."""
-    async with draining_setup(redis_store, registry, "held-drain") as d:
+    async with draining_setup(redis_store, registry, "held-drain", transport) as d:
         d.stopping.set()
         await until(lambda: not d.old.usable, "the stream to be told to drain")
         fresh = await d.client.create_game("nim", HUMANS, {})  # on a new stream
@@ -250,19 +269,21 @@ def test_the_transport_is_stream_unless_chosen_otherwise(monkeypatch: Any) -> No
     monkeypatch.setenv("TEOTI_ENGINE_TRANSPORT", "unary")
     assert transport_choice() == "unary"
     assert transport_choice("stream") == "stream"
+    assert transport_choice("link") == "link"
     with pytest.raises(ValueError):
         transport_choice("carrier-pigeon")
 
 
+@STREAMED
 async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
-    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any, transport: str
 ) -> None:
     """Drain under load: a call that was waiting for one of its stream's in-flight
     places when the stream retired (the engine stops, or the stream aged out) was
     queued behind the half-close, never sent, and failed UNAVAILABLE once the stream
     ended. It must go on a usable stream instead, and succeed."""
     monkeypatch.setattr("services.engine.exchange_client.MAX_IN_FLIGHT", 1)
-    async with draining_setup(redis_store, registry, "held-full") as d:
+    async with draining_setup(redis_store, registry, "held-full", transport) as d:
         waiting = asyncio.create_task(d.client.create_game("nim", HUMANS, {}, "waiting"))
         await asyncio.sleep(0.2)  # it waits for the held call's place on ``old``
         assert not waiting.done()
