@@ -311,7 +311,9 @@ def test_only_the_gateway_is_exposed(target: str) -> None:
 
 def test_engine_calls_spread_over_every_engine_pod(target: str) -> None:
     """Issue 12: a ClusterIP pins each gateway connection to one engine pod; a headless
-    Service named through gRPC's dns resolver lists every pod for round robin."""
+    Service's name lists every pod. Issue 16: the clients reach the engines on the engine
+    link, the port every engine serves it on, through the Service and the policy."""
+    from services.engine.link_client import parse_target
     from services.engine.remote import CHANNEL_OPTIONS
 
     docs = _render(target)
@@ -320,7 +322,20 @@ def test_engine_calls_spread_over_every_engine_pod(target: str) -> None:
     config = next(
         c for c in of_kind(docs, "ConfigMap") if c["metadata"]["name"].startswith("teoti-config")
     )
-    assert config["data"]["ENGINE_TARGET"] == "dns:///teoti-engine:50052"
+    assert config["data"]["TEOTI_ENGINE_TRANSPORT"] == "link"
+    assert config["data"]["ENGINE_TARGET"] == "dns:///teoti-engine:50053"
+    ((host, port),) = parse_target(config["data"]["ENGINE_TARGET"])
+    assert host == "teoti-engine"
+    (service_port,) = [p for p in engine["spec"]["ports"] if p["port"] == port]
+    (container,) = containers(named(docs, "Deployment", "teoti-engine"))
+    assert f"--link-port={port}" in container["args"]
+    named_ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert named_ports[service_port["targetPort"]] == port
+    policy = named(docs, "NetworkPolicy", "teoti-engine")
+    assert {"port": port, "protocol": "TCP"} in policy["spec"]["ingress"][0]["ports"]
+    for component in ("gateway", "bot", "director"):
+        (client,) = containers(named(docs, "Deployment", f"teoti-{component}"))
+        assert "--engine=$(ENGINE_TARGET)" in client["args"], component
     assert ("grpc.lb_policy_name", "round_robin") in CHANNEL_OPTIONS
 
 
