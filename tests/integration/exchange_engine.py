@@ -79,43 +79,36 @@ async def engine_server(
     port: int = 0,
     max_in_flight: int = 100,
     stopping: asyncio.Event | None = None,
-) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Server, int]]:
-    """A gated engine served on ``127.0.0.1:port`` (0: any free port)."""
-    engine = GatedEngine(store, registry)
-    server, bound = await start_engine_server(
-        engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight, stopping=stopping
-    )
-    try:
-        yield engine, server, bound
-    finally:
-        engine.gate.release.set()
-        await server.stop(0)
-
-
-@asynccontextmanager
-async def link_server(
-    store: RedisEventStore,
-    registry: RulesetRegistry,
-    port: int = 0,
-    max_in_flight: int = 100,
-    stopping: asyncio.Event | None = None,
+    transport: str = "stream",
 ) -> AsyncIterator[tuple[GatedEngine, Any, int]]:
-    """A gated engine's link (services.engine.link_server) on ``127.0.0.1:port`` (0: any
-    free port), yielded as :func:`engine_server` yields its gRPC server."""
+    """A gated engine served on ``127.0.0.1:port`` (0: any free port): EngineService
+    over gRPC, or with ``transport="link"`` the engine link (services.engine.link_server).
+    Yields (the engine, its server, the bound port)."""
     engine = GatedEngine(store, registry)
-    server, bound = await start_engine_link(
-        engine, "127.0.0.1", port, max_in_flight_per_exchange=max_in_flight, stopping=stopping
-    )
+    server: Any
+    if transport == "link":
+        server, bound = await start_engine_link(
+            engine, "127.0.0.1", port, max_in_flight_per_exchange=max_in_flight, stopping=stopping
+        )
+    else:
+        server, bound = await start_engine_server(
+            engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight, stopping=stopping
+        )
     try:
         yield engine, server, bound
     finally:
         engine.gate.release.set()
         await server.stop(0)
+
+
+def link_server(*args: Any, **kwargs: Any) -> Any:
+    """:func:`engine_server` on the engine link."""
+    return engine_server(*args, **kwargs, transport="link")
 
 
 def served(transport: str) -> Callable[..., Any]:
-    """The engine server a client of ``transport`` talks to: :func:`link_server` for
-    ``link``, else :func:`engine_server` (same arguments, same yield)."""
+    """The engine server a client of ``transport`` talks to: :func:`engine_server` on the
+    link for ``link``, else on gRPC (same arguments, same yield)."""
     return link_server if transport == "link" else engine_server
 
 

@@ -1,6 +1,6 @@
 """The engine link (issue 16) against peers that are not our gateway, and what only it
-has: the bot credential in its hello, a wrong peer on either end, back-pressure on a
-connection, a client vanishing mid-command.
+has: a wrong peer on either end, back-pressure on a connection, a client vanishing
+mid-command. (The bot credential in its hello: tests/integration/test_bot_credential.py.)
 
 A real engine link server on loopback, a real Redis, the gated engine of
 tests.integration.exchange_engine; the peers write raw frames on plain sockets. What the
@@ -19,17 +19,9 @@ import grpc
 import pytest
 from google.rpc import status_pb2
 
-from services.bot.worker import bot_command_id
-from services.engine.bot_credential import BotCredential
-from services.engine.engine import Engine
-from services.engine.errors import NotAuthorized
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.game_seats import hash_token
 from services.engine.link_frames import BATCH, END, FINISH, HELLO, HELLO_MAGIC, FrameReader, frame
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_link
-from services.engine.store.records import TurnRequest
 from services.engine.store.redis_store import RedisEventStore
 from services.rpc.generated import engine_service_pb2 as pb
 from tests.integration.exchange_engine import (
@@ -214,33 +206,6 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
         assert answer.request_id == 7
         assert refusal_code(answer) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-late"]
-
-
-async def test_only_a_link_client_holding_the_credential_moves_a_bot_seat(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    credential = BotCredential("link-bot-credential-0123456789ab")
-    engine = Engine(redis_store, registry, bot_credential=credential)
-    server, port = await start_engine_link(engine, "127.0.0.1", 0)
-    target = f"127.0.0.1:{port}"
-    anyone = RemoteEngineClient(target, transport="link")
-    forger = RemoteEngineClient(
-        target, bot_key="link-bot-credential-guessed-0000", transport="link"
-    )
-    bot = RemoteEngineClient(target, bot_key=credential.secret, transport="link")
-    try:
-        seats = [SeatSpec(SeatKind.HUMAN, "ann", hash_token("t")), SeatSpec(SeatKind.BOT, "b")]
-        game = (await anyone.create_game("nim", seats, {"max_take": 3})).game_id
-        await anyone.submit_action(game, 0, {"take": 1})
-        command = bot_command_id(TurnRequest(game, 1, 3))
-        for client in (anyone, forger):
-            with pytest.raises(NotAuthorized):
-                await client.submit_action(game, 1, {"take": 1}, 3, command)
-        assert (await bot.submit_action(game, 1, {"take": 1}, 3, command)).version == 4
-    finally:
-        for client in (anyone, forger, bot):
-            await client.close()
-        await server.stop(0)
 
 
 async def test_a_link_client_pointed_at_a_grpc_port_fails_unavailable_at_once(
