@@ -26,6 +26,7 @@ from services.engine.errors import NotAuthorized
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.game_seats import hash_token
 from services.engine.link_frames import BATCH, END, FINISH, HELLO, HELLO_MAGIC, FrameReader, frame
+from services.engine.link_server import LinkConnection
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import start_engine_link
@@ -282,3 +283,41 @@ async def test_a_link_target_by_name_is_resolved(
         RemoteEngineClient(f"dns:///localhost:{port}", transport="link") as client,
     ):
         assert (await client.create_game("nim", HUMANS, {})).version > 0
+
+
+async def test_a_link_ended_unimplemented_before_its_hello_is_an_outage_not_a_fallback(
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
+) -> None:
+    """Whatever answers a link connection UNIMPLEMENTED before its hello (a proxy, a
+    wrong port, a future engine) serves no link: the call fails UNAVAILABLE at once, and
+    the next calls go on link streams as before. The pool's fallback to Exchange streams
+    (for a gRPC engine from before ExchangeBatches) has nothing to fall back on here: it
+    left every call of the next minute waiting for its deadline."""
+    refused: list[LinkConnection] = []
+    hello = LinkConnection._hello
+
+    def unimplemented_once(connection: LinkConnection, kind: int, payload: bytes) -> None:
+        if refused:
+            hello(connection, kind, payload)
+            return
+        refused.append(connection)
+        connection._end(grpc.StatusCode.UNIMPLEMENTED, "no such method here")
+
+    monkeypatch.setattr(LinkConnection, "_hello", unimplemented_once)
+    async with (
+        link_server(redis_store, registry) as (_, _, port),
+        RemoteEngineClient(
+            f"127.0.0.1:{port}", timeout_s=5, channels=1, streams_per_channel=1, transport="link"
+        ) as client,
+    ):
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        with pytest.raises(grpc.aio.AioRpcError) as refusal:
+            await client.create_game("nim", HUMANS, {})
+        assert refusal.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert loop.time() - started < 2, "the call waited for its deadline"
+        started = loop.time()
+        assert (await client.create_game("nim", HUMANS, {})).version > 0
+        assert loop.time() - started < 2, "the next call waited for its deadline"
+        assert refused
+
