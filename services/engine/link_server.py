@@ -151,6 +151,11 @@ class LinkConnection(asyncio.Protocol):
                 self._end(grpc.StatusCode.INVALID_ARGUMENT, f"unexpected frame {chr(kind)!r}")
 
     def eof_received(self) -> bool | None:
+        if self._finished:
+            # The client half-closed the connection after its finish (TCP's half-close,
+            # saying no more than F did): it still reads, so what it asked for is
+            # answered, then the E frame closes the connection.
+            return True
         # The client closed its side without a finish: it is gone (nothing it asked for
         # is answered to anyone), as a gRPC stream whose client went away.
         self._lose()

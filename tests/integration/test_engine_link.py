@@ -321,3 +321,23 @@ async def test_a_link_ended_unimplemented_before_its_hello_is_an_outage_not_a_fa
         assert loop.time() - started < 2, "the next call waited for its deadline"
         assert refused
 
+
+async def test_a_peer_that_half_closes_after_its_finish_is_still_answered(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """``F`` is the stream's half-close; a peer that also shuts its side of the TCP
+    connection after it (TCP's own half-close) has said nothing more: what it asked for is
+    still answered, then ``E`` code 0. Only an end of the bytes without a finish is a
+    client gone."""
+    async with link_server(redis_store, registry) as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
+        await peer.send(BATCH, batch(create_request("held-half-closed", 1)))
+        await until(lambda: engine.gate.started == ["held-half-closed"], "the command to start")
+        await peer.send(FINISH)
+        peer.writer.write_eof()
+        await asyncio.sleep(0.1)  # the engine has read the end of the bytes
+        engine.gate.release.set()
+        (answer,) = (await peer.answers()).responses
+        assert answer.request_id == 1 and answer.WhichOneof("result") == "create_game"
+        assert (await peer.end()).code == 0
+        assert engine.gate.cancelled == []
