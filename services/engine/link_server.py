@@ -304,8 +304,11 @@ class LinkConnection(asyncio.Protocol):
 
     def close(self) -> None:
         """Close the connection now (what is in flight is dropped; the client fails it
-        as an outage)."""
+        as an outage). Aborted, not closed gracefully: a graceful close waits until the
+        buffered answers are sent, which a peer that reads nothing never lets happen."""
         self._lose()
+        if self._transport is not None:
+            self._transport.abort()
 
     def _lose(self) -> None:
         self._closed = True

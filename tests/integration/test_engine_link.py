@@ -11,6 +11,7 @@ engine restarts) is tested on both in tests/integration/test_engine_exchange.py.
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -341,3 +342,39 @@ async def test_a_peer_that_half_closes_after_its_finish_is_still_answered(
         assert answer.request_id == 1 and answer.WhichOneof("result") == "create_game"
         assert (await peer.end()).code == 0
         assert engine.gate.cancelled == []
+
+
+async def test_stopping_resets_a_connection_whose_peer_reads_nothing(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """LinkServer.stop closes what is left after its grace at once: a peer that flooded
+    commands and reads none of the answers has its connection reset, rather than left
+    open for good with the answers buffered for it (a graceful close waits for them to
+    be sent, which a peer that never reads never lets happen)."""
+    async with link_server(redis_store, registry) as (_, server, port):
+        peer_socket = socket.socket()
+        peer_socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        peer_socket.connect(("127.0.0.1", port))
+        peer_socket.setblocking(False)
+        reader, writer = await asyncio.open_connection(sock=peer_socket)
+        peer = RawPeer(reader, writer)
+        try:
+            await peer.hello()
+            (connection,) = server._connections
+            transport = connection._transport
+            assert transport is not None
+            engine_socket = transport.get_extra_info("socket")
+            engine_socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+            writer.transport.pause_reading()  # a peer reading nothing
+            for i in range(60):  # more than the engine reads ahead (INBOX_PAUSE)
+                requests = (create_request(f"instant-{i}-{j}", i * 1000 + j) for j in range(1, 500))
+                writer.write(frame(BATCH, batch(*requests)))
+            await until(lambda: transport.get_write_buffer_size() > 0, "answers held for the peer")
+            await server.stop(0)
+            await until(
+                lambda: peer_socket.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0,
+                "the connection to be reset",
+                timeout_s=2,
+            )
+        finally:
+            writer.close()
