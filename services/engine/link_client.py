@@ -288,12 +288,20 @@ class LinkCall(asyncio.Protocol):
             self._finish(unavailable(f"engine link: unexpected frame {chr(kind)!r}"))
 
     def _end(self, status: bytes) -> None:
-        """The engine's ``E`` frame: the stream is over, failed unless its code is 0."""
+        """The engine's ``E`` frame: the stream is over, failed unless its code is 0.
+
+        UNIMPLEMENTED fails as an outage (UNAVAILABLE): on gRPC it tells the pool the
+        engine predates ExchangeBatches, and the pool then opens Exchange streams for a
+        while; the link has nothing else to fall back on (LinkStub.Exchange is the same
+        stream, to which an unbatched ExchangeStream writes nothing it can send), so
+        every call of that while would wait for its deadline."""
         try:
             error = rpc_error_from_status(status)
         except DecodeError:
             self._finish(unavailable("engine link: an end frame does not parse"))
             return
+        if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+            error = unavailable(f"engine link: UNIMPLEMENTED: {error.details() or ''}")
         self._finish(None if error.code() == grpc.StatusCode.OK else error)
 
     async def _connect(self, target: LinkTarget) -> None:

@@ -151,6 +151,11 @@ class LinkConnection(asyncio.Protocol):
                 self._end(grpc.StatusCode.INVALID_ARGUMENT, f"unexpected frame {chr(kind)!r}")
 
     def eof_received(self) -> bool | None:
+        if self._finished:
+            # The client half-closed the connection after its finish (TCP's half-close,
+            # saying no more than F did): it still reads, so what it asked for is
+            # answered, then the E frame closes the connection.
+            return True
         # The client closed its side without a finish: it is gone (nothing it asked for
         # is answered to anyone), as a gRPC stream whose client went away.
         self._lose()
@@ -299,8 +304,11 @@ class LinkConnection(asyncio.Protocol):
 
     def close(self) -> None:
         """Close the connection now (what is in flight is dropped; the client fails it
-        as an outage)."""
+        as an outage). Aborted, not closed gracefully: a graceful close waits until the
+        buffered answers are sent, which a peer that reads nothing never lets happen."""
         self._lose()
+        if self._transport is not None:
+            self._transport.abort()
 
     def _lose(self) -> None:
         self._closed = True

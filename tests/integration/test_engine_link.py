@@ -11,6 +11,7 @@ engine restarts) is tested on both in tests/integration/test_engine_exchange.py.
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -20,6 +21,7 @@ import pytest
 from google.rpc import status_pb2
 
 from services.engine.link_frames import BATCH, END, FINISH, HELLO, HELLO_MAGIC, FrameReader, frame
+from services.engine.link_server import LinkConnection
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.redis_store import RedisEventStore
@@ -247,3 +249,97 @@ async def test_a_link_target_by_name_is_resolved(
         RemoteEngineClient(f"dns:///localhost:{port}", transport="link") as client,
     ):
         assert (await client.create_game("nim", HUMANS, {})).version > 0
+
+
+async def test_a_link_ended_unimplemented_before_its_hello_is_an_outage_not_a_fallback(
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
+) -> None:
+    """Whatever answers a link connection UNIMPLEMENTED before its hello (a proxy, a
+    wrong port, a future engine) serves no link: the call fails UNAVAILABLE at once, and
+    the next calls go on link streams as before. The pool's fallback to Exchange streams
+    (for a gRPC engine from before ExchangeBatches) has nothing to fall back on here: it
+    left every call of the next minute waiting for its deadline."""
+    refused: list[LinkConnection] = []
+    hello = LinkConnection._hello
+
+    def unimplemented_once(connection: LinkConnection, kind: int, payload: bytes) -> None:
+        if refused:
+            hello(connection, kind, payload)
+            return
+        refused.append(connection)
+        connection._end(grpc.StatusCode.UNIMPLEMENTED, "no such method here")
+
+    monkeypatch.setattr(LinkConnection, "_hello", unimplemented_once)
+    async with (
+        link_server(redis_store, registry) as (_, _, port),
+        RemoteEngineClient(
+            f"127.0.0.1:{port}", timeout_s=5, channels=1, streams_per_channel=1, transport="link"
+        ) as client,
+    ):
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        with pytest.raises(grpc.aio.AioRpcError) as refusal:
+            await client.create_game("nim", HUMANS, {})
+        assert refusal.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert loop.time() - started < 2, "the call waited for its deadline"
+        started = loop.time()
+        assert (await client.create_game("nim", HUMANS, {})).version > 0
+        assert loop.time() - started < 2, "the next call waited for its deadline"
+        assert refused
+
+
+async def test_a_peer_that_half_closes_after_its_finish_is_still_answered(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """``F`` is the stream's half-close; a peer that also shuts its side of the TCP
+    connection after it (TCP's own half-close) has said nothing more: what it asked for is
+    still answered, then ``E`` code 0. Only an end of the bytes without a finish is a
+    client gone."""
+    async with link_server(redis_store, registry) as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
+        await peer.send(BATCH, batch(create_request("held-half-closed", 1)))
+        await until(lambda: engine.gate.started == ["held-half-closed"], "the command to start")
+        await peer.send(FINISH)
+        peer.writer.write_eof()
+        await asyncio.sleep(0.1)  # the engine has read the end of the bytes
+        engine.gate.release.set()
+        (answer,) = (await peer.answers()).responses
+        assert answer.request_id == 1 and answer.WhichOneof("result") == "create_game"
+        assert (await peer.end()).code == 0
+        assert engine.gate.cancelled == []
+
+
+async def test_stopping_resets_a_connection_whose_peer_reads_nothing(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """LinkServer.stop closes what is left after its grace at once: a peer that flooded
+    commands and reads none of the answers has its connection reset, rather than left
+    open for good with the answers buffered for it (a graceful close waits for them to
+    be sent, which a peer that never reads never lets happen)."""
+    async with link_server(redis_store, registry) as (_, server, port):
+        peer_socket = socket.socket()
+        peer_socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        peer_socket.connect(("127.0.0.1", port))
+        peer_socket.setblocking(False)
+        reader, writer = await asyncio.open_connection(sock=peer_socket)
+        peer = RawPeer(reader, writer)
+        try:
+            await peer.hello()
+            (connection,) = server._connections
+            transport = connection._transport
+            assert transport is not None
+            engine_socket = transport.get_extra_info("socket")
+            engine_socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+            writer.transport.pause_reading()  # a peer reading nothing
+            for i in range(60):  # more than the engine reads ahead (INBOX_PAUSE)
+                requests = (create_request(f"instant-{i}-{j}", i * 1000 + j) for j in range(1, 500))
+                writer.write(frame(BATCH, batch(*requests)))
+            await until(lambda: transport.get_write_buffer_size() > 0, "answers held for the peer")
+            await server.stop(0)
+            await until(
+                lambda: peer_socket.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0,
+                "the connection to be reset",
+                timeout_s=2,
+            )
+        finally:
+            writer.close()
