@@ -44,6 +44,9 @@ from services.rpc.generated import engine_service_pb2 as pb
 CONNECT_TIMEOUT_S = 5.0
 """How long a connection may take to open and get the engine's hello before it fails
 UNAVAILABLE (its calls then go on another stream's connection, and engine)."""
+MIN_ATTEMPT_S = 0.5
+"""Least time one address of several gets to accept a connection before the next is
+tried (each gets CONNECT_TIMEOUT_S shared by the addresses, at least this)."""
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 """Largest frame the client reads (a gRPC client's default largest message): the engine
 sends at most 1 MiB of answers in one batch, a single larger answer alone."""
@@ -305,23 +308,29 @@ class LinkCall(asyncio.Protocol):
         self._finish(None if error.code() == grpc.StatusCode.OK else error)
 
     async def _connect(self, target: LinkTarget) -> None:
-        """Connect to the target's next engine, or, refused, to the others in turn (as a
-        gRPC channel skips an address that refuses), all within CONNECT_TIMEOUT_S."""
+        """Connect to the target's next engine, or, refused or silent, to the others in
+        turn (as a gRPC channel skips an address that is down), all within
+        CONNECT_TIMEOUT_S: each address gets its share of it (at least
+        MIN_ATTEMPT_S), so one that drops the connection attempt (a host gone) does not
+        use up the time of those after it."""
         where = "the engine link"
         try:
             async with asyncio.timeout(CONNECT_TIMEOUT_S):
                 addresses = await target.next_addresses()
+                share = max(CONNECT_TIMEOUT_S / len(addresses), MIN_ATTEMPT_S)
                 for attempt, (host, port) in enumerate(addresses, 1):
                     where = f"{host}:{port}"
                     try:
-                        await self._loop.create_connection(lambda: self, host, port)
+                        await asyncio.wait_for(
+                            self._loop.create_connection(lambda: self, host, port), share
+                        )
                         break
-                    except OSError:
+                    except (OSError, TimeoutError):
                         if attempt == len(addresses):
                             raise
                 await asyncio.shield(self._headers)
         except TimeoutError:
-            self._finish(unavailable(f"engine link: no hello from {where} in time"))
+            self._finish(unavailable(f"engine link: no connection and hello from {where} in time"))
         except OSError as error:
             self._finish(unavailable(f"engine link: cannot connect to {where}: {error}"))
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
 import grpc
@@ -239,6 +239,53 @@ async def test_a_link_client_with_no_engine_there_fails_unavailable(
             await client.create_game("nim", HUMANS, {})
         assert down.value.code() == grpc.StatusCode.UNAVAILABLE
         assert "cannot connect" in (down.value.details() or "")
+
+
+@contextmanager
+def silent_address() -> Iterator[int]:
+    """A loopback port whose connection attempts get no answer (a host gone): a listener
+    whose accept queue is full, so the kernel drops further SYNs. Yields the port."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    try:
+        for _ in range(4):  # fill the queue (its length is a little over the backlog)
+            filler = socket.socket()
+            filler.setblocking(False)
+            with suppress(BlockingIOError):
+                filler.connect(("127.0.0.1", port))
+            fillers.append(filler)
+        yield port
+    finally:
+        for filler in fillers:
+            filler.close()
+        listener.close()
+
+
+async def test_an_address_that_does_not_answer_is_passed_over_for_the_next(
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
+) -> None:
+    """One engine of two gone silent (its SYNs dropped): each new connection tried on it
+    first moves on to the other within its share of the connect time, so no call fails
+    (a connect that hung for the whole budget failed every call of its stream)."""
+    monkeypatch.setattr("services.engine.link_client.CONNECT_TIMEOUT_S", 1.0)
+    monkeypatch.setattr("services.engine.link_client.MIN_ATTEMPT_S", 0.2)
+    monkeypatch.setattr("services.engine.exchange_client.STREAM_MAX_AGE_S", 0.01)
+    with silent_address() as silent:
+        async with (
+            link_server(redis_store, registry) as (_, _, port),
+            RemoteEngineClient(
+                f"127.0.0.1:{silent},127.0.0.1:{port}",
+                channels=1,
+                streams_per_channel=1,
+                transport="link",
+            ) as client,
+        ):
+            for _ in range(6):  # each on a new connection, to either address first
+                assert (await client.create_game("nim", HUMANS, {})).version > 0
+                await asyncio.sleep(0.02)
 
 
 async def test_a_link_target_by_name_is_resolved(
