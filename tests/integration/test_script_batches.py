@@ -104,8 +104,11 @@ async def test_one_batch_on_one_game_has_one_winner_and_dedups_a_command(
     assert sum(not isinstance(o, BaseException) for o in outcomes) == 1
     assert all(isinstance(o, VersionConflict) for o in outcomes if isinstance(o, BaseException))
     command = CommandKey("seat:0|same", "h" * 64)
+    # Five sends of one command, each decided at its own instant (as the engine stamps
+    # each call): byte-identical ones would be one write's retries, reported as written.
+    sends = [EventMetadata("", 0, f"2024-01-01T00:00:0{n}+00:00") for n in range(5)]
     retries = await asyncio.gather(
-        *(counting_store.append(game, 2, thing(9), META, command=command) for _ in range(5))
+        *(counting_store.append(game, 2, thing(9), meta, command=command) for meta in sends)
     )
     assert {(r.first_version, r.last_version) for r in retries} == {(3, 3)}
     assert sum(not r.duplicate for r in retries) == 1
@@ -362,6 +365,21 @@ async def test_an_append_whose_retry_finds_it_landed_is_a_success_not_a_conflict
     assert [e.version for e in outcome.written] == [2]
 
 
+async def test_an_append_with_a_command_id_whose_retry_finds_it_landed_is_written(
+    redis_url: str, key_prefix: str
+) -> None:
+    """Under a command id the retry's run answers "dup": the command's events are this
+    append's own, so it is reported as written (not as a duplicate with no events, which
+    left the engine's cache behind and sent no end notice for a game's last move)."""
+    command = CommandKey("seat:0|landed", "l" * 64)
+    outcome, versions, tries = await append_retried_after_it_ran(redis_url, key_prefix, command)
+    assert tries == 2  # the try that ran late, then the retry
+    assert versions == [1, 2]  # written once
+    assert not isinstance(outcome, BaseException), outcome
+    assert (outcome.first_version, outcome.last_version, outcome.duplicate) == (2, 2, False)
+    assert [e.version for e in outcome.written] == [2]
+
+
 async def test_a_lane_closed_while_it_connects_leaves_no_connection_open(redis_url: str) -> None:
     client, name = named_client(redis_url)
     admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
@@ -405,6 +423,45 @@ async def test_a_move_whose_append_is_retried_after_it_landed_is_applied_once(
     events = await store.read(game)
     assert outcome.version == events[-1].version  # the move, reported
     assert [e.type for e in events[before.version :]] == [e.type for e in outcome.written]
+    await store.close()
+    await admin.aclose()
+
+
+async def test_a_last_move_with_a_command_id_retried_after_it_landed_ends_the_game_once(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """The retry of a game's last move answers "dup": the engine still reports the move's
+    events and sends the game's end notice (it sent none: the director's sweep found the
+    game up to 30 s later), once."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
+    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = RedisEventStore(client, RedisKeys(key_prefix))
+    finished: list[tuple[str, int]] = []
+
+    async def on_finished(game_id: str, version: int) -> None:
+        finished.append((game_id, version))
+
+    engine = Engine(store, registry, seed_source=fixed_seed("landed"), on_finished=on_finished)
+    seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
+    game = (await engine.create_game("nim", seats, {"max_take": 20})).game_id
+    before = await engine.load(game)
+    await admin.ping()  # connected: the busy script goes out at once, not after a login
+    busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
+    await asyncio.sleep(0.05)
+    outcome: Any
+    try:
+        take_all = {"take": before.state.pile}
+        outcome = await engine.submit_action(
+            game, before.seats_to_act()[0], take_all, command_id="last-move"
+        )
+    except Exception as exc:
+        outcome = exc
+    await busy
+    assert not isinstance(outcome, BaseException), outcome
+    events = await store.read(game)
+    assert events[-1].type == "SeedRevealed" and outcome.version == events[-1].version
+    assert [e.version for e in outcome.written] == [e.version for e in events[before.version :]]
+    assert finished == [(game, events[-1].version)]
     await store.close()
     await admin.aclose()
 

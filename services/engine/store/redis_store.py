@@ -276,8 +276,9 @@ class RedisEventStore:
 
         The script may run twice for one call (a retry after a lost reply, see
         script_batches and redis_client.resilience): the second run answers "dup" under
-        a command id (reported as the command's earlier result), or else a conflict,
-        which this call reports as its own write when the log holds its events."""
+        a command id, or else a conflict; either is reported as this call's own write
+        when the log holds its events (the last one's hash chains content, metadata and
+        the recorded instant), and a "dup" otherwise as the command's earlier result."""
         if not events:
             raise ValueError("append needs at least one event")
         log_only = game_id.startswith(NOT_A_GAME_PREFIX)
@@ -326,6 +327,15 @@ class RedisEventStore:
             raise ChainMismatch(game_id, str(value))
         done = CommandRecord.from_text(value)
         if status == "dup":
+            mine = (done.first_version, done.last_version) == (
+                written[0].version,
+                written[-1].version,
+            )
+            if mine and await self._landed(game_id, written):
+                # The retry of a try that ran (its reply lost): the command's events are
+                # these very ones, so this call wrote them; its caller folds them into
+                # its cache and sends the game's end notice, as for any write.
+                return AppendResult(done.first_version, done.last_version, written)
             return AppendResult(done.first_version, done.last_version, (), done.request_hash)
         return AppendResult(done.first_version, done.last_version, written)
 
