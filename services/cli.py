@@ -263,6 +263,19 @@ def _timekeeper_settings(args: argparse.Namespace) -> Any:
     return TimekeeperSettings(interval_s=args.timekeeper_interval)
 
 
+def _engine_target(args: argparse.Namespace) -> str:
+    """``--engine``, checked up front for the link (its addresses are host:port pairs;
+    a gRPC target is checked by gRPC as it connects). Raises UsageError."""
+    if args.engine_transport == "link":
+        from services.engine.link_client import parse_target
+
+        try:
+            parse_target(args.engine)
+        except ValueError as error:
+            raise UsageError(f"--engine: {error}") from None
+    return str(args.engine)
+
+
 def engine_transport_opt(p: argparse.ArgumentParser) -> None:
     """``--engine-transport`` of the processes sending commands to engines (--engine)."""
     p.add_argument(
@@ -313,7 +326,7 @@ async def _gateway(args: argparse.Namespace) -> int:
     await run_gateway(
         redis,
         _address(args.host, args.port),
-        args.engine,
+        _engine_target(args),
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
@@ -355,7 +368,7 @@ async def _bot(args: argparse.Namespace) -> int:
 
     await run_bot(
         _need_redis(args),
-        args.engine,
+        _engine_target(args),
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
@@ -376,7 +389,7 @@ async def _director(args: argparse.Namespace) -> int:
 
     await run_director(
         _need_redis(args),
-        args.engine,
+        _engine_target(args),
         _registry(args.extra_ruleset),
         _stop_event(),
         _store_settings(args),
