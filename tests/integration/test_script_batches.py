@@ -398,41 +398,18 @@ async def test_a_lane_closed_while_it_connects_leaves_no_connection_open(redis_u
     await admin.aclose()
 
 
-async def test_a_move_whose_append_is_retried_after_it_landed_is_applied_once(
-    redis_url: str, key_prefix: str, registry: RulesetRegistry
-) -> None:
-    # Without a command id the engine would take the retry's conflict for another
-    # writer's win, decide the move again on the new log and refuse it (not its turn).
-    client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
-    admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
-    store = RedisEventStore(client, RedisKeys(key_prefix))
-    engine = Engine(store, registry, seed_source=fixed_seed("landed"))
-    seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
-    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
-    before = await engine.load(game)
-    await admin.ping()  # connected: the busy script goes out at once, not after a login
-    busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
-    await asyncio.sleep(0.05)
-    outcome: Any
-    try:
-        outcome = await engine.submit_action(game, before.seats_to_act()[0], {"take": 1})
-    except Exception as exc:
-        outcome = exc
-    await busy
-    assert not isinstance(outcome, BaseException), outcome
-    events = await store.read(game)
-    assert outcome.version == events[-1].version  # the move, reported
-    assert [e.type for e in events[before.version :]] == [e.type for e in outcome.written]
-    await store.close()
-    await admin.aclose()
-
-
-async def test_a_last_move_with_a_command_id_retried_after_it_landed_ends_the_game_once(
-    redis_url: str, key_prefix: str, registry: RulesetRegistry
-) -> None:
-    """The retry of a game's last move answers "dup": the engine still reports the move's
-    events and sends the game's end notice (it sent none: the director's sweep found the
-    game up to 30 s later), once."""
+async def move_retried_after_it_ran(
+    redis_url: str,
+    key_prefix: str,
+    registry: RulesetRegistry,
+    max_take: int,
+    take_all: bool = False,
+    command_id: str = "",
+) -> tuple[Any, list[Any], int, list[tuple[str, int]]]:
+    """A Nim move (one stone, or ``take_all``: the game's last move) submitted while
+    Redis is busy past the lane's deadline, as :func:`append_retried_after_it_ran` does
+    for an append. Returns the move's outcome (or error), the game's events, the
+    version before the move and the end notices the engine sent (game id, version)."""
     client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
     admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
     store = RedisEventStore(client, RedisKeys(key_prefix))
@@ -443,27 +420,52 @@ async def test_a_last_move_with_a_command_id_retried_after_it_landed_ends_the_ga
 
     engine = Engine(store, registry, seed_source=fixed_seed("landed"), on_finished=on_finished)
     seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
-    game = (await engine.create_game("nim", seats, {"max_take": 20})).game_id
+    game = (await engine.create_game("nim", seats, {"max_take": max_take})).game_id
     before = await engine.load(game)
     await admin.ping()  # connected: the busy script goes out at once, not after a login
     busy = asyncio.ensure_future(admin.eval(BUSY_MS, 0, 750))
     await asyncio.sleep(0.05)
     outcome: Any
     try:
-        take_all = {"take": before.state.pile}
+        action = {"take": before.state.pile if take_all else 1}
         outcome = await engine.submit_action(
-            game, before.seats_to_act()[0], take_all, command_id="last-move"
+            game, before.seats_to_act()[0], action, command_id=command_id
         )
     except Exception as exc:
         outcome = exc
     await busy
-    assert not isinstance(outcome, BaseException), outcome
     events = await store.read(game)
-    assert events[-1].type == "SeedRevealed" and outcome.version == events[-1].version
-    assert [e.version for e in outcome.written] == [e.version for e in events[before.version :]]
-    assert finished == [(game, events[-1].version)]
     await store.close()
     await admin.aclose()
+    return outcome, events, before.version, finished
+
+
+async def test_a_move_whose_append_is_retried_after_it_landed_is_applied_once(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    # Without a command id the engine would take the retry's conflict for another
+    # writer's win, decide the move again on the new log and refuse it (not its turn).
+    outcome, events, before, _ = await move_retried_after_it_ran(
+        redis_url, key_prefix, registry, max_take=3
+    )
+    assert not isinstance(outcome, BaseException), outcome
+    assert outcome.version == events[-1].version  # the move, reported
+    assert [e.type for e in events[before:]] == [e.type for e in outcome.written]
+
+
+async def test_a_last_move_with_a_command_id_retried_after_it_landed_ends_the_game_once(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """The retry of a game's last move answers "dup": the engine still reports the move's
+    events and sends the game's end notice (it sent none: the director's sweep found the
+    game up to 30 s later), once."""
+    outcome, events, before, finished = await move_retried_after_it_ran(
+        redis_url, key_prefix, registry, max_take=20, take_all=True, command_id="last-move"
+    )
+    assert not isinstance(outcome, BaseException), outcome
+    assert events[-1].type == "SeedRevealed" and outcome.version == events[-1].version
+    assert [e.version for e in outcome.written] == [e.version for e in events[before:]]
+    assert [version for _, version in finished] == [events[-1].version]
 
 
 ECHO_BUSY = """
