@@ -5,8 +5,9 @@ turn, the drivers always take 1) with its own client, at 1, 10 and 100 concurren
 matches, interleaved A B A B over ``--reps`` repetitions:
 
 - **teoti**: split ``teoti engine`` and ``teoti gateway`` processes on one Redis (hash
-  chains, Lua compare-and-append: as deployed), the test Nim ruleset registered with
-  ``--extra-ruleset nim=tests.nim:NimRuleset`` (as the e2e tests do). The driver is
+  chains, Lua compare-and-append; the gateway's commands on the engine link: as
+  deployed; ``--engine-transport stream`` for the gRPC streams), the test Nim ruleset
+  registered with ``--extra-ruleset nim=tests.nim:NimRuleset`` (as the e2e tests do). The driver is
   :class:`TeotiClient` over gRPC, one channel per seat, one message per move
   (``TeotiClient.play``: a ``SubmitAction`` with ``return_view``, whose reply says whose
   turn it is) on the seat's long-lived ``Play`` stream, the analog of boardgame.io's
@@ -34,6 +35,7 @@ Run from the repository root::
         [--stream-and-unary]   # both, interleaved window by window
         [--three-calls]   # also teoti with GetGame + ListLegalActions + SubmitAction per move
         [--deployment serve]   # teoti serve (engine in the gateway's process), not split
+        [--engine-transport stream]   # split, the commands on gRPC streams, not the link
     .venv/bin/python -m benchmarks.peer_benchmark --many-games 1000 [--connections 50]
                           # 1,000 concurrent games through one gateway, teoti alone
 
