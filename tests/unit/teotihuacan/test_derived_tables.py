@@ -17,11 +17,12 @@ from services.engine.rules.teotihuacan import (
     alchemy,
     construction,
     pyramid,
+    reads,
     technologies,
     turn,
     workers,
 )
-from services.engine.rules.teotihuacan.components import components
+from services.engine.rules.teotihuacan.components import PALACE, components
 from services.engine.rules.teotihuacan.frozen import (
     replace,
     with_agenda,
@@ -223,3 +224,29 @@ def test_the_worker_table_holds_every_worker_of_a_game(first_game: bool) -> None
                 assert key in workers._TABLE and workers._TABLE[key] == w
                 seen.add(key)
     assert any(locked for _, _, locked, _ in seen) and len(seen) > 20
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+def test_compiled_reads_answer_what_the_state_methods_answer(first_game: bool) -> None:
+    goods = ("cocoa", "wood", "stone", "gold", "vp")
+    temples = ("blue", "red", "green")
+    seen_out_of_play = False
+    for state in game_states(3, first_game):
+        for player in state.players:
+            for good in goods:
+                assert reads.amount(player, good) == player.amount(good)
+            for temple in temples:
+                assert reads.temple_step(player, temple) == player.temple(temple)
+            assert tuple(reads.workers_in_play(player)) == player.workers_in_play()
+            for w in player.workers:
+                assert reads.in_play(w) is w.in_play
+                seen_out_of_play |= not w.in_play
+        for board in state.rondel:
+            for steps in range(1, 9):
+                expected = any(
+                    state.board_at(state.position(board) + k) == PALACE for k in range(1, steps + 1)
+                )
+                assert turn.passes_palace(state, board, steps) is expected
+    assert seen_out_of_play
+    with pytest.raises(ValueError):
+        reads.temple_step(state.players[0], "purple")

@@ -6,6 +6,7 @@ from .calendar import advance_calendar
 from .components import MAX_POWER, PALACE
 from .context import Context
 from .flow import Action, no_choice, task_rules
+from .reads import in_play, workers_in_play
 from .state import GameState
 from .tasks import AscensionReward, CalendarAdvance, PowerUps, Task, TempleSteps
 from .temples import advanceable_temples
@@ -20,7 +21,7 @@ def eligible_workers(state: GameState, seat: int, board: int) -> list[int]:
     return [
         worker_id
         for worker_id, worker in enumerate(state.players[seat].workers)
-        if worker.in_play and not worker.locked and (board == 0 or worker.board == board)
+        if in_play(worker) and not worker.locked and (board == 0 or worker.board == board)
     ]
 
 
@@ -71,7 +72,7 @@ def _ascension_options(state: GameState, task: AscensionReward) -> list[Action]:
         rewards.append("temple_1")
         if player.cocoa >= 3:
             rewards.append("pay_3_cocoa_temple_2")
-    if len(player.workers_in_play()) == 3:
+    if len(workers_in_play(player)) == 3:
         rewards.append("fourth_worker_and_2_cocoa")
     return [{"type": "ascension_reward", "reward": r} for r in rewards]
 

@@ -127,8 +127,12 @@ def teleport_steps(state: GameState, start: int, target: int) -> int:
 
 def passes_palace(state: GameState, board: int, steps: int) -> bool:
     """True if a move of ``steps`` from ``board`` goes onto or past the Palace (position 1)."""
-    start = state.position(board)
-    return any(state.board_at(start + k) == PALACE for k in range(1, steps + 1))
+    # any(state.board_at(state.position(board) + k) == PALACE for k in 1..steps), without
+    # calls into the interpreted state class for every move
+    rondel = state.rondel
+    start = rondel.index(board)
+    laps = len(rondel)
+    return any(rondel[(start + k) % laps] == PALACE for k in range(1, steps + 1))
 
 
 # --- take a turn ----------------------------------------------------------------------

@@ -30,6 +30,7 @@ from .context import Context
 from .discovery import NO_TILE, ClaimDiscovery, claim, tile_cost, worship_tile
 from .flow import Action
 from .main_action import FREE_COCOA_PAYMENT, has_effect, use_effect
+from .reads import amount
 from .royal import RoyalAbility
 from .solo.displacement import relocate_bot_worker
 from .solo.seat import is_teotibot
@@ -140,7 +141,7 @@ def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
 def _can_pay_with_cocoa(player: Player, cocoa: int, tile: int) -> bool:
     """:func:`can_pay` as if the seat held ``cocoa`` cocoa (without copying the player)."""
     return all(
-        (cocoa if good == "cocoa" else player.amount(good)) >= n
+        (cocoa if good == "cocoa" else amount(player, good)) >= n
         for good, n in tile_cost(tile).items()
     )
 
