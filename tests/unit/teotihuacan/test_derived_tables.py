@@ -12,12 +12,15 @@ from collections.abc import Iterator
 from itertools import product
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.engine.rules.teotihuacan import (
     alchemy,
     construction,
     pyramid,
     reads,
+    tasks,
     technologies,
     turn,
     workers,
@@ -250,3 +253,48 @@ def test_compiled_reads_answer_what_the_state_methods_answer(first_game: bool) -
     assert seen_out_of_play
     with pytest.raises(ValueError):
         reads.temple_step(state.players[0], "purple")
+
+
+seats = st.integers(min_value=-1, max_value=3)
+counts = st.integers(min_value=0, max_value=6)
+
+
+@given(seat=seats)
+def test_shared_seat_tasks_equal_new_ones(seat: int) -> None:
+    for shared, cls in (
+        (tasks.take_turn_task, tasks.TakeTurn),
+        (tasks.start_turn_task, tasks.StartTurn),
+        (tasks.end_turn_task, tasks.EndTurn),
+    ):
+        task = shared(seat)
+        assert type(task) is cls and task == cls(seat=seat) and shared(seat) is task
+        assert tasks.task_to_dict(task) == tasks.task_to_dict(cls(seat=seat))
+
+
+@given(
+    seat=seats,
+    board=st.integers(min_value=0, max_value=8),
+    workers=st.lists(st.integers(min_value=0, max_value=3), max_size=4).map(tuple),
+    count=counts,
+)
+def test_shared_board_and_power_up_tasks_equal_new_ones(
+    seat: int, board: int, workers: tuple[int, ...], count: int
+) -> None:
+    action = tasks.board_action_task(seat, board, workers)
+    assert action == tasks.BoardAction(seat=seat, board=board, workers=workers)
+    assert type(action) is tasks.BoardAction
+    assert tasks.board_action_task(seat, board, tuple(workers)) is action
+    power = tasks.power_ups_task(seat, board, count)
+    assert power == tasks.PowerUps(seat=seat, board=board, count=count)
+    assert type(power) is tasks.PowerUps and tasks.power_ups_task(seat, board, count) is power
+
+
+@given(seat=seats, temple=st.sampled_from(["", "blue", "red", "green"]), count=counts)
+def test_shared_temple_steps_equal_new_ones(seat: int, temple: str, count: int) -> None:
+    steps = tasks.temple_steps_task(seat, temple, count)
+    assert steps == tasks.TempleSteps(seat=seat, temple=temple, count=count)
+    assert type(steps) is tasks.TempleSteps
+    assert tasks.temple_steps_task(seat, temple, count) is steps
+    assert tasks.task_to_dict(steps) == tasks.task_to_dict(
+        tasks.TempleSteps(seat=seat, temple=temple, count=count)
+    )

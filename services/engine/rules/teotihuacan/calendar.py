@@ -14,7 +14,7 @@ from .solo.scoring import pays_salary, score_final_extras, solo_ranking
 from .solo.scoring import temple_bonus_vp as teotibot_temple_bonus_vp
 from .solo.seat import turn_task
 from .state import GameState, Player
-from .tasks import EclipseEnd, EndTurn, Salary, StartTurn, TakeTurn
+from .tasks import EclipseEnd, EndTurn, Salary, StartTurn, start_turn_task, take_turn_task
 
 FINAL_ECLIPSE: Final = 3
 ECLIPSE_COUNTDOWN_ROUNDS: Final = 2
@@ -52,7 +52,7 @@ def next_seat(state: GameState, seat: int) -> int:
 def resolve_start_turn(ctx: Context, task: StartTurn, action: Action | None) -> None:
     """Give the turn to the seat."""
     ctx.emit("TurnStarted", seat=task.seat)
-    ctx.push(turn_task(ctx.state, task.seat) or TakeTurn(seat=task.seat))  # solo: Teotibot
+    ctx.push(turn_task(ctx.state, task.seat) or take_turn_task(task.seat))  # solo: Teotibot
 
 
 @task_rules(EndTurn, options=no_choice, decision="the end of a turn", rule="RULES.md §2")
@@ -71,7 +71,7 @@ def resolve_end_turn(ctx: Context, task: EndTurn, action: Action | None) -> None
         ctx.emit("RoundEnded", round=ctx.state.round + 1, eclipse_countdown=countdown)
     if ctx.state.options.dark_eclipse and ctx.state.eclipse_countdown:
         eclipse_now = True
-    ctx.push(StartTurn(seat=next_seat(ctx.state, task.seat)))
+    ctx.push(start_turn_task(next_seat(ctx.state, task.seat)))
     if eclipse_now:
         score_eclipse(ctx)
 

@@ -47,7 +47,7 @@ from .main_action import (
 from .matched_icons import PyramidTrackStep, matched_icon_steps
 from .reads import amount as amount_of
 from .state import GameState
-from .tasks import BoardAction, PowerUps, Task, register_task
+from .tasks import BoardAction, Task, power_ups_task, register_task
 from .technologies import construction_discount
 from .turn import MainAction, main_action
 
@@ -198,7 +198,7 @@ def _resolve(ctx: Context, task: BoardAction, cost: int) -> None:
     power_ups = 2 if counted >= MAX_COUNTED_WORKERS else 1
     ctx.push(
         PyramidConstruction(seat=seat, tiles_left=counted, placed=0),
-        PowerUps(seat=seat, board=CONSTRUCTION, count=power_ups),
+        power_ups_task(seat, CONSTRUCTION, power_ups),
         RefillPyramidOffer(seat=seat),
         *power_ups_then_technologies(seat, CONSTRUCTION, 0),
     )

@@ -17,7 +17,7 @@ from .discovery import can_pay, claim
 from .flow import Action, task_rules
 from .reads import temple_step
 from .state import GameState
-from .tasks import ResourceChoice, Task, TempleSteps, register_task
+from .tasks import ResourceChoice, Task, TempleSteps, register_task, temple_steps_task
 
 
 def can_advance(state: GameState, seat: int, temple: str) -> bool:
@@ -93,8 +93,8 @@ def resolve_temple_steps(ctx: Context, task: TempleSteps, action: Action | None)
     """Advance once (on the fixed temple, or the chosen one), then schedule the rest."""
     temple = task.temple or str(action["temple"] if action else "")
     follow_ups = advance_temple(ctx, task.seat, temple)
-    rest = [TempleSteps(seat=task.seat, temple=task.temple, count=task.count - 1)]
-    ctx.push(*follow_ups, *(rest if task.count > 1 else []))
+    rest = [temple_steps_task(task.seat, task.temple, task.count - 1)] if task.count > 1 else []
+    ctx.push(*follow_ups, *rest)
 
 
 def _resource_options(state: GameState, task: ResourceChoice) -> list[Action]:

@@ -31,7 +31,7 @@ from .context import Context
 from .flow import Action, free_action, task_rules
 from .solo.seat import is_teotibot
 from .state import NOT_IN_PLAY, GameState
-from .tasks import BoardAction, EndTurn, Salary, TakeTurn, Task
+from .tasks import BoardAction, Salary, TakeTurn, Task, board_action_task, end_turn_task
 from .technologies import owns_technology
 
 MAX_STEPS: Final = 3
@@ -242,7 +242,7 @@ def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> No
     seat = task.seat
     if action["type"] == "unlock":
         ctx.emit("WorkersUnlocked", seat=seat, cocoa_paid=0)
-        ctx.push(EndTurn(seat=seat))
+        ctx.push(end_turn_task(seat))
         return
     worker_id = int(action["worker"])
     start = ctx.state.players[seat].workers[worker_id].board
@@ -263,7 +263,7 @@ def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> No
         ctx.state, start, steps
     ):
         ctx.change_goods(seat, "technology_palace_pass", cocoa=1)
-    ctx.push(BoardAction(seat=seat, board=target, workers=moved), EndTurn(seat=seat))
+    ctx.push(board_action_task(seat, target, moved), end_turn_task(seat))
 
 
 # --- the action on the destination board ----------------------------------------------

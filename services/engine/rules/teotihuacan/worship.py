@@ -35,7 +35,7 @@ from .royal import RoyalAbility
 from .solo.displacement import relocate_bot_worker
 from .solo.seat import is_teotibot
 from .state import GameState, Player
-from .tasks import BoardAction, Task, TempleSteps
+from .tasks import BoardAction, Task, temple_steps_task
 from .turn import register_worship, workers_still_there
 
 DISPLACE_COCOA: Final = 1
@@ -153,7 +153,7 @@ def _ability(state: GameState, task: BoardAction, space: int, worker: int, free:
         tile = state.royal_tiles[space]
         return RoyalAbility(seat=task.seat, tile=tile, power=power, free=free)
     temple = components().board(task.board).worship_temple or ""
-    return TempleSteps(seat=task.seat, temple=temple, count=1)
+    return temple_steps_task(task.seat, temple, 1)
 
 
 def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:
