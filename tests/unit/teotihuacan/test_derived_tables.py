@@ -298,3 +298,21 @@ def test_shared_temple_steps_equal_new_ones(seat: int, temple: str, count: int) 
     assert tasks.task_to_dict(steps) == tasks.task_to_dict(
         tasks.TempleSteps(seat=seat, temple=temple, count=count)
     )
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+def test_remembered_action_cost_is_the_count_afresh(first_game: bool) -> None:
+    costs = set()
+    for state in game_states(4, first_game):
+        for board in range(1, 9):
+            for seat in range(4):
+                for moved in ((), (0,), (1, 2)):
+                    expected = turn._colours_on(
+                        state.players, state.neutral_workers, board, seat, moved
+                    )
+                    assert turn.action_cost(state, board, seat, moved) == expected
+                    # asked again (remembered), and for a copy whose tuples are the same
+                    assert turn.action_cost(state, board, seat, moved) == expected
+                    assert turn.action_cost(replace(state), board, seat, moved) == expected
+                    costs.add(expected)
+    assert len(costs) > 2

@@ -30,7 +30,7 @@ from .components import PALACE, components
 from .context import Context
 from .flow import Action, free_action, task_rules
 from .solo.seat import is_teotibot
-from .state import NOT_IN_PLAY, GameState
+from .state import NOT_IN_PLAY, GameState, Player
 from .tasks import BoardAction, Salary, TakeTurn, Task, board_action_task, end_turn_task
 from .technologies import owns_technology
 
@@ -86,18 +86,53 @@ def register_worship(options: WorshipOptions, resolve: WorshipResolve) -> None:
 # --- helpers --------------------------------------------------------------------------
 
 
+Neutral = tuple[tuple[int, int], ...]
+CostArguments = tuple[tuple[Player, ...], Neutral, int, int, tuple[int, ...]]
+
+_LAST_COST: Final[list[tuple[CostArguments, int]]] = []
+"""The last answer of :func:`action_cost` with its arguments: the board action's options
+and its resolution (the next decision) ask the same of the same players and neutral
+workers, tuples shared unchanged by the states in between. The memo holds them, so their
+identity can't be reused while it is remembered."""
+
+
 def action_cost(state: GameState, board: int, seat: int, moved: tuple[int, ...]) -> int:
     """X of RULES.md §3: distinct colours of unlocked workers on ``board``, moved ones excluded."""
+    players = state.players
+    neutral = state.neutral_workers
+    if _LAST_COST:
+        (last_players, last_neutral, last_board, last_seat, last_moved), cost = _LAST_COST[0]
+        if (
+            last_players is players
+            and last_neutral is neutral
+            and last_board == board
+            and last_seat == seat
+            and last_moved == moved
+        ):
+            return cost
+    cost = _colours_on(players, neutral, board, seat, moved)
+    _LAST_COST[:] = [((players, neutral, board, seat, moved), cost)]
+    return cost
+
+
+def _colours_on(
+    players: tuple[Player, ...],
+    neutral: Neutral,
+    board: int,
+    seat: int,
+    moved: tuple[int, ...],
+) -> int:
+    """:func:`action_cost` from the state's players and neutral workers."""
     colours = 0
-    for other_seat, player in enumerate(state.players):
+    for other_seat, player in enumerate(players):
         excluded = moved if other_seat == seat else ()
         for worker_id, worker in enumerate(player.workers):
             if worker.board == board and not worker.locked and worker_id not in excluded:
                 colours += 1
                 break  # one worker is enough to count the colour
     # Neutral colours are numbered after the seats, so they never double-count a seat.
-    if state.neutral_workers:
-        colours += len({colour for colour, at in state.neutral_workers if at == board})
+    if neutral:
+        colours += len({colour for colour, at in neutral if at == board})
     return colours
 
 
