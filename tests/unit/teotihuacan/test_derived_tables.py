@@ -12,16 +12,20 @@ from collections.abc import Iterator
 from itertools import product
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.engine.rules.teotihuacan import (
     alchemy,
     construction,
     pyramid,
+    reads,
+    tasks,
     technologies,
     turn,
     workers,
 )
-from services.engine.rules.teotihuacan.components import components
+from services.engine.rules.teotihuacan.components import PALACE, components
 from services.engine.rules.teotihuacan.frozen import (
     replace,
     with_agenda,
@@ -223,3 +227,92 @@ def test_the_worker_table_holds_every_worker_of_a_game(first_game: bool) -> None
                 assert key in workers._TABLE and workers._TABLE[key] == w
                 seen.add(key)
     assert any(locked for _, _, locked, _ in seen) and len(seen) > 20
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+def test_compiled_reads_answer_what_the_state_methods_answer(first_game: bool) -> None:
+    goods = ("cocoa", "wood", "stone", "gold", "vp")
+    temples = ("blue", "red", "green")
+    seen_out_of_play = False
+    for state in game_states(3, first_game):
+        for player in state.players:
+            for good in goods:
+                assert reads.amount(player, good) == player.amount(good)
+            for temple in temples:
+                assert reads.temple_step(player, temple) == player.temple(temple)
+            assert tuple(reads.workers_in_play(player)) == player.workers_in_play()
+            for w in player.workers:
+                assert reads.in_play(w) is w.in_play
+                seen_out_of_play |= not w.in_play
+        for board in state.rondel:
+            for steps in range(1, 9):
+                expected = any(
+                    state.board_at(state.position(board) + k) == PALACE for k in range(1, steps + 1)
+                )
+                assert turn.passes_palace(state, board, steps) is expected
+    assert seen_out_of_play
+    with pytest.raises(ValueError):
+        reads.temple_step(state.players[0], "purple")
+
+
+seats = st.integers(min_value=-1, max_value=3)
+counts = st.integers(min_value=0, max_value=6)
+
+
+@given(seat=seats)
+def test_shared_seat_tasks_equal_new_ones(seat: int) -> None:
+    for shared, cls in (
+        (tasks.take_turn_task, tasks.TakeTurn),
+        (tasks.start_turn_task, tasks.StartTurn),
+        (tasks.end_turn_task, tasks.EndTurn),
+    ):
+        task = shared(seat)
+        assert type(task) is cls and task == cls(seat=seat) and shared(seat) is task
+        assert tasks.task_to_dict(task) == tasks.task_to_dict(cls(seat=seat))
+
+
+@given(
+    seat=seats,
+    board=st.integers(min_value=0, max_value=8),
+    workers=st.lists(st.integers(min_value=0, max_value=3), max_size=4).map(tuple),
+    count=counts,
+)
+def test_shared_board_and_power_up_tasks_equal_new_ones(
+    seat: int, board: int, workers: tuple[int, ...], count: int
+) -> None:
+    action = tasks.board_action_task(seat, board, workers)
+    assert action == tasks.BoardAction(seat=seat, board=board, workers=workers)
+    assert type(action) is tasks.BoardAction
+    assert tasks.board_action_task(seat, board, tuple(workers)) is action
+    power = tasks.power_ups_task(seat, board, count)
+    assert power == tasks.PowerUps(seat=seat, board=board, count=count)
+    assert type(power) is tasks.PowerUps and tasks.power_ups_task(seat, board, count) is power
+
+
+@given(seat=seats, temple=st.sampled_from(["", "blue", "red", "green"]), count=counts)
+def test_shared_temple_steps_equal_new_ones(seat: int, temple: str, count: int) -> None:
+    steps = tasks.temple_steps_task(seat, temple, count)
+    assert steps == tasks.TempleSteps(seat=seat, temple=temple, count=count)
+    assert type(steps) is tasks.TempleSteps
+    assert tasks.temple_steps_task(seat, temple, count) is steps
+    assert tasks.task_to_dict(steps) == tasks.task_to_dict(
+        tasks.TempleSteps(seat=seat, temple=temple, count=count)
+    )
+
+
+@pytest.mark.parametrize("first_game", [True, False])
+def test_remembered_action_cost_is_the_count_afresh(first_game: bool) -> None:
+    costs = set()
+    for state in game_states(4, first_game):
+        for board in range(1, 9):
+            for seat in range(4):
+                for moved in ((), (0,), (1, 2)):
+                    expected = turn._colours_on(
+                        state.players, state.neutral_workers, board, seat, moved
+                    )
+                    assert turn.action_cost(state, board, seat, moved) == expected
+                    # asked again (remembered), and for a copy whose tuples are the same
+                    assert turn.action_cost(state, board, seat, moved) == expected
+                    assert turn.action_cost(replace(state), board, seat, moved) == expected
+                    costs.add(expected)
+    assert len(costs) > 2

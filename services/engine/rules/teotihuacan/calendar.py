@@ -9,11 +9,12 @@ from .components import TEMPLE_BONUS_STEP, TEMPLES, components
 from .context import Context
 from .flow import Action, no_choice, task_rules
 from .neutral import draw_neutral_placement, neutral_colour_count
+from .reads import temple_step, workers_in_play
 from .solo.scoring import pays_salary, score_final_extras, solo_ranking
 from .solo.scoring import temple_bonus_vp as teotibot_temple_bonus_vp
 from .solo.seat import turn_task
 from .state import GameState, Player
-from .tasks import EclipseEnd, EndTurn, Salary, StartTurn, TakeTurn
+from .tasks import EclipseEnd, EndTurn, Salary, StartTurn, start_turn_task, take_turn_task
 
 FINAL_ECLIPSE: Final = 3
 ECLIPSE_COUNTDOWN_ROUNDS: Final = 2
@@ -51,7 +52,7 @@ def next_seat(state: GameState, seat: int) -> int:
 def resolve_start_turn(ctx: Context, task: StartTurn, action: Action | None) -> None:
     """Give the turn to the seat."""
     ctx.emit("TurnStarted", seat=task.seat)
-    ctx.push(turn_task(ctx.state, task.seat) or TakeTurn(seat=task.seat))  # solo: Teotibot
+    ctx.push(turn_task(ctx.state, task.seat) or take_turn_task(task.seat))  # solo: Teotibot
 
 
 @task_rules(EndTurn, options=no_choice, decision="the end of a turn", rule="RULES.md §2")
@@ -70,7 +71,7 @@ def resolve_end_turn(ctx: Context, task: EndTurn, action: Action | None) -> None
         ctx.emit("RoundEnded", round=ctx.state.round + 1, eclipse_countdown=countdown)
     if ctx.state.options.dark_eclipse and ctx.state.eclipse_countdown:
         eclipse_now = True
-    ctx.push(StartTurn(seat=next_seat(ctx.state, task.seat)))
+    ctx.push(start_turn_task(next_seat(ctx.state, task.seat)))
     if eclipse_now:
         score_eclipse(ctx)
 
@@ -120,7 +121,7 @@ def salary_owed(player: Player) -> int:
     """RULES.md §6.2.4: 1 cocoa per worker at power 1-3, 2 per power 4-5 (in play)."""
     table = components().raw["salary"]
     return sum(
-        table["power_4_5"] if w.power >= 4 else table["power_1_3"] for w in player.workers_in_play()
+        table["power_4_5"] if w.power >= 4 else table["power_1_3"] for w in workers_in_play(player)
     )
 
 
@@ -175,7 +176,7 @@ def end_game(ctx: Context) -> None:
     state = ctx.state
     for seat in state.turn_order:
         for temple_index, temple in enumerate(TEMPLES):
-            if state.players[seat].temple(temple) >= TEMPLE_BONUS_STEP and state.temple_bonus:
+            if temple_step(state.players[seat], temple) >= TEMPLE_BONUS_STEP and state.temple_bonus:
                 tile = state.temple_bonus[temple_index]
                 vp = temple_bonus_vp(state, seat, tile)
                 ctx.emit("TempleBonusScored", seat=seat, temple=temple, tile=tile, vp=vp)
@@ -209,11 +210,11 @@ def temple_bonus_vp(state: GameState, seat: int, tile: int) -> int:
     if effect == "vp_3_per_avenue_step":
         return 3 * player.avenue
     if effect == "vp_9_per_bonus_reached":
-        return 9 * sum(player.temple(t) >= TEMPLE_BONUS_STEP for t in TEMPLES)
+        return 9 * sum(temple_step(player, t) >= TEMPLE_BONUS_STEP for t in TEMPLES)
     if effect == "vp_2_per_non_mask_discovery":
         return 2 * (len(player.discoveries) + len(player.used_discoveries))
     if effect == "vp_per_worker_power":
-        return sum(9 if w.power >= 4 else 4 for w in player.workers_in_play())
+        return sum(9 if w.power >= 4 else 4 for w in workers_in_play(player))
     if effect == "best_mask_set_again":
         return best_mask_set_vp(player)
     raise ValueError(f"unknown temple bonus effect {effect}")

@@ -45,8 +45,9 @@ from .main_action import (
     workers_for_action,
 )
 from .matched_icons import PyramidTrackStep, matched_icon_steps
+from .reads import amount as amount_of
 from .state import GameState
-from .tasks import BoardAction, PowerUps, Task, register_task
+from .tasks import BoardAction, Task, power_ups_task, register_task
 from .technologies import construction_discount
 from .turn import MainAction, main_action
 
@@ -86,7 +87,7 @@ def _payments(level: int, discount: int) -> list[tuple[str | None, dict[str, int
 def can_pay(state: GameState, seat: int, cost: dict[str, int]) -> bool:
     """True if ``seat`` holds every resource of ``cost``."""
     player = state.players[seat]
-    return all(player.amount(good) >= amount for good, amount in cost.items())
+    return all(amount_of(player, good) >= amount for good, amount in cost.items())
 
 
 def placements(state: GameState, seat: int) -> list[Action]:
@@ -97,7 +98,7 @@ def placements(state: GameState, seat: int) -> list[Action]:
     )
     actions: list[Action] = []
     for cost, run in runs:
-        if all(player.amount(good) >= amount for good, amount in cost):
+        if all(amount_of(player, good) >= amount for good, amount in cost):
             actions.extend(run)
     return actions
 
@@ -197,7 +198,7 @@ def _resolve(ctx: Context, task: BoardAction, cost: int) -> None:
     power_ups = 2 if counted >= MAX_COUNTED_WORKERS else 1
     ctx.push(
         PyramidConstruction(seat=seat, tiles_left=counted, placed=0),
-        PowerUps(seat=seat, board=CONSTRUCTION, count=power_ups),
+        power_ups_task(seat, CONSTRUCTION, power_ups),
         RefillPyramidOffer(seat=seat),
         *power_ups_then_technologies(seat, CONSTRUCTION, 0),
     )

@@ -23,6 +23,7 @@ from .context import Context
 from .evolve import Payload, handles
 from .flow import Action, task_rules
 from .frozen import replace, with_player, without
+from .reads import amount
 from .state import GameState, Player
 from .tasks import Task, register_task
 
@@ -49,7 +50,7 @@ def tile_cost(tile: int) -> dict[str, int]:
 
 def can_pay(player: Player, tile: int) -> bool:
     """True if ``player`` holds the cost of ``tile`` (RULES.md §4)."""
-    return all(player.amount(good) >= n for good, n in tile_cost(tile).items())
+    return all(amount(player, good) >= n for good, n in tile_cost(tile).items())
 
 
 def claim(ctx: Context, seat: int, tile: int, source: dict[str, Any]) -> None:
@@ -75,7 +76,7 @@ def worship_tile(state: GameState, board: int) -> int:
 def _discovery_claimed(state: GameState, payload: Payload) -> GameState:
     seat, tile, source = payload["seat"], payload["tile"], payload["source"]
     player = state.players[seat]
-    paid = {good: player.amount(good) - n for good, n in payload["cost"].items()}
+    paid = {good: amount(player, good) - n for good, n in payload["cost"].items()}
     if tile_kind(tile) == MASK:
         player = replace(player, masks=(*player.masks, tile), **paid)
     else:

@@ -26,7 +26,13 @@ from .evolve import Payload, handles
 from .flow import Action, free_action
 from .frozen import replace, with_player
 from .state import GameState
-from .tasks import PowerUps, ResourceChoice, Salary, Task, TempleSteps
+from .tasks import (
+    ResourceChoice,
+    Salary,
+    Task,
+    power_ups_task,
+    temple_steps_task,
+)
 from .tracks import advance_avenue
 
 TURN_EFFECTS: Final = frozenset({"double_move", "teleport", "free_cocoa_payment", "extra_worker"})
@@ -75,11 +81,11 @@ def flip_discovery(ctx: Context, seat: int, action: Action) -> None:
         for _ in range(amount):
             follow_ups.extend(advance_avenue(ctx, seat))
     elif kind == "temple_any":
-        follow_ups.append(TempleSteps(seat=seat, temple="", count=amount))
+        follow_ups.append(temple_steps_task(seat, "", amount))
     elif kind == "temple":
-        follow_ups.append(TempleSteps(seat=seat, temple=str(data["temple"]), count=amount))
+        follow_ups.append(temple_steps_task(seat, str(data["temple"]), amount))
     elif kind == "power_up":
-        follow_ups.append(PowerUps(seat=seat, board=0, count=amount))
+        follow_ups.append(power_ups_task(seat, 0, amount))
     ctx.push(*follow_ups)
 
 

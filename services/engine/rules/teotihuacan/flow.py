@@ -146,10 +146,32 @@ def pending_task(state: GameState) -> Task | None:
 
 def seats_to_act(state: GameState) -> tuple[int, ...]:
     """Seats whose decision the game waits for (several for a simultaneous decision)."""
+    return _decision(state)[2]
+
+
+Decision = tuple[Task | None, TaskRules | None, tuple[int, ...]]
+"""The pending task of a state, its kind's rules and the seats it waits for (None, None,
+() once the game has ended)."""
+
+_NO_DECISION: Final[Decision] = (None, None, ())
+
+
+def _decision(state: GameState) -> Decision:
+    """The pending decision of ``state``, remembered for the last state asked (states are
+    immutable): a caller asks the seats to act, then their legal actions, then applies one,
+    and each needed the same task, rules and seats (two generic attribute reads of the
+    dict-backed state and a registry look-up each time)."""
+    known = _MEMO.decision
+    if known is not None and known[0] is state:
+        return known[1]
     task = pending_task(state)
     if task is None:
-        return ()
-    return _seats_of(state, task, _RULES[type(task)])
+        decision = _NO_DECISION
+    else:
+        rules = _RULES[type(task)]
+        decision = (task, rules, _seats_of(state, task, rules))
+    _MEMO.decision = (state, decision)
+    return decision
 
 
 def _seats_of(state: GameState, task: Task, rules: TaskRules) -> tuple[int, ...]:
@@ -173,11 +195,15 @@ class _Memo:
     ``run_until_decision`` stops at a task because of its options, computed on the state
     before ``AgendaUpdated``; that event changes only the agenda, which options never read
     (see :func:`task_rules`), so listing the new state's legal actions reuses them.
+
+    ``decision``: the pending task, its rules and seats of the last state asked (see
+    :func:`_decision`).
     """
 
-    __slots__ = ("legal", "options")
+    __slots__ = ("decision", "legal", "options")
 
     def __init__(self) -> None:
+        self.decision: tuple[GameState, Decision] | None = None
         self.legal: tuple[GameState, int, list[Action]] | None = None
         self.options: tuple[GameState, list[Action]] | None = None
 
@@ -205,11 +231,8 @@ def _remembered_legal_actions(state: GameState, seat: int) -> list[Action]:
 
 
 def _compute_legal_actions(state: GameState, seat: int) -> list[Action]:
-    task = pending_task(state)
-    if task is None:
-        return []
-    rules = _RULES[type(task)]
-    if seat not in _seats_of(state, task, rules):
+    task, rules, waiting = _decision(state)
+    if task is None or rules is None or seat not in waiting:
         return []
     known = _MEMO.options
     if known is not None and known[0] is state:
@@ -244,11 +267,9 @@ def apply(
         RuleViolation: the game has ended, it is not ``seat``'s decision, or the action is
             not among the legal actions (the message names the rule and the choices).
     """
-    task = pending_task(state)
-    if task is None:
+    task, rules, waiting = _decision(state)
+    if task is None or rules is None:
         raise RuleViolation("game_ended", "RULES.md §6.3: the game is over; no more actions")
-    rules = _RULES[type(task)]
-    waiting = _seats_of(state, task, rules)
     if seat not in waiting:
         raise RuleViolation(
             "not_your_turn",
@@ -268,7 +289,14 @@ def apply(
         rules.resolve(ctx, replace(task, seat=seat) if rules.seats is not None else task, wanted)
     options = run_until_decision(ctx)
     ctx.write_agenda()
-    _MEMO.options = (ctx.state, options) if options is not None else None
+    if options is None:
+        _MEMO.options = None
+    else:
+        # Stopped at the top task for its options: a seat's own (not simultaneous)
+        # decision in a game still running, so the seats to act come without asking.
+        _MEMO.options = (ctx.state, options)
+        top = ctx.agenda[-1]
+        _MEMO.decision = (ctx.state, (top, _RULES[type(top)], (top.seat,)))
     return ctx.events, ctx.state
 
 

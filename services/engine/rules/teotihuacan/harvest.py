@@ -12,7 +12,7 @@ from .main_action import (
     workers_for_action,
 )
 from .state import GameState
-from .tasks import BoardAction, TempleSteps
+from .tasks import BoardAction, temple_steps_task
 from .turn import MainAction, main_action, own_workers_on
 
 
@@ -39,7 +39,7 @@ def _resolve(ctx: Context, task: BoardAction, cost: int) -> None:
     temple_steps = cell.get("temple_any", 0)
     power_ups = 2 if counted >= MAX_COUNTED_WORKERS else 1
     ctx.push(
-        *([TempleSteps(seat=seat, temple="", count=temple_steps)] if temple_steps else []),
+        *([temple_steps_task(seat, "", temple_steps)] if temple_steps else []),
         *power_ups_then_technologies(seat, board, power_ups),
     )
 

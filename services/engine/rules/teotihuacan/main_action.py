@@ -14,7 +14,7 @@ from .context import Context
 from .flow import Action, no_choice, task_rules
 from .power import eligible_workers
 from .state import GameState
-from .tasks import PowerUps, Task, TempleSteps, register_task
+from .tasks import Task, power_ups_task, register_task, temple_steps_task
 from .technologies import owns_technology
 from .turn import own_workers_on
 
@@ -68,7 +68,7 @@ def power_ups_then_technologies(seat: int, board: int, count: int) -> list[Task]
     #13's optional paid power-up, then the technology effects (§3.2: after power-ups)."""
     tasks: list[Task] = []
     if count:
-        tasks.append(PowerUps(seat=seat, board=board, count=count))
+        tasks.append(power_ups_task(seat, board, count))
     tasks.append(ExtraPowerUp(seat=seat, board=board))
     tasks.append(AfterMainAction(seat=seat, board=board))
     return tasks
@@ -105,7 +105,7 @@ def resolve_extra_power_up(ctx: Context, task: ExtraPowerUp, action: Action | No
     assert action is not None
     if action["pay"]:
         ctx.change_goods(task.seat, "technology_extra_power_up", cocoa=-EXTRA_POWER_UP_COCOA)
-        ctx.push(PowerUps(seat=task.seat, board=task.board, count=1))
+        ctx.push(power_ups_task(task.seat, task.board, 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +148,7 @@ def resolve_after_main_action(ctx: Context, task: AfterMainAction, action: Actio
         if owns("construction_vp"):
             ctx.change_goods(seat, "technology_11", vp=3)
         if owns("construction_temple"):
-            ctx.push(TempleSteps(seat=seat, temple="", count=1))
+            ctx.push(temple_steps_task(seat, "", 1))
 
 
 def use_extra_worker(ctx: Context, seat: int, board: int) -> None:

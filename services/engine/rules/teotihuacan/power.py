@@ -6,8 +6,16 @@ from .calendar import advance_calendar
 from .components import MAX_POWER, PALACE
 from .context import Context
 from .flow import Action, no_choice, task_rules
+from .reads import in_play, workers_in_play
 from .state import GameState
-from .tasks import AscensionReward, CalendarAdvance, PowerUps, Task, TempleSteps
+from .tasks import (
+    AscensionReward,
+    CalendarAdvance,
+    PowerUps,
+    Task,
+    power_ups_task,
+    temple_steps_task,
+)
 from .temples import advanceable_temples
 from .tracks import advance_avenue
 
@@ -20,7 +28,7 @@ def eligible_workers(state: GameState, seat: int, board: int) -> list[int]:
     return [
         worker_id
         for worker_id, worker in enumerate(state.players[seat].workers)
-        if worker.in_play and not worker.locked and (board == 0 or worker.board == board)
+        if in_play(worker) and not worker.locked and (board == 0 or worker.board == board)
     ]
 
 
@@ -40,8 +48,8 @@ def resolve_power_up(ctx: Context, task: PowerUps, action: Action | None) -> Non
     """Power up the chosen worker once; the remaining power-ups follow any ascension."""
     assert action is not None
     follow_ups = power_up(ctx, task.seat, int(action["worker"]))
-    rest = [PowerUps(seat=task.seat, board=task.board, count=task.count - 1)]
-    ctx.push(*follow_ups, *(rest if task.count > 1 else []))
+    rest = [power_ups_task(task.seat, task.board, task.count - 1)] if task.count > 1 else []
+    ctx.push(*follow_ups, *rest)
 
 
 def power_up(ctx: Context, seat: int, worker_id: int) -> list[Task]:
@@ -71,7 +79,7 @@ def _ascension_options(state: GameState, task: AscensionReward) -> list[Action]:
         rewards.append("temple_1")
         if player.cocoa >= 3:
             rewards.append("pay_3_cocoa_temple_2")
-    if len(player.workers_in_play()) == 3:
+    if len(workers_in_play(player)) == 3:
         rewards.append("fourth_worker_and_2_cocoa")
     return [{"type": "ascension_reward", "reward": r} for r in rewards]
 
@@ -91,10 +99,10 @@ def resolve_ascension_reward(ctx: Context, task: AscensionReward, action: Action
     elif reward == "cocoa_5":
         ctx.change_goods(seat, "ascension", cocoa=5)
     elif reward == "temple_1":
-        ctx.push(TempleSteps(seat=seat, temple="", count=1))
+        ctx.push(temple_steps_task(seat, "", 1))
     elif reward == "pay_3_cocoa_temple_2":
         ctx.change_goods(seat, "ascension", cocoa=-3)
-        ctx.push(TempleSteps(seat=seat, temple="", count=2))
+        ctx.push(temple_steps_task(seat, "", 2))
     elif reward == "fourth_worker_and_2_cocoa":
         worker_id = next(i for i, w in enumerate(ctx.state.players[seat].workers) if not w.in_play)
         ctx.emit("FourthWorkerJoined", seat=seat, worker=worker_id, power=FOURTH_WORKER_POWER)

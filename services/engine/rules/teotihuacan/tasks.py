@@ -88,6 +88,76 @@ class EclipseEnd(Task):
     """After every salary: reset the calendar and neutral workers, or end the game."""
 
 
+# --- shared task values ---------------------------------------------------------------
+#
+# The rules schedule these tasks at nearly every decision. Compiled, a task class is a
+# native class whose dataclass-generated ``__init__`` runs in the interpreter and sets
+# each field through ``object.__setattr__`` (about 2,700 instructions for a seat-only
+# task, 4,000 for a board action): as many as the rest of a small step. A task is an
+# immutable value, so the rules take the one shared value of each, as the fold does for
+# workers (``workers.py``): equal to a new one, so nothing can tell
+# (tests/unit/teotihuacan/test_derived_tables.py). The tables hold only values the rules
+# reached (seats, boards, worker ids and step counts of a game: a few hundred at most).
+
+_TAKE_TURN: Final[dict[int, TakeTurn]] = {}
+_START_TURN: Final[dict[int, StartTurn]] = {}
+_END_TURN: Final[dict[int, EndTurn]] = {}
+_BOARD_ACTIONS: Final[dict[tuple[int, int, tuple[int, ...]], BoardAction]] = {}
+_POWER_UPS: Final[dict[tuple[int, int, int], PowerUps]] = {}
+_TEMPLE_STEPS: Final[dict[tuple[int, str, int], TempleSteps]] = {}
+
+
+def take_turn_task(seat: int) -> TakeTurn:
+    """``TakeTurn(seat=seat)``, the shared value."""
+    found = _TAKE_TURN.get(seat)
+    if found is None:
+        found = _TAKE_TURN[seat] = TakeTurn(seat=seat)
+    return found
+
+
+def start_turn_task(seat: int) -> StartTurn:
+    """``StartTurn(seat=seat)``, the shared value."""
+    found = _START_TURN.get(seat)
+    if found is None:
+        found = _START_TURN[seat] = StartTurn(seat=seat)
+    return found
+
+
+def end_turn_task(seat: int) -> EndTurn:
+    """``EndTurn(seat=seat)``, the shared value."""
+    found = _END_TURN.get(seat)
+    if found is None:
+        found = _END_TURN[seat] = EndTurn(seat=seat)
+    return found
+
+
+def board_action_task(seat: int, board: int, workers: tuple[int, ...]) -> BoardAction:
+    """``BoardAction(seat=seat, board=board, workers=workers)``, the shared value."""
+    key = (seat, board, workers)
+    found = _BOARD_ACTIONS.get(key)
+    if found is None:
+        found = _BOARD_ACTIONS[key] = BoardAction(seat=seat, board=board, workers=workers)
+    return found
+
+
+def power_ups_task(seat: int, board: int, count: int) -> PowerUps:
+    """``PowerUps(seat=seat, board=board, count=count)``, the shared value."""
+    key = (seat, board, count)
+    found = _POWER_UPS.get(key)
+    if found is None:
+        found = _POWER_UPS[key] = PowerUps(seat=seat, board=board, count=count)
+    return found
+
+
+def temple_steps_task(seat: int, temple: str, count: int) -> TempleSteps:
+    """``TempleSteps(seat=seat, temple=temple, count=count)``, the shared value."""
+    key = (seat, temple, count)
+    found = _TEMPLE_STEPS.get(key)
+    if found is None:
+        found = _TEMPLE_STEPS[key] = TempleSteps(seat=seat, temple=temple, count=count)
+    return found
+
+
 TASK_TYPES: Final[dict[str, type[Task]]] = {}
 _KINDS: Final[dict[type[Task], str]] = {}
 _LATER_FIELDS: Final[dict[type[Task], dict[str, object]]] = {}

@@ -15,18 +15,19 @@ from .components import RESOURCES, TEMPLE_BONUS_STEP, TEMPLE_TOP_STEP, TEMPLES, 
 from .context import Context
 from .discovery import can_pay, claim
 from .flow import Action, task_rules
+from .reads import temple_step
 from .state import GameState
-from .tasks import ResourceChoice, Task, TempleSteps, register_task
+from .tasks import ResourceChoice, Task, TempleSteps, register_task, temple_steps_task
 
 
 def can_advance(state: GameState, seat: int, temple: str) -> bool:
     """RULES.md §4: a seat can't pass the top step, nor reach a top step someone holds."""
-    step = state.players[seat].temple(temple)
+    step = temple_step(state.players[seat], temple)
     if step >= TEMPLE_TOP_STEP:
         return False
     if step == TEMPLE_BONUS_STEP:
         return not any(
-            other.temple(temple) == TEMPLE_TOP_STEP
+            temple_step(other, temple) == TEMPLE_TOP_STEP
             for index, other in enumerate(state.players)
             if index != seat
         )
@@ -47,7 +48,7 @@ def advance_temple(ctx: Context, seat: int, temple: str) -> list[Task]:
     """
     if not can_advance(ctx.state, seat, temple):
         return []
-    step = ctx.state.players[seat].temple(temple) + 1
+    step = temple_step(ctx.state.players[seat], temple) + 1
     ctx.emit("TempleAdvanced", seat=seat, temple=temple, step=step)
     if major_step_tiles(ctx.state, temple, step):
         return [MajorStepChoice(seat=seat, temple=temple, step=step)]
@@ -92,8 +93,8 @@ def resolve_temple_steps(ctx: Context, task: TempleSteps, action: Action | None)
     """Advance once (on the fixed temple, or the chosen one), then schedule the rest."""
     temple = task.temple or str(action["temple"] if action else "")
     follow_ups = advance_temple(ctx, task.seat, temple)
-    rest = [TempleSteps(seat=task.seat, temple=task.temple, count=task.count - 1)]
-    ctx.push(*follow_ups, *(rest if task.count > 1 else []))
+    rest = [temple_steps_task(task.seat, task.temple, task.count - 1)] if task.count > 1 else []
+    ctx.push(*follow_ups, *rest)
 
 
 def _resource_options(state: GameState, task: ResourceChoice) -> list[Action]:

@@ -30,8 +30,8 @@ from .components import PALACE, components
 from .context import Context
 from .flow import Action, free_action, task_rules
 from .solo.seat import is_teotibot
-from .state import NOT_IN_PLAY, GameState
-from .tasks import BoardAction, EndTurn, Salary, TakeTurn, Task
+from .state import NOT_IN_PLAY, GameState, Player
+from .tasks import BoardAction, Salary, TakeTurn, Task, board_action_task, end_turn_task
 from .technologies import owns_technology
 
 MAX_STEPS: Final = 3
@@ -86,18 +86,53 @@ def register_worship(options: WorshipOptions, resolve: WorshipResolve) -> None:
 # --- helpers --------------------------------------------------------------------------
 
 
+Neutral = tuple[tuple[int, int], ...]
+CostArguments = tuple[tuple[Player, ...], Neutral, int, int, tuple[int, ...]]
+
+_LAST_COST: Final[list[tuple[CostArguments, int]]] = []
+"""The last answer of :func:`action_cost` with its arguments: the board action's options
+and its resolution (the next decision) ask the same of the same players and neutral
+workers, tuples shared unchanged by the states in between. The memo holds them, so their
+identity can't be reused while it is remembered."""
+
+
 def action_cost(state: GameState, board: int, seat: int, moved: tuple[int, ...]) -> int:
     """X of RULES.md §3: distinct colours of unlocked workers on ``board``, moved ones excluded."""
+    players = state.players
+    neutral = state.neutral_workers
+    if _LAST_COST:
+        (last_players, last_neutral, last_board, last_seat, last_moved), cost = _LAST_COST[0]
+        if (
+            last_players is players
+            and last_neutral is neutral
+            and last_board == board
+            and last_seat == seat
+            and last_moved == moved
+        ):
+            return cost
+    cost = _colours_on(players, neutral, board, seat, moved)
+    _LAST_COST[:] = [((players, neutral, board, seat, moved), cost)]
+    return cost
+
+
+def _colours_on(
+    players: tuple[Player, ...],
+    neutral: Neutral,
+    board: int,
+    seat: int,
+    moved: tuple[int, ...],
+) -> int:
+    """:func:`action_cost` from the state's players and neutral workers."""
     colours = 0
-    for other_seat, player in enumerate(state.players):
+    for other_seat, player in enumerate(players):
         excluded = moved if other_seat == seat else ()
         for worker_id, worker in enumerate(player.workers):
             if worker.board == board and not worker.locked and worker_id not in excluded:
                 colours += 1
                 break  # one worker is enough to count the colour
     # Neutral colours are numbered after the seats, so they never double-count a seat.
-    if state.neutral_workers:
-        colours += len({colour for colour, at in state.neutral_workers if at == board})
+    if neutral:
+        colours += len({colour for colour, at in neutral if at == board})
     return colours
 
 
@@ -127,8 +162,12 @@ def teleport_steps(state: GameState, start: int, target: int) -> int:
 
 def passes_palace(state: GameState, board: int, steps: int) -> bool:
     """True if a move of ``steps`` from ``board`` goes onto or past the Palace (position 1)."""
-    start = state.position(board)
-    return any(state.board_at(start + k) == PALACE for k in range(1, steps + 1))
+    # any(state.board_at(state.position(board) + k) == PALACE for k in 1..steps), without
+    # calls into the interpreted state class for every move
+    rondel = state.rondel
+    start = rondel.index(board)
+    laps = len(rondel)
+    return any(rondel[(start + k) % laps] == PALACE for k in range(1, steps + 1))
 
 
 # --- take a turn ----------------------------------------------------------------------
@@ -238,7 +277,7 @@ def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> No
     seat = task.seat
     if action["type"] == "unlock":
         ctx.emit("WorkersUnlocked", seat=seat, cocoa_paid=0)
-        ctx.push(EndTurn(seat=seat))
+        ctx.push(end_turn_task(seat))
         return
     worker_id = int(action["worker"])
     start = ctx.state.players[seat].workers[worker_id].board
@@ -259,7 +298,7 @@ def resolve_take_turn(ctx: Context, task: TakeTurn, action: Action | None) -> No
         ctx.state, start, steps
     ):
         ctx.change_goods(seat, "technology_palace_pass", cocoa=1)
-    ctx.push(BoardAction(seat=seat, board=target, workers=moved), EndTurn(seat=seat))
+    ctx.push(board_action_task(seat, target, moved), end_turn_task(seat))
 
 
 # --- the action on the destination board ----------------------------------------------

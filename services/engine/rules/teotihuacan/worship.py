@@ -30,11 +30,12 @@ from .context import Context
 from .discovery import NO_TILE, ClaimDiscovery, claim, tile_cost, worship_tile
 from .flow import Action
 from .main_action import FREE_COCOA_PAYMENT, has_effect, use_effect
+from .reads import amount
 from .royal import RoyalAbility
 from .solo.displacement import relocate_bot_worker
 from .solo.seat import is_teotibot
 from .state import GameState, Player
-from .tasks import BoardAction, Task, TempleSteps
+from .tasks import BoardAction, Task, temple_steps_task
 from .turn import register_worship, workers_still_there
 
 DISPLACE_COCOA: Final = 1
@@ -140,7 +141,7 @@ def _worship_options(state: GameState, task: BoardAction) -> list[Action]:
 def _can_pay_with_cocoa(player: Player, cocoa: int, tile: int) -> bool:
     """:func:`can_pay` as if the seat held ``cocoa`` cocoa (without copying the player)."""
     return all(
-        (cocoa if good == "cocoa" else player.amount(good)) >= n
+        (cocoa if good == "cocoa" else amount(player, good)) >= n
         for good, n in tile_cost(tile).items()
     )
 
@@ -152,7 +153,7 @@ def _ability(state: GameState, task: BoardAction, space: int, worker: int, free:
         tile = state.royal_tiles[space]
         return RoyalAbility(seat=task.seat, tile=tile, power=power, free=free)
     temple = components().board(task.board).worship_temple or ""
-    return TempleSteps(seat=task.seat, temple=temple, count=1)
+    return temple_steps_task(task.seat, temple, 1)
 
 
 def _resolve_worship(ctx: Context, task: BoardAction, action: Action) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..context import Context
 from ..flow import Action, task_rules
 from ..state import GameState
-from ..tasks import EndTurn
+from ..tasks import end_turn_task
 from . import events  # noqa: F401  (registers the solo events' fold handlers)
 from .action_pyramid import DICE_SIDES, flip, position_for, shift
 from .actions import carry_out, plan
@@ -68,4 +68,4 @@ def resolve_teotibot_turn(ctx: Context, task: TeotibotTurn, action: Action | Non
     if ctx.state.players[seat].cocoa >= COCOA_CASHED:
         vp = VP_PER_CASH + ctx.state.options.teotibot.cocoa_vp
         ctx.change_goods(seat, "teotibot_cocoa_cashed", cocoa=-COCOA_CASHED, vp=vp)
-    ctx.push(EndTurn(seat=seat))
+    ctx.push(end_turn_task(seat))
