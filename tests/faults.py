@@ -7,6 +7,7 @@ under test keep their URL, so this one keeps its port and data folder across res
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -14,6 +15,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.embedded_redis import free_port, redis_server_binary
 
@@ -125,3 +129,22 @@ class Proc:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+async def engine_serving(port: int, seconds: float = 60) -> None:
+    """Wait until the ``teoti engine`` on gRPC ``port`` says SERVING (its engine link, if
+    it serves one, listens before); AssertionError after ``seconds``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            if loop.time() > deadline:
+                raise AssertionError(f"engine on {port} did not start")
+            await asyncio.sleep(0.1)

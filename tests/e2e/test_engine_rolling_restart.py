@@ -11,13 +11,10 @@ time must succeed, on gRPC streams and on the engine link, and every game's log 
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from pathlib import Path
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.embedded_redis import free_port
 from services.engine.game import SeatKind, SeatSpec
@@ -26,26 +23,10 @@ from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store import RedisEventStore
-from tests.faults import Proc
+from tests.faults import Proc, engine_serving
 
 PLAYERS = 8
 """Concurrent games played through the restarts."""
-
-
-async def _serving(port: int, seconds: float = 30) -> None:
-    """Wait until the engine on gRPC ``port`` says SERVING (its link listens before)."""
-    deadline = time.monotonic() + seconds
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.aio.AioRpcError:
-                pass
-            assert time.monotonic() < deadline, f"engine on {port} did not start"
-            await asyncio.sleep(0.1)
 
 
 @pytest.mark.parametrize("transport", ["stream", "link"])
@@ -99,14 +80,14 @@ async def test_a_rolling_restart_of_the_engines_fails_no_command(
     try:
         for engine in engines:
             engine.start()
-        await asyncio.gather(*(_serving(port) for port in ports))
+        await asyncio.gather(*(engine_serving(port) for port in ports))
         players = [asyncio.create_task(play()) for _ in range(PLAYERS)]
         await asyncio.sleep(1.0)
         for engine, port in zip(engines, ports, strict=True):
             before = moves[0]
             await asyncio.to_thread(engine.stop)  # SIGTERM: drain, grace, exit
             engine.start()
-            await _serving(port)
+            await engine_serving(port)
             await asyncio.sleep(1.0)  # streams reach the restarted engine again
             assert moves[0] > before, "no move went through during a restart"
         stop.set()

@@ -14,34 +14,16 @@ import sys
 import uuid
 from pathlib import Path
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.embedded_redis import free_port
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.remote import RemoteEngineClient
+from tests.faults import engine_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = 3
 GAMES = 90
-
-
-async def _serving(port: int, seconds: float = 60) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.aio.AioRpcError:
-                pass
-            if loop.time() > deadline:
-                raise AssertionError(f"engine on {port} did not start")
-            await asyncio.sleep(0.2)
 
 
 def _start_engine(
@@ -96,7 +78,7 @@ async def test_calls_spread_over_every_engine_process(
         ",".join(f"127.0.0.1:{port}" for port in targets), timeout_s=30, transport=transport
     )
     try:
-        await asyncio.gather(*(_serving(port) for port in ports))  # the link is up before
+        await asyncio.gather(*(engine_serving(port) for port in ports))  # the link is up before
         seats = [SeatSpec(SeatKind.BOT, "b1"), SeatSpec(SeatKind.BOT, "b2")]
         # Every channel connects to every engine (round robin connects to each address
         # once the channel leaves idle). Calls made together share a stream, so a burst
