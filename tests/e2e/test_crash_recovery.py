@@ -23,12 +23,12 @@ from services.engine.store import SYSTEM_SEAT, RedisEventStore
 from tests.faults import Proc
 
 
-async def wait_until(predicate, seconds: float, what: str) -> None:  # type: ignore[no-untyped-def]
+async def wait_until(predicate, seconds: float, what: str, poll_s: float = 0.1) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if await predicate():
             return
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(poll_s)
     raise AssertionError(f"timed out waiting for {what}")
 
 
@@ -104,7 +104,11 @@ async def test_kill_9_engine_and_bot_mid_run(
         bot.start()
         for round_ in range(rounds):
             target = start + (round_ + 1) * games * 2
-            await wait_until(lambda t=target: _at_least(progress, t), 60, "bot progress")
+            # Polled often: a quiet machine's bot worker plays a game's ~15 moves in
+            # about 10 ms, and a kill after every game had ended would test nothing.
+            await wait_until(
+                lambda t=target: _at_least(progress, t), 60, "bot progress", poll_s=0.005
+            )
             bot.kill9()
             killed_at.append(await progress())
             engine.kill9()
