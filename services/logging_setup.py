@@ -53,6 +53,12 @@ def configure_logging(level: str = "INFO") -> None:
     root.addHandler(handler)
     root.setLevel(numeric)
     _stdlib_handler = handler
+    # uvicorn (the web face) logs each WebSocket's opening, refusal and closing at INFO on
+    # "uvicorn.error", with the peer's address: a line or two per player connection, and
+    # its start-up lines say what "web_serving" says. Shown at DEBUG only.
+    logging.getLogger("uvicorn.error").setLevel(
+        numeric if numeric <= logging.DEBUG else max(numeric, logging.WARNING)
+    )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

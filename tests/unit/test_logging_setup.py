@@ -18,8 +18,10 @@ def restore_root_logger() -> Iterator[None]:
     """Undo configure_logging: its handlers write to this test's captured stderr."""
     root = logging.getLogger()
     level = root.level
+    uvicorn_level = logging.getLogger("uvicorn.error").level
     saved = structlog.get_config()
     yield
+    logging.getLogger("uvicorn.error").setLevel(uvicorn_level)
     structlog.configure(**saved)
     if logging_setup._stdlib_handler is not None:  # it writes to this test's captured stderr
         root.removeHandler(logging_setup._stdlib_handler)
@@ -50,3 +52,17 @@ def test_an_unknown_level_is_refused_clearly() -> None:
         parser.parse_args(["--log-level", "BOGUS", "demo"])
     assert exit_.value.code == 2
     assert parser.parse_args(["demo", "--log-level", "debug"]).log_level == "DEBUG"
+
+
+@pytest.mark.usefixtures("restore_root_logger")
+@pytest.mark.parametrize(("level", "shown"), [("info", False), ("warning", False), ("debug", True)])
+def test_uvicorn_s_line_per_websocket_is_shown_at_debug_only(
+    capsys: pytest.CaptureFixture[str], level: str, shown: bool
+) -> None:
+    logging_setup.configure_logging(level)
+    uvicorn = logging.getLogger("uvicorn.error")
+    uvicorn.info('127.0.0.1:55798 - "WebSocket /v1/play" [accepted]')
+    uvicorn.error("a real problem")
+    events = [json.loads(line)["event"] for line in capsys.readouterr().err.splitlines()]
+    assert ('127.0.0.1:55798 - "WebSocket /v1/play" [accepted]' in events) == shown
+    assert "a real problem" in events
