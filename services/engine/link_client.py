@@ -36,8 +36,8 @@ from services.engine.link_frames import (
     FrameError,
     FrameReader,
     frame,
+    tune,
 )
-from services.engine.link_server import tune
 from services.rpc.errors import rpc_error_from_status
 from services.rpc.generated import engine_service_pb2 as pb
 

@@ -1,4 +1,5 @@
-"""The engine link's framing: what gateway and engine write on its TCP connections.
+"""The engine link's framing and socket options: what gateway and engine write on its TCP
+connections, and how both sides set them up.
 
 The engine link (issue 16) carries the same ExchangeBatches messages as the
 EngineService.ExchangeBatches gRPC stream, one stream per connection, without gRPC: a
@@ -25,6 +26,9 @@ big-endian, unsigned: the kind byte and the payload), its kind (1 byte) and its 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import socket
 import struct
 
 HELLO = ord("H")
@@ -107,3 +111,26 @@ class FrameReader:
             raise FrameTooLarge(
                 f"frame larger than allowed ({length - 1} vs. {self.max_payload} bytes)"
             )
+
+
+KEEPALIVE = (
+    (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1),
+    (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPIDLE", 4), 20),
+    (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPINTVL", 5), 10),
+    (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPCNT", 6), 3),
+)
+"""TCP keepalive on every link connection (both sides): a peer that vanished without a
+word (a host down, a cut network) is found within about a minute even while idle, as the
+gRPC channel's keepalive found it."""
+
+
+def tune(transport: asyncio.BaseTransport) -> None:
+    """Set TCP_NODELAY (a batch goes out at once: the link batches by itself) and
+    :data:`KEEPALIVE` on ``transport``'s socket, where it has one that takes them."""
+    sock = transport.get_extra_info("socket")
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    options = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1), *KEEPALIVE)
+    for level, name, value in options:
+        with contextlib.suppress(OSError):  # a platform without that option
+            sock.setsockopt(level, name, value)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NoReturn, cast
@@ -35,6 +34,7 @@ from services.engine.link_frames import (
     FrameReader,
     FrameTooLarge,
     frame,
+    tune,
 )
 from services.rpc.errors import BadRequest, clip
 from services.rpc.generated import engine_service_pb2 as pb
@@ -48,33 +48,11 @@ INBOX_PAUSE = 32
 """Batches read but not yet taken by the session at which the engine stops reading the
 connection (resumed below half of it): with the session's bound in flight, a client
 cannot make the engine hold unbounded work or bytes."""
-KEEPALIVE = (
-    (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1),
-    (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPIDLE", 4), 20),
-    (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPINTVL", 5), 10),
-    (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPCNT", 6), 3),
-)
-"""TCP keepalive on every link connection (both sides): a peer that vanished without a
-word (a host down, a cut network) is found within about a minute even while idle, as the
-gRPC channel's keepalive found it."""
-
 Serve = Callable[[AsyncIterator[Any], Any, str], Awaitable[None]]
 """Serves one ExchangeBatches stream: (its batches, a context with ``write``,
 ``send_initial_metadata``, ``abort_with_status``, ``abort``, ``invocation_metadata``,
 the peer's bot credential) until the client half-closes and all is answered
 (services.engine.servicer.EngineServicer.serve_link)."""
-
-
-def tune(transport: asyncio.BaseTransport) -> None:
-    """Set TCP_NODELAY (a batch goes out at once: the link batches by itself) and
-    :data:`KEEPALIVE` on ``transport``'s socket, where it has one that takes them."""
-    sock = transport.get_extra_info("socket")
-    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
-        return
-    options = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1), *KEEPALIVE)
-    for level, name, value in options:
-        with contextlib.suppress(OSError):  # a platform without that option
-            sock.setsockopt(level, name, value)
 
 
 def end_frame(code: grpc.StatusCode, message: str = "") -> bytes:
