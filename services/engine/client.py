@@ -28,15 +28,24 @@ class CommandResult:
         version: version of the log after the command.
         first_version: version of the command's first event.
         written: the events this command appended, as stored (SubmitAction and
-            CreateGame; empty for a command id applied before, and from engines that do
-            not send them). Not compared: a retried command has the same result without
-            them.
+            CreateGame; empty for a command id applied before, from engines that do not
+            send them, and with a ``view``). Not compared: a retried command has the
+            same result without them.
+        view: only for a SubmitAction with ``return_view`` answered by a separate
+            engine: its EngineServiceSubmitActionResponse, whose ``game`` (a
+            GetGameResponse) and ``legal_actions`` are the acting seat's view of the
+            game right after the action (its version, or later if others acted since)
+            and its legal actions there, as GetGame and ListLegalActions show them to
+            the seat. None when the caller must project the game itself: an engine in
+            this process (whose cache the caller shares), or one from before
+            return_view. Not compared.
     """
 
     game_id: str
     version: int
     first_version: int
     written: tuple[StoredEvent, ...] = field(default=(), compare=False)
+    view: Any = field(default=None, compare=False)
 
 
 class EngineClient(Protocol):
@@ -62,8 +71,10 @@ class EngineClient(Protocol):
         action: Mapping[str, Any],
         expected_version: int | None = None,
         command_id: str = "",
+        return_view: bool = False,
     ) -> CommandResult:
-        """Decide and append one action.
+        """Decide and append one action; with ``return_view`` a separate engine also
+        answers with the seat's view and legal actions after it (``CommandResult.view``).
 
         Raises GameNotFound, InvalidArgument (unknown seat), RuleViolation (illegal),
         VersionConflict (stale ``expected_version``).
@@ -110,8 +121,10 @@ class InProcessEngineClient:
         action: Mapping[str, Any],
         expected_version: int | None = None,
         command_id: str = "",
+        return_view: bool = False,
     ) -> CommandResult:
-        """See EngineClient.submit_action."""
+        """See EngineClient.submit_action. ``return_view`` asks nothing more here: the
+        caller reads the game from the cache it shares with this engine (no ``view``)."""
         return await self._engine.submit_action(
             game_id, seat, action, expected_version, command_id, bot_key=self._bot_key
         )

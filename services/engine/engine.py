@@ -145,6 +145,17 @@ class Engine:
             raise GameNotFound(game_id)
         return await self._snapshots.load(game_id)
 
+    async def reached(self, game_id: str, version: int) -> GameSnapshot:
+        """The game at ``version`` or later: the cached one when it has reached it (no
+        I/O: an append of this process just put it there), else the store's latest.
+
+        Raises GameNotFound, CorruptLog, UnknownRuleset (as :meth:`load`).
+        """
+        cached = self._snapshots.cached(game_id)
+        if cached is not None and cached.version >= version:
+            return cached
+        return await self.load(game_id)
+
     def _metadata(self, command_id: str, seat: int) -> EventMetadata:
         return self._stamped(command_id, seat)[0]
 

@@ -255,8 +255,11 @@ class RemoteEngineClient:
         action: Mapping[str, Any],
         expected_version: int | None = None,
         command_id: str = "",
+        return_view: bool = False,
     ) -> CommandResult:
-        """See EngineClient.submit_action."""
+        """See EngineClient.submit_action: with ``return_view`` the engine projects the
+        game for ``seat`` and sends no events (``CommandResult.view``; an engine from
+        before return_view sends its events and no view, as without it)."""
         command, request = self._command("SubmitAction")
         command.game_id = game_id
         command.seat = seat
@@ -264,7 +267,11 @@ class RemoteEngineClient:
         command.command_id = command_id
         if expected_version is not None:
             command.expected_version = expected_version
+        if return_view:
+            command.return_view = True
         reply = await self._call("SubmitAction", command, request, self._bot_metadata)
+        if reply.HasField("game"):
+            return CommandResult(game_id, reply.version, reply.first_version, view=reply)
         written = tuple(event_from_proto(event) for event in reply.events)
         return CommandResult(game_id, reply.version, reply.first_version, written)
 

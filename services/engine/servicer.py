@@ -26,6 +26,7 @@ from services.rpc.convert import (
     time_control_from_proto,
 )
 from services.rpc.errors import BadRequest, unary_errors
+from services.rpc.projection import add_game_view, add_legal_actions
 from services.rpc.server import MAX_STREAMS_PER_CONNECTION, build_server, mark_serving
 from services.rpc.stubs import load_stubs
 
@@ -170,7 +171,14 @@ class EngineServicer:
         reply.SetInParent()
         reply.version = result.version
         reply.first_version = result.first_version
-        add_events(reply.events, result.written)
+        if not request.return_view:
+            add_events(reply.events, result.written)
+            return reply
+        # The gateway checked the seat's token; the seat is one of the game's, or the
+        # engine would have refused the action.
+        snapshot = await self._engine.reached(request.game_id, result.version)
+        add_game_view(reply.game, snapshot, request.seat)
+        add_legal_actions(reply.legal_actions, snapshot, request.seat)
         return reply
 
     async def _join_game(self, request: Any) -> Any:

@@ -37,14 +37,11 @@ from services.gateway.play_stream import serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import (
-    add_clocks,
-    add_seats,
     event_to_proto,
     parse_object,
     seats_to_proto,
     seats_with_tokens,
     time_control_from_proto,
-    time_control_to_proto,
 )
 from services.rpc.errors import (
     BadRequest,
@@ -61,6 +58,7 @@ from services.rpc.limits import (
     WatcherLimit,
     peer_address,
 )
+from services.rpc.projection import add_game_view, add_legal_actions
 from services.rpc.stubs import load_stubs
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
@@ -231,29 +229,8 @@ class GameServicer:
         """``seat``'s view of ``snapshot`` (public for None) as a GetGameResponse, written
         into ``into`` (an empty GetGameResponse, such as a reply's own field, so nothing
         is copied into it afterwards: two deep copies a move on Play, issue 16) or a new
-        one; returns it."""
-        ruleset = snapshot.ruleset
-        reply = self._pb.GetGameResponse() if into is None else into
-        reply.SetInParent()  # present even if every field is its default, as a copy was
-        reply.game_id = snapshot.game_id
-        reply.ruleset = snapshot.ruleset_name
-        reply.version = snapshot.version
-        reply.state_json = canonical_json(ruleset.view(snapshot.state, seat))
-        add_seats(reply.seats, snapshot.seats)
-        reply.seats_to_act.extend(snapshot.seats_to_act())
-        reply.finished = snapshot.is_terminal()
-        reply.scores.extend(ruleset.scores(snapshot.state))
-        reply.head_hash = snapshot.head_hash
-        reply.seed_commitment = snapshot.seed_commitment
-        reply.revealed_seed = snapshot.revealed_seed or ""
-        if snapshot.clock is not None:
-            reply.time_control.CopyFrom(time_control_to_proto(snapshot.clock.control))
-            add_clocks(reply.clocks, snapshot.clock)
-        result = snapshot.result()  # forfeited seats ranked last (clocks)
-        if result is not None:
-            reply.result.scores.extend(result.scores)
-            reply.result.ranking.extend(result.ranking)
-        return reply
+        one; returns it (:func:`services.rpc.projection.add_game_view`)."""
+        return add_game_view(self._pb.GetGameResponse() if into is None else into, snapshot, seat)
 
     def _viewer(
         self, snapshot: GameSnapshot, request: Any, credentials: tuple[str, str | None]
@@ -353,18 +330,8 @@ class GameServicer:
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, *credentials)
         reply = self._pb.ListLegalActionsResponse(version=snapshot.version)
-        self._add_legal_actions(reply.actions, snapshot, request.seat)
+        add_legal_actions(reply.actions, snapshot, request.seat)
         return reply
-
-    def _add_legal_actions(self, target: Any, snapshot: GameSnapshot, seat: int) -> None:
-        """Append ``seat``'s legal actions (none once the game ended) to ``target``, a
-        repeated LegalAction field, each written in place (not made apart and copied)."""
-        if snapshot.is_terminal():
-            return
-        ruleset = snapshot.ruleset
-        add = target.add
-        for a in ruleset.legal_actions(snapshot.state, seat):
-            add(action_json=canonical_json(dict(a)), description=ruleset.describe_action(a))
 
     @unary_errors
     async def SubmitAction(self, request: Any, context: Context) -> Any:
@@ -387,21 +354,30 @@ class GameServicer:
             action,
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
+            return_view=request.return_view,
         )
         reply = self._pb.SubmitActionResponse() if into is None else into
         reply.SetInParent()
         reply.version = result.version
         reply.first_version = result.first_version
-        if request.return_view:
-            # One round trip per move: the seat's token was checked above, and a seat's
-            # token hash never changes, so its view may be shown without a second check.
-            # The engine reports what it appended: fold that onto the cached game rather
-            # than read it back from the store (a read when that cannot be done).
-            snapshot = self._reader.advance(
-                request.game_id, result.written
-            ) or await self._reader.load(request.game_id)
-            self._projection(snapshot, request.seat, reply.game)
-            self._add_legal_actions(reply.legal_actions, snapshot, request.seat)
+        if not request.return_view:
+            return reply
+        # One round trip per move: the seat's token was checked above, and a seat's token
+        # hash never changes, so its view may be shown without a second check.
+        if result.view is not None:
+            # A separate engine projected it from the game it just wrote (issue 16: the
+            # events are not folded a second time here).
+            reply.game.CopyFrom(result.view.game)
+            reply.legal_actions.extend(result.view.legal_actions)
+            return reply
+        # The engine in this process (its cache is this one: folded already), or one from
+        # before return_view, which reports what it appended: fold that onto the cached
+        # game rather than read it back from the store (a read when that cannot be done).
+        snapshot = self._reader.advance(request.game_id, result.written) or await self._reader.load(
+            request.game_id
+        )
+        self._projection(snapshot, request.seat, reply.game)
+        add_legal_actions(reply.legal_actions, snapshot, request.seat)
         return reply
 
     @stream_errors
@@ -463,7 +439,7 @@ class GameServicer:
             # The game moved on since this batch was read: fold the log up to it (rare).
             snapshot = await self._reader.load_at(game_id, version)
         self._projection(snapshot, seat, reply.game)
-        self._add_legal_actions(reply.legal_actions, snapshot, seat)
+        add_legal_actions(reply.legal_actions, snapshot, seat)
 
     @unary_errors
     async def ListEvents(self, request: Any, context: Context) -> Any:

@@ -97,7 +97,7 @@ async def test_a_refusal_after_the_answer_was_begun_answers_alone(
         raise ValueError("the view cannot be shown")
 
     # The move is appended and the reply's versions written before the view fails.
-    monkeypatch.setattr(servicer, "_add_legal_actions", broken)
+    monkeypatch.setattr("services.gateway.servicer.add_legal_actions", broken)
     reply = await servicer.play_answer(move(game, 0, 9), Context())
     assert reply.WhichOneof("response") == "error"
     assert reply == pb.PlayResponse(request_id=9, error=reply.error)

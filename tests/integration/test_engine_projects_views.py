@@ -1,0 +1,231 @@
+"""Issue 16, no event folded twice: a gateway of the split deployment asks the engine for
+the moving seat's view and legal actions (EngineService ``return_view``) instead of
+folding the events the engine appended. The Play answer stays, byte for byte, what
+GetGame and ListLegalActions answer the seat, on every transport, for games that hide
+hands and decks, with clocks or without; an engine from before ``return_view`` still
+gets the answer right (the gateway folds its events). Real engine, real Redis."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from services.engine.client import CommandResult
+from services.engine.clock import fixed_seed
+from services.engine.engine import Engine
+from services.engine.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.link_server import start_link_server
+from services.engine.reader import GameReader
+from services.engine.remote import RemoteEngineClient
+from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import EngineServicer, start_engine_link, start_engine_server
+from services.engine.store import RedisEventStore
+from services.engine.timing.time_control import TimeControl
+from services.gateway.servicer import GameServicer
+from services.rpc.stubs import load_stubs
+
+pb = load_stubs().game_pb2
+TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
+
+
+class Context:
+    """The little of a grpc.aio ServicerContext that answering a Play message reads."""
+
+    def invocation_metadata(self) -> tuple[()]:
+        return ()
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:4242"
+
+    def time_remaining(self) -> None:
+        return None
+
+
+class RecordingClient(RemoteEngineClient):
+    """The gateway's engine client, keeping each SubmitAction's result."""
+
+    results: list[CommandResult]
+
+    async def submit_action(self, *args: Any, **kwargs: Any) -> CommandResult:
+        result = await super().submit_action(*args, **kwargs)
+        self.results.append(result)
+        return result
+
+
+class EngineBeforeReturnView(EngineServicer):
+    """An engine as it was before ``return_view``: it never sees the field."""
+
+    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
+        request.ClearField("return_view")
+        return await super()._submit_action(request, bot_key, into)
+
+
+@asynccontextmanager
+async def split(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry, transport: str, old: bool = False
+) -> AsyncIterator[tuple[GameServicer, RecordingClient, Engine]]:
+    """A gateway's servicer (its own store and cache, as `teoti gateway` has) sending its
+    commands to a separate engine on ``transport`` (``old``: an engine from before
+    return_view, on the link)."""
+    engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    engine = Engine(engine_store, registry, seed_source=fixed_seed("views"))
+    stop: Any
+    if old:
+        link, port = await start_link_server(
+            EngineBeforeReturnView(engine).serve_link, "127.0.0.1", 0
+        )
+        stop = link.stop
+    elif transport == "link":
+        link, port = await start_engine_link(engine, "127.0.0.1", 0)
+        stop = link.stop
+    else:
+        server, port = await start_engine_server(engine, "127.0.0.1:0")
+
+        async def stop(grace: float | None) -> None:
+            await server.stop(grace)
+
+    client = RecordingClient(f"127.0.0.1:{port}", timeout_s=30, transport=transport)
+    client.results = []
+    try:
+        yield GameServicer(GameReader(gateway_store, registry), client), client, engine
+    finally:
+        await client.close()
+        await stop(None)
+        await engine_store.close()
+        await gateway_store.close()
+
+
+async def answers_as_the_reads(
+    servicer: GameServicer, game: str, seat: int, request_id: int, action_json: str
+) -> Any:
+    """Play ``action_json`` for ``seat`` with return_view; assert the answer is byte for
+    byte the seat's GetGame and ListLegalActions at its version; return the answer."""
+    token = TOKENS[seat]
+    request = pb.PlayRequest(
+        request_id=request_id,
+        submit_action=pb.SubmitActionRequest(
+            game_id=game, seat=seat, seat_token=token, action_json=action_json, return_view=True
+        ),
+    )
+    reply = await servicer.play_answer(request, Context())
+    assert reply.WhichOneof("response") == "submit_action", reply
+    view = await servicer.get_game(
+        pb.GetGameRequest(game_id=game, seat=seat, seat_token=token), Context()
+    )
+    legal = await servicer.list_legal_actions(
+        pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), Context()
+    )
+    answered = reply.submit_action
+    assert view.version == answered.version  # nobody else acted in between
+    expected = pb.SubmitActionResponse(
+        version=answered.version,
+        first_version=answered.first_version,
+        game=view,
+        legal_actions=legal.actions,
+    )
+    assert answered.SerializeToString(deterministic=True) == expected.SerializeToString(
+        deterministic=True
+    )
+    return answered
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "clocked", "transport"),
+    [
+        ("teotihuacan", False, "link"),
+        ("archaeology", True, "link"),
+        ("archaeology", False, "stream"),
+        ("teotihuacan", True, "unary"),
+    ],
+)
+async def test_the_engine_answers_the_view_the_gateway_would_show(
+    redis_url: str,
+    key_prefix: str,
+    registry: RulesetRegistry,
+    ruleset: str,
+    clocked: bool,
+    transport: str,
+) -> None:
+    """Hands and decks are hidden here: the engine shows each mover its own view only,
+    the one the gateway's reads show it, and no events come with it."""
+    async with split(redis_url, key_prefix, registry, transport) as (servicer, client, engine):
+        seats = [SeatSpec(SeatKind.HUMAN, f"p{n}", hash_token(t)) for n, t in enumerate(TOKENS)]
+        control = TimeControl(base_ms=3_600_000, increment_ms=1_000) if clocked else None
+        game = (await client.create_game(ruleset, seats, {}, time_control=control)).game_id
+        rng = random.Random(f"{ruleset}-{clocked}-{transport}")
+        for request_id in range(1, 31):
+            snapshot = await engine.load(game)
+            if snapshot.is_terminal():
+                break
+            seat = snapshot.seats_to_act()[0]
+            actions = await servicer.list_legal_actions(
+                pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=TOKENS[seat]),
+                Context(),
+            )
+            action = rng.choice(list(actions.actions)).action_json
+            answered = await answers_as_the_reads(servicer, game, seat, request_id, action)
+            assert answered.game.HasField("time_control") == clocked
+            result = client.results[-1]
+            assert result.view is not None and result.written == ()  # projected, not sent
+        others = [
+            (
+                await servicer.get_game(
+                    pb.GetGameRequest(game_id=game, seat=s, seat_token=TOKENS[s]), Context()
+                )
+            ).state_json
+            for s in range(3)
+        ]
+        assert len(set(others)) > 1  # the seats' views differ: hidden parts were compared
+
+
+async def test_a_retried_command_answers_the_game_as_it_is_now(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    async with split(redis_url, key_prefix, registry, "link") as (servicer, client, _engine):
+        seats = [
+            SeatSpec(SeatKind.HUMAN, n, hash_token(t))
+            for n, t in zip("ab", TOKENS[:2], strict=True)
+        ]
+        game = (await client.create_game("nim", seats, {"max_take": 3})).game_id
+        first = await client.submit_action(game, 0, {"take": 1}, command_id="a1", return_view=True)
+        await client.submit_action(game, 1, {"take": 2}, command_id="b1")
+        # The first move's reply was lost; its retry appends nothing and shows the game now.
+        again = await client.submit_action(game, 0, {"take": 1}, command_id="a1", return_view=True)
+        assert (again.version, again.first_version) == (first.version, first.first_version)
+        assert again.view is not None and again.written == ()
+        now = await servicer.get_game(
+            pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+        )
+        assert again.view.game == now and now.version == first.version + 1
+        assert [a.action_json for a in again.view.legal_actions] == [
+            '{"take":1}',
+            '{"take":2}',
+            '{"take":3}',
+        ]
+
+
+async def test_an_engine_from_before_return_view_is_folded_for(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """Gateways may be upgraded before engines: an engine that never saw the field sends
+    its events and no view, and the gateway folds them, answering the same."""
+    async with split(redis_url, key_prefix, registry, "link", old=True) as (
+        servicer,
+        client,
+        _engine,
+    ):
+        seats = [
+            SeatSpec(SeatKind.HUMAN, n, hash_token(t))
+            for n, t in zip("ab", TOKENS[:2], strict=True)
+        ]
+        game = (await client.create_game("nim", seats, {"max_take": 3})).game_id
+        await servicer.get_game(pb.GetGameRequest(game_id=game), Context())  # cached here
+        for request_id, seat in enumerate([0, 1, 0, 1], start=1):
+            await answers_as_the_reads(servicer, game, seat, request_id, '{"take":1}')
+            result = client.results[-1]
+            assert result.view is None and len(result.written) >= 1
