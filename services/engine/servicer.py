@@ -175,8 +175,13 @@ class EngineServicer:
             add_events(reply.events, result.written)
             return reply
         # The gateway checked the seat's token; the seat is one of the game's, or the
-        # engine would have refused the action.
-        snapshot = await self._engine.reached(request.game_id, result.version)
+        # engine would have refused the action. A fresh append left the game in this
+        # engine's cache; a command id applied before (possibly by another engine, or
+        # lost by Redis since) is answered with the game as the log has it now.
+        if result.written:
+            snapshot = await self._engine.reached(request.game_id, result.version)
+        else:
+            snapshot = await self._engine.load(request.game_id)
         add_game_view(reply.game, snapshot, request.seat)
         add_legal_actions(reply.legal_actions, snapshot, request.seat)
         return reply
