@@ -63,3 +63,43 @@ async def test_the_redis_transport_benchmark_measures_both_transports() -> None:
     tcp, unix = await measure(False, 200), await measure(True, 200)
     assert (tcp.transport, unix.transport) == ("tcp", "unix")
     assert tcp.wall > 0 and unix.wall > 0 and tcp.cpu >= 0 and unix.cpu >= 0
+
+
+@pytest.mark.parametrize("transport", ["link", "stream"])
+async def test_the_split_move_benchmark_counts_moves_and_their_cpu(
+    redis_url: str, transport: str
+) -> None:
+    from collections import Counter
+
+    from benchmarks.split_move_benchmark import window
+
+    errors: Counter[str] = Counter()
+    cpu_us, moves_per_s = await window(redis_url, 3, 0.3, transport, errors)
+    assert not errors
+    assert 0 < cpu_us < 100_000
+    assert moves_per_s > 0
+
+
+async def test_the_split_move_benchmark_plays_an_exact_count_and_counts_refusals(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    from collections import Counter
+    from typing import Any
+
+    from benchmarks.split_move_benchmark import play_games, split_path
+    from services.engine.errors import RuleViolation
+
+    errors: Counter[str] = Counter()
+    tally = [0]
+    async with split_path(redis_url, "link") as path:
+        await play_games(path, errors, asyncio.Event(), tally, limit=25)
+        assert (tally[0], sum(errors.values())) == (25, 0)
+
+        async def refused(*_args: Any, **_kwargs: Any) -> Any:
+            raise RuleViolation("not_your_turn", "refused for the test")
+
+        monkeypatch.setattr(path[0], "submit_action", refused)
+        await play_games(path, errors, asyncio.Event(), tally, limit=26)
+    assert tally[0] == 25  # the refused move is not counted as played
+    assert errors == Counter({"9: not_your_turn: refused for the test": 1})

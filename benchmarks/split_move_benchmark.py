@@ -1,0 +1,231 @@
+"""The split deployment's command path in one process: what a move costs the gateway's
+and the engine's Python, without the public gRPC face (issue 16).
+
+A gateway's :class:`GameServicer` answers Play messages (``SubmitAction`` with
+``return_view``, as the peer benchmark's client plays) with ``play_answer``; its
+:class:`RemoteEngineClient` sends the commands on the engine link (``--engine-transport
+stream`` for the gRPC streams) to an engine served in the same process, on a real Redis.
+``--games`` Nim games are played at once (two seats, a pile of 10..20, every move takes
+1), a finished game replaced by a new one, so creation is in the figure as in the peer
+benchmark. After a one-second warm-up it reports this process's CPU (user+system) per
+accepted move in microseconds and the moves per second, over ``--reps`` windows of
+``--seconds``, min / median / max.
+
+The peer benchmark measures two real processes, whose wake-ups and gRPC face swing with
+the machine; this one shows a change to the gateway's or the engine's own work above
+that noise. ``--moves N`` instead plays exactly N moves one at a time and reports
+nothing but errors: run under ``valgrind --tool=callgrind`` with two values of N, the
+difference of the instruction totals over the difference of N is the instructions per
+move, which two checkouts can be compared on to a per cent (docs/performance.md, the
+eleventh round). Every error is counted and printed; exit status 1 if there was one.
+
+Run from the repository root::
+
+    .venv/bin/python -m benchmarks.split_move_benchmark [--games 1,10,100] [--seconds 4]
+        [--reps 3] [--engine-transport link|stream] [--redis-url URL] [--moves N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import statistics
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from services.embedded_redis import EmbeddedRedis
+from services.engine.engine import Engine
+from services.engine.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.reader import GameReader
+from services.engine.remote import RemoteEngineClient
+from services.engine.rulesets import RulesetRegistry
+from services.engine.servicer import start_engine_link, start_engine_server
+from services.engine.store.redis_store import RedisEventStore
+from services.event_loop import run_service
+from services.gateway.servicer import GameServicer
+from services.logging_setup import configure_logging
+from services.rpc.limits import ClientRateLimiter
+from services.rpc.stubs import load_stubs
+from tests.nim import NimRuleset
+
+WARM_UP_S = 1.0
+pb = load_stubs().game_pb2
+
+
+class _Context:
+    """What answering a Play message reads of a grpc.aio ServicerContext."""
+
+    def invocation_metadata(self) -> tuple[()]:
+        return ()
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:4242"
+
+    def time_remaining(self) -> None:
+        return None
+
+
+@asynccontextmanager
+async def split_path(
+    redis_url: str, transport: str
+) -> AsyncIterator[tuple[GameServicer, RemoteEngineClient]]:
+    """A gateway servicer whose engine client talks to an engine served on loopback in
+    this process (the engine link, or its gRPC server for ``stream``), each with a store
+    of its own on ``redis_url`` under a fresh key prefix."""
+    registry = RulesetRegistry()
+    registry.register("nim", NimRuleset)
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    engine_store = RedisEventStore.from_url(redis_url, prefix=prefix)
+    gateway_store = RedisEventStore.from_url(redis_url, prefix=prefix)
+    engine = Engine(engine_store, registry)
+    if transport == "link":
+        link, port = await start_engine_link(engine, "127.0.0.1", 0)
+        stop = link.stop
+    else:
+        server, port = await start_engine_server(engine, "127.0.0.1:0")
+        stop = server.stop
+    client = RemoteEngineClient(f"127.0.0.1:{port}", transport=transport)
+    unlimited = ClientRateLimiter(rate=1e12, burst=1e12)  # one client plays every seat
+    try:
+        yield GameServicer(GameReader(gateway_store, registry), client, limiter=unlimited), client
+    finally:
+        await client.close()
+        await stop(None)
+        await engine_store.close()
+        await gateway_store.close()
+
+
+async def play_games(
+    path: tuple[GameServicer, RemoteEngineClient],
+    errors: Counter[str],
+    stop: asyncio.Event,
+    tally: list[int],
+    limit: int = 0,
+) -> None:
+    """Play Nim games one after another until ``stop`` is set (or ``tally[0]``, the moves
+    accepted so far, reaches ``limit`` if > 0), adding each accepted move to
+    ``tally[0]``. A refused move is counted in ``errors`` and ends the call."""
+    servicer, client = path
+    context = _Context()
+
+    def more() -> bool:
+        return not stop.is_set() and not (limit and tally[0] >= limit)
+
+    while more():
+        tokens = [uuid.uuid4().hex + uuid.uuid4().hex for _ in range(2)]
+        seats = [
+            SeatSpec(SeatKind.HUMAN, name, hash_token(token))
+            for name, token in zip(("ann", "bob"), tokens, strict=True)
+        ]
+        created = await client.create_game("nim", seats, {"max_take": 3})
+        seat, request_id = 0, 0
+        while more():
+            request_id += 1
+            reply = await servicer.play_answer(
+                pb.PlayRequest(
+                    request_id=request_id,
+                    submit_action=pb.SubmitActionRequest(
+                        game_id=created.game_id,
+                        seat=seat,
+                        seat_token=tokens[seat],
+                        action_json='{"take":1}',
+                        command_id=hashlib.sha256(uuid.uuid4().bytes).hexdigest()[:32],
+                        return_view=True,
+                    ),
+                ),
+                context,
+            )
+            if reply.WhichOneof("response") != "submit_action":
+                errors[f"{reply.error.code}: {reply.error.message[:120]}"] += 1
+                return
+            tally[0] += 1
+            game: Any = reply.submit_action.game
+            if game.finished:
+                break
+            seat = game.seats_to_act[0]
+
+
+async def window(
+    redis_url: str, games: int, seconds: float, transport: str, errors: Counter[str]
+) -> tuple[float, float]:
+    """``(CPU µs per accepted move, moves per second)`` of ``games`` concurrent games
+    over ``seconds`` after the warm-up. Raises RuntimeError if no move was accepted."""
+    async with split_path(redis_url, transport) as path:
+        stop = asyncio.Event()
+        tally = [0]
+
+        async def player() -> None:
+            while not stop.is_set():  # a refusal ends a game, not the player
+                await play_games(path, errors, stop, tally)
+
+        players = [asyncio.create_task(player()) for _ in range(games)]
+        try:
+            await asyncio.sleep(WARM_UP_S)
+            moves0, cpu0, wall0 = tally[0], time.process_time(), time.monotonic()
+            await asyncio.sleep(seconds)
+            done = tally[0] - moves0
+            cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+        finally:
+            stop.set()
+            await asyncio.gather(*players, return_exceptions=True)
+    if not done:
+        raise RuntimeError("no move was accepted in the window")
+    return cpu * 1e6 / done, done / wall
+
+
+def spread(values: Sequence[float]) -> str:
+    """``min / median / max``."""
+    return f"{min(values):.0f} / {statistics.median(values):.0f} / {max(values):.0f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", default="1,10,100", help="concurrent games, comma list")
+    parser.add_argument("--seconds", type=float, default=4.0, help="timed window")
+    parser.add_argument("--reps", type=int, default=3, help="windows per concurrency")
+    parser.add_argument("--engine-transport", choices=("link", "stream"), default="link")
+    parser.add_argument("--redis-url", default=None, help="a Redis of its own")
+    parser.add_argument(
+        "--moves", type=int, default=0, help="play exactly this many moves, one at a time"
+    )
+    args = parser.parse_args(argv)
+    configure_logging("WARNING")
+    errors: Counter[str] = Counter()
+
+    async def measure(url: str) -> None:
+        if args.moves:
+            async with split_path(url, args.engine_transport) as path:
+                tally = [0]
+                while tally[0] < args.moves and sum(errors.values()) < 100:
+                    await play_games(path, errors, asyncio.Event(), tally, args.moves)
+            print(f"{tally[0]} moves", flush=True)
+            return
+        for games in (int(g) for g in args.games.split(",")):
+            cells = [
+                await window(url, games, args.seconds, args.engine_transport, errors)
+                for _ in range(args.reps)
+            ]
+            print(
+                f"{games:>4} games: CPU us/move {spread([c[0] for c in cells])}, "
+                f"moves/s {spread([c[1] for c in cells])}",
+                flush=True,
+            )
+
+    if args.redis_url:
+        run_service(measure(args.redis_url))
+    else:
+        with EmbeddedRedis() as server:
+            run_service(measure(server.url))
+    print(f"errors: {sum(errors.values())}", flush=True)
+    for message, count in errors.most_common():
+        print(f"  {count} x {message}", flush=True)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
