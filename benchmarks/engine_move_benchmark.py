@@ -23,11 +23,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import statistics
-import time
 import uuid
 from collections.abc import Sequence
 
+from benchmarks.process_cpu import cpu_per_move, spread
 from services.embedded_redis import EmbeddedRedis
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
@@ -37,8 +36,6 @@ from services.engine.store.redis_store import RedisEventStore
 from services.event_loop import run_service
 from services.logging_setup import configure_logging
 from tests.nim import NimRuleset
-
-WARM_UP_S = 1.0
 
 
 async def window(redis_url: str, games: int, seconds: float) -> tuple[float, float]:
@@ -70,22 +67,11 @@ async def window(redis_url: str, games: int, seconds: float) -> tuple[float, flo
 
     players = [asyncio.create_task(play()) for _ in range(games)]
     try:
-        await asyncio.sleep(WARM_UP_S)
-        moves0, cpu0, wall0 = moves, time.process_time(), time.monotonic()
-        await asyncio.sleep(seconds)
-        done, cpu, wall = moves - moves0, time.process_time() - cpu0, time.monotonic() - wall0
+        return await cpu_per_move(lambda: moves, seconds)
     finally:
         stop.set()
         await asyncio.gather(*players, return_exceptions=True)
         await store.close()
-    if not done:
-        raise RuntimeError("no move was accepted in the window")
-    return cpu * 1e6 / done, done / wall
-
-
-def spread(values: Sequence[float]) -> str:
-    """``min / median / max``."""
-    return f"{min(values):.0f} / {statistics.median(values):.0f} / {max(values):.0f}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

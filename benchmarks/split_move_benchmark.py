@@ -30,17 +30,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import statistics
-import time
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+from benchmarks.process_cpu import cpu_per_move, spread
 from services.embedded_redis import EmbeddedRedis
 from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
@@ -49,25 +47,12 @@ from services.engine.store.redis_store import RedisEventStore
 from services.event_loop import run_service
 from services.gateway.servicer import GameServicer
 from services.logging_setup import configure_logging
-from services.rpc.limits import ClientRateLimiter
+from services.rpc.limits import ClientRateLimiter, CreationQuota
 from services.rpc.stubs import load_stubs
 from tests.nim import NimRuleset
+from tests.servicer_context import Refused, ServicerContext
 
-WARM_UP_S = 1.0
 pb = load_stubs().game_pb2
-
-
-class _Context:
-    """What answering a Play message reads of a grpc.aio ServicerContext."""
-
-    def invocation_metadata(self) -> tuple[()]:
-        return ()
-
-    def peer(self) -> str:
-        return "ipv4:127.0.0.1:4242"
-
-    def time_remaining(self) -> None:
-        return None
 
 
 @asynccontextmanager
@@ -90,9 +75,13 @@ async def split_path(
         server, port = await start_engine_server(engine, "127.0.0.1:0")
         stop = server.stop
     client = RemoteEngineClient(f"127.0.0.1:{port}", transport=transport)
-    unlimited = ClientRateLimiter(rate=1e12, burst=1e12)  # one client plays every seat
+    # One client plays every seat and creates every game: the per-client limits would
+    # stop it (as the peer benchmark's gateway runs with them off).
+    unlimited = ClientRateLimiter(rate=1e12, burst=1e12)
+    quota = CreationQuota(per_hour=1e12, burst=1e12)
+    reader = GameReader(gateway_store, registry)
     try:
-        yield GameServicer(GameReader(gateway_store, registry), client, limiter=unlimited), client
+        yield GameServicer(reader, client, limiter=unlimited, quota=quota), client
     finally:
         await client.close()
         await stop(None)
@@ -110,19 +99,29 @@ async def play_games(
     """Play Nim games one after another until ``stop`` is set (or ``tally[0]``, the moves
     accepted so far, reaches ``limit`` if > 0), adding each accepted move to
     ``tally[0]``. A refused move is counted in ``errors`` and ends the call."""
-    servicer, client = path
-    context = _Context()
+    servicer = path[0]
+    context = ServicerContext()
 
     def more() -> bool:
         return not stop.is_set() and not (limit and tally[0] >= limit)
 
     while more():
         tokens = [uuid.uuid4().hex + uuid.uuid4().hex for _ in range(2)]
-        seats = [
-            SeatSpec(SeatKind.HUMAN, name, hash_token(token))
-            for name, token in zip(("ann", "bob"), tokens, strict=True)
-        ]
-        created = await client.create_game("nim", seats, {"max_take": 3})
+        try:  # as a client creates one: the gateway caches the new game it reports
+            created = await servicer.CreateGame(
+                pb.CreateGameRequest(
+                    ruleset="nim",
+                    seats=[
+                        pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=name, token=token)
+                        for name, token in zip(("ann", "bob"), tokens, strict=True)
+                    ],
+                    options_json='{"max_take":3}',
+                ),
+                context,
+            )
+        except Refused as refusal:
+            errors[f"CreateGame: {refusal}"[:140]] += 1
+            return
         seat, request_id = 0, 0
         while more():
             request_id += 1
@@ -161,26 +160,18 @@ async def window(
 
         async def player() -> None:
             while not stop.is_set():  # a refusal ends a game, not the player
-                await play_games(path, errors, stop, tally)
+                try:
+                    await play_games(path, errors, stop, tally)
+                except Exception as exc:  # counted and shown, never lost with the task
+                    errors[f"{type(exc).__name__}: {exc}"[:140]] += 1
+                    await asyncio.sleep(0.01)
 
         players = [asyncio.create_task(player()) for _ in range(games)]
         try:
-            await asyncio.sleep(WARM_UP_S)
-            moves0, cpu0, wall0 = tally[0], time.process_time(), time.monotonic()
-            await asyncio.sleep(seconds)
-            done = tally[0] - moves0
-            cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+            return await cpu_per_move(lambda: tally[0], seconds)
         finally:
             stop.set()
             await asyncio.gather(*players, return_exceptions=True)
-    if not done:
-        raise RuntimeError("no move was accepted in the window")
-    return cpu * 1e6 / done, done / wall
-
-
-def spread(values: Sequence[float]) -> str:
-    """``min / median / max``."""
-    return f"{min(values):.0f} / {statistics.median(values):.0f} / {max(values):.0f}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,22 +27,10 @@ from services.engine.store import RedisEventStore
 from services.engine.timing.time_control import TimeControl
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
+from tests.servicer_context import ServicerContext
 
 pb = load_stubs().game_pb2
 TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
-
-
-class Context:
-    """The little of a grpc.aio ServicerContext that answering a Play message reads."""
-
-    def invocation_metadata(self) -> tuple[()]:
-        return ()
-
-    def peer(self) -> str:
-        return "ipv4:127.0.0.1:4242"
-
-    def time_remaining(self) -> None:
-        return None
 
 
 class RecordingClient(RemoteEngineClient):
@@ -112,13 +100,13 @@ async def answers_as_the_reads(
             game_id=game, seat=seat, seat_token=token, action_json=action_json, return_view=True
         ),
     )
-    reply = await servicer.play_answer(request, Context())
+    reply = await servicer.play_answer(request, ServicerContext())
     assert reply.WhichOneof("response") == "submit_action", reply
     view = await servicer.get_game(
-        pb.GetGameRequest(game_id=game, seat=seat, seat_token=token), Context()
+        pb.GetGameRequest(game_id=game, seat=seat, seat_token=token), ServicerContext()
     )
     legal = await servicer.list_legal_actions(
-        pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), Context()
+        pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), ServicerContext()
     )
     answered = reply.submit_action
     assert view.version == answered.version  # nobody else acted in between
@@ -165,7 +153,7 @@ async def test_the_engine_answers_the_view_the_gateway_would_show(
             seat = snapshot.seats_to_act()[0]
             actions = await servicer.list_legal_actions(
                 pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=TOKENS[seat]),
-                Context(),
+                ServicerContext(),
             )
             action = rng.choice(list(actions.actions)).action_json
             answered = await answers_as_the_reads(servicer, game, seat, request_id, action)
@@ -175,7 +163,7 @@ async def test_the_engine_answers_the_view_the_gateway_would_show(
         others = [
             (
                 await servicer.get_game(
-                    pb.GetGameRequest(game_id=game, seat=s, seat_token=TOKENS[s]), Context()
+                    pb.GetGameRequest(game_id=game, seat=s, seat_token=TOKENS[s]), ServicerContext()
                 )
             ).state_json
             for s in range(3)
@@ -199,7 +187,7 @@ async def test_a_retried_command_answers_the_game_as_it_is_now(
         assert (again.version, again.first_version) == (first.version, first.first_version)
         assert again.view is not None and again.written == ()
         now = await servicer.get_game(
-            pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+            pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), ServicerContext()
         )
         assert again.view.game == now and now.version == first.version + 1
         assert [a.action_json for a in again.view.legal_actions] == [
@@ -224,7 +212,7 @@ async def test_an_engine_from_before_return_view_is_folded_for(
             for n, t in zip("ab", TOKENS[:2], strict=True)
         ]
         game = (await client.create_game("nim", seats, {"max_take": 3})).game_id
-        await servicer.get_game(pb.GetGameRequest(game_id=game), Context())  # cached here
+        await servicer.get_game(pb.GetGameRequest(game_id=game), ServicerContext())  # cached here
         for request_id, seat in enumerate([0, 1, 0, 1], start=1):
             await answers_as_the_reads(servicer, game, seat, request_id, '{"take":1}')
             result = client.results[-1]

@@ -29,21 +29,11 @@ from services.engine.servicer import start_engine_link
 from services.engine.store import RedisEventStore
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
+from tests.servicer_context import ServicerContext
 
 pb = load_stubs().game_pb2
 TOKENS = ("seat-0-token-0123456789abcdef", "seat-1-token-0123456789abcdef")
 SEATS = [SeatSpec(SeatKind.HUMAN, n, hash_token(t)) for n, t in zip("ab", TOKENS, strict=True)]
-
-
-class Context:
-    def invocation_metadata(self) -> tuple[()]:
-        return ()
-
-    def peer(self) -> str:
-        return "ipv4:127.0.0.1:4242"
-
-    def time_remaining(self) -> None:
-        return None
 
 
 @asynccontextmanager
@@ -89,17 +79,18 @@ async def test_a_retry_on_the_engine_that_applied_it_shows_the_game_as_it_was(
         # One gateway whose client happens to reach engine 1 for seat 0's commands.
         gateway = GameServicer(GameReader(gateway_store, registry), c1)
         game = (await c1.create_game("nim", SEATS, {"max_take": 3})).game_id
-        first = await gateway.play_answer(play(game, 0, '{"take":1}', "a1"), Context())
+        first = await gateway.play_answer(play(game, 0, '{"take":1}', "a1"), ServicerContext())
         assert first.WhichOneof("response") == "submit_action"
         await c2.submit_action(game, 1, {"take": 1}, command_id="b1")  # on engine 2
 
         # Seat 0's answer was lost; it retries the same command (engine 1 again).
-        again = await gateway.play_answer(play(game, 0, '{"take":1}', "a1"), Context())
+        again = await gateway.play_answer(play(game, 0, '{"take":1}', "a1"), ServicerContext())
         now = await gateway.get_game(
-            pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+            pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), ServicerContext()
         )
         legal = await gateway.list_legal_actions(
-            pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+            pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token=TOKENS[0]),
+            ServicerContext(),
         )
         assert list(now.seats_to_act) == [0] and len(legal.actions) == 3
         # The proto: "the current game for a command id applied before".
@@ -138,11 +129,11 @@ async def test_after_lost_writes_a_retry_shows_versions_the_log_no_longer_has(
         finally:
             await binary.aclose()
 
-        again = await gateway.play_answer(play(game, 0, '{"take":1}', "a-1"), Context())
+        again = await gateway.play_answer(play(game, 0, '{"take":1}', "a-1"), ServicerContext())
         assert again.WhichOneof("response") == "submit_action", again
         head = (await store.head(game))[0]
         now = await gateway.get_game(
-            pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+            pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), ServicerContext()
         )
         assert now.version == head
         assert again.submit_action.game.version <= head, (

@@ -21,22 +21,10 @@ from services.engine.store import InMemoryEventStore
 from services.engine.timing.time_control import TimeControl
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
+from tests.servicer_context import ServicerContext
 
 pb = load_stubs().game_pb2
 TOKENS = ("ann-token-0123456789abcdef", "bob-token-0123456789abcdef")
-
-
-class Context:
-    """The little of a grpc.aio ServicerContext that answering a Play message reads."""
-
-    def invocation_metadata(self) -> tuple[()]:
-        return ()
-
-    def peer(self) -> str:
-        return "ipv4:127.0.0.1:4242"
-
-    def time_remaining(self) -> None:
-        return None
 
 
 async def playing(registry: RulesetRegistry) -> tuple[GameServicer, Engine, str]:
@@ -67,15 +55,15 @@ def move(game: str, seat: int, request_id: int) -> Any:
 
 async def test_a_move_answered_on_play_is_the_unary_reply(registry: RulesetRegistry) -> None:
     servicer, engine, game = await playing(registry)
-    reply = await servicer.play_answer(move(game, 0, 7), Context())
+    reply = await servicer.play_answer(move(game, 0, 7), ServicerContext())
     assert reply.request_id == 7 and reply.WhichOneof("response") == "submit_action"
     version = (await engine.load(game)).version
     # What the unary reads answer at that version: the view and the legal actions.
     view = await servicer.get_game(
-        pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+        pb.GetGameRequest(game_id=game, seat=0, seat_token=TOKENS[0]), ServicerContext()
     )
     legal = await servicer.list_legal_actions(
-        pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token=TOKENS[0]), Context()
+        pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token=TOKENS[0]), ServicerContext()
     )
     expected = pb.SubmitActionResponse(
         version=version, first_version=version, game=view, legal_actions=legal.actions
@@ -98,7 +86,7 @@ async def test_a_refusal_after_the_answer_was_begun_answers_alone(
 
     # The move is appended and the reply's versions written before the view fails.
     monkeypatch.setattr("services.gateway.servicer.add_legal_actions", broken)
-    reply = await servicer.play_answer(move(game, 0, 9), Context())
+    reply = await servicer.play_answer(move(game, 0, 9), ServicerContext())
     assert reply.WhichOneof("response") == "error"
     assert reply == pb.PlayResponse(request_id=9, error=reply.error)
     assert reply.error.code == 13  # INTERNAL, as the unary call would end
@@ -130,7 +118,7 @@ async def test_moves_of_hidden_information_games_answer_as_the_unary_reads(
         seat = snapshot.seats_to_act()[0]
         token = HIDDEN_TOKENS[seat]
         legal = await servicer.list_legal_actions(
-            pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), Context()
+            pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), ServicerContext()
         )
         action = rng.choice(list(legal.actions)).action_json
         request = pb.PlayRequest(
@@ -139,17 +127,18 @@ async def test_moves_of_hidden_information_games_answer_as_the_unary_reads(
                 game_id=game, seat=seat, seat_token=token, action_json=action, return_view=True
             ),
         )
-        reply = await servicer.play_answer(request, Context())
+        reply = await servicer.play_answer(request, ServicerContext())
         assert reply.WhichOneof("response") == "submit_action", reply
         version = (await engine.load(game)).version
         views = [
             await servicer.get_game(
-                pb.GetGameRequest(game_id=game, seat=s, seat_token=HIDDEN_TOKENS[s]), Context()
+                pb.GetGameRequest(game_id=game, seat=s, seat_token=HIDDEN_TOKENS[s]),
+                ServicerContext(),
             )
             for s in range(3)
         ]
         legal = await servicer.list_legal_actions(
-            pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), Context()
+            pb.ListLegalActionsRequest(game_id=game, seat=seat, seat_token=token), ServicerContext()
         )
         expected = pb.SubmitActionResponse(
             version=version,
