@@ -158,7 +158,9 @@ class EngineServicer:
 
     async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
         """The engine's SubmitAction reply, written into ``into`` (an empty one: an
-        Exchange response's own field) or a new one; returns it."""
+        Exchange response's own field) or a new one; returns it. It carries the events
+        appended, or with ``return_view`` the seat's view and legal actions after them
+        (services.rpc.projection) instead. Raises the engine's domain errors."""
         result = await self._engine.submit_action(
             request.game_id,
             request.seat,
