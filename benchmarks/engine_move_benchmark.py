@@ -26,14 +26,12 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 
-from benchmarks.process_cpu import cpu_per_move, spread
-from services.embedded_redis import EmbeddedRedis
+from benchmarks.process_cpu import add_window_options, cpu_per_move, print_windows, run_on_redis
 from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.rulesets import RulesetRegistry
 from services.engine.snapshots import SnapshotCache
 from services.engine.store.redis_store import RedisEventStore
-from services.event_loop import run_service
 from services.logging_setup import configure_logging
 from tests.nim import NimRuleset
 
@@ -76,27 +74,14 @@ async def window(redis_url: str, games: int, seconds: float) -> tuple[float, flo
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", default="1,10,100", help="concurrent games, comma list")
-    parser.add_argument("--seconds", type=float, default=4.0, help="timed window")
-    parser.add_argument("--reps", type=int, default=3, help="windows per concurrency")
-    parser.add_argument("--redis-url", default=None, help="a Redis of its own")
+    add_window_options(parser)
     args = parser.parse_args(argv)
     configure_logging("WARNING")
 
     async def measure(url: str) -> None:
-        for games in (int(g) for g in args.games.split(",")):
-            cells = [await window(url, games, args.seconds) for _ in range(args.reps)]
-            print(
-                f"{games:>4} games: CPU us/move {spread([c[0] for c in cells])}, "
-                f"moves/s {spread([c[1] for c in cells])}",
-                flush=True,
-            )
+        await print_windows(args.games, args.reps, lambda games: window(url, games, args.seconds))
 
-    if args.redis_url:
-        run_service(measure(args.redis_url))
-    else:
-        with EmbeddedRedis() as server:
-            run_service(measure(server.url))
+    run_on_redis(args.redis_url, measure)
     return 0
 
 

@@ -36,15 +36,13 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from benchmarks.process_cpu import cpu_per_move, spread
-from services.embedded_redis import EmbeddedRedis
+from benchmarks.process_cpu import add_window_options, cpu_per_move, print_windows, run_on_redis
 from services.engine.engine import Engine
 from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
 from services.engine.servicer import start_engine_link, start_engine_server
 from services.engine.store.redis_store import RedisEventStore
-from services.event_loop import run_service
 from services.gateway.servicer import GameServicer
 from services.logging_setup import configure_logging
 from services.rpc.limits import ClientRateLimiter, CreationQuota
@@ -176,11 +174,8 @@ async def window(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", default="1,10,100", help="concurrent games, comma list")
-    parser.add_argument("--seconds", type=float, default=4.0, help="timed window")
-    parser.add_argument("--reps", type=int, default=3, help="windows per concurrency")
+    add_window_options(parser)
     parser.add_argument("--engine-transport", choices=("link", "stream"), default="link")
-    parser.add_argument("--redis-url", default=None, help="a Redis of its own")
     parser.add_argument(
         "--moves", type=int, default=0, help="play exactly this many moves, one at a time"
     )
@@ -196,22 +191,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     await play_games(path, errors, asyncio.Event(), tally, args.moves)
             print(f"{tally[0]} moves", flush=True)
             return
-        for games in (int(g) for g in args.games.split(",")):
-            cells = [
-                await window(url, games, args.seconds, args.engine_transport, errors)
-                for _ in range(args.reps)
-            ]
-            print(
-                f"{games:>4} games: CPU us/move {spread([c[0] for c in cells])}, "
-                f"moves/s {spread([c[1] for c in cells])}",
-                flush=True,
-            )
+        await print_windows(
+            args.games,
+            args.reps,
+            lambda games: window(url, games, args.seconds, args.engine_transport, errors),
+        )
 
-    if args.redis_url:
-        run_service(measure(args.redis_url))
-    else:
-        with EmbeddedRedis() as server:
-            run_service(measure(server.url))
+    run_on_redis(args.redis_url, measure)
     print(f"errors: {sum(errors.values())}", flush=True)
     for message, count in errors.most_common():
         print(f"  {count} x {message}", flush=True)
