@@ -66,7 +66,7 @@ def play(game: str, seat: int, action: str, command_id: str) -> Any:
     )
 
 
-async def test_a_retry_on_the_engine_that_applied_it_shows_the_game_as_it_was(
+async def test_a_retry_on_the_engine_that_applied_it_shows_the_game_as_it_is_now(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
     async with AsyncExitStack() as stack:
@@ -107,7 +107,7 @@ async def test_a_retry_on_the_engine_that_applied_it_shows_the_game_as_it_was(
         assert list(again.submit_action.legal_actions) == list(legal.actions)
 
 
-async def test_after_lost_writes_a_retry_shows_versions_the_log_no_longer_has(
+async def test_after_lost_writes_a_retry_shows_only_versions_the_log_has(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
     async with AsyncExitStack() as stack:
