@@ -103,3 +103,21 @@ async def test_the_split_move_benchmark_plays_an_exact_count_and_counts_refusals
         await play_games(path, errors, asyncio.Event(), tally, limit=26)
     assert tally[0] == 25  # the refused move is not counted as played
     assert errors == Counter({"9: not_your_turn: refused for the test": 1})
+
+
+async def test_the_floor_benchmark_appends_every_round_trip_to_redis(redis_url: str) -> None:
+    import redis.asyncio as aioredis
+
+    from benchmarks.floor_benchmark import STREAM_KEY, floor_services, run_floor
+
+    store = aioredis.Redis.from_url(redis_url)
+    await store.delete(STREAM_KEY)
+    with floor_services(redis_url) as (port, pids):
+        cell = await run_floor(port, pids, None, 2, 0.3, 1, b"m" * 300)
+    assert cell.errors == 0, cell.error_kinds
+    assert cell.moves > 0 and cell.p50_ms is not None
+    assert cell.server_cpu_s > 0
+    # Every answered round trip was appended first (the warm-up's ones too).
+    assert await store.xlen(STREAM_KEY) >= cell.moves
+    await store.delete(STREAM_KEY)
+    await store.aclose()

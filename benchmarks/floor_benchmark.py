@@ -1,0 +1,339 @@
+"""The floor under the split deployment: its hops with no work, against boardgame.io (issue 16).
+
+The peer benchmark's split deployment answers a move through four processes: the
+player's client, the gateway (grpc.aio, the public face), the engine (on the engine
+link) and Redis (the durable append before any answer). This benchmark keeps those
+processes and hops and takes away everything else: a message of ``--bytes`` bytes goes
+from a grpc.aio client on a long-lived stream (one channel per caller, as each seat has)
+to a gateway that forwards it on one engine-link connection (services.engine.link_frames
+framing, the request's number in front) to an engine that appends it to a Redis stream
+with one ``EVALSHA`` (a Lua ``XADD``, as the engine's compare-and-append is one script
+call) and answers the gateway, which answers the client. No rules, no hashing, no JSON,
+no protobuf beyond gRPC's own framing, no logging: what any game service built this way
+on these libraries pays per move before it does anything.
+
+Interleaved with boardgame.io 0.50 in memory on the Nim game (the peer benchmark's
+server and driver, ``benchmarks/peer``; skipped with a message when Node is absent), at
+``--matches`` concurrent callers: round trips/s, p50/p99 latency and server CPU per round
+trip (gateway + engine, utime+stime of every thread from ``/proc/<pid>/stat``; Redis
+apart), min / median / max over ``--reps`` repetitions and the floor ÷ boardgame.io
+ratios of each pair. Every error (a wrong or missing echo, a failed call) is counted and
+printed; exit status 1 if any.
+
+Run from the repository root::
+
+    .venv/bin/python -m benchmarks.floor_benchmark [--seconds 4] [--reps 3]
+        [--matches 1,10,100] [--bytes 300] [--teoti-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import struct
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import services  # noqa: F401 - the gRPC settings every teoti process runs with
+from benchmarks.peer_benchmark import (
+    Cell,
+    bgio_server,
+    cpu_seconds,
+    peer_ready,
+    percentile_ms,
+    run_bgio,
+    spread,
+)
+from services.embedded_redis import EmbeddedRedis
+from services.engine.link_frames import BATCH, FrameReader, frame
+from services.event_loop import run_service
+
+METHOD = "/bench.Floor/Move"
+STREAM_KEY = "floor:log"
+APPEND_SCRIPT = "return redis.call('XADD', KEYS[1], 'MAXLEN', '~', 10000, '*', 'e', ARGV[1])"
+"""One script call per move, as the engine's compare-and-append is: the stream is
+trimmed so a long run does not fill the embedded Redis's memory."""
+REQUEST_ID = struct.Struct(">I")
+MAX_FRAME = 1 << 20
+
+
+# --- engine: link frames in, one EVALSHA each, link frames out -------------------------
+
+
+async def _engine(redis_url: str, ready: Connection) -> None:
+    import redis.asyncio as aioredis
+
+    store = aioredis.Redis.from_url(redis_url)
+    sha = await store.script_load(APPEND_SCRIPT)
+    loop = asyncio.get_running_loop()
+
+    class Link(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            self.transport: asyncio.Transport = transport  # type: ignore[assignment]
+            self.frames = FrameReader(MAX_FRAME)
+            self.appending: set[asyncio.Task[None]] = set()
+
+        def data_received(self, data: bytes) -> None:
+            for _kind, payload in self.frames.feed(data):
+                task = loop.create_task(self.append(payload))
+                self.appending.add(task)
+                task.add_done_callback(self.appending.discard)
+
+        async def append(self, payload: bytes) -> None:
+            await store.evalsha(sha, 1, STREAM_KEY, payload[REQUEST_ID.size :])
+            self.transport.write(frame(BATCH, payload))
+
+    server = await loop.create_server(Link, "127.0.0.1", 0)
+    ready.send(server.sockets[0].getsockname()[1])
+    await asyncio.Event().wait()
+
+
+# --- gateway: grpc.aio streams in, one engine-link connection out -----------------------
+
+
+class _EngineLink:
+    """One link connection to the engine, its answers matched to requests by number."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[int, asyncio.Future[bytes]] = {}
+        self.next_id = 0
+        self.writer: asyncio.StreamWriter | None = None
+        self.reading: asyncio.Task[None] | None = None
+
+    async def open(self, port: int) -> None:
+        reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
+        self.reading = asyncio.get_running_loop().create_task(self._read(reader))
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        frames = FrameReader(MAX_FRAME)
+        while data := await reader.read(65536):
+            for _kind, payload in frames.feed(data):
+                (number,) = REQUEST_ID.unpack_from(payload)
+                self.waiting.pop(number).set_result(payload[REQUEST_ID.size :])
+
+    async def send(self, message: bytes) -> bytes:
+        assert self.writer is not None
+        self.next_id = number = (self.next_id + 1) & 0xFFFFFFFF
+        answer = asyncio.get_running_loop().create_future()
+        self.waiting[number] = answer
+        self.writer.write(frame(BATCH, REQUEST_ID.pack(number) + message))
+        answered: bytes = await answer
+        return answered
+
+
+async def _gateway(engine_port: int, ready: Connection) -> None:
+    import grpc
+
+    link = _EngineLink()
+    await link.open(engine_port)
+
+    async def move(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
+        async for message in requests:
+            yield await link.send(message)
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Floor", {"Move": grpc.stream_stream_rpc_method_handler(move)}
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    ready.send(port)
+    await asyncio.Event().wait()
+
+
+def _serve_engine(redis_url: str, ready: Connection) -> None:
+    run_service(_engine(redis_url, ready))
+
+
+def _serve_gateway(engine_port: int, ready: Connection) -> None:
+    run_service(_gateway(engine_port, ready))
+
+
+@contextlib.contextmanager
+def floor_services(redis_url: str) -> Iterator[tuple[int, list[int]]]:
+    """Yield (gateway port, [gateway pid, engine pid]) of the two floor processes."""
+    context = multiprocessing.get_context("spawn")
+    processes = []
+    try:
+        mine, theirs = context.Pipe()
+        engine = context.Process(target=_serve_engine, args=(redis_url, theirs), daemon=True)
+        engine.start()
+        processes.append(engine)
+        engine_port = mine.recv()
+        mine, theirs = context.Pipe()
+        gateway = context.Process(target=_serve_gateway, args=(engine_port, theirs), daemon=True)
+        gateway.start()
+        processes.append(gateway)
+        gateway_port = mine.recv()
+        assert gateway.pid is not None and engine.pid is not None
+        yield gateway_port, [gateway.pid, engine.pid]
+    finally:
+        for process in processes:
+            process.kill()
+            process.join(5)
+
+
+# --- the client: callers on their own channels, one message at a time ----------------
+
+
+async def _caller(
+    port: int, payload: bytes, stop_at: float, latencies: list[float], cell: Cell
+) -> None:
+    import grpc
+
+    options = [("grpc.use_local_subchannel_pool", 1)]  # a connection per caller
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options) as channel:
+        call = channel.stream_stream(METHOD)()
+        try:
+            while time.monotonic() < stop_at:
+                start = time.perf_counter()
+                await call.write(payload)
+                echoed = await call.read()
+                if echoed != payload:
+                    cell.errors += 1
+                    kind = "wrong or missing echo"
+                    cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + 1
+                    return
+                latencies.append(time.perf_counter() - start)
+                cell.moves += 1
+            await call.done_writing()
+        except grpc.aio.AioRpcError as error:
+            cell.errors += 1
+            kind = error.code().name
+            cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + 1
+
+
+async def run_floor(
+    port: int,
+    pids: list[int],
+    redis_pid: int | None,
+    matches: int,
+    seconds: float,
+    rep: int,
+    payload: bytes,
+) -> Cell:
+    """One timed window of ``matches`` concurrent callers on the floor; Redis's CPU is
+    read only when its ``redis_pid`` is given (a process on this machine)."""
+    cell = Cell("floor", matches, rep)
+    latencies: list[float] = []
+    warm = Cell("floor", matches, rep)
+    await asyncio.gather(
+        *(_caller(port, payload, time.monotonic() + 0.3, [], warm) for _ in range(matches))
+    )
+    redis_pids = [] if redis_pid is None else [redis_pid]
+    cpu0, redis0 = cpu_seconds(pids), cpu_seconds(redis_pids)
+    started = time.perf_counter()
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(
+        *(_caller(port, payload, stop_at, latencies, cell) for _ in range(matches))
+    )
+    cell.elapsed_s = time.perf_counter() - started
+    cell.server_cpu_s = cpu_seconds(pids) - cpu0
+    cell.redis_cpu_s = cpu_seconds(redis_pids) - redis0
+    cell.errors += warm.errors
+    for kind, count in warm.error_kinds.items():
+        cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + count
+    latencies.sort()
+    cell.p50_ms, cell.p99_ms = percentile_ms(latencies, 50), percentile_ms(latencies, 99)
+    return cell
+
+
+# --- report and main -------------------------------------------------------------------
+
+METRICS: list[tuple[str, str]] = [
+    ("round trips/s", "moves_per_s"),
+    ("p50 ms", "p50_ms"),
+    ("p99 ms", "p99_ms"),
+    ("server CPU ms", "cpu_ms_per_move"),
+    ("  + Redis", "cpu_with_redis_ms_per_move"),
+]
+
+
+def report(cells: Sequence[Cell]) -> None:
+    """Print every window, then min/median/max per system and the floor ÷ boardgame.io
+    ratios of each repetition's pair."""
+    print("\nevery window (a floor round trip is one boardgame.io move):")
+    for c in cells:
+        print(
+            f"  rep {c.rep} {c.system:>12} x{c.matches:<3} {c.moves:6d} round trips "
+            f"{c.moves_per_s:8.1f}/s p50 {c.p50_ms or 0:7.3f} p99 {c.p99_ms or 0:7.3f} ms "
+            f"cpu {c.cpu_ms_per_move or 0:.3f} ms (+redis {c.cpu_with_redis_ms_per_move or 0:.3f})"
+            f" errors {c.errors}"
+        )
+        for kind, count in c.error_kinds.items():
+            print(f"      error x{count}: {kind}")
+    print("\nmin / median / max over the repetitions:")
+    for matches in sorted({c.matches for c in cells}):
+        print(f"  {matches} concurrent callers / matches")
+        floor = {c.rep: c for c in cells if c.system == "floor" and c.matches == matches}
+        bgio = {c.rep: c for c in cells if c.system == "boardgame.io" and c.matches == matches}
+        for label, attr in METRICS:
+            row = f"    {label:<16} floor: {spread([getattr(c, attr) for c in floor.values()]):<24}"
+            if bgio:
+                row += f" boardgame.io: {spread([getattr(c, attr) for c in bgio.values()]):<24}"
+                ratios = [
+                    getattr(floor[r], attr) / getattr(bgio[r], attr)
+                    for r in floor
+                    if r in bgio and getattr(floor[r], attr) and getattr(bgio[r], attr)
+                ]
+                row += f" floor/bgio: {spread(ratios)}"
+            print(row)
+    errors = sum(c.errors for c in cells)
+    print(f"\nerrors: {errors}" + (" in all" if errors == 0 else ""))
+
+
+async def run(args: argparse.Namespace, redis_url: str, redis_pid: int) -> list[Cell]:
+    """Every window, floor and boardgame.io alternated, repetition by repetition."""
+    why_not = "" if args.teoti_only else peer_ready()
+    if why_not:
+        print(f"boardgame.io SKIPPED: {why_not}; measuring the floor alone", flush=True)
+    payload = b"m" * args.bytes
+    cells: list[Cell] = []
+    log_dir = Path(args.log_dir)
+    with contextlib.ExitStack() as stack:
+        port, pids = stack.enter_context(floor_services(redis_url))
+        peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
+        for rep in range(1, args.reps + 1):
+            for matches in [int(m) for m in args.matches.split(",")]:
+                cell = await run_floor(port, pids, redis_pid, matches, args.seconds, rep, payload)
+                cells.append(cell)
+                print(f"rep {rep} floor x{matches}: {cell.moves_per_s:.0f}/s", flush=True)
+                if peer is not None:
+                    theirs = await asyncio.to_thread(
+                        run_bgio, peer[0], peer[1], matches, args.seconds, rep
+                    )
+                    cells.append(theirs)
+                    print(
+                        f"rep {rep} boardgame.io x{matches}: {theirs.moves_per_s:.0f}/s", flush=True
+                    )
+    return cells
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="timed window per cell")
+    parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions (>= 3)")
+    parser.add_argument("--matches", default="1,10,100", help="concurrent callers, comma list")
+    parser.add_argument("--bytes", type=int, default=300, help="message size each way")
+    parser.add_argument("--teoti-only", action="store_true", help="skip boardgame.io")
+    parser.add_argument(
+        "--log-dir", default="/tmp/teoti-floor", help="boardgame.io server's log folder"
+    )
+    args = parser.parse_args(argv)
+    Path(args.log_dir).mkdir(parents=True, exist_ok=True)
+    with EmbeddedRedis() as server:
+        import redis
+
+        redis_pid = int(redis.Redis.from_url(server.url).info("server")["process_id"])
+        cells = run_service(run(args, server.url, redis_pid))
+    report(cells)
+    return 1 if any(c.errors for c in cells) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
