@@ -24,6 +24,7 @@ Run from the repository root::
 
     .venv/bin/python -m benchmarks.floor_benchmark [--seconds 4] [--reps 3]
         [--matches 1,10,100] [--bytes 300] [--teoti-only]
+        [--depths redis,engine,gateway]   # also stop at the engine, or at the gateway
 """
 
 from __future__ import annotations
@@ -58,13 +59,17 @@ APPEND_SCRIPT = "return redis.call('XADD', KEYS[1], 'MAXLEN', '~', 10000, '*', '
 """One script call per move, as the engine's compare-and-append is: the stream is
 trimmed so a long run does not fill the embedded Redis's memory."""
 REQUEST_ID = struct.Struct(">I")
+DEPTHS = ("redis", "engine", "gateway")
+"""How deep a floor message goes before it is answered: through the engine to Redis (the
+split deployment's path, system ``floor``), to the engine only (``floor-engine``: no
+durable append), or the gateway only (``floor-gateway``: the public gRPC face alone)."""
 MAX_FRAME = 1 << 20
 
 
 # --- engine: link frames in, one EVALSHA each, link frames out -------------------------
 
 
-async def _engine(redis_url: str, ready: Connection) -> None:
+async def _engine(redis_url: str, durable: bool, ready: Connection) -> None:
     import redis.asyncio as aioredis
 
     store = aioredis.Redis.from_url(redis_url)
@@ -84,7 +89,8 @@ async def _engine(redis_url: str, ready: Connection) -> None:
                 task.add_done_callback(self.appending.discard)
 
         async def append(self, payload: bytes) -> None:
-            await store.evalsha(sha, 1, STREAM_KEY, payload[REQUEST_ID.size :])
+            if durable:
+                await store.evalsha(sha, 1, STREAM_KEY, payload[REQUEST_ID.size :])
             self.transport.write(frame(BATCH, payload))
 
     server = await loop.create_server(Link, "127.0.0.1", 0)
@@ -125,15 +131,16 @@ class _EngineLink:
         return answered
 
 
-async def _gateway(engine_port: int, ready: Connection) -> None:
+async def _gateway(engine_port: int | None, ready: Connection) -> None:
     import grpc
 
     link = _EngineLink()
-    await link.open(engine_port)
+    if engine_port is not None:
+        await link.open(engine_port)
 
     async def move(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
         async for message in requests:
-            yield await link.send(message)
+            yield message if engine_port is None else await link.send(message)
 
     handler = grpc.method_handlers_generic_handler(
         "bench.Floor", {"Move": grpc.stream_stream_rpc_method_handler(move)}
@@ -146,27 +153,34 @@ async def _gateway(engine_port: int, ready: Connection) -> None:
     await asyncio.Event().wait()
 
 
-def _serve_engine(redis_url: str, ready: Connection) -> None:
-    run_service(_engine(redis_url, ready))
+def _serve_engine(redis_url: str, durable: bool, ready: Connection) -> None:
+    run_service(_engine(redis_url, durable, ready))
 
 
-def _serve_gateway(engine_port: int, ready: Connection) -> None:
+def _serve_gateway(engine_port: int | None, ready: Connection) -> None:
     run_service(_gateway(engine_port, ready))
 
 
 @contextlib.contextmanager
-def floor_services(redis_url: str) -> Iterator[tuple[int, list[int]]]:
-    """Yield (gateway port, [gateway pid, engine pid]) of the two floor processes."""
+def floor_services(redis_url: str, depth: str = "redis") -> Iterator[tuple[int, list[int]]]:
+    """Yield (gateway port, [gateway pid, engine pid]) of the two floor processes, a
+    message going as deep as ``depth`` (one of :data:`DEPTHS`) before it is answered."""
+    if depth not in DEPTHS:
+        raise ValueError(f"depth must be one of {', '.join(DEPTHS)}")
     context = multiprocessing.get_context("spawn")
     processes = []
     try:
         mine, theirs = context.Pipe()
-        engine = context.Process(target=_serve_engine, args=(redis_url, theirs), daemon=True)
+        durable = depth == "redis"
+        engine = context.Process(
+            target=_serve_engine, args=(redis_url, durable, theirs), daemon=True
+        )
         engine.start()
         processes.append(engine)
         engine_port = mine.recv()
         mine, theirs = context.Pipe()
-        gateway = context.Process(target=_serve_gateway, args=(engine_port, theirs), daemon=True)
+        onward = None if depth == "gateway" else engine_port
+        gateway = context.Process(target=_serve_gateway, args=(onward, theirs), daemon=True)
         gateway.start()
         processes.append(gateway)
         gateway_port = mine.recv()
@@ -216,12 +230,13 @@ async def run_floor(
     seconds: float,
     rep: int,
     payload: bytes,
+    system: str = "floor",
 ) -> Cell:
     """One timed window of ``matches`` concurrent callers on the floor; Redis's CPU is
     read only when its ``redis_pid`` is given (a process on this machine)."""
-    cell = Cell("floor", matches, rep)
+    cell = Cell(system, matches, rep)
     latencies: list[float] = []
-    warm = Cell("floor", matches, rep)
+    warm = Cell(system, matches, rep)
     await asyncio.gather(
         *(_caller(port, payload, time.monotonic() + 0.3, [], warm) for _ in range(matches))
     )
@@ -254,55 +269,75 @@ METRICS: list[tuple[str, str]] = [
 ]
 
 
+def system_of(depth: str) -> str:
+    """The report's name for the floor at ``depth``."""
+    return "floor" if depth == "redis" else f"floor-{depth}"
+
+
 def report(cells: Sequence[Cell]) -> None:
-    """Print every window, then min/median/max per system and the floor ÷ boardgame.io
-    ratios of each repetition's pair."""
+    """Print every window, then min/median/max per system and each floor system ÷
+    boardgame.io ratios, repetition by repetition."""
     print("\nevery window (a floor round trip is one boardgame.io move):")
     for c in cells:
         print(
-            f"  rep {c.rep} {c.system:>12} x{c.matches:<3} {c.moves:6d} round trips "
+            f"  rep {c.rep} {c.system:>13} x{c.matches:<3} {c.moves:6d} round trips "
             f"{c.moves_per_s:8.1f}/s p50 {c.p50_ms or 0:7.3f} p99 {c.p99_ms or 0:7.3f} ms "
             f"cpu {c.cpu_ms_per_move or 0:.3f} ms (+redis {c.cpu_with_redis_ms_per_move or 0:.3f})"
             f" errors {c.errors}"
         )
         for kind, count in c.error_kinds.items():
             print(f"      error x{count}: {kind}")
-    print("\nmin / median / max over the repetitions:")
+    print("\nmin / median / max over the repetitions (ratios: the system ÷ boardgame.io):")
+    systems = [
+        s for s in (*map(system_of, DEPTHS), "boardgame.io") if any(c.system == s for c in cells)
+    ]
     for matches in sorted({c.matches for c in cells}):
         print(f"  {matches} concurrent callers / matches")
-        floor = {c.rep: c for c in cells if c.system == "floor" and c.matches == matches}
-        bgio = {c.rep: c for c in cells if c.system == "boardgame.io" and c.matches == matches}
+        by_system = {
+            s: {c.rep: c for c in cells if c.system == s and c.matches == matches} for s in systems
+        }
+        bgio = by_system.get("boardgame.io", {})
         for label, attr in METRICS:
-            row = f"    {label:<16} floor: {spread([getattr(c, attr) for c in floor.values()]):<24}"
-            if bgio:
-                row += f" boardgame.io: {spread([getattr(c, attr) for c in bgio.values()]):<24}"
+            print(f"    {label}")
+            for system, mine in by_system.items():
+                row = f"      {system:<14} {spread([getattr(c, attr) for c in mine.values()]):<26}"
                 ratios = [
-                    getattr(floor[r], attr) / getattr(bgio[r], attr)
-                    for r in floor
-                    if r in bgio and getattr(floor[r], attr) and getattr(bgio[r], attr)
+                    getattr(mine[r], attr) / getattr(bgio[r], attr)
+                    for r in mine
+                    if system != "boardgame.io"
+                    and r in bgio
+                    and getattr(mine[r], attr)
+                    and getattr(bgio[r], attr)
                 ]
-                row += f" floor/bgio: {spread(ratios)}"
-            print(row)
+                if ratios:
+                    row += f" ratio {spread(ratios)}"
+                print(row)
     errors = sum(c.errors for c in cells)
     print(f"\nerrors: {errors}" + (" in all" if errors == 0 else ""))
 
 
 async def run(args: argparse.Namespace, redis_url: str, redis_pid: int) -> list[Cell]:
-    """Every window, floor and boardgame.io alternated, repetition by repetition."""
+    """Every window: each depth of the floor, then boardgame.io, repetition by repetition."""
     why_not = "" if args.teoti_only else peer_ready()
     if why_not:
         print(f"boardgame.io SKIPPED: {why_not}; measuring the floor alone", flush=True)
     payload = b"m" * args.bytes
+    depths = args.depths.split(",")
     cells: list[Cell] = []
     log_dir = Path(args.log_dir)
     with contextlib.ExitStack() as stack:
-        port, pids = stack.enter_context(floor_services(redis_url))
+        floors = {d: stack.enter_context(floor_services(redis_url, d)) for d in depths}
         peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
         for rep in range(1, args.reps + 1):
             for matches in [int(m) for m in args.matches.split(",")]:
-                cell = await run_floor(port, pids, redis_pid, matches, args.seconds, rep, payload)
-                cells.append(cell)
-                print(f"rep {rep} floor x{matches}: {cell.moves_per_s:.0f}/s", flush=True)
+                for depth, (port, pids) in floors.items():
+                    cell = await run_floor(
+                        port, pids, redis_pid, matches, args.seconds, rep, payload, system_of(depth)
+                    )
+                    cells.append(cell)
+                    print(
+                        f"rep {rep} {cell.system} x{matches}: {cell.moves_per_s:.0f}/s", flush=True
+                    )
                 if peer is not None:
                     theirs = await asyncio.to_thread(
                         run_bgio, peer[0], peer[1], matches, args.seconds, rep
@@ -322,9 +357,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bytes", type=int, default=300, help="message size each way")
     parser.add_argument("--teoti-only", action="store_true", help="skip boardgame.io")
     parser.add_argument(
+        "--depths",
+        default="redis",
+        help="comma list of how deep a message goes: redis (the split path: gateway, "
+        "engine, a durable append), engine (no append), gateway (the gRPC face alone)",
+    )
+    parser.add_argument(
         "--log-dir", default="/tmp/teoti-floor", help="boardgame.io server's log folder"
     )
     args = parser.parse_args(argv)
+    unknown = set(args.depths.split(",")) - set(DEPTHS)
+    if unknown:
+        parser.error(f"--depths: unknown {', '.join(sorted(unknown))}; known: {', '.join(DEPTHS)}")
     Path(args.log_dir).mkdir(parents=True, exist_ok=True)
     with EmbeddedRedis() as server:
         import redis
