@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -325,6 +326,55 @@ async def test_the_client_plays_on_its_stream_and_decodes_refusals(stack: Stack)
         async with unary:
             by_call = await unary.play(game, 0, TOKENS[0], {"take": 1})
             assert by_call.game.state["pile"] == stones - 4 and unary._play is None
+
+
+async def test_connect_opens_the_play_stream_before_the_first_move(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    async with all_in_one(
+        redis_url,
+        registry=registry,
+        key_prefix=key_prefix,
+        default_ruleset="nim",
+        play_streams=PlayStreamLimit(1),  # one Play stream per client (here: per address)
+    ) as stack:
+        target = f"127.0.0.1:{stack.port}"
+        async with TeotiClient(target) as first, TeotiClient(target) as second:
+            await first.connect()
+            opened = first._play._open if first._play is not None else None
+            assert opened is not None and not opened.ended
+            await first.connect()  # idempotent: the open stream is kept
+            assert first._play is not None and first._play._open is opened
+            created = await first.create_game(
+                [SeatInfo("human", "a", token=TOKENS[0]), SeatInfo("human", "b", token=TOKENS[1])],
+                options={"max_take": 3},
+            )
+            # The stream connect() opened holds the address's one Play stream ...
+            with contextlib.suppress(grpc.aio.AioRpcError):  # the refusal may come already
+                await second.connect()
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                await second.play(created.game_id, 0, TOKENS[0], {"take": 1})
+            assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            # ... and the first move goes on it, not on a new one.
+            moved = await first.play(created.game_id, 0, TOKENS[0], {"take": 1})
+            assert moved.game.seats_to_act == (1,)
+            assert first._play._open is opened and not opened.ended
+
+
+async def test_connect_to_no_server_is_a_deadline_exceeded(stack: Stack) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for play_stream in (True, False):
+        async with TeotiClient(f"127.0.0.1:{port}", timeout_s=0.3, play_stream=play_stream) as c:
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                await c.connect()
+            assert raised.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert "not connected within 0.3 s" in (raised.value.details() or "")
+    async with TeotiClient(f"127.0.0.1:{stack.port}", play_stream=False) as unary:
+        await unary.connect()  # the channel alone: no stream to open
+        assert unary._play is None
+        assert await unary.list_rulesets()
 
 
 class HeldEngine(InProcessEngineClient):

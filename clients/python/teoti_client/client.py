@@ -8,6 +8,7 @@ server's own tools (``services.client``) reuse every call with the engine's type
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -254,6 +255,30 @@ class GameServiceClient(Generic[EventT]):
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+    async def connect(self) -> None:
+        """Connect now instead of on the first call: wait until the channel's connection
+        is up and, for a client that plays on the Play stream, open that stream, within
+        the client's ``timeout_s``. A bot, a tournament runner or a benchmark calls this
+        before it starts the clock so that its first move pays no set-up (otherwise
+        every call connects on its own when needed). Idempotent.
+
+        Raises ``grpc.aio.AioRpcError``: DEADLINE_EXCEEDED when the server could not be
+        reached in time (the channel keeps trying in the background), or the Play
+        call's own error if it failed while opening.
+        """
+        try:
+            async with asyncio.timeout(self._timeout):
+                await self._channel.channel_ready()
+                if self._play is not None:
+                    await self._play.open_now()
+        except TimeoutError:
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                grpc.aio.Metadata(),
+                grpc.aio.Metadata(),
+                f"not connected within {self._timeout:g} s",
+            ) from None
 
     async def close(self) -> None:
         """Close the Play stream, if open, and the channel."""

@@ -135,6 +135,17 @@ class PlayStream:
         finally:
             current.pending.pop(request_id, None)
 
+    async def open_now(self) -> None:
+        """Open the call now, if none is open, rather than on the next request, and wait
+        until it is under way (the connection made, its headers sent): the next request
+        then pays no set-up. Bound it with the caller's own timeout. Raises the call's
+        ``grpc.aio.AioRpcError`` if it fails before that; a refusal the server sends
+        later (e.g. too many streams) fails the next request instead, as it would have."""
+        current = self._open
+        if current is None or current.ended:
+            current = self._start()
+        await current.call.wait_for_connection()
+
     def _start(self) -> _OpenCall:
         opened = _OpenCall(self._stub.Play(metadata=self._metadata or None))
         opened.reader = asyncio.create_task(opened.read(), name="teoti-play-reader")
