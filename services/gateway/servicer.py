@@ -502,8 +502,11 @@ class GameServicer:
         (issue 16), each answered as its unary call would be (:meth:`play_answer`).
 
         Opening the stream spends one unit of the client's rate limit and holds one of
-        its Play streams (TooManyPlayStreams beyond, ending the stream); each message then
-        spends one unit as a unary call does. See :mod:`services.gateway.play_stream`.
+        its Play streams (TooManyPlayStreams beyond, ending the stream); an accepted
+        stream is acknowledged at once with its headers (initial metadata), before any
+        request, so a client can tell it was admitted (``TeotiClient.connect``). Each
+        message then spends one unit as a unary call does. See
+        :mod:`services.gateway.play_stream`.
         """
         try:
             token = bearer_token(context)
@@ -511,6 +514,7 @@ class GameServicer:
             peer = str(context.peer())
             client = ClientRateLimiter.client_key(peer, token)
             with self._play_streams.hold(client, peer_address(peer)):
+                await context.send_initial_metadata(())
                 answered = await serve_stream(
                     requests, context, lambda message: self.play_answer(message, context)
                 )

@@ -339,7 +339,7 @@ async def test_connect_opens_the_play_stream_before_the_first_move(
         play_streams=PlayStreamLimit(1),  # one Play stream per client (here: per address)
     ) as stack:
         target = f"127.0.0.1:{stack.port}"
-        async with TeotiClient(target) as first, TeotiClient(target) as second:
+        async with TeotiClient(target) as first:
             await first.connect()
             opened = first._play._open if first._play is not None else None
             assert opened is not None and not opened.ended
@@ -349,32 +349,74 @@ async def test_connect_opens_the_play_stream_before_the_first_move(
                 [SeatInfo("human", "a", token=TOKENS[0]), SeatInfo("human", "b", token=TOKENS[1])],
                 options={"max_take": 3},
             )
-            # The stream connect() opened holds the address's one Play stream ...
-            with contextlib.suppress(grpc.aio.AioRpcError):  # the refusal may come already
-                await second.connect()
-            with pytest.raises(grpc.aio.AioRpcError) as raised:
-                await second.play(created.game_id, 0, TOKENS[0], {"take": 1})
-            assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            # The stream connect() opened holds the address's one Play stream: another
+            # client's connect() is refused, every time, with the refusal's own status
+            # (it waits for the server's acceptance, so no write races the refusal).
+            for _ in range(20):
+                async with TeotiClient(target) as second:
+                    with pytest.raises(grpc.aio.AioRpcError) as raised:
+                        await second.connect()
+                    assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                    assert "too_many_play_streams" in (raised.value.details() or "")
             # ... and the first move goes on it, not on a new one.
             moved = await first.play(created.game_id, 0, TOKENS[0], {"take": 1})
             assert moved.game.seats_to_act == (1,)
             assert first._play._open is opened and not opened.ended
 
 
-async def test_connect_to_no_server_is_a_deadline_exceeded(stack: Stack) -> None:
+async def test_the_server_acknowledges_an_accepted_play_stream_before_any_request(
+    stub: Any,
+) -> None:
+    call = stub.Play()
+    await asyncio.wait_for(call.initial_metadata(), 10)
+    assert not call.done()  # accepted and open, though nothing was sent yet
+    call.cancel()
+
+
+async def test_connect_to_no_server_is_unavailable_at_once(stack: Stack) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     for play_stream in (True, False):
-        async with TeotiClient(f"127.0.0.1:{port}", timeout_s=0.3, play_stream=play_stream) as c:
+        async with TeotiClient(f"127.0.0.1:{port}", timeout_s=20, play_stream=play_stream) as c:
+            started = asyncio.get_running_loop().time()
             with pytest.raises(grpc.aio.AioRpcError) as raised:
                 await c.connect()
-            assert raised.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-            assert "not connected within 0.3 s" in (raised.value.details() or "")
+            assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert asyncio.get_running_loop().time() - started < 10  # not the whole timeout
     async with TeotiClient(f"127.0.0.1:{stack.port}", play_stream=False) as unary:
         await unary.connect()  # the channel alone: no stream to open
         assert unary._play is None
         assert await unary.list_rulesets()
+
+
+async def test_connect_to_a_silent_server_is_a_deadline_exceeded() -> None:
+    with socket.socket() as silent:  # accepts TCP connections, never speaks HTTP/2
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        for play_stream in (True, False):
+            async with TeotiClient(
+                f"127.0.0.1:{port}", timeout_s=0.3, play_stream=play_stream
+            ) as client:
+                with pytest.raises(grpc.aio.AioRpcError) as raised:
+                    await client.connect()
+                assert raised.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                assert "not connected within 0.3 s" in (raised.value.details() or "")
+
+
+async def test_connect_ends_with_the_client_closed(stack: Stack) -> None:
+    client = TeotiClient(f"127.0.0.1:{stack.port}", timeout_s=None)
+    pending = asyncio.create_task(client.connect())
+    await asyncio.sleep(0)
+    await client.close()
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await asyncio.wait_for(pending, 5)  # not hanging: timeout_s=None
+    assert raised.value.code() == grpc.StatusCode.CANCELLED
+    with pytest.raises(grpc.aio.AioRpcError) as again:
+        await client.connect()
+    assert again.value.code() == grpc.StatusCode.CANCELLED
+    assert again.value.details() == "the client is closed"
 
 
 class HeldEngine(InProcessEngineClient):

@@ -214,6 +214,11 @@ class Event:
     redacted: bool = False
 
 
+def _client_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
+    """An error raised by this client itself, shaped as a call's."""
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
+
+
 class GameServiceClient(Generic[EventT]):
     """Every GameService call, generic over how events and refusals are decoded.
 
@@ -244,6 +249,7 @@ class GameServiceClient(Generic[EventT]):
         self._stub = pb_grpc.GameServiceStub(self._channel)
         self._timeout = timeout_s
         self._play = PlayStream(self._stub) if play_stream else None
+        self._closed = False
 
     async def __aenter__(self) -> Self:
         return self
@@ -257,31 +263,51 @@ class GameServiceClient(Generic[EventT]):
         await self.close()
 
     async def connect(self) -> None:
-        """Connect now instead of on the first call: wait until the channel's connection
-        is up and, for a client that plays on the Play stream, open that stream, within
-        the client's ``timeout_s``. A bot, a tournament runner or a benchmark calls this
-        before it starts the clock so that its first move pays no set-up (otherwise
-        every call connects on its own when needed). Idempotent.
+        """Connect now instead of on the first call: make the channel's connection and,
+        for a client that plays on the Play stream, open that stream and wait until the
+        server has accepted it, all within the client's ``timeout_s``. A bot, a
+        tournament runner or a benchmark calls this before it starts the clock so that
+        its first move pays no set-up (otherwise each call connects when it needs to).
+        Idempotent.
 
-        Raises ``grpc.aio.AioRpcError``: DEADLINE_EXCEEDED when the server could not be
-        reached in time (the channel keeps trying in the background), or the Play
-        call's own error if it failed while opening.
+        Raises, as a call would: the stream's refusal decoded (a GameServiceError such as
+        ``too_many_play_streams``); ``grpc.aio.AioRpcError`` UNAVAILABLE when the server
+        cannot be reached (refused, unresolvable, a TLS handshake that fails), CANCELLED
+        once the client is closed, and DEADLINE_EXCEEDED when the connection or the
+        server's acceptance took longer than ``timeout_s`` (a server from before Play
+        streams were acknowledged never sends it).
         """
+        if self._closed:
+            raise _client_error(grpc.StatusCode.CANCELLED, "the client is closed")
         try:
             async with asyncio.timeout(self._timeout):
-                await self._channel.channel_ready()
                 if self._play is not None:
                     await self._play.open_now()
+                else:
+                    await self._channel_ready()
         except TimeoutError:
-            raise grpc.aio.AioRpcError(
-                grpc.StatusCode.DEADLINE_EXCEEDED,
-                grpc.aio.Metadata(),
-                grpc.aio.Metadata(),
-                f"not connected within {self._timeout:g} s",
+            raise _client_error(
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"not connected within {self._timeout:g} s"
             ) from None
+        except grpc.aio.AioRpcError as error:
+            raise self._decode_error(error) from error
+
+    async def _channel_ready(self) -> None:
+        """Wait for the channel to be READY; UNAVAILABLE as soon as a connection attempt
+        fails (as a call without wait-for-ready would), CANCELLED if it is shut down."""
+        channel = self._channel
+        state = channel.get_state(try_to_connect=True)
+        while state is not grpc.ChannelConnectivity.READY:
+            if state is grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+                raise _client_error(grpc.StatusCode.UNAVAILABLE, "could not connect to the server")
+            if state is grpc.ChannelConnectivity.SHUTDOWN:
+                raise _client_error(grpc.StatusCode.CANCELLED, "the client is closed")
+            await channel.wait_for_state_change(state)
+            state = channel.get_state(try_to_connect=True)
 
     async def close(self) -> None:
         """Close the Play stream, if open, and the channel."""
+        self._closed = True
         if self._play is not None:
             await self._play.close()
         await self._channel.close()

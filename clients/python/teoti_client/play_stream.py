@@ -137,14 +137,27 @@ class PlayStream:
 
     async def open_now(self) -> None:
         """Open the call now, if none is open, rather than on the next request, and wait
-        until it is under way (the connection made, its headers sent): the next request
-        then pays no set-up. Bound it with the caller's own timeout. Raises the call's
-        ``grpc.aio.AioRpcError`` if it fails before that; a refusal the server sends
-        later (e.g. too many streams) fails the next request instead, as it would have."""
+        until the server has accepted it (it acknowledges an admitted Play stream with
+        its headers before any request). Bound it with the caller's own timeout: a
+        server from before that acknowledgement sends its headers only with its first
+        answer, so this then waits until the timeout.
+
+        Raises the call's ``grpc.aio.AioRpcError`` if it ends first: refused (e.g.
+        RESOURCE_EXHAUSTED ``too_many_play_streams``), the server unreachable
+        (UNAVAILABLE) or the stream closed meanwhile (CANCELLED).
+        """
         current = self._open
         if current is None or current.ended:
             current = self._start()
-        await current.call.wait_for_connection()
+        call = current.call
+        await call.initial_metadata()  # the server's headers, or the call's end
+        if call.done():
+            raise grpc.aio.AioRpcError(
+                await call.code(),
+                await call.initial_metadata(),
+                await call.trailing_metadata(),
+                await call.details(),
+            )
 
     def _start(self) -> _OpenCall:
         opened = _OpenCall(self._stub.Play(metadata=self._metadata or None))
