@@ -35,9 +35,10 @@ import contextlib
 import multiprocessing
 import struct
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import services  # noqa: F401 - the gRPC settings every teoti process runs with
 from benchmarks.peer_benchmark import (
@@ -59,6 +60,10 @@ APPEND_SCRIPT = "return redis.call('XADD', KEYS[1], 'MAXLEN', '~', 10000, '*', '
 """One script call per move, as the engine's compare-and-append is: the stream is
 trimmed so a long run does not fill the embedded Redis's memory."""
 REQUEST_ID = struct.Struct(">I")
+START_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 30.0
+MAX_PAYLOAD = 65_536
+"""Largest ``--bytes``: well inside the link's frame limit (MAX_FRAME)."""
 DEPTHS = ("redis", "engine", "gateway")
 """How deep a floor message goes before it is answered: through the engine to Redis (the
 split deployment's path, system ``floor``), to the engine only (``floor-engine``: no
@@ -161,30 +166,40 @@ def _serve_gateway(engine_port: int | None, ready: Connection) -> None:
     run_service(_gateway(engine_port, ready))
 
 
+def _started(
+    name: str, target: Callable[..., None], args: tuple[Any, ...], processes: list[Any]
+) -> int:
+    """Start ``target(*args, pipe)`` in a spawned process (added to ``processes``) and
+    return the port it sends on ``pipe``. Raises RuntimeError if it dies or stays silent
+    for START_TIMEOUT_S (e.g. the engine cannot reach Redis)."""
+    context = multiprocessing.get_context("spawn")
+    mine, theirs = context.Pipe(duplex=False)
+    process = context.Process(target=target, args=(*args, theirs), name=name, daemon=True)
+    process.start()
+    processes.append(process)
+    theirs.close()  # the child's end: recv() then fails once the child has died
+    if not mine.poll(START_TIMEOUT_S):
+        raise RuntimeError(f"the floor's {name} did not start in {START_TIMEOUT_S:g} s")
+    try:
+        port: int = mine.recv()
+    except EOFError:
+        raise RuntimeError(f"the floor's {name} died while starting") from None
+    return port
+
+
 @contextlib.contextmanager
 def floor_services(redis_url: str, depth: str = "redis") -> Iterator[tuple[int, list[int]]]:
     """Yield (gateway port, [gateway pid, engine pid]) of the two floor processes, a
     message going as deep as ``depth`` (one of :data:`DEPTHS`) before it is answered."""
     if depth not in DEPTHS:
         raise ValueError(f"depth must be one of {', '.join(DEPTHS)}")
-    context = multiprocessing.get_context("spawn")
-    processes = []
+    processes: list[Any] = []
     try:
-        mine, theirs = context.Pipe()
         durable = depth == "redis"
-        engine = context.Process(
-            target=_serve_engine, args=(redis_url, durable, theirs), daemon=True
-        )
-        engine.start()
-        processes.append(engine)
-        engine_port = mine.recv()
-        mine, theirs = context.Pipe()
+        engine_port = _started("engine", _serve_engine, (redis_url, durable), processes)
         onward = None if depth == "gateway" else engine_port
-        gateway = context.Process(target=_serve_gateway, args=(onward, theirs), daemon=True)
-        gateway.start()
-        processes.append(gateway)
-        gateway_port = mine.recv()
-        assert gateway.pid is not None and engine.pid is not None
+        gateway_port = _started("gateway", _serve_gateway, (onward,), processes)
+        engine, gateway = processes
         yield gateway_port, [gateway.pid, engine.pid]
     finally:
         for process in processes:
@@ -195,31 +210,49 @@ def floor_services(redis_url: str, depth: str = "redis") -> Iterator[tuple[int, 
 # --- the client: callers on their own channels, one message at a time ----------------
 
 
-async def _caller(
-    port: int, payload: bytes, stop_at: float, latencies: list[float], cell: Cell
-) -> None:
-    import grpc
+class _Caller:
+    """One caller: its own channel (a connection of its own) and stream, opened and
+    warmed by one round trip before a window starts, as the peer benchmark's seats
+    connect before theirs."""
 
-    options = [("grpc.use_local_subchannel_pool", 1)]  # a connection per caller
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options) as channel:
-        call = channel.stream_stream(METHOD)()
+    def __init__(self, port: int, payload: bytes) -> None:
+        import grpc
+
+        self.payload = payload
+        options = [("grpc.use_local_subchannel_pool", 1)]
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options)
+        self.call = self.channel.stream_stream(METHOD)()
+
+    async def round_trip(self, cell: Cell) -> float | None:
+        """One message and its echo: the seconds it took, or None (an error counted)."""
+        import grpc
+
+        start = time.perf_counter()
         try:
-            while time.monotonic() < stop_at:
-                start = time.perf_counter()
-                await call.write(payload)
-                echoed = await call.read()
-                if echoed != payload:
-                    cell.errors += 1
-                    kind = "wrong or missing echo"
-                    cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + 1
-                    return
-                latencies.append(time.perf_counter() - start)
-                cell.moves += 1
-            await call.done_writing()
-        except grpc.aio.AioRpcError as error:
-            cell.errors += 1
-            kind = error.code().name
-            cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + 1
+            await asyncio.wait_for(self.call.write(self.payload), CALL_TIMEOUT_S)
+            echoed = await asyncio.wait_for(self.call.read(), CALL_TIMEOUT_S)
+        except (grpc.aio.AioRpcError, TimeoutError, asyncio.InvalidStateError) as error:
+            kind = error.code().name if isinstance(error, grpc.aio.AioRpcError) else repr(error)
+        else:
+            if echoed == self.payload:
+                return time.perf_counter() - start
+            kind = "wrong or missing echo"
+        cell.errors += 1
+        cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + 1
+        return None
+
+    async def run(self, stop_at: float, latencies: list[float], cell: Cell) -> None:
+        """Round trips, one at a time, until ``stop_at`` (monotonic) or an error."""
+        while time.monotonic() < stop_at:
+            took = await self.round_trip(cell)
+            if took is None:
+                return
+            latencies.append(took)
+            cell.moves += 1
+
+    async def close(self) -> None:
+        self.call.cancel()
+        await self.channel.close()
 
 
 async def run_floor(
@@ -232,27 +265,25 @@ async def run_floor(
     payload: bytes,
     system: str = "floor",
 ) -> Cell:
-    """One timed window of ``matches`` concurrent callers on the floor; Redis's CPU is
-    read only when its ``redis_pid`` is given (a process on this machine)."""
+    """One timed window of ``matches`` concurrent callers on the floor, each connected
+    and warmed by one round trip before the clock starts (a failure there is counted
+    too); Redis's CPU is read only when its ``redis_pid`` is given (a local process)."""
     cell = Cell(system, matches, rep)
     latencies: list[float] = []
-    warm = Cell(system, matches, rep)
-    await asyncio.gather(
-        *(_caller(port, payload, time.monotonic() + 0.3, [], warm) for _ in range(matches))
-    )
-    redis_pids = [] if redis_pid is None else [redis_pid]
-    cpu0, redis0 = cpu_seconds(pids), cpu_seconds(redis_pids)
-    started = time.perf_counter()
-    stop_at = time.monotonic() + seconds
-    await asyncio.gather(
-        *(_caller(port, payload, stop_at, latencies, cell) for _ in range(matches))
-    )
-    cell.elapsed_s = time.perf_counter() - started
-    cell.server_cpu_s = cpu_seconds(pids) - cpu0
-    cell.redis_cpu_s = cpu_seconds(redis_pids) - redis0
-    cell.errors += warm.errors
-    for kind, count in warm.error_kinds.items():
-        cell.error_kinds[kind] = cell.error_kinds.get(kind, 0) + count
+    callers = [_Caller(port, payload) for _ in range(matches)]
+    try:
+        warmed = await asyncio.gather(*(c.round_trip(cell) for c in callers))
+        ready = [c for c, took in zip(callers, warmed, strict=True) if took is not None]
+        redis_pids = [] if redis_pid is None else [redis_pid]
+        cpu0, redis0 = cpu_seconds(pids), cpu_seconds(redis_pids)
+        started = time.perf_counter()
+        stop_at = time.monotonic() + seconds
+        await asyncio.gather(*(c.run(stop_at, latencies, cell) for c in ready))
+        cell.elapsed_s = time.perf_counter() - started
+        cell.server_cpu_s = cpu_seconds(pids) - cpu0
+        cell.redis_cpu_s = cpu_seconds(redis_pids) - redis0
+    finally:
+        await asyncio.gather(*(c.close() for c in callers))
     latencies.sort()
     cell.p50_ms, cell.p99_ms = percentile_ms(latencies, 50), percentile_ms(latencies, 99)
     return cell
@@ -329,7 +360,7 @@ async def run(args: argparse.Namespace, redis_url: str, redis_pid: int) -> list[
         floors = {d: stack.enter_context(floor_services(redis_url, d)) for d in depths}
         peer = None if why_not or args.teoti_only else stack.enter_context(bgio_server(log_dir))
         for rep in range(1, args.reps + 1):
-            for matches in [int(m) for m in args.matches.split(",")]:
+            for matches in args.matches:
                 for depth, (port, pids) in floors.items():
                     cell = await run_floor(
                         port, pids, redis_pid, matches, args.seconds, rep, payload, system_of(depth)
@@ -349,12 +380,44 @@ async def run(args: argparse.Namespace, redis_url: str, redis_pid: int) -> list[
     return cells
 
 
+def _bounded(kind: type[int] | type[float], low: float, high: float) -> Callable[[str], Any]:
+    """An argparse type: ``kind(text)`` within [low, high], else a usage error."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is not between {low:g} and {high:g}")
+        return value
+
+    return parse
+
+
+def _counts(text: str) -> list[int]:
+    """An argparse type: a comma list of concurrencies, each 1..10,000."""
+    parse = _bounded(int, 1, 10_000)
+    return [parse(part) for part in text.split(",")]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=4.0, help="timed window per cell")
-    parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions (>= 3)")
-    parser.add_argument("--matches", default="1,10,100", help="concurrent callers, comma list")
-    parser.add_argument("--bytes", type=int, default=300, help="message size each way")
+    parser.add_argument(
+        "--seconds", type=_bounded(float, 0.01, 3600), default=4.0, help="timed window per cell"
+    )
+    parser.add_argument(
+        "--reps", type=_bounded(int, 1, 1000), default=3, help="interleaved repetitions (>= 3)"
+    )
+    parser.add_argument(
+        "--matches", type=_counts, default=[1, 10, 100], help="concurrent callers, comma list"
+    )
+    parser.add_argument(
+        "--bytes",
+        type=_bounded(int, 1, MAX_PAYLOAD),
+        default=300,
+        help=f"message size each way (1..{MAX_PAYLOAD})",
+    )
     parser.add_argument("--teoti-only", action="store_true", help="skip boardgame.io")
     parser.add_argument(
         "--depths",

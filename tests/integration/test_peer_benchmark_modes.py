@@ -6,6 +6,7 @@ running the benchmarks themselves."""
 from __future__ import annotations
 
 import re
+import socket
 
 import pytest
 
@@ -136,3 +137,39 @@ def test_the_floor_benchmark_refuses_an_unknown_depth() -> None:
         floor_services("redis://x", "disk"),
     ):
         pass
+
+
+def test_the_floor_benchmark_says_so_when_its_engine_cannot_start() -> None:
+    from benchmarks.floor_benchmark import floor_services
+
+    with socket.socket() as probe:  # a port no Redis listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with (
+        pytest.raises(RuntimeError, match="engine died while starting"),
+        floor_services(f"redis://127.0.0.1:{port}/0"),
+    ):
+        pass
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--matches", "0"],
+        ["--matches", "1,,2"],
+        ["--reps", "0"],
+        ["--seconds", "0"],
+        ["--bytes", "-5"],
+        ["--bytes", "2000000"],
+        ["--depths", "disk"],
+    ],
+)
+def test_the_floor_benchmark_refuses_bad_arguments(
+    bad: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmarks.floor_benchmark import main as floor_main
+
+    with pytest.raises(SystemExit) as raised:
+        floor_main(["--teoti-only", *bad])
+    assert raised.value.code == 2
+    assert "error:" in capsys.readouterr().err
