@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import services  # noqa: F401 - the gRPC settings every teoti process runs with
+from benchmarks.bare_grpc import serve_stream_method
 from benchmarks.peer_benchmark import (
     Cell,
     bgio_server,
@@ -137,25 +138,15 @@ class _EngineLink:
 
 
 async def _gateway(engine_port: int | None, ready: Connection) -> None:
-    import grpc
-
     link = _EngineLink()
     if engine_port is not None:
         await link.open(engine_port)
 
-    async def move(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
+    async def move(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
         async for message in requests:
             yield message if engine_port is None else await link.send(message)
 
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Floor", {"Move": grpc.stream_stream_rpc_method_handler(move)}
-    )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    ready.send(port)
-    await asyncio.Event().wait()
+    await serve_stream_method("bench.Floor", "Move", move, ready)
 
 
 def _serve_engine(redis_url: str, durable: bool, ready: Connection) -> None:

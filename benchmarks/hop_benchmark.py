@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 import services  # noqa: F401 - the gRPC settings every teoti process runs with
+from benchmarks.bare_grpc import serve_stream_method
 from services.engine.link_frames import BATCH, FrameReader, frame
 from services.event_loop import run_service
 
@@ -63,21 +64,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def _grpc_server(ready: Connection) -> None:
-    import grpc
-
     async def echo(requests, context):  # type: ignore[no-untyped-def]
         async for message in requests:
             yield message
 
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)}
-    )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    ready.send(port)
-    await asyncio.Event().wait()
+    await serve_stream_method("bench.Echo", "Echo", echo, ready)
 
 
 async def _link_server(ready: Connection) -> None:

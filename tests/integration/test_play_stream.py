@@ -40,20 +40,29 @@ async def stub(stack: Stack) -> AsyncIterator[Any]:
 
 
 @contextlib.asynccontextmanager
+async def limited_stack(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry, **limits: Any
+) -> AsyncIterator[Stack]:
+    """A service like ``stack``'s with the given ``limits`` (all_in_one's limiter /
+    play_streams arguments)."""
+    async with all_in_one(
+        redis_url,
+        registry=registry,
+        key_prefix=key_prefix,
+        default_ruleset="nim",
+        shards=4,
+        **limits,
+    ) as stack:
+        yield stack
+
+
+@contextlib.asynccontextmanager
 async def limited_stub(
     redis_url: str, key_prefix: str, registry: RulesetRegistry, **limits: Any
 ) -> AsyncIterator[Any]:
-    """A GameService stub on a service like ``stack``'s with the given ``limits``
-    (all_in_one's limiter / play_streams arguments)."""
+    """A GameService stub on :func:`limited_stack`."""
     async with (
-        all_in_one(
-            redis_url,
-            registry=registry,
-            key_prefix=key_prefix,
-            default_ruleset="nim",
-            shards=4,
-            **limits,
-        ) as stack,
+        limited_stack(redis_url, key_prefix, registry, **limits) as stack,
         grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
     ):
         yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
@@ -331,13 +340,9 @@ async def test_the_client_plays_on_its_stream_and_decodes_refusals(stack: Stack)
 async def test_connect_opens_the_play_stream_before_the_first_move(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
-    async with all_in_one(
-        redis_url,
-        registry=registry,
-        key_prefix=key_prefix,
-        default_ruleset="nim",
-        play_streams=PlayStreamLimit(1),  # one Play stream per client (here: per address)
-    ) as stack:
+    # One Play stream per client (here: per address).
+    limits = {"play_streams": PlayStreamLimit(1)}
+    async with limited_stack(redis_url, key_prefix, registry, **limits) as stack:
         target = f"127.0.0.1:{stack.port}"
         async with TeotiClient(target) as first:
             await first.connect()
