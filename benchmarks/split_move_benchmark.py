@@ -33,7 +33,7 @@ import hashlib
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from benchmarks.process_cpu import add_window_options, cpu_per_move, print_windows, run_on_redis
@@ -41,12 +41,12 @@ from services.engine.engine import Engine
 from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_link, start_engine_server
 from services.engine.store.redis_store import RedisEventStore
 from services.gateway.servicer import GameServicer
 from services.logging_setup import configure_logging
 from services.rpc.limits import ClientRateLimiter, CreationQuota
 from services.rpc.stubs import load_stubs
+from tests.engine_serving import engine_served
 from tests.nim import NimRuleset
 from tests.servicer_context import Refused, ServicerContext
 
@@ -63,28 +63,21 @@ async def split_path(
     registry = RulesetRegistry()
     registry.register("nim", NimRuleset)
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
-    engine_store = RedisEventStore.from_url(redis_url, prefix=prefix)
-    gateway_store = RedisEventStore.from_url(redis_url, prefix=prefix)
-    engine = Engine(engine_store, registry)
-    if transport == "link":
-        link, port = await start_engine_link(engine, "127.0.0.1", 0)
-        stop = link.stop
-    else:
-        server, port = await start_engine_server(engine, "127.0.0.1:0")
-        stop = server.stop
-    client = RemoteEngineClient(f"127.0.0.1:{port}", transport=transport)
     # One client plays every seat and creates every game: the per-client limits would
     # stop it (as the peer benchmark's gateway runs with them off).
     unlimited = ClientRateLimiter(rate=1e12, burst=1e12)
     quota = CreationQuota(per_hour=1e12, burst=1e12)
-    reader = GameReader(gateway_store, registry)
-    try:
+    async with AsyncExitStack() as stack:
+        engine_store = RedisEventStore.from_url(redis_url, prefix=prefix)
+        stack.push_async_callback(engine_store.close)
+        gateway_store = RedisEventStore.from_url(redis_url, prefix=prefix)
+        stack.push_async_callback(gateway_store.close)
+        engine = Engine(engine_store, registry)
+        _server, port = await stack.enter_async_context(engine_served(engine, transport))
+        client = RemoteEngineClient(f"127.0.0.1:{port}", transport=transport)
+        stack.push_async_callback(client.close)
+        reader = GameReader(gateway_store, registry)
         yield GameServicer(reader, client, limiter=unlimited, quota=quota), client
-    finally:
-        await client.close()
-        await stop(None)
-        await engine_store.close()
-        await gateway_store.close()
 
 
 async def play_games(

@@ -27,10 +27,11 @@ from services.engine.engine import Engine
 from services.engine.game import SeatKind, SeatSpec
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import ENGINE_SERVICE, start_engine_link, start_engine_server
+from services.engine.servicer import ENGINE_SERVICE
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.time_control import TimeControl
 from services.rpc.generated import engine_service_pb2 as pb
+from tests.engine_serving import engine_served
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
 
@@ -85,20 +86,12 @@ async def engine_server(
     over gRPC, or with ``transport="link"`` the engine link (services.engine.link_server).
     Yields (the engine, its server, the bound port)."""
     engine = GatedEngine(store, registry)
-    server: Any
-    if transport == "link":
-        server, bound = await start_engine_link(
-            engine, "127.0.0.1", port, max_in_flight_per_exchange=max_in_flight, stopping=stopping
-        )
-    else:
-        server, bound = await start_engine_server(
-            engine, f"127.0.0.1:{port}", max_in_flight_per_exchange=max_in_flight, stopping=stopping
-        )
-    try:
-        yield engine, server, bound
-    finally:
-        engine.gate.release.set()
-        await server.stop(0)
+    options = {"max_in_flight_per_exchange": max_in_flight, "stopping": stopping}
+    async with engine_served(engine, transport, port, **options) as (server, bound):
+        try:
+            yield engine, server, bound
+        finally:
+            engine.gate.release.set()  # held calls go on before the server stops
 
 
 def link_server(*args: Any, **kwargs: Any) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -22,11 +22,12 @@ from services.engine.link_server import start_link_server
 from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import EngineServicer, start_engine_link, start_engine_server
+from services.engine.servicer import EngineServicer
 from services.engine.store import RedisEventStore
 from services.engine.timing.time_control import TimeControl
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
+from tests.engine_serving import engine_served
 from tests.servicer_context import ServicerContext
 
 pb = load_stubs().game_pb2
@@ -59,33 +60,23 @@ async def split(
     """A gateway's servicer (its own store and cache, as `teoti gateway` has) sending its
     commands to a separate engine on ``transport`` (``old``: an engine from before
     return_view, on the link)."""
-    engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-    gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-    engine = Engine(engine_store, registry, seed_source=fixed_seed("views"))
-    stop: Any
-    if old:
-        link, port = await start_link_server(
-            EngineBeforeReturnView(engine).serve_link, "127.0.0.1", 0
-        )
-        stop = link.stop
-    elif transport == "link":
-        link, port = await start_engine_link(engine, "127.0.0.1", 0)
-        stop = link.stop
-    else:
-        server, port = await start_engine_server(engine, "127.0.0.1:0")
-
-        async def stop(grace: float | None) -> None:
-            await server.stop(grace)
-
-    client = RecordingClient(f"127.0.0.1:{port}", timeout_s=30, transport=transport)
-    client.results = []
-    try:
+    async with AsyncExitStack() as stack:
+        engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+        stack.push_async_callback(engine_store.close)
+        gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+        stack.push_async_callback(gateway_store.close)
+        engine = Engine(engine_store, registry, seed_source=fixed_seed("views"))
+        if old:
+            link, port = await start_link_server(
+                EngineBeforeReturnView(engine).serve_link, "127.0.0.1", 0
+            )
+            stack.push_async_callback(link.stop, None)
+        else:
+            _server, port = await stack.enter_async_context(engine_served(engine, transport))
+        client = RecordingClient(f"127.0.0.1:{port}", timeout_s=30, transport=transport)
+        client.results = []
+        stack.push_async_callback(client.close)
         yield GameServicer(GameReader(gateway_store, registry), client), client, engine
-    finally:
-        await client.close()
-        await stop(None)
-        await engine_store.close()
-        await gateway_store.close()
 
 
 async def answers_as_the_reads(

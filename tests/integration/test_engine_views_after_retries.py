@@ -25,10 +25,10 @@ from services.engine.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.reader import GameReader
 from services.engine.remote import RemoteEngineClient
 from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_link
 from services.engine.store import RedisEventStore
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
+from tests.engine_serving import engine_served
 from tests.servicer_context import ServicerContext
 
 pb = load_stubs().game_pb2
@@ -42,13 +42,14 @@ async def engine_on_link(
 ) -> AsyncIterator[tuple[Engine, RemoteEngineClient, RedisEventStore]]:
     store = RedisEventStore.from_url(redis_url, prefix=prefix)
     engine = Engine(store, registry)
-    link, port = await start_engine_link(engine, "127.0.0.1", 0)
-    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30, transport="link")
     try:
-        yield engine, client, store
+        async with engine_served(engine, "link") as (_server, port):
+            client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30, transport="link")
+            try:
+                yield engine, client, store
+            finally:
+                await client.close()
     finally:
-        await client.close()
-        await link.stop(None)
         await store.close()
 
 
