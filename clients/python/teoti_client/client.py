@@ -18,7 +18,7 @@ from typing import Any, Generic, Self, TypeVar, cast
 import grpc
 
 from teoti_client.errors import decode_error, error_info
-from teoti_client.play_stream import PlayStream, error_of
+from teoti_client.play_stream import PlayStream, client_failure, error_of
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 
@@ -214,11 +214,6 @@ class Event:
     redacted: bool = False
 
 
-def _client_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
-    """An error raised by this client itself, shaped as a call's."""
-    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
-
-
 class GameServiceClient(Generic[EventT]):
     """Every GameService call, generic over how events and refusals are decoded.
 
@@ -278,7 +273,7 @@ class GameServiceClient(Generic[EventT]):
         streams were acknowledged never sends it).
         """
         if self._closed:
-            raise _client_error(grpc.StatusCode.CANCELLED, "the client is closed")
+            raise client_failure(grpc.StatusCode.CANCELLED, "the client is closed")
         try:
             async with asyncio.timeout(self._timeout):
                 if self._play is not None:
@@ -286,7 +281,7 @@ class GameServiceClient(Generic[EventT]):
                 else:
                     await self._channel_ready()
         except TimeoutError:
-            raise _client_error(
+            raise client_failure(
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"not connected within {self._timeout:g} s"
             ) from None
         except grpc.aio.AioRpcError as error:
@@ -299,9 +294,9 @@ class GameServiceClient(Generic[EventT]):
         state = channel.get_state(try_to_connect=True)
         while state is not grpc.ChannelConnectivity.READY:
             if state is grpc.ChannelConnectivity.TRANSIENT_FAILURE:
-                raise _client_error(grpc.StatusCode.UNAVAILABLE, "could not connect to the server")
+                raise client_failure(grpc.StatusCode.UNAVAILABLE, "could not connect to the server")
             if state is grpc.ChannelConnectivity.SHUTDOWN:
-                raise _client_error(grpc.StatusCode.CANCELLED, "the client is closed")
+                raise client_failure(grpc.StatusCode.CANCELLED, "the client is closed")
             await channel.wait_for_state_change(state)
             state = channel.get_state(try_to_connect=True)
 

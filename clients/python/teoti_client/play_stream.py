@@ -38,7 +38,9 @@ def error_of(error: pb.PlayError) -> grpc.aio.AioRpcError:
     )
 
 
-def _failure(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
+def client_failure(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
+    """An error the client raises itself (no call answered it), shaped as a call's:
+    ``code``, ``details`` and empty metadata."""
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details)
 
 
@@ -56,14 +58,14 @@ class _OpenCall:
             while True:
                 response = await self.call.read()
                 if response is grpc.aio.EOF:
-                    raise _failure(grpc.StatusCode.UNAVAILABLE, "the server ended the stream")
+                    raise client_failure(grpc.StatusCode.UNAVAILABLE, "the server ended the stream")
                 future = self.pending.get(response.request_id)
                 if future is not None and not future.done():
                     future.set_result(response)
         except grpc.aio.AioRpcError as error:
             self.fail(error)
         except asyncio.CancelledError:
-            self.fail(_failure(grpc.StatusCode.CANCELLED, "the client closed the stream"))
+            self.fail(client_failure(grpc.StatusCode.CANCELLED, "the client closed the stream"))
             raise
 
     def fail(self, error: grpc.aio.AioRpcError) -> None:
@@ -124,14 +126,16 @@ class PlayStream:
                 if current.reader is not None:
                     await asyncio.wait([current.reader], timeout=1.0)
                 if not future.done():
-                    current.fail(_failure(grpc.StatusCode.UNAVAILABLE, "the stream closed"))
+                    current.fail(client_failure(grpc.StatusCode.UNAVAILABLE, "the stream closed"))
             if timeout_s is None:
                 return await future
             try:
                 async with asyncio.timeout(timeout_s):
                     return await future
             except TimeoutError:
-                raise _failure(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded") from None
+                raise client_failure(
+                    grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"
+                ) from None
         finally:
             current.pending.pop(request_id, None)
 
