@@ -5,8 +5,10 @@ podman from debootstrapped Debian bases) and runs what it contains the way deplo
 does: as the image's user (10001:10001), a read-only root filesystem with a writable
 ``/tmp``, the image's own ENTRYPOINT, environment and working directory. It checks
 ``teoti --help``, the mypyc-compiled rules, the engine, gateway and bot worker started from
-the image against the test session's Redis (gRPC health SERVING), and a ``teoti demo
---target`` game to its end through them. Prints the build time and the image's size.
+the image against the test session's Redis (gRPC health SERVING), ListRulesets listing
+every registered ruleset, and a ``teoti demo --target`` game of each to its end through
+them (a ruleset whose package data the image lacks fails here). Prints the build time
+and the image's size.
 
 Without Docker, ``podman run`` cannot work in this sandbox (cgroups), so the podman path
 runs the image's root filesystem (``podman image mount``) in a private mount namespace:
@@ -37,6 +39,9 @@ from typing import IO, Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
+
+from services.engine.rulesets import default_registry
 
 pytestmark = pytest.mark.slow
 
@@ -46,6 +51,8 @@ TAG = "teotihuacan-server:dev"
 BUILD_TIMEOUT_S = 3600
 START_TIMEOUT_S = 120
 DEMO_TIMEOUT_S = 600
+RULESETS = default_registry().names()
+"""Every ruleset the service registers: the image must serve and play each one."""
 
 # Runs as root in a private mount namespace, then becomes the image's user in the chroot:
 # "$1" root filesystem, "$2" user:group, "$3" working directory, the rest: env -i's args.
@@ -305,16 +312,25 @@ def test_engine_gateway_bot_play_a_demo_game(
                 time.sleep(0.5)
         print(f"\nengine, gateway, bot SERVING {time.monotonic() - started:.1f} s after start")
 
-        played = time.monotonic()
-        demo = image.run(
-            ["demo", "--target", f"127.0.0.1:{gateway_port}", "--players", "2"],
-            timeout=DEMO_TIMEOUT_S,
-        )
-        print(f"demo game through the image's services: {time.monotonic() - played:.1f} s")
-        assert demo.returncode == 0, demo.stdout + tails()
-        assert re.search(r"finished after \d+ events", demo.stdout), demo.stdout
-        places = re.findall(r"^\s+\d\. .+ \(seat \d\): \d+ points?$", demo.stdout, re.M)
-        assert len(places) == 2, demo.stdout
+        # Every registered ruleset is served (ListRulesets fails as a whole if one
+        # ruleset's package data is missing from the image) and plays a game to its end.
+        with grpc.insecure_channel(f"127.0.0.1:{gateway_port}") as channel:
+            listed = game_service_pb2_grpc.GameServiceStub(channel).ListRulesets(
+                game_service_pb2.ListRulesetsRequest(), timeout=30
+            )
+        assert sorted(r.name for r in listed.rulesets) == RULESETS, listed
+        for ruleset in RULESETS:
+            played = time.monotonic()
+            demo = image.run(
+                ["demo", "--target", f"127.0.0.1:{gateway_port}", "--players", "2",
+                 "--ruleset", ruleset],
+                timeout=DEMO_TIMEOUT_S,
+            )  # fmt: skip
+            print(f"{ruleset} demo game through the image: {time.monotonic() - played:.1f} s")
+            assert demo.returncode == 0, demo.stdout + tails()
+            assert re.search(r"finished after \d+ events", demo.stdout), demo.stdout
+            places = re.findall(r"^\s+\d\. .+ \(seat \d\): \d+ points?$", demo.stdout, re.M)
+            assert len(places) == 2, demo.stdout
         for name in services:
             assert processes[name].poll() is None, f"{name} exited during the game\n" + tails()
     finally:
