@@ -2,7 +2,8 @@
 
 For every ruleset of the default registry, plays ``--games`` finished games through the
 engine on a Redis store (seeded random legal moves; human seats bound to tokens; every
-move carries a fresh random command id, as a client's retry-safe call does), then:
+move carries a fresh random command id, as a client's retry-safe call does; fixed game
+seeds, so every code version plays the same games), then:
 
 1. ``before``: the game's keys and bytes (``MEMORY USAGE`` summed) once it has ended;
 2. ``archived``: the same right after ``archive_finished`` (services.engine.retention);
@@ -80,7 +81,8 @@ async def run(url: str, games: int) -> int:
     for ruleset in registry.names():
         prefix = f"bench-archive-{uuid.uuid4().hex[:8]}"
         store = RedisEventStore.from_url(url, prefix=prefix)
-        engine = Engine(store, registry)
+        seeds = iter(range(1_000_000))  # the same games on every code version
+        engine = Engine(store, registry, seed_source=lambda: f"archive-benchmark-{next(seeds)}")
         rows: dict[str, list[tuple[int, int]]] = {"before": [], "archived": [], "after read": []}
         kinds: dict[str, list[str]] = {}
         for seed in range(games):

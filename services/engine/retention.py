@@ -4,10 +4,14 @@
 Redis user) walks the games index, oldest first, and for every game that has ended and
 whose last event is older than N days, moves its log into one compressed archive key
 (:meth:`RedisEventStore.archive`, format in :mod:`services.engine.store.archive`). The
-stream, command ids, secret seed and snapshot go; the head {version, hash} and the games
-index entry stay, so ListGames still lists it, and every read (GetGame, GetGameAt,
-ListEvents, VerifyGame, ``teoti replay --verify``) reads the archive transparently and
-checks the same hash chain and seed commitment.
+stream, secret seed and snapshot go, the command ids move into the archive (a retried
+command still gets its original reply), and the sealed secrets go when the log's reveals
+rebuild them exactly; the head {version, hash}, the token bindings and the games index
+entry stay, so ListGames still lists it, and every read (GetGame, GetGameAt, ListEvents,
+VerifyGame, ``teoti replay --verify``) reads the archive transparently and checks the
+same hash chain and seed commitment. An archived game grows no key back (the store saves
+no snapshot for it), and a pass deletes what older versions left beside an archive (a
+snapshot written back by a read, the sealed secrets).
 
 A game is archived only if its whole log audits clean first (chain, fold, revealed
 seed); one that does not is reported and left alone for a person to look at. The games
@@ -43,6 +47,8 @@ class RetentionReport:
     running: int = 0
     recent: int = 0
     already_archived: int = 0
+    tidied: int = 0
+    """Archived games whose leftover keys (snapshot, sealed secrets) this pass deleted."""
     failed: dict[str, str] = field(default_factory=dict)
     """Game id -> why it was left in place (audit problems, a concurrent append)."""
 
@@ -85,6 +91,8 @@ async def _consider(
 ) -> None:
     if await store.is_archived(game_id):
         report.already_archived += 1
+        if await store.tidy_archived(game_id):
+            report.tidied += 1
         return
     events = await store.read(game_id)
     if not events:

@@ -13,7 +13,14 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from services.engine.ruleset import DomainEvent
-from services.engine.store.archive import decode_entries, encode_entries
+from services.engine.store.archive import (
+    Archive,
+    Entry,
+    decode_archive,
+    decode_entries,
+    encode_archive,
+    revealed_secrets,
+)
 from services.engine.store.chain import GENESIS_HASH, chained
 from services.engine.store.errors import ChainMismatch, VersionConflict
 from services.engine.store.keys import DEFAULT_SHARDS, NOT_A_GAME_PREFIX, RedisKeys
@@ -121,11 +128,13 @@ return {'ok', range}
 """.replace("__GENESIS__", GENESIS_HASH)
 APPEND_SHA = hashlib.sha1(APPEND_SCRIPT.encode()).hexdigest()
 
-# Moves a finished game's stream into its archive blob, only if nothing changed since the
-# blob was built (head at the archived version, stream as long), so no append is lost.
+# Moves a finished game's stream (and its command ids, inside the blob) into its archive
+# blob, only if nothing changed since the blob was built (head at the archived version,
+# stream as long), so no append is lost. The sealed secrets go too when the caller found
+# the log rebuilds them exactly (ARGV 3 = '1').
 ARCHIVE_SCRIPT = """
--- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 snapshot, 6 archive
--- ARGV: 1 version archived, 2 blob
+-- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 snapshot, 6 archive, 7 sealed
+-- ARGV: 1 version archived, 2 blob, 3 '1' to delete the sealed secrets
 local version = tonumber(ARGV[1])
 local head = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 if head ~= version or redis.call('XLEN', KEYS[1]) ~= version then
@@ -133,9 +142,21 @@ if head ~= version or redis.call('XLEN', KEYS[1]) ~= version then
 end
 redis.call('SET', KEYS[6], ARGV[2])
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5])
+if ARGV[3] == '1' then redis.call('DEL', KEYS[7]) end
 return {'ok', tostring(version)}
 """
 ARCHIVE_SHA = hashlib.sha1(ARCHIVE_SCRIPT.encode()).hexdigest()
+
+# A snapshot is cached only for a game still in its stream: an archived game is read from
+# its archive, and a key written back after archiving would stay for ever (issue 30 item
+# 12), also when a read races the archive step.
+SAVE_SNAPSHOT_SCRIPT = """
+-- KEYS: 1 snapshot, 2 archive; ARGV: 1 the snapshot
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+SAVE_SNAPSHOT_SHA = hashlib.sha1(SAVE_SNAPSHOT_SCRIPT.encode()).hexdigest()
 
 _APPEND_KEYS_CACHE = 8192
 """Games whose append-script keys a store remembers (the recently played ones)."""
@@ -153,6 +174,17 @@ def _deadline_arg(deadline: Deadline | None) -> str:
 
 def _version_of(entry_id: str) -> int:
     return int(entry_id.split("-", 1)[0])
+
+
+def _rebuilt_from_log(entries: Sequence[Entry], sealed: Mapping[str, str]) -> bool:
+    """True if ``entries``' reveals rebuild the ``sealed`` hash exactly (every secret
+    with its value, nonce and seats), so the hash can go; False also for a log that
+    does not parse (the hash then stays)."""
+    try:
+        rebuilt = revealed_secrets(entries)
+        return rebuilt == {str(k): SecretValue.from_json(v) for k, v in sealed.items()}
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 def _decode(entry_id: str, fields: dict[str, str]) -> StoredEvent:
@@ -399,18 +431,26 @@ class RedisEventStore:
         archived (0: nothing to archive, the game is unknown or already archived).
 
         Only the engine's retention job calls this, and only for a finished game (see
-        :mod:`services.engine.retention`). The blob is decoded and compared with the
-        stream before the swap, and the swap (one script) is refused when the log moved
+        :mod:`services.engine.retention`). The blob (entries and command ids, format
+        ``z2`` of :mod:`services.engine.store.archive`) is decoded and compared with what
+        was read before the swap, and the swap (one script) is refused when the log moved
         since: raises VersionConflict then, ValueError if the blob does not round-trip.
-        The head, the games index entry and the archive stay; the stream, command ids,
-        secret seed and snapshot go.
+        The head, token bindings, the games index entry and the archive stay; the
+        stream, command ids (now in the blob), secret seed and snapshot go, and so do
+        the sealed secrets when the log's reveals rebuild them exactly (a finished game
+        opened every one); otherwise they stay.
         """
-        entries: Any = await self._redis.xrange(self.keys.events(game_id))
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.xrange(self.keys.events(game_id))
+        pipe.hgetall(self.keys.commands(game_id))
+        pipe.hgetall(self.keys.sealed(game_id))
+        entries, commands, sealed = await pipe.execute()
         if not entries:
             return 0
         stored = [(str(entry_id), dict(fields)) for entry_id, fields in entries]
-        blob = encode_entries(stored)
-        if decode_entries(blob) != stored:
+        kept = {str(k): str(v) for k, v in (commands or {}).items()}
+        blob = encode_archive(stored, kept)
+        if decode_archive(blob) != Archive(stored, kept):
             raise ValueError(f"archive of {game_id} does not round-trip")
         version = _version_of(stored[-1][0])
         keys = [
@@ -420,13 +460,35 @@ class RedisEventStore:
             self.keys.secret(game_id),
             self.keys.snapshot(game_id),
             self.keys.archive(game_id),
+            self.keys.sealed(game_id),
         ]
+        drop_sealed = _rebuilt_from_log(stored, sealed or {})
         status, value = await self._run_script(
-            keys, [str(version), blob], ARCHIVE_SCRIPT, ARCHIVE_SHA
+            keys, [str(version), blob, "1" if drop_sealed else "0"], ARCHIVE_SCRIPT, ARCHIVE_SHA
         )
         if status != "ok":
             raise VersionConflict(game_id, version, int(value))
         return version
+
+    async def tidy_archived(self, game_id: str) -> int:
+        """Delete what an archived game no longer needs and older code left or wrote back:
+        its snapshot key, and its sealed secrets when the archived log rebuilds them
+        exactly. Returns the number of keys deleted (0 for a game not archived). One
+        round trip when there is nothing to delete (every pass asks each archived game);
+        the blob is read only to check a sealed key that is still there."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.exists(self.keys.archive(game_id))
+        pipe.exists(self.keys.snapshot(game_id))
+        pipe.hgetall(self.keys.sealed(game_id))
+        archived, snapshot, sealed = await pipe.execute()
+        if not archived:
+            return 0
+        doomed = [self.keys.snapshot(game_id)] if snapshot else []
+        if sealed:
+            blob: Any = await self._redis.get(self.keys.archive(game_id))
+            if blob and _rebuilt_from_log(decode_entries(str(blob)), sealed):
+                doomed.append(self.keys.sealed(game_id))
+        return int(await self._redis.delete(*doomed)) if doomed else 0
 
     async def is_archived(self, game_id: str) -> bool:
         """True once :meth:`archive` moved the game out of its stream."""
@@ -457,11 +519,17 @@ class RedisEventStore:
         return (await self.head(game_id))[0]
 
     async def command_result(self, game_id: str, command_id: str) -> CommandRecord | None:
-        """See EventStore.command_result."""
+        """See EventStore.command_result; an archived game's ids are read from its
+        archive (one pipelined round trip asks both: only one of the two exists)."""
         if not command_id:
             return None
-        value: Any = await self._redis.hget(self.keys.commands(game_id), command_id)
-        return CommandRecord.from_text(value) if value else None
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hget(self.keys.commands(game_id), command_id)
+        pipe.get(self.keys.archive(game_id))
+        value, blob = await pipe.execute()
+        if not value and blob:
+            value = decode_archive(str(blob)).commands.get(command_id)
+        return CommandRecord.from_text(str(value)) if value else None
 
     async def list_games(
         self, after: GameIndexEntry | None = None, limit: int = 0
@@ -496,19 +564,24 @@ class RedisEventStore:
         return str(value) if value is not None else None
 
     async def read_private(self, game_id: str) -> PrivateRecords:
-        """See EventStore.read_private (HGETALL of the sealed and tokens keys)."""
+        """See EventStore.read_private (HGETALL of the sealed and tokens keys). An
+        archived game's secrets are rebuilt from the reveals in its archived log (its
+        sealed key went with archiving; one the archive step kept wins)."""
         pipe = self._redis.pipeline(transaction=False)
         pipe.hgetall(self.keys.sealed(game_id))
         pipe.hgetall(self.keys.tokens(game_id))
-        sealed, tokens = await pipe.execute()
-        return PrivateRecords(
-            {str(k): SecretValue.from_json(v) for k, v in (sealed or {}).items()},
-            {int(k): str(v) for k, v in (tokens or {}).items()},
-        )
+        pipe.get(self.keys.archive(game_id))
+        sealed, tokens, blob = await pipe.execute()
+        secrets = {str(k): SecretValue.from_json(v) for k, v in (sealed or {}).items()}
+        if blob:
+            secrets = {**revealed_secrets(decode_entries(str(blob))), **secrets}
+        return PrivateRecords(secrets, {int(k): str(v) for k, v in (tokens or {}).items()})
 
     async def save_snapshot(self, game_id: str, data: str) -> None:
-        """See EventStore.save_snapshot."""
-        await self._redis.set(self.keys.snapshot(game_id), data)
+        """See EventStore.save_snapshot; nothing is saved for an archived game (one
+        script checks and writes, so a read racing the archive step writes none)."""
+        keys = [self.keys.snapshot(game_id), self.keys.archive(game_id)]
+        await self._run_script(keys, [data], SAVE_SNAPSHOT_SCRIPT, SAVE_SNAPSHOT_SHA)
 
     async def load_snapshot(self, game_id: str) -> str | None:
         """See EventStore.load_snapshot."""
