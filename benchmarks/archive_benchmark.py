@@ -22,11 +22,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import itertools
 import os
 import random
 import statistics
 import sys
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -64,6 +66,12 @@ async def play_game(engine: Engine, ruleset: str, seed: int) -> str:
     return game
 
 
+def _fixed_seeds() -> Callable[[], str]:
+    """Game seeds in a fixed order: the same games on every code version."""
+    numbers = itertools.count()
+    return lambda: f"archive-benchmark-{next(numbers)}"
+
+
 async def footprint(store: RedisEventStore, game: str) -> tuple[int, int, list[str]]:
     """(keys, bytes, key kinds) of the game's own keys."""
     pattern = store.keys.events(game).removesuffix(":events") + ":*"
@@ -81,8 +89,7 @@ async def run(url: str, games: int) -> int:
     for ruleset in registry.names():
         prefix = f"bench-archive-{uuid.uuid4().hex[:8]}"
         store = RedisEventStore.from_url(url, prefix=prefix)
-        seeds = iter(range(1_000_000))  # the same games on every code version
-        engine = Engine(store, registry, seed_source=lambda: f"archive-benchmark-{next(seeds)}")
+        engine = Engine(store, registry, seed_source=_fixed_seeds())
         rows: dict[str, list[tuple[int, int]]] = {"before": [], "archived": [], "after read": []}
         kinds: dict[str, list[str]] = {}
         for seed in range(games):
