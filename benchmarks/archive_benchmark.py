@@ -110,10 +110,10 @@ async def run(url: str, games: int) -> int:
             rows["after read"].append((keys, size))
             kinds["after read"] = names
         for label, values in rows.items():
-            size = statistics.median(v[1] for v in values)
+            median = statistics.median(v[1] for v in values)
             print(
                 f"{ruleset:12} {label:10} keys {values[0][0]}  bytes (median of {len(values)}) "
-                f"{size:,.0f}  [{' '.join(kinds[label])}]"
+                f"{median:,.0f}  [{' '.join(kinds[label])}]"
             )
         await store.close()
     print(f"errors: {errors}")
