@@ -10,7 +10,8 @@ seeds, so every code version plays the same games), then:
 3. ``after read``: the same after a cold GetGame of the archived game (a fresh
    engine and snapshot cache load it, as a restarted or another process would).
 
-Keys are counted by SCAN of the game's own key prefix (``<prefix>:{s<k>}:game:<id>:*``).
+Keys are counted by SCAN of the game's own key prefix (``<prefix>:{s<k>}:game:<id>:*``);
+each key's own bytes are listed for the last game.
 Runs unchanged on older code, so before/after figures compare.
 
 Run: ``python -m benchmarks.archive_benchmark [--redis-url URL] [--games 2]``
@@ -73,14 +74,15 @@ def _fixed_seeds() -> Callable[[], str]:
 
 
 async def footprint(store: RedisEventStore, game: str) -> tuple[int, int, list[str]]:
-    """(keys, bytes, key kinds) of the game's own keys."""
+    """(keys, bytes, ``kind=bytes`` of each key) of the game's own keys."""
     pattern = store.keys.events(game).removesuffix(":events") + ":*"
-    names = [str(k) async for k in store.client.scan_iter(match=pattern, count=1000)]
-    total = 0
+    names = sorted([str(k) async for k in store.client.scan_iter(match=pattern, count=1000)])
+    sizes = []
     for name in names:
         usage: Any = await store.client.memory_usage(name, samples=0)
-        total += int(usage or 0)
-    return len(names), total, sorted(n.rsplit(":", 1)[1] for n in names)
+        sizes.append(int(usage or 0))
+    kinds = [f"{n.rsplit(':', 1)[1]}={size:,}" for n, size in zip(names, sizes, strict=True)]
+    return len(names), sum(sizes), kinds
 
 
 async def run(url: str, games: int) -> int:
