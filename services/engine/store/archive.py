@@ -21,7 +21,9 @@ Formats, told apart by their tag:
 
 Base64 because the store's client decodes replies as text. Measured, base64 included:
 2.2x smaller than the stream's field bytes for a 21-event Nim log, 3.0x for 577 events of
-Teotihuacan (``z1``; the command ids add about 12% in ``z2``, benchmarks/archive_benchmark.py).
+Teotihuacan (``z1``). The command ids make a ``z2`` blob 17% (Teotihuacan) to 32%
+(Archaeology) larger with random client ids (benchmarks/archive_benchmark.py,
+docs/operations.md "Retention").
 
 The sealed secrets (values, nonces and entitled seats of every commitment) are not in
 the blob: a finished game has opened every commitment in its log (``SecretsRevealed``,

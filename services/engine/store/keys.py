@@ -13,9 +13,12 @@ slot:
 - ``<prefix>:{s<k>}:game:<id>:sealed``   hash, secret id -> ``{value, nonce, seats}`` of each
   commitment in the log (service-only: engine writes, gateway reads for seat views)
 - ``<prefix>:{s<k>}:game:<id>:tokens``   hash, seat -> SHA-256 hex of its token (the binding)
-- ``<prefix>:{s<k>}:game:<id>:snapshot`` cached folded state (deletable at any time)
-- ``<prefix>:{s<k>}:game:<id>:archive``  a finished game's whole log, compressed, once the
-  retention policy moved it out of the events stream (``services.engine.store.archive``)
+- ``<prefix>:{s<k>}:game:<id>:snapshot`` cached folded state (deletable at any time; never
+  written for an archived game)
+- ``<prefix>:{s<k>}:game:<id>:archive``  a finished game's whole log and command ids,
+  compressed, once the retention policy moved them out of the events stream and the
+  commands hash (``services.engine.store.archive``); the sealed hash goes then too (the
+  log's reveals rebuild it)
 - ``<prefix>:{s<k>}:games``              sorted set of the shard's game ids by creation ms
 - ``<prefix>:{s<k>}:turns``              turn requests {game_id, seat, version} (group "bots")
 - ``<prefix>:{s<k>}:dead``               turn requests given up on, with the reason
