@@ -15,11 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
+from services.app import all_in_one
+from services.client import SeatInfo, TeotiClient
 from services.engine.client import CommandResult
 from services.engine.engine import Engine
 from services.engine.errors import RuleViolation
@@ -158,3 +161,39 @@ async def test_a_pass_tidies_what_older_archives_left(
     again = await Engine(redis_store, registry).load(game_id)
     assert again.state == cold.state and dict(again.private.secrets) == dict(cold.private.secrets)
     assert json.loads(snapshot)["version"] <= again.version
+
+
+async def test_through_the_api_retries_of_an_archived_game_get_their_replies(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    # As seen: CreateGame retried after `teoti archive` was ABORTED, the last move's
+    # retry refused game_over.
+    tokens = [secrets.token_urlsafe(32) for _ in range(2)]
+    seats = [SeatInfo("human", f"p{i}", token=t) for i, t in enumerate(tokens)]
+    options = {"max_take": 1}
+    async with (
+        all_in_one(
+            redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=2
+        ) as stack,
+        TeotiClient(f"127.0.0.1:{stack.port}") as client,
+    ):
+        created = await client.create_game(seats, options=options, command_id="c1")
+        moves: list[tuple[int, str, Any]] = []
+        view = await client.get_game(created.game_id)
+        while not view.finished:
+            seat = view.seats_to_act[0]
+            command_id = f"m{view.version}"
+            reply = await client.submit_action(
+                created.game_id, seat, tokens[seat], {"take": 1}, command_id=command_id
+            )
+            moves.append((seat, command_id, reply))
+            view = await client.get_game(created.game_id)
+        await _archive(stack.store, registry, created.game_id)
+
+        again = await client.create_game(seats, options=options, command_id="c1")
+        assert (again.game_id, again.version) == (created.game_id, created.version)
+        for seat, command_id, reply in moves[-2:]:
+            retried = await client.submit_action(
+                created.game_id, seat, tokens[seat], {"take": 1}, command_id=command_id
+            )
+            assert retried == reply

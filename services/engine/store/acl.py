@@ -13,7 +13,8 @@ user (Redis >= 6) and gets:
 - **gateway** (public read side): read only, on events, heads, snapshots, archives, a
   game's sealed secrets and token bindings (it folds games whole to show a seat its own
   secrets, and checks seat tokens), and the games indexes. No seed, no command ids, no
-  turn requests.
+  turn requests. (An archived game's command-id answers are inside its archive, which
+  every reader may read: ids the log's events carry anyway, with request hashes.)
 - **bot** (turn-request consumer): read only on events, snapshots, archives, sealed
   secrets and token bindings (it loads the games it plays) and the games indexes (its
   reconciler lists them, services.bot.reconciler); read and write on the turn-request and
