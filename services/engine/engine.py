@@ -418,13 +418,16 @@ class Engine:
     ) -> CommandResult:
         """Claim an open human seat for the holder of the token hashed to ``token_hash``.
 
-        Joining again with the same token hash is a success that appends nothing, whatever
-        the command id: that is how a lost reply is retried. Command ids are scoped to the
-        seat; one already used for this seat while it is not held by this token is
-        refused: an idempotent replay must not answer "joined" to a request whose token
-        would not work. Raises GameNotFound; InvalidArgument (unknown seat, blank name or
-        hash), InvalidName (``name_invalid``: control characters, too long); RuleViolation
-        ``seat_not_open`` (a bot seat, or taken by another token), ``command_id_used``;
+        Joining again with the same token hash is a success that appends nothing: that is
+        how a lost reply is retried. Under the command id that joined, the retry gets the
+        original reply, and must repeat the request (another name is refused
+        ``command_id_reused``); under a new id or none it answers the current version.
+        Command ids are scoped to the seat; one already used for this seat while it is
+        not held by this token is refused: an idempotent replay must not answer "joined"
+        to a request whose token would not work. Raises GameNotFound; InvalidArgument
+        (unknown seat, blank name or hash), InvalidName (``name_invalid``: control
+        characters, too long); RuleViolation ``seat_not_open`` (a bot seat, or taken by
+        another token), ``command_id_used``, ``command_id_reused``;
         VersionConflict only if the game kept moving through JOIN_ATTEMPTS tries (a join
         names no version: a concurrent append, such as another seat's join, is not the
         caller's conflict, so it is tried again on the new log).
@@ -448,9 +451,17 @@ class Engine:
         if not 0 <= seat < len(snapshot.seats):
             raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")
         current = snapshot.seats[seat]
-        if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
-            return CommandResult(game_id, snapshot.version, snapshot.version)
         command = join_command(seat, command_id, name, token_hash)
+        if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
+            # Held by this token: a retry. Under a recorded command id it must be the same
+            # request (another name is a reused id, issue 30 item 13) and gets the
+            # original reply; without one it is a success that appends nothing.
+            if command is not None and (
+                done := await self.store.command_result(game_id, command.field)
+            ):
+                refuse_reuse(command, done.request_hash, command_id)
+                return CommandResult(game_id, done.last_version, done.first_version)
+            return CommandResult(game_id, snapshot.version, snapshot.version)
         if command is not None and await self.store.command_result(game_id, command.field):
             raise _command_id_used(command_id, seat)
         if not current.is_open:

@@ -148,6 +148,26 @@ async def test_join_ids_are_scoped_to_the_seat(registry: RulesetRegistry) -> Non
     assert info.value.rule == "command_id_used"
 
 
+async def test_a_join_retried_with_another_name_is_a_reused_id(
+    registry: RulesetRegistry,
+) -> None:
+    """Issue 30 item 13: the same command id, token and seat with another name answered
+    the original reply; docs/operations.md lists ``command_id_reused`` for it."""
+    engine = make_engine(registry)
+    seats = [SeatSpec(SeatKind.HUMAN, ""), SeatSpec(SeatKind.HUMAN, "")]
+    game = (await engine.create_game("nim", seats, {})).game_id
+    joined = await engine.join_game(game, 0, "ann", hash_token("tok-ann"), "join-1")
+    again = await engine.join_game(game, 0, "ann", hash_token("tok-ann"), "join-1")
+    assert (again.first_version, again.version) == (joined.first_version, joined.version)
+    with pytest.raises(RuleViolation) as info:
+        await engine.join_game(game, 0, "anna", hash_token("tok-ann"), "join-1")
+    assert info.value.rule == "command_id_reused"
+    # Without that id, joining again with the seat's token is still a success.
+    await engine.join_game(game, 0, "anna", hash_token("tok-ann"), "join-2")
+    await engine.join_game(game, 0, "anna", hash_token("tok-ann"))
+    assert (await engine.load(game)).seats[0].name == "ann"
+
+
 async def test_results_recorded_before_hashes_still_deduplicate(
     registry: RulesetRegistry, redis_store: RedisEventStore
 ) -> None:
