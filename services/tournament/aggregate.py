@@ -28,6 +28,7 @@ from services.tournament.model import (
     Table,
     TableResult,
 )
+from services.tournament.names import name_key
 from services.tournament.pairing import pair_round
 from services.tournament.standings import compute_standings
 
@@ -94,6 +95,15 @@ class TournamentState:
     def entrant(self, player: str) -> Entrant | None:
         """The registration of ``player``, if any."""
         return next((e for e in self.entrants if e.player == player), None)
+
+    def named(self, player: str) -> str | None:
+        """The registered name ``player`` identifies (services.tournament.names): the
+        exact name if registered (a log from before identities were normalised may hold
+        two names of one identity), else the first of the same identity; None if none."""
+        if self.entrant(player) is not None:
+            return player
+        key = name_key(player)
+        return next((e.player for e in self.entrants if name_key(e.player) == key), None)
 
     def players(self) -> list[str]:
         """Every registered player, in registration order (withdrawn ones included)."""
@@ -218,7 +228,8 @@ def decide_register(
 
     Raises TournamentRefused: ``tournament_started`` (running or finished),
     ``registration_not_open`` / ``registration_closed`` (outside the window),
-    ``tournament_full`` (max_players reached), ``already_registered``.
+    ``tournament_full`` (max_players reached), ``already_registered`` (a player of the
+    same identity, services.tournament.names: ``"Ann"`` is ``"ann"``).
     """
     if state.status != REGISTERING:
         raise TournamentRefused("tournament_started", "the tournament has started: no new players")
@@ -227,8 +238,11 @@ def decide_register(
         raise TournamentRefused("registration_not_open", f"registration opens at {opens}")
     if closes and _before(closes, now_iso):
         raise TournamentRefused("registration_closed", f"registration closed at {closes}")
-    if state.entrant(player) is not None:
-        raise TournamentRefused("already_registered", f"{player!r} is already registered")
+    registered = state.named(player)
+    if registered is not None:  # one player per identity: "Ann" is "ann" (issue 30)
+        raise TournamentRefused(
+            "already_registered", f"{player!r} is already registered (as {registered!r})"
+        )
     cap = state.config.max_players
     if cap and len(state.entrants) >= cap:
         raise TournamentRefused("tournament_full", f"the tournament is full ({cap} players)")
@@ -236,11 +250,14 @@ def decide_register(
 
 
 def decide_withdraw(state: TournamentState, player: str) -> list[DomainEvent]:
-    """PlayerWithdrew (the player is paired no more). Raises TournamentRefused
-    ``not_registered``, ``already_withdrawn``, ``tournament_finished``."""
-    entrant = state.entrant(player)
+    """PlayerWithdrew of the player ``player`` names, in any spelling of the name (the
+    event records the registered name; the player is paired no more). Raises
+    TournamentRefused ``not_registered``, ``already_withdrawn``, ``tournament_finished``."""
+    named = state.named(player)
+    entrant = state.entrant(named) if named is not None else None
     if entrant is None:
         raise TournamentRefused("not_registered", f"{player!r} is not registered")
+    player = entrant.player
     if entrant.withdrawn:
         raise TournamentRefused("already_withdrawn", f"{player!r} has already withdrawn")
     if state.status == FINISHED:

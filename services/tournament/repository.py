@@ -10,8 +10,11 @@ Besides, under the deployment's prefix:
 
 - ``<prefix>:tournaments``         sorted set of tournament ids by creation ms (List)
 - ``<prefix>:tournament:games``    hash, game id -> tournament id (the director's lookup)
-- ``<prefix>:players``             hash, player name -> SHA-256 hex of the player token
-  (one identity per name across tournaments, service-only)
+- ``<prefix>:players``             hash, player identity (services.tournament.names) ->
+  ``"<SHA-256 hex of the player token> <display form first claimed>"`` (one identity per
+  name across tournaments, service-only). Older versions wrote the display form as the
+  field and the hash alone as the value; such claims are still honoured under that exact
+  name.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from services.tournament.aggregate import TournamentState, fold
 from services.tournament.config import TournamentConfig
 from services.tournament.errors import TournamentNotFound, TournamentRefused
 from services.tournament.events import tournament_created
+from services.tournament.names import name_key
 
 STREAM_PREFIX = "t-"
 """Event-store ids of tournament logs start with this (game ids never do)."""
@@ -209,17 +213,29 @@ class TournamentRepository:
         return tuple(str(value) if value else None for value in values)
 
     async def is_claimed(self, player: str) -> bool:
-        """Whether a human player token holds the name ``player``."""
+        """Whether a human player token holds the name ``player`` (its identity, or the
+        exact name in an older version's claim)."""
         # HGET, not HEXISTS: the director's Redis user may run HGET (services.engine.store.acl).
-        bound: Any = await self._redis.hget(self._players, player)
-        return bool(bound)
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hget(self._players, name_key(player))
+        pipe.hget(self._players, player)
+        bound: Any = await pipe.execute()
+        return any(bound)
 
-    async def claim_name(self, player: str, hashed_token: str) -> None:
-        """Bind the name ``player`` to the player token hashed ``hashed_token`` (first
-        use), or check it is that token. Raises TournamentRefused ``name_taken``."""
-        await self._redis.hsetnx(self._players, player, hashed_token)
-        bound: Any = await self._redis.hget(self._players, player)
-        if str(bound) != hashed_token:
+    async def claim_name(self, player: str, hashed_token: str) -> str:
+        """Bind the identity of the name ``player`` to the player token hashed
+        ``hashed_token`` (first use), or check it is that token; returns the display form
+        the identity was first claimed with (``player`` itself on first use). Raises
+        TournamentRefused ``name_taken``."""
+        key = name_key(player)
+        await self._redis.hsetnx(self._players, key, f"{hashed_token} {player}")
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.hget(self._players, key)
+        pipe.hget(self._players, player)  # an older version's claim of the exact name
+        bound, legacy = await pipe.execute()
+        holder, _, display = str(bound).partition(" ")
+        if holder != hashed_token or (legacy and player != key and str(legacy) != hashed_token):
             raise TournamentRefused(
                 "name_taken", f"the player name {player!r} belongs to another player token"
             )
+        return display or player

@@ -165,8 +165,10 @@ class TournamentService:
         for attempt in range(MAX_ATTEMPTS):
             state = await self.repo.load(tournament_id)
             if hashed and attempt == 0:
-                # Only once the tournament is known: an unknown id claims no name.
-                await self.repo.claim_name(player, hashed)
+                # Only once the tournament is known: an unknown id claims no name. The
+                # person keeps the display form of their first claim in every tournament
+                # (one identity, one rating: services.tournament.names).
+                player = await self.repo.claim_name(player, hashed)
             events = decide_register(state, player, ev.BOT if bot else ev.HUMAN, self.repo.now())
             private = PrivateRecords(token_hashes={len(state.entrants): hashed}) if hashed else None
             try:
@@ -187,9 +189,10 @@ class TournamentService:
         for _attempt in range(MAX_ATTEMPTS):
             state = await self.repo.load(tournament_id)
             events = decide_withdraw(state, player)
+            registered = state.named(player) or player  # decide_withdraw found it
             if not organiser_token:
                 tokens = await self.repo.player_tokens(tournament_id)
-                bound = tokens.get(state.players().index(player), "")
+                bound = tokens.get(state.players().index(registered), "")
                 if not bound or not secrets.compare_digest(bound, token_hash(token)):
                     raise NotPermitted(
                         "not_your_player", f"this token does not hold the player {player!r}"
