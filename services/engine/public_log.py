@@ -240,8 +240,8 @@ def check_signatures(header: LogHeader, keys: Sequence[PublicKey]) -> SignatureC
         if differ:
             problems.append(
                 f"signature {number} (key {statement.key_id}): the header's "
-                f"{', '.join(differ)} differ from what was signed "
-                f"({', '.join(f'{n}={signed_json[n]!r}' for n in differ)})"
+                f"{', '.join(differ)} {'is' if len(differ) == 1 else 'are'} not what was "
+                f"signed (signed: {', '.join(f'{n}={signed_json[n]!r}' for n in differ)})"
             )
             continue
         signers.append(statement)

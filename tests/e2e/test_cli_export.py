@@ -200,7 +200,7 @@ async def test_rehashed_forgeries_fail_verify_naming_the_signature(
         code, out = await teoti("replay", str(path), "--verify", "--public-key", keys)
         assert code == 1, out
         assert out.splitlines()[-1].startswith("verify: FAILED (signature 1 (key "), out
-        assert "head_hash differ from what was signed" in out.splitlines()[-1], out
+        assert "head_hash is not what was signed" in out.splitlines()[-1], out
 
     flipped = [{**lines[0], "finished": False}, *lines[1:]]
     _write(tmp_path / "flipped.jsonl", flipped)

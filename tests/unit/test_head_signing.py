@@ -94,8 +94,8 @@ def test_renaming_a_seat_and_rehashing_fails_on_the_signature() -> None:
     ok, problems = _check(forged)
     assert not ok
     assert problems == (
-        f"signature 1 (key {SIGNER.key_id}): the header's head_hash differ from what was "
-        f"signed (head_hash={public.header.head_hash!r})",
+        f"signature 1 (key {SIGNER.key_id}): the header's head_hash is not what was "
+        f"signed (signed: head_hash={public.header.head_hash!r})",
     )
 
 
@@ -109,7 +109,7 @@ def test_changing_a_recorded_at_and_rehashing_fails_on_the_signature() -> None:
         metadata=EventMetadata(metadata.command_id, metadata.seat, "2020-01-01T00:00:00+00:00"),
     )
     ok, problems = _check(_rehashed(public, events))
-    assert not ok and "head_hash differ from what was signed" in problems[0]
+    assert not ok and "head_hash is not what was signed" in problems[0]
 
 
 def test_flipping_finished_fails_on_the_fold_and_on_the_signature() -> None:
@@ -118,7 +118,7 @@ def test_flipping_finished_fails_on_the_fold_and_on_the_signature() -> None:
     report = audit_public_log(flipped, fixture_registry())
     assert report.problems == ("the header says finished=false, the log's game has ended",)
     (problem,) = check_signatures(flipped.header, [SIGNER.public]).problems
-    assert "finished differ from what was signed (finished=True)" in problem
+    assert "finished is not what was signed (signed: finished=True)" in problem
 
 
 def test_a_forger_signing_with_their_own_key_or_editing_the_statement_fails() -> None:
