@@ -22,6 +22,7 @@ from services.engine.bot_credential import BotCredential
 from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.clock import SeedSource, random_seed
 from services.engine.engine import Engine
+from services.engine.head_signing import HeadSigner, SigningKeys
 from services.engine.link_server import LinkServer
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
@@ -237,6 +238,7 @@ async def all_in_one(
     timekeeper: TimekeeperSettings | None = None,
     web_address: str | None = None,
     web: WebSettings | None = None,
+    signing: SigningKeys | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
@@ -247,7 +249,9 @@ async def all_in_one(
     director here (TournamentService is served either way); ``timekeeper``: the clocks'
     timekeeper (default :class:`TimekeeperSettings`; interval 0: none);
     ``web_address``: ``host:port`` of the web face (services.web; port 0: a free one),
-    None for none; ``web``: its settings.
+    None for none; ``web``: its settings; ``signing``: the keys the gateway signs heads
+    with and publishes (default: a key made for this run, held in memory only; ``teoti
+    serve`` passes the one in its data dir).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -273,6 +277,7 @@ async def all_in_one(
     quota = quota or GatewaySettings().quota()
     watchers = watchers or GatewaySettings().watchers()
     play_streams = play_streams or GatewaySettings().play_streams()
+    signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
         reader,
@@ -284,6 +289,7 @@ async def all_in_one(
         watchers,
         tournaments,
         play_streams,
+        signing,
     )
     web_server = None
     if web_address is not None:
@@ -293,7 +299,15 @@ async def all_in_one(
             web_server = await start_game_web(
                 web_address,
                 GameServicer(
-                    reader, client, default_ruleset, hub, limiter, quota, watchers, play_streams
+                    reader,
+                    client,
+                    default_ruleset,
+                    hub,
+                    limiter,
+                    quota,
+                    watchers,
+                    play_streams,
+                    signing,
                 ),
                 web,
                 TournamentServicer(tournaments, default_ruleset, limiter, quota),
@@ -405,10 +419,15 @@ async def run_gateway(
     web_address: str | None = None,
     web: WebSettings | None = None,
     tournament_redis: RedisConfig | str | None = None,
+    signing: SigningKeys | None = None,
 ) -> None:
     """``teoti gateway``: GameService and TournamentService, writing through a remote
     engine (no director: run ``teoti director``); with ``web_address`` (``host:port``)
     also their web face (services.web) over the same servicer objects and limits.
+
+    ``signing``: the keys it signs heads with and publishes; without a signer it signs
+    nothing (GetSignedHead refused with ``signing_key_missing``, logged at start as the
+    warning ``signing_key_missing``).
 
     ``tournament_redis``: the Redis login of TournamentService (the director's user,
     which may write tournament logs and nothing of a game; docs/operations.md, "Redis
@@ -432,6 +451,13 @@ async def run_gateway(
     )
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
+    signing = signing or SigningKeys(None)
+    if signing.signer is None:
+        log.warning(
+            "signing_key_missing",
+            hint="set --signing-key-file / TEOTI_SIGNING_KEY_FILE: this gateway signs no head, "
+            "and exports from it are unsigned",
+        )
     server, port = await create_server(
         address,
         reader,
@@ -442,13 +468,14 @@ async def run_gateway(
         watchers=watchers,
         tournaments=tournaments,
         play_streams=play_streams,
+        signing=signing,
     )
     web_server = None
     if web_address is not None:
         from services.web.gateway import start_game_web
 
         servicer = GameServicer(
-            reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers, play_streams
+            reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers, play_streams, signing
         )
         web_server = await start_game_web(
             web_address,
@@ -463,6 +490,7 @@ async def run_gateway(
         tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,
         engine_transport=client.transport,
+        signing_key_id=signing.signer.key_id if signing.signer else "",
         redis=as_config(redis).describe(),
         redis_pool_size=settings.pool_size,
     )

@@ -34,6 +34,13 @@ from services.engine.errors import (
     VersionConflict,
 )
 from services.engine.game import fold
+from services.engine.head_signing import (
+    RETIRED_KEYS_ENV,
+    SERVE_KEY_FILE,
+    SIGNING_KEY_ENV,
+    SignatureError,
+    SigningKeyError,
+)
 from services.engine.public_log import PublicLogError, looks_like_file
 from services.engine.ruleset import DomainEvent, InvalidOptions, RulesetInfo, info_of
 from services.engine.rulesets import (
@@ -183,6 +190,7 @@ async def _serve(args: argparse.Namespace) -> int:
     config = _redis_config(args)
     _port_is_free(args.host, args.port)
     web_address, web = _web_face(args)
+    signing = _signing(args, (data_dir or Path(".teoti/redis")) / SERVE_KEY_FILE)
     with contextlib.ExitStack() as resources:
         if config is None:  # no Redis given: an embedded one for this run
             config = resources.enter_context(_redis(None, data_dir, persist=True))
@@ -202,10 +210,31 @@ async def _serve(args: argparse.Namespace) -> int:
             timekeeper=_timekeeper_settings(args),
             web_address=web_address,
             web=web,
+            signing=signing,
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
             await _stop_event().wait()
     return 0
+
+
+def _signing(args: argparse.Namespace, generated: Path | None) -> Any:
+    """The gateway's signing keys (services.engine.head_signing): ``--signing-key-file``,
+    else (``teoti serve``) the key at ``generated``, made there on first run (mode 0600);
+    else none. ``--retired-signing-keys``: public keys it signed with before, still
+    published. Raises SigningKeyError for a key file it cannot use."""
+    from services.engine.head_signing import HeadSigner, SigningKeys, read_public_keys
+
+    signer = None
+    if args.signing_key_file:
+        signer = HeadSigner.load(Path(args.signing_key_file))
+    elif generated is not None:
+        signer, created = HeadSigner.load_or_create(generated)
+        if created:
+            log.info("signing_key_created", path=str(generated), key_id=signer.key_id)
+    retired = read_public_keys(Path(args.retired_signing_keys)) if args.retired_signing_keys else []
+    if signer is not None:
+        log.info("signing_key_loaded", key_id=signer.key_id, retired=len(retired))
+    return SigningKeys(signer, retired)
 
 
 def _web_face(args: argparse.Namespace) -> tuple[str | None, Any]:
@@ -333,6 +362,7 @@ async def _gateway(args: argparse.Namespace) -> int:
         _gateway_settings(args),
         *_web_face(args),
         tournament_redis=_tournament_login(args, redis),
+        signing=_signing(args, None),
     )
     return 0
 
@@ -674,6 +704,10 @@ async def _replay(args: argparse.Namespace) -> int:
         print(f"seed: revealed, {'verified' if report.seed_verified else 'NOT verified'}")
     if server_report is not None and not server_report.ok:
         problems += [f"server VerifyGame: {p}" for p in server_report.problems]
+    signed = ""
+    if server_report is not None and not problems:
+        signed, problem = await _server_signature(args, events, server_report)
+        problems += [problem] if problem else []
     for problem in problems:
         print(f"PROBLEM: {problem}")
     if args.verify:
@@ -681,10 +715,43 @@ async def _replay(args: argparse.Namespace) -> int:
             bad = report.first_bad_version or (
                 server_report.first_bad_version if server_report else 0
             )
-            print(f"verify: FAILED (first bad version: {bad})")
+            print(f"verify: FAILED ({f'first bad version: {bad}' if bad else problems[0]})")
             return 1
+        print(signed)
         print(f"verify: OK (chain head {report.head_hash})")
     return 0
+
+
+async def _server_signature(args: argparse.Namespace, events: Any, verdict: Any) -> tuple[str, str]:
+    """(the ``signature:`` line, a problem or "") of VerifyGame's signed head: it must
+    verify with a key the server publishes and sign the head of the events this client
+    read. Without one (a gateway without a signing key): a problem unless
+    ``--unsigned-ok``."""
+    from services.engine.head_signing import SignedHead, verify_signed_head
+    from services.export_cli import signer_line, verification_keys
+
+    if verdict.signed_head is None:
+        if args.unsigned_ok:
+            return "signature: NONE (the server signs nothing; --unsigned-ok)", ""
+        return "", "signature: the server signed no head (it has no signing key; --unsigned-ok)"
+    if not args.target:
+        args.target = "127.0.0.1:50051"
+    keys, source = await verification_keys(args)
+    head = verdict.signed_head
+    try:
+        statement = verify_signed_head(
+            SignedHead(head.statement_json, head.signature, head.key_id), keys
+        )
+    except SignatureError as error:
+        return "", f"signature: {error}"
+    logged = events[statement.version - 1].hash if 0 < statement.version <= len(events) else ""
+    if (statement.game_id, statement.version, statement.head_hash) != (
+        args.game_id,
+        verdict.events,
+        verdict.head_hash,
+    ) or logged != statement.head_hash:
+        return "", "signature: the signed head is not the head of the log that was read"
+    return signer_line(statement, keys, source), ""
 
 
 SERVICE_COMMANDS = frozenset({"serve", "engine", "gateway", "bot", "director"})
@@ -785,6 +852,22 @@ def build_parser() -> argparse.ArgumentParser:
             "(default $TEOTI_MAX_PLAY_STREAMS_PER_CLIENT or %(default)s)",
         )
 
+    def signing_opt(p: argparse.ArgumentParser, fallback: str) -> None:
+        p.add_argument(
+            "--signing-key-file",
+            default=os.environ.get(SIGNING_KEY_ENV, ""),
+            metavar="PEM",
+            help="Ed25519 private key (PEM, PKCS#8) the gateway signs games' heads with "
+            f"(docs/operations.md 'Signing keys'); default ${SIGNING_KEY_ENV}, else {fallback}",
+        )
+        p.add_argument(
+            "--retired-signing-keys",
+            default=os.environ.get(RETIRED_KEYS_ENV, ""),
+            metavar="FILE",
+            help="keys document (the well-known file's shape) of retired public keys to keep "
+            f"publishing, so old signatures still verify; default ${RETIRED_KEYS_ENV}",
+        )
+
     def web_opt(p: argparse.ArgumentParser, default_port: int) -> None:
         p.add_argument(
             "--web-port",
@@ -810,6 +893,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(used when no Redis URL is given)",
     )
     serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
+    signing_opt(serve, f"{SERVE_KEY_FILE} in --data-dir, made on first run (mode 0600)")
     web_opt(serve, 8080)
     redis_opt(serve)
     limits_opt(serve)
@@ -846,6 +930,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
     engine_transport_opt(gateway)
+    signing_opt(gateway, "none: it signs nothing (GetSignedHead refused, exports unsigned)")
     web_opt(gateway, 0)
     gateway.add_argument(
         "--tournament-redis-username",
@@ -955,6 +1040,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--verify",
         action="store_true",
         help="exit 1 if the hash chain, fold, seed or rebuilt state do not check out",
+    )
+    replay.add_argument(
+        "--public-key",
+        action="append",
+        metavar="FILE",
+        help="with --verify: the service's public key(s) an export's signature must verify "
+        "with (its /.well-known/teoti-signing-keys.json, or a PEM public key); repeatable. "
+        "Without it, the keys --target publishes (ListSigningKeys)",
+    )
+    replay.add_argument(
+        "--unsigned-ok",
+        action="store_true",
+        help="with --verify: accept a log without the service's signature (an export from "
+        "before signatures, or from a gateway without a signing key), checking its chain alone",
     )
     replay.add_argument(
         "--step", action="store_true", help="step through the game on the terminal table"
@@ -1135,6 +1234,8 @@ def _failure(error: Exception) -> tuple[str, int]:
     3 a timeout. Never a traceback: an unexpected error is logged (DEBUG) in full."""
     match error:
         case UsageError() | AddressInUse() | DataDirInUse():
+            return str(error), 2
+        case SigningKeyError() | SignatureError():
             return str(error), 2
         case RuleViolation():  # InvalidOptions too: the rule and its explanation
             return f"{error.rule}: {error.message}", 2

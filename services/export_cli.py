@@ -16,13 +16,21 @@ from pathlib import Path
 
 from services.engine.errors import CorruptLog, UnknownRuleset
 from services.engine.game import fold
+from services.engine.head_signing import (
+    HeadStatement,
+    PublicKey,
+    SignedHead,
+    read_public_keys,
+)
 from services.engine.public_log import (
     LogHeader,
+    PublicLog,
     audit_public_log,
+    check_signatures,
     read_public_log,
     write_public_log,
 )
-from services.engine.ruleset import DomainEvent
+from services.engine.ruleset import DomainEvent, RuleViolation
 from services.engine.rulesets import RulesetRegistry
 
 Describer = Callable[[RulesetRegistry, str, DomainEvent], tuple[bool, str]]
@@ -30,12 +38,31 @@ Describer = Callable[[RulesetRegistry, str, DomainEvent], tuple[bool, str]]
 
 
 async def export_game(args: argparse.Namespace) -> int:
-    """Write a game's public log (what a spectator may read) to a file or stdout."""
+    """Write a game's public log (what a spectator may read) to a file or stdout, with
+    the server's signature over its head (GetSignedHead); from a server that signs
+    nothing, an unsigned export and a warning on stderr saying so."""
     from services.client import TeotiClient
 
     target = args.target or "127.0.0.1:50051"
     async with TeotiClient(target) as client:
+        signed: SignedHead | None = None
+        try:
+            reply = await client.signed_head(args.game_id)
+            signed = SignedHead(reply.statement_json, reply.signature, reply.key_id)
+        except RuleViolation as refused:
+            if refused.rule != "signing_key_missing":
+                raise
+            print(
+                f"warning: {target} signs nothing ({refused.message}): this export is "
+                "UNSIGNED, and replay --verify refuses it without --unsigned-ok",
+                file=sys.stderr,
+            )
         stored = await client.get_game(args.game_id)
+        if signed is not None:
+            # Export the signed head: the game may have moved on since it was signed.
+            version = HeadStatement.parse(signed.statement).version
+            if stored.version != version:
+                stored = await client.get_game_at(args.game_id, version)
         # The game may move on meanwhile: keep the events up to the head GetGame gave.
         events = [e for e in await client.events(args.game_id) if e.version <= stored.version]
     header = LogHeader(
@@ -48,6 +75,7 @@ async def export_game(args: argparse.Namespace) -> int:
         exported_at=datetime.now(UTC).isoformat(),
         source=target,
         state=stored.state,
+        signatures=(signed,) if signed is not None else (),
     )
     text = io.StringIO()
     write_public_log(text, header, events)
@@ -99,7 +127,88 @@ async def replay_file(
         print(f"PROBLEM: {problem}")
     if args.verify:
         if not report.ok:
-            print(f"verify: FAILED (first bad version: {report.first_bad_version})")
+            bad = report.first_bad_version
+            # A header's own broken promise has no version: name the promise instead.
+            print(f"verify: FAILED ({f'first bad version: {bad}' if bad else report.problems[0]})")
             return 1
-        print(f"verify: OK (chain head {report.head_hash}, offline)")
+        return await _verify_signatures(args, public, report.head_hash)
+    return 0
+
+
+async def verification_keys(args: argparse.Namespace) -> tuple[list[PublicKey], str]:
+    """The public keys ``replay --verify`` trusts and where they came from: every
+    ``--public-key`` file (PEM public key or keys document), else the keys ``--target``
+    publishes (ListSigningKeys), else none. Raises SigningKeyError for a bad key file."""
+    if args.public_key:
+        keys = [key for path in args.public_key for key in read_public_keys(Path(path))]
+        return keys, ", ".join(args.public_key)
+    if not args.target:
+        return [], ""
+    from services.client import TeotiClient
+
+    async with TeotiClient(args.target) as client:
+        listed = await client.signing_keys()
+    keys = [
+        PublicKey.from_json(
+            {
+                "key_id": k.key_id,
+                "algorithm": k.algorithm,
+                "public_key": k.public_key,
+                "valid_from": k.valid_from,
+                "valid_until": k.valid_until,
+                "current": k.current,
+            }
+        )
+        for k in listed
+    ]
+    return keys, f"{args.target} (ListSigningKeys)"
+
+
+def signer_line(statement: HeadStatement, keys: list[PublicKey], source: str) -> str:
+    """``signature: OK ...``: whose key signed what, when."""
+    key = next(k for k in keys if k.key_id == statement.key_id)
+    kind = "current" if key.current else "retired" if key.valid_until else "given"
+    return (
+        f"signature: OK, key {statement.key_id} ({kind} key from {source}) signed game "
+        f"{statement.game_id} at version {statement.version}, head {statement.head_hash[:16]}..., "
+        f"finished={str(statement.finished).lower()}, at {statement.signed_at}"
+    )
+
+
+async def _verify_signatures(args: argparse.Namespace, public: PublicLog, head: str) -> int:
+    """The signature part of ``replay FILE --verify`` once the log checked out: exit 0
+    when every signature verifies with a known key and signs this header (or, with
+    ``--unsigned-ok``, an export with none), 1 when one fails or the export is unsigned,
+    2 when no public key was given to check one with."""
+    if not public.header.signatures:
+        if args.unsigned_ok:
+            print(
+                "signature: NONE (unsigned export): the chain and fold check, but nothing "
+                "proves the service wrote this file"
+            )
+            print(f"verify: OK (chain head {head}, offline, UNSIGNED)")
+            return 0
+        print(
+            "verify: FAILED (unsigned: the export carries no signature of the service, so "
+            "anyone could have written it; --unsigned-ok checks an old export's chain alone)"
+        )
+        return 1
+    keys, source = await verification_keys(args)
+    if not keys:
+        ids = ", ".join(sorted({s.key_id for s in public.header.signatures}))
+        print(
+            f"verify: cannot check the signature of key {ids}: give the service's public "
+            "key with --public-key FILE (its /.well-known/teoti-signing-keys.json, or a PEM) "
+            "or ask it with --target HOST:PORT"
+        )
+        return 2
+    check = check_signatures(public.header, keys)
+    for problem in check.problems:
+        print(f"PROBLEM: {problem}")
+    if not check.ok:
+        print(f"verify: FAILED ({check.problems[0]})")
+        return 1
+    for statement in check.signers:
+        print(signer_line(statement, keys, source))
+    print(f"verify: OK (chain head {head}, offline, signed by {check.signers[0].key_id})")
     return 0

@@ -4,10 +4,13 @@ Format ``teoti-public-log`` version 1: UTF-8 JSON lines.
 
 - Line 1, the header: ``{"format": "teoti-public-log", "format_version": 1, "game_id",
   "ruleset", "finished": bool, "head": {"version", "hash"}, "events": N,
-  "exported_at": ISO 8601 UTC, "source": gateway address, "state": public view}``.
+  "exported_at": ISO 8601 UTC, "source": gateway address, "state": public view,
+  "signatures": [{"statement", "signature", "key_id"}, ...]}``.
   ``head`` is the log's head and ``state`` the public view (GetGame's ``state``) at that
   version, as the server reported them when exporting: a reader checks that the events
-  end at that head and fold to that view.
+  end at that head and fold to that view. ``signatures`` are the service's signed heads
+  (:mod:`services.engine.head_signing`) binding ``game_id``, ``ruleset``, ``head`` and
+  ``finished``; an export from a server that signs nothing has none (issue 30 item 10).
 - Lines 2..N+1: the events exactly as ListEvents returns them to a spectator, in version
   order, one object each: ``{version, type, schema_version, payload, metadata:
   {command_id, seat, recorded_at}, hash}`` (:mod:`services.engine.event_json`).
@@ -28,6 +31,13 @@ from typing import IO, Any
 from services.engine.audit import AuditReport, audit_log
 from services.engine.event_json import event_from_json, event_to_json
 from services.engine.game import fold
+from services.engine.head_signing import (
+    HeadStatement,
+    PublicKey,
+    SignatureError,
+    SignedHead,
+    verify_signed_head,
+)
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.records import StoredEvent, canonical_json
 
@@ -54,6 +64,7 @@ class LogHeader:
     source: str = ""
     state: dict[str, Any] | None = None
     format_version: int = FORMAT_VERSION
+    signatures: tuple[SignedHead, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The header as its JSON line's object."""
@@ -68,6 +79,7 @@ class LogHeader:
             "exported_at": self.exported_at,
             "source": self.source,
             "state": self.state,
+            "signatures": [signed.to_json() for signed in self.signatures],
         }
 
 
@@ -102,6 +114,9 @@ def _header(data: Any) -> LogHeader:
         )
     try:
         head = data["head"]
+        signatures = data.get("signatures") or []
+        if not isinstance(signatures, list):
+            raise TypeError("signatures is not a list")
         return LogHeader(
             game_id=str(data["game_id"]),
             ruleset=str(data["ruleset"]),
@@ -113,6 +128,7 @@ def _header(data: Any) -> LogHeader:
             source=str(data.get("source", "")),
             state=data["state"] if isinstance(data.get("state"), dict) else None,
             format_version=int(version),
+            signatures=tuple(SignedHead.from_json(entry) for entry in signatures),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise PublicLogError(f"line 1: header field missing or malformed: {exc!r}") from exc
@@ -161,10 +177,72 @@ def audit_public_log(log: PublicLog, registry: RulesetRegistry) -> AuditReport:
         extra.append(
             f"the header promises {log.header.events} events, the file has {len(log.events)}"
         )
-    if log.header.state is not None and report.ok:
+    if report.ok:
         game = fold(game_id, log.events, registry)
-        if canonical_json(game.ruleset.view(game.state, None)) != canonical_json(log.header.state):
+        if log.header.state is not None and canonical_json(
+            game.ruleset.view(game.state, None)
+        ) != canonical_json(log.header.state):
             extra.append("rebuilt state differs from the exported projection")
+        if game.is_terminal() != log.header.finished:
+            extra.append(
+                f"the header says finished={str(log.header.finished).lower()}, the log's game "
+                f"{'has' if game.is_terminal() else 'has not'} ended"
+            )
     if not extra:
         return report
     return replace(report, ok=False, problems=(*report.problems, *extra))
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureCheck:
+    """What :func:`check_signatures` found.
+
+    Attributes:
+        signed: the header carries at least one signature.
+        signers: the statements that verified, in the header's order (all of them when
+            ``problems`` is empty).
+        problems: one line per signature that failed, naming the check.
+    """
+
+    signed: bool
+    signers: tuple[HeadStatement, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Signed, and every signature verified and matches the header."""
+        return self.signed and not self.problems
+
+
+def check_signatures(header: LogHeader, keys: Sequence[PublicKey]) -> SignatureCheck:
+    """Check every signature of ``header`` against ``keys`` (the service's published
+    keys) and against the header itself: each must verify with a known key and sign this
+    header's ``game_id``, ``ruleset``, ``head`` (version and hash) and ``finished``. The
+    events are bound through the head hash (:func:`audit_public_log` checks they chain
+    to it), the ``state`` through the fold."""
+    signers: list[HeadStatement] = []
+    problems: list[str] = []
+    for number, signed in enumerate(header.signatures, start=1):
+        try:
+            statement = verify_signed_head(signed, keys)
+        except SignatureError as exc:
+            problems.append(f"signature {number}: {exc}")
+            continue
+        claimed = {
+            "game_id": header.game_id,
+            "ruleset": header.ruleset,
+            "version": header.head_version,
+            "head_hash": header.head_hash,
+            "finished": header.finished,
+        }
+        signed_json = statement.to_json()
+        differ = [name for name, value in claimed.items() if signed_json[name] != value]
+        if differ:
+            problems.append(
+                f"signature {number} (key {statement.key_id}): the header's "
+                f"{', '.join(differ)} {'is' if len(differ) == 1 else 'are'} not what was "
+                f"signed (signed: {', '.join(f'{n}={signed_json[n]!r}' for n in differ)})"
+            )
+            continue
+        signers.append(statement)
+    return SignatureCheck(bool(header.signatures), tuple(signers), tuple(problems))

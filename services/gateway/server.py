@@ -5,6 +5,7 @@ from __future__ import annotations
 import grpc
 
 from services.engine.client import EngineClient
+from services.engine.head_signing import SigningKeys
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
 from services.gateway.servicer import GameServicer
@@ -29,6 +30,7 @@ async def create_server(
     watchers: WatcherLimit | None = None,
     tournaments: TournamentService | None = None,
     play_streams: PlayStreamLimit | None = None,
+    signing: SigningKeys | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -39,7 +41,8 @@ async def create_server(
     streams per client (default DEFAULT_WATCHERS_PER_CLIENT). Bind ``127.0.0.1:0`` in tests to
     get a free port. ``play_streams``: the open Play streams per client (default
     DEFAULT_PLAY_STREAMS_PER_CLIENT). ``tournaments``: also serve TournamentService with
-    it. Stop with ``await server.stop(grace)``.
+    it. ``signing``: the keys GameService signs heads with and publishes (default none:
+    GetSignedHead refused, ``signing_key_missing``). Stop with ``await server.stop(grace)``.
     """
     stubs = load_stubs()
     limiter = limiter or ClientRateLimiter()  # one budget per client across both services
@@ -52,6 +55,7 @@ async def create_server(
         quota=quota,
         watchers=watchers,
         play_streams=play_streams,
+        signing=signing,
     )
     registrars = [lambda s: stubs.game_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
     names = [GAME_SERVICE]

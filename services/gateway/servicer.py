@@ -8,7 +8,9 @@ information is in them only as salted commitments, so nothing is redacted. Every
 first spends one unit of its client's rate limit (keyed by seat token, else by address:
 :mod:`services.rpc.limits`); CreateGame also spends one of the caller's creation quota.
 WatchGame streams wait in the process's :class:`~services.gateway.watch_hub.WatchHub`,
-holding no Redis connection while idle.
+holding no Redis connection while idle. The gateway signs the heads it reports
+(GetSignedHead, VerifyGame) with its signing key (:mod:`services.engine.head_signing`),
+on read only: a move costs no signature.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from services.engine.client import EngineClient
 from services.engine.errors import InvalidArgument, NotAuthorized
 from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, check_client_token, hash_token, new_token
+from services.engine.head_signing import SignedHead, SigningKeys
 from services.engine.reader import GameReader
-from services.engine.ruleset import info_of
+from services.engine.ruleset import RuleViolation, info_of
 from services.engine.rulesets import DEFAULT_RULESET
 from services.engine.store.records import (
     GameIndexEntry,
@@ -144,6 +147,19 @@ class FromVersionAhead(InvalidArgument):
     rule = "from_version_ahead"
 
 
+class SigningKeyMissing(RuleViolation):
+    """GetSignedHead on a gateway started without a signing key (FAILED_PRECONDITION,
+    reason ``signing_key_missing``): it cannot sign, and says so rather than answer
+    something unsigned."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "signing_key_missing",
+            "this gateway was started without a signing key (--signing-key-file or "
+            "$TEOTI_SIGNING_KEY_FILE; docs/operations.md 'Signing keys'), so it signs nothing",
+        )
+
+
 class GameServicer:
     """Implements gameserver.v1.GameService (see the proto for each RPC's contract).
 
@@ -156,6 +172,8 @@ class GameServicer:
         quota: CreateGame quota per caller.
         watchers: WatchGame streams open at once per client.
         play_streams: Play streams open at once per client.
+        signing: the keys it signs heads with and publishes (default: none, then
+            GetSignedHead is refused with ``signing_key_missing``).
     """
 
     def __init__(
@@ -168,6 +186,7 @@ class GameServicer:
         quota: CreationQuota | None = None,
         watchers: WatcherLimit | None = None,
         play_streams: PlayStreamLimit | None = None,
+        signing: SigningKeys | None = None,
     ) -> None:
         self._reader = reader
         self._client = client
@@ -177,6 +196,7 @@ class GameServicer:
         self._quota = quota or CreationQuota()
         self._watchers = watchers or WatcherLimit()
         self._play_streams = play_streams or PlayStreamLimit()
+        self.signing = signing or SigningKeys(None)
         self._pb = load_stubs().game_pb2
 
     def _admit(self, context: Context, request: Any = None) -> tuple[str, str | None]:
@@ -463,10 +483,11 @@ class GameServicer:
 
     @unary_errors
     async def VerifyGame(self, request: Any, context: Context) -> Any:
-        """Audit the whole log."""
+        """Audit the whole log; when it checks out and this gateway has a signing key,
+        also sign the head it audited (``signed_head``)."""
         self._admit(context)
         report = await self._reader.audit(request.game_id)
-        return self._pb.VerifyGameResponse(
+        reply = self._pb.VerifyGameResponse(
             ok=report.ok,
             first_bad_version=report.first_bad_version,
             problems=list(report.problems),
@@ -474,6 +495,51 @@ class GameServicer:
             head_hash=report.head_hash,
             seed_revealed=report.seed_revealed,
             seed_verified=report.seed_verified,
+        )
+        if report.ok and report.events >= 2 and self.signing.signer is not None:
+            snapshot = await self._reader.load(request.game_id)
+            if snapshot.version != report.events:  # it moved on since: the audited head
+                snapshot = await self._reader.load_at(request.game_id, report.events)
+            if snapshot.head_hash == report.head_hash:
+                self._signed_proto(self._sign(snapshot), reply.signed_head)
+        return reply
+
+    def _sign(self, snapshot: GameSnapshot) -> SignedHead:
+        """The signed statement of ``snapshot``'s head (SigningKeyMissing without a key)."""
+        signer = self.signing.signer
+        if signer is None:
+            raise SigningKeyMissing()
+        return signer.sign(
+            snapshot.game_id,
+            snapshot.ruleset_name,
+            snapshot.version,
+            snapshot.head_hash,
+            snapshot.is_terminal(),
+        )
+
+    def _signed_proto(self, signed: SignedHead, into: Any) -> Any:
+        into.statement_json = signed.statement
+        into.signature = signed.signature
+        into.key_id = signed.key_id
+        return into
+
+    @unary_errors
+    async def GetSignedHead(self, request: Any, context: Context) -> Any:
+        """Sign the game's current head, as GetGame reports it."""
+        self._admit(context)
+        if self.signing.signer is None:
+            raise SigningKeyMissing()
+        snapshot = await self._reader.load(request.game_id)
+        reply = self._pb.GetSignedHeadResponse()
+        self._signed_proto(self._sign(snapshot), reply.signed_head)
+        return reply
+
+    @unary_errors
+    async def ListSigningKeys(self, request: Any, context: Context) -> Any:
+        """The published public keys: the current one first, then retired ones."""
+        self._admit(context)
+        return self._pb.ListSigningKeysResponse(
+            keys=[self._pb.SigningKey(**key.to_json()) for key in self.signing.published()]
         )
 
     @unary_errors

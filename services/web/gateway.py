@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 from teoti_client.proto import game_service_pb2
 
+from services.engine.head_signing import WELL_KNOWN_PATH
 from services.web.server import WebServer, WebSettings, build_app, start_web
 
 GAME_SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
@@ -25,7 +29,8 @@ async def start_game_web(
 ) -> WebServer:
     """Serve ``servicer`` (a GameService servicer, as the gRPC server runs it) and, when
     given, ``tournaments`` (a TournamentService servicer) on the web face at ``address``
-    (``host:port``; port 0: a free one)."""
+    (``host:port``; port 0: a free one), with the servicer's public signing keys at
+    ``/.well-known/teoti-signing-keys.json`` (what ListSigningKeys answers)."""
     services: list[tuple[Any, Any]] = [(GAME_SERVICE, servicer)]
     if tournaments is not None:
         from services.rpc.generated import tournament_service_pb2
@@ -34,6 +39,14 @@ async def start_game_web(
         services.append((descriptor, tournaments))
     settings = settings or WebSettings()
     host, port = split_address(address)
+
+    async def signing_keys(_: Request) -> Response:
+        return JSONResponse(servicer.signing.document())
+
+    well_known = Route(WELL_KNOWN_PATH, signing_keys, methods=["GET"])
     return await start_web(
-        build_app(services, settings), host, port, max_request_bytes=settings.max_request_bytes
+        build_app(services, settings, [well_known]),
+        host,
+        port,
+        max_request_bytes=settings.max_request_bytes,
     )

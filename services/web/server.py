@@ -62,9 +62,12 @@ class WebSettings:
 
 
 def build_app(
-    services: Sequence[tuple[ServiceDescriptor, Any]], settings: WebSettings | None = None
+    services: Sequence[tuple[ServiceDescriptor, Any]],
+    settings: WebSettings | None = None,
+    extra_routes: Sequence[Route] = (),
 ) -> Starlette:
-    """The ASGI app serving each ``(service descriptor, servicer)`` pair's RPCs."""
+    """The ASGI app serving each ``(service descriptor, servicer)`` pair's RPCs, and
+    ``extra_routes`` (fixed documents such as the well-known signing keys) before them."""
     settings = settings or WebSettings()
     routes = [route for service, servicer in services for route in routes_for(service, servicer)]
     face = Face(routes, settings.max_request_bytes)
@@ -100,6 +103,7 @@ def build_app(
         if route.method.client_streaming
     ]
     table += [
+        *extra_routes,
         Route("/openapi.json", spec, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         # Every verb reaches the face, which refuses all but POST (GET for streams)

@@ -33,10 +33,13 @@ TARGETS = ("base", *OVERLAYS)
 K8S_VERSIONS = ("1.29.0", "latest")
 COMPONENTS = ("gateway", "engine", "bot", "director")
 COMPONENT_LABEL = "app.kubernetes.io/component"
-# Created out of band in production (never from the repository).
+# Created out of band in production (never from the repository); the signing key in
+# every environment: a private key in the repository would let anyone sign any log.
+SIGNING_SECRET = "teoti-signing-key"
 EXTERNAL_SECRETS = {
     "production": {f"teoti-redis-{component}" for component in COMPONENTS}
-    | {"teoti-bot-credential"}
+    | {"teoti-bot-credential", SIGNING_SECRET},
+    "dev": {SIGNING_SECRET},
 }
 # Besides its Redis login, the Secrets each service reads: the bot credential is for the
 # engine (which checks it) and the bot worker (which acts under it), never the gateway;
@@ -275,6 +278,8 @@ def test_references_resolve(overlay: str) -> None:
         for volume in workload["spec"]["template"]["spec"].get("volumes", []):
             if "configMap" in volume:
                 assert volume["configMap"]["name"] in config_maps, name
+            if "secret" in volume:
+                assert volume["secret"]["secretName"] in secrets, name
         for container in containers(workload):
             defined: set[str] = set()
             for source in container.get("envFrom", []):
@@ -556,3 +561,31 @@ def test_directors_run_side_by_side(target: str) -> None:
     args = [re.sub(r"\$\((\w+)\)", "placeholder", a) for a in container["args"]]
     parsed = build_parser().parse_args(args)
     assert parsed.health_port == container["ports"][0]["containerPort"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_only_the_gateway_holds_the_signing_key(target: str) -> None:
+    """Issue 30 item 10: the gateway signs games' heads with the key of the Secret
+    teoti-signing-key, mounted read-only (mode 0400) where TEOTI_SIGNING_KEY_FILE
+    points; no other part sees it, and no overlay ships one (created out of band)."""
+    docs = _render(target)
+    assert not [d for d in of_kind(docs, "Secret") if d["metadata"]["name"] == SIGNING_SECRET]
+    for workload in workloads(docs):
+        component = workload["metadata"]["labels"][COMPONENT_LABEL]
+        spec = workload["spec"]["template"]["spec"]
+        volumes = {
+            v["name"]: v["secret"]
+            for v in spec.get("volumes", [])
+            if v.get("secret", {}).get("secretName") == SIGNING_SECRET
+        }
+        if component != "gateway":
+            assert not volumes, f"{component} must not see the signing key"
+            continue
+        ((volume_name, secret),) = volumes.items()
+        assert secret["defaultMode"] == 0o400
+        (container,) = containers(workload)
+        (mount,) = [m for m in container["volumeMounts"] if m["name"] == volume_name]
+        assert mount["readOnly"] is True
+        env = {v["name"]: v.get("value") for v in container["env"]}
+        (item,) = secret["items"]
+        assert env["TEOTI_SIGNING_KEY_FILE"] == f"{mount['mountPath']}/{item['path']}"

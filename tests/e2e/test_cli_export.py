@@ -1,15 +1,23 @@
 """Audit without the server: ``teoti export`` writes a game's public log to a file, and
-``teoti replay --verify FILE`` checks it offline (services/engine/public_log.py)."""
+``teoti replay --verify FILE`` checks it offline (services/engine/public_log.py) with
+only the service's public key (issue 30 item 10: a re-hashed forgery fails)."""
 
 from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from services.app import Stack
+from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
+from services.engine.event_json import event_from_json, event_to_json
+from services.engine.game import fold
+from services.engine.head_signing import HeadSigner, SigningKeys, public_pem
 from services.engine.public_log import FORMAT, FORMAT_VERSION
+from services.engine.rulesets import RulesetRegistry
+from services.engine.store.chain import hash_of
 from tests.e2e.test_cli import stack, teoti
 
 __all__ = ["stack"]  # the fixture, shared with test_cli.py
@@ -34,6 +42,48 @@ def _write(path: Path, lines: list[dict[str, object]]) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
+async def published_keys_file(target: str, path: Path) -> str:
+    """The service's published keys (ListSigningKeys) as a keys document at ``path``:
+    what an outsider saves from its /.well-known/teoti-signing-keys.json."""
+    async with TeotiClient(target) as client:
+        keys = await client.signing_keys()
+    document = {
+        "keys": [
+            {
+                "key_id": k.key_id,
+                "algorithm": k.algorithm,
+                "public_key": k.public_key,
+                "valid_from": k.valid_from,
+                "valid_until": k.valid_until,
+                "current": k.current,
+            }
+            for k in keys
+        ]
+    }
+    return _save(path, document)
+
+
+def _save(path: Path, document: dict[str, Any]) -> str:
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def _rehash(lines: list[dict[str, Any]], registry: RulesetRegistry) -> list[dict[str, Any]]:
+    """A forger's export: every event hash recomputed from version 1, the header's head
+    and public view made to match the edited events (the signatures left as they were)."""
+    previous = "0" * 64
+    events = []
+    for line in lines[1:]:
+        event = event_from_json(line)
+        previous = hash_of(previous, event)
+        events.append(event_to_json(event) | {"hash": previous})
+    header = dict(lines[0])
+    game = fold(str(header["game_id"]), [event_from_json(e) for e in events], registry)
+    header["head"] = {"version": len(events), "hash": previous}
+    header["state"] = game.ruleset.view(game.state, None)
+    return [header, *events]
+
+
 async def test_export_then_verify_offline_and_catch_tampering(stack: Stack, tmp_path: Path) -> None:
     target = f"127.0.0.1:{stack.port}"
     game_id = await _finished_game(target)
@@ -53,10 +103,12 @@ async def test_export_then_verify_offline_and_catch_tampering(stack: Stack, tmp_
     assert code == 0
     assert [json.loads(x) for x in stdout_export.splitlines()[1:]] == events
 
-    code, out = await teoti("replay", str(exported), "--verify", "--target", NO_SERVER)
+    keys = await published_keys_file(target, tmp_path / "keys.json")
+    code, out = await teoti("replay", str(exported), "--verify", "--public-key", keys)
     assert code == 0, out
     assert "verify: OK" in out and "offline" in out
     assert "seed: revealed, verified" in out and "eclipse 3 scored" in out
+    assert re.search(r"signature: OK, key [0-9a-f]{16} \(current key from .*keys.json\)", out)
 
     victim = len(events) // 2
     tampered = [dict(line) for line in lines]
@@ -94,10 +146,11 @@ async def test_a_running_game_exports_and_verifies_without_a_seed(
     code, out = await teoti("export", created.game_id, "--target", target, "-o", str(exported))
     assert code == 0, out
     assert _lines(exported)[0]["finished"] is False
-    code, out = await teoti("replay", str(exported), "--verify", "--target", NO_SERVER)
+    keys = await published_keys_file(target, tmp_path / "keys.json")
+    code, out = await teoti("replay", str(exported), "--verify", "--public-key", keys)
     assert code == 0, out
     assert "game still running when exported" in out and "verify: OK" in out
-    assert "seed: revealed" not in out
+    assert "seed: revealed" not in out and "finished=false" in out
 
 
 async def test_unreadable_files_and_games_fail_clearly(stack: Stack, tmp_path: Path) -> None:
@@ -112,3 +165,113 @@ async def test_unreadable_files_and_games_fail_clearly(stack: Stack, tmp_path: P
     assert code == 2 and "format_version 99" in out, out
     code, out = await teoti("export", "nosuchgame", "--target", f"127.0.0.1:{stack.port}")
     assert code == 2 and "unknown game 'nosuchgame'" in out and "Traceback" not in out
+
+
+async def test_rehashed_forgeries_fail_verify_naming_the_signature(
+    stack: Stack, tmp_path: Path, registry: RulesetRegistry
+) -> None:
+    """Issue 30 item 10, as it was seen: rename a seat in GameCreated or change a
+    recorded_at, recompute every hash and the header's head; flip ``finished``. Each
+    passed ``replay --verify`` before the service signed its heads."""
+    target = f"127.0.0.1:{stack.port}"
+    game_id = await _finished_game(target)
+    exported = tmp_path / "game.jsonl"
+    code, out = await teoti("export", game_id, "--target", target, "-o", str(exported))
+    assert code == 0, out
+    keys = await published_keys_file(target, tmp_path / "keys.json")
+    lines = _lines(exported)
+
+    renamed = [dict(line) for line in lines]
+    payload = dict(renamed[1]["payload"])  # type: ignore[call-overload]
+    payload["seats"] = [dict(seat) for seat in payload["seats"]]
+    payload["seats"][0]["name"] = "Mallory"
+    renamed[1] = {**renamed[1], "payload": payload}
+    retimed = [dict(line) for line in lines]
+    victim = len(lines) // 2
+    metadata = dict(retimed[victim]["metadata"])  # type: ignore[call-overload]
+    metadata["recorded_at"] = "2020-01-01T00:00:00+00:00"
+    retimed[victim] = {**retimed[victim], "metadata": metadata}
+    for name, forged in (("renamed", renamed), ("retimed", retimed)):
+        path = tmp_path / f"{name}.jsonl"
+        _write(path, _rehash(forged, registry))
+        code, out = await teoti("replay", str(path), "--verify")
+        assert code == 2 and "PROBLEM" not in out, out  # the chain and fold alone are fooled
+        assert "verify: cannot check the signature of key" in out, out
+        code, out = await teoti("replay", str(path), "--verify", "--public-key", keys)
+        assert code == 1, out
+        assert out.splitlines()[-1].startswith("verify: FAILED (signature 1 (key "), out
+        assert "head_hash is not what was signed" in out.splitlines()[-1], out
+
+    flipped = [{**lines[0], "finished": False}, *lines[1:]]
+    _write(tmp_path / "flipped.jsonl", flipped)
+    code, out = await teoti(
+        "replay", str(tmp_path / "flipped.jsonl"), "--verify", "--public-key", keys
+    )
+    assert code == 1, out
+    assert out.splitlines()[-1] == (
+        "verify: FAILED (the header says finished=false, the log's game has ended)"
+    ), out
+
+    # Signed by someone else's key, or with the signature removed: refused too.
+    mallory = HeadSigner.generate()
+    resigned = dict(lines[0])
+    head = lines[0]["head"]
+    assert isinstance(head, dict)
+    resigned["signatures"] = [
+        mallory.sign(game_id, "teotihuacan", head["version"], head["hash"], True).to_json()
+    ]
+    _write(tmp_path / "resigned.jsonl", [resigned, *lines[1:]])
+    code, out = await teoti(
+        "replay", str(tmp_path / "resigned.jsonl"), "--verify", "--public-key", keys
+    )
+    assert code == 1 and f"signed by unknown key {mallory.key_id}" in out.splitlines()[-1], out
+    _write(tmp_path / "stripped.jsonl", [{**lines[0], "signatures": []}, *lines[1:]])
+    code, out = await teoti(
+        "replay", str(tmp_path / "stripped.jsonl"), "--verify", "--public-key", keys
+    )
+    assert code == 1 and out.splitlines()[-1].startswith("verify: FAILED (unsigned:"), out
+    code, out = await teoti("replay", str(tmp_path / "stripped.jsonl"), "--verify", "--unsigned-ok")
+    assert code == 0 and "verify: OK" in out and "UNSIGNED" in out, out
+    code, out = await teoti("replay", str(exported), "--verify")
+    assert code == 2 and "give the service's public key with --public-key FILE" in out, out
+
+
+async def test_a_retired_key_still_verifies_old_exports(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry, tmp_path: Path
+) -> None:
+    """Rotation: the service signs with a new key and keeps publishing the old one as
+    retired; an export signed before verifies against what it publishes now."""
+    old = HeadSigner.generate()
+    exported = tmp_path / "old.jsonl"
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, signing=SigningKeys(old)
+    ) as first:
+        target = f"127.0.0.1:{first.port}"
+        game_id = await _finished_game(target)
+        code, out = await teoti("export", game_id, "--target", target, "-o", str(exported))
+        assert code == 0, out
+    new = HeadSigner.generate()
+    retired = old.public.to_json() | {"valid_until": datetime.now(UTC).isoformat()}
+    (tmp_path / "retired.json").write_text(json.dumps({"keys": [retired]}))
+    from services.engine.head_signing import read_public_keys
+
+    signing = SigningKeys(new, read_public_keys(tmp_path / "retired.json"))
+    async with all_in_one(
+        redis_url, registry=registry, key_prefix=key_prefix, signing=signing
+    ) as second:
+        target = f"127.0.0.1:{second.port}"
+        async with TeotiClient(target) as client:
+            listed = await client.signing_keys()
+        assert [(k.key_id, k.current) for k in listed] == [(new.key_id, True), (old.key_id, False)]
+        code, out = await teoti("replay", str(exported), "--verify", "--target", target)
+        assert code == 0, out
+        assert f"signature: OK, key {old.key_id} (retired key from {target}" in out
+        # A re-export is signed by the new key.
+        again = tmp_path / "new.jsonl"
+        code, out = await teoti("export", game_id, "--target", target, "-o", str(again))
+        assert code == 0, out
+        assert _lines(again)[0]["signatures"][0]["key_id"] == new.key_id  # type: ignore[index]
+    only_new = tmp_path / "new.pem"
+    only_new.write_text(public_pem(new.public))
+    code, out = await teoti("replay", str(exported), "--verify", "--public-key", str(only_new))
+    assert code == 1 and f"signed by unknown key {old.key_id}" in out, out

@@ -26,6 +26,7 @@ from services.engine.store.chain import GENESIS_HASH, hash_of
 from services.rpc.limits import PeerRateLimiter
 from services.tui.timeline import Timeline
 from tests.e2e.test_cli import teoti
+from tests.e2e.test_cli_export import published_keys_file
 
 STANDARD = {"first_game": False}
 TOKENS = ("ann-audit-token-0123456789", "bob-audit-token-0123456789")
@@ -67,6 +68,8 @@ async def _play_humans(client: TeotiClient, game: str, rng: random.Random, moves
 async def _verify_cli(stack: Stack, game: str) -> str:
     code, out = await teoti("replay", game, "--target", f"127.0.0.1:{stack.port}", "--verify")
     assert code == 0 and "verify: OK" in out, out
+    signer = rf"signature: OK, key [0-9a-f]{{16}} \(current key from 127.0.0.1:{stack.port}"
+    assert re.search(signer, out), out
     return out
 
 
@@ -100,7 +103,8 @@ async def test_a_human_standard_game_verifies_from_the_public_api_mid_game(
     target = f"127.0.0.1:{stack.port}"
     code, out = await teoti("export", game, "--target", target, "-o", str(exported))
     assert code == 0, out
-    code, out = await teoti("replay", str(exported), "--verify", "--target", "127.0.0.1:9")
+    keys = await published_keys_file(target, tmp_path / "keys.json")  # its well-known file
+    code, out = await teoti("replay", str(exported), "--verify", "--public-key", keys)
     assert code == 0 and "verify: OK" in out and "commitments: " in out, out
 
 

@@ -165,8 +165,37 @@ class SeatUpdate(Generic[EventT]):
 
 
 @dataclass(frozen=True, slots=True)
+class SignedHead:
+    """The service's signed statement of a game's head (GetSignedHead): ``statement_json``
+    is the exact signed text (canonical JSON of ``{"format": "teoti-signed-head",
+    "format_version", "game_id", "ruleset", "version", "head_hash", "finished", "key_id",
+    "signed_at"}``), ``signature`` its Ed25519 signature (base64), ``key_id`` the key's
+    id (:meth:`GameServiceClient.signing_keys`). Check it with ``cryptography`` or
+    ``teoti replay --verify``."""
+
+    statement_json: str
+    signature: str
+    key_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class SigningKey:
+    """A public key the service signs (``current``) or signed heads with (ListSigningKeys):
+    ``public_key`` the raw 32-byte Ed25519 key, base64; ``valid_from`` / ``valid_until``
+    ISO 8601 UTC ("" unknown / still current)."""
+
+    key_id: str
+    algorithm: str
+    public_key: str
+    valid_from: str
+    valid_until: str
+    current: bool
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyResult:
-    """Audit of a game's log (VerifyGame)."""
+    """Audit of a game's log (VerifyGame); ``signed_head``: the server's signature over
+    the head it audited (None if the log did not check out or the server signs nothing)."""
 
     ok: bool
     first_bad_version: int
@@ -175,6 +204,11 @@ class VerifyResult:
     head_hash: str
     seed_revealed: bool
     seed_verified: bool
+    signed_head: SignedHead | None = None
+
+
+def _signed_head(message: pb.SignedHead) -> SignedHead:
+    return SignedHead(message.statement_json, message.signature, message.key_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -580,7 +614,25 @@ class GameServiceClient(Generic[EventT]):
             r.head_hash,
             r.seed_revealed,
             r.seed_verified,
+            _signed_head(r.signed_head) if r.HasField("signed_head") else None,
         )
+
+    async def signed_head(self, game_id: str) -> SignedHead:
+        """The server's signature over the game's current head (FAILED_PRECONDITION
+        ``signing_key_missing`` from a server that signs nothing)."""
+        request = pb.GetSignedHeadRequest(game_id=game_id)
+        reply: pb.GetSignedHeadResponse = await self._call(self._stub.GetSignedHead, request)
+        return _signed_head(reply.signed_head)
+
+    async def signing_keys(self) -> list[SigningKey]:
+        """The server's public signing keys: the current one first, then retired ones."""
+        reply: pb.ListSigningKeysResponse = await self._call(
+            self._stub.ListSigningKeys, pb.ListSigningKeysRequest()
+        )
+        return [
+            SigningKey(k.key_id, k.algorithm, k.public_key, k.valid_from, k.valid_until, k.current)
+            for k in reply.keys
+        ]
 
     async def list_rulesets(self) -> list[RulesetSummary]:
         """The server's rulesets with their seat counts and solo modes, by name."""
