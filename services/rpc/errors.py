@@ -207,11 +207,10 @@ def rich_status(exc: Exception) -> status_pb2.Status | None:
     detail.Pack(info)
     details = [detail]
     if "retry_after_s" in metadata:
+        # Rounded, not truncated: 0.003 s is 2,999,999.9999 ns in floating point.
+        seconds, nanos = divmod(round(float(metadata["retry_after_s"]) * 1e9), 1_000_000_000)
         retry = error_details_pb2.RetryInfo(
-            retry_delay=duration_pb2.Duration(
-                nanos=int(float(metadata["retry_after_s"]) * 1e9) % 1_000_000_000,
-                seconds=int(float(metadata["retry_after_s"])),
-            )
+            retry_delay=duration_pb2.Duration(seconds=seconds, nanos=nanos)
         )
         hint = any_pb2.Any()
         hint.Pack(retry)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -39,13 +40,29 @@ MAX_REQUEST_BYTES = 256 * 1024
 """Largest request message the public server accepts (RESOURCE_EXHAUSTED beyond)."""
 
 
+WAIT_STEP_S = 0.001
+"""A stated wait is rounded up to this (and is never less)."""
+
+
+def stated_wait(seconds: float) -> float:
+    """``seconds`` rounded up to the next WAIT_STEP_S, at least one step: the wait a
+    refusal states, after which the call is admitted (issue 30 item 9: a fraction of a
+    token at 200 per second is under 5 ms, printed as "0.00s" and rounded to nothing in
+    the RetryInfo, so a client waiting what it was told was refused again)."""
+    steps = math.ceil(round(seconds / WAIT_STEP_S, 6))
+    return max(1, steps) * WAIT_STEP_S
+
+
 class RateLimited(Exception):
-    """The connection spent its request budget; retry after ``retry_after_s``."""
+    """The client spent its request budget; retry after ``retry_after_s`` (seconds,
+    rounded up to whole milliseconds by :func:`stated_wait`: a call from the same
+    client then is admitted, unless another of its calls took the token first)."""
 
     def __init__(self, peer: str, retry_after_s: float) -> None:
-        super().__init__(f"rate limit exceeded for this client; retry in {retry_after_s:.2f}s")
+        wait = stated_wait(retry_after_s)
+        super().__init__(f"rate limit exceeded for this client; retry in {wait:.3f}s")
         self.peer = peer
-        self.retry_after_s = retry_after_s
+        self.retry_after_s = wait
 
 
 class WatcherTooSlow(Exception):
@@ -148,14 +165,23 @@ class TokenBucket:
     tokens: float
     updated: float
 
-    def take(self, now: float) -> float:
-        """Spend one token; returns 0 if granted, else seconds until one is available."""
+    def wait(self, now: float) -> float:
+        """Refill up to ``now``; returns 0 if a token is there, else seconds until one is."""
         self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
         self.updated = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        # The epsilon: a client that waited exactly the stated time finds a whole token
+        # even when the refill's floating-point sum lands a hair below 1.
+        if self.tokens >= 1 - 1e-9:
             return 0.0
         return (1 - self.tokens) / self.rate
+
+    def take(self, now: float) -> float:
+        """Spend one token; returns 0 if granted, else seconds until one is available
+        (nothing is spent then)."""
+        wait = self.wait(now)
+        if not wait:
+            self.tokens -= 1
+        return wait
 
 
 def peer_address(peer: str) -> str:
@@ -208,8 +234,7 @@ class ClientRateLimiter:
         self._factor = address_factor
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def _spend(self, key: str, rate: float, burst: float) -> None:
-        now = self._clock()
+    def _bucket(self, key: str, rate: float, burst: float, now: float) -> TokenBucket:
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = TokenBucket(rate, burst, burst, now)
@@ -217,15 +242,26 @@ class ClientRateLimiter:
             while len(self._buckets) > self._max_peers:
                 self._buckets.popitem(last=False)
         self._buckets.move_to_end(key)
-        wait = bucket.take(now)
+        return bucket
+
+    def _spend(self, *keyed: tuple[str, float, float]) -> None:
+        """Spend one token from each ``(key, rate, burst)`` bucket, or from none: raise
+        RateLimited with the longest wait if any of them is empty (a refused call costs
+        nothing, so a seat hammering past its own rate does not spend its address's
+        ceiling, which other seats behind that address share)."""
+        now = self._clock()
+        buckets = [(self._bucket(key, rate, burst, now), key) for key, rate, burst in keyed]
+        wait, key = max((bucket.wait(now), key) for bucket, key in buckets)
         if wait > 0:
             raise RateLimited(key, wait)
+        for bucket, _ in buckets:
+            bucket.tokens -= 1
 
     def check(self, key: str) -> None:
         """Admit one request from the client ``key`` or raise RateLimited."""
         if self._rate <= 0:
             return
-        self._spend(key, self._rate, self._burst)
+        self._spend((key, self._rate, self._burst))
 
     @staticmethod
     def client_key(peer: str, token: str = "") -> str:
@@ -241,12 +277,14 @@ class ClientRateLimiter:
             return
         address = peer_address(peer)
         if not token:
-            self._spend(address, self._rate, self._burst)
+            self._spend((address, self._rate, self._burst))
             return
         factor = max(self._factor, 1.0)
-        self._spend("ceiling:" + address, self._rate * factor, self._burst * factor)
         key = token_key(token) if token_hash is None else hashed_token_key(token_hash)
-        self._spend(key, self._rate, self._burst)
+        self._spend(
+            ("ceiling:" + address, self._rate * factor, self._burst * factor),
+            (key, self._rate, self._burst),
+        )
 
 
 PeerRateLimiter = ClientRateLimiter
