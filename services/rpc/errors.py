@@ -39,7 +39,13 @@ from services.engine.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.rpc.limits import RateLimited, TooManyPlayStreams, TooManyWatchers, WatcherTooSlow
+from services.rpc.limits import (
+    RateLimited,
+    TooManyPlayStreams,
+    TooManyStreams,
+    TooManyWatchers,
+    WatcherTooSlow,
+)
 
 _DETAILS_KEY = "grpc-status-details-bin"
 MAX_ECHO = 200
@@ -157,6 +163,12 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             "too_many_play_streams",
             {"kind": "too_many_play_streams", "limit": str(exc.limit)},
+        )
+    if isinstance(exc, TooManyStreams):
+        return (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "too_many_streams",
+            {"kind": "too_many_streams", "limit": str(exc.limit), "scope": exc.scope},
         )
     if isinstance(exc, WatcherTooSlow):
         return (

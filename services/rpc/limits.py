@@ -34,6 +34,14 @@ DEFAULT_WATCHERS_PER_CLIENT = 1000
 DEFAULT_PLAY_STREAMS_PER_CLIENT = 1000
 """Play streams one client may hold open at once (a player needs one; a bot farm or a
 benchmark behind one address, one per seat)."""
+UNARY_RESERVE = 4_000
+"""Calls in flight a process keeps for unary calls: streams may take the rest of its
+limit (services.rpc.server.MAX_CONCURRENT_RPCS), never these (issue 30 item 3)."""
+DEFAULT_STREAMS = 16_000
+"""WatchGame and Play streams held at once in one gateway process, every face together."""
+DEFAULT_STREAMS_PER_ADDRESS = 1_000
+"""Streams one caller address may hold of DEFAULT_STREAMS (a 16th: at least 16
+addresses get their whole share, and none can take more)."""
 DEFAULT_CREATES_PER_HOUR = 600.0
 DEFAULT_CREATES_BURST = 60.0
 MAX_REQUEST_BYTES = 256 * 1024
@@ -92,6 +100,73 @@ class TooManyPlayStreams(Exception):
     def __init__(self, limit: int) -> None:
         super().__init__(f"this client already has {limit} Play streams open; close one first")
         self.limit = limit
+
+
+class TooManyStreams(Exception):
+    """The caller's address holds its share of the process's streams (``scope``
+    "address"), or the process holds all it allows ("server")."""
+
+    def __init__(self, limit: int, scope: str) -> None:
+        if scope == "address":
+            text = (
+                f"this address already holds {limit} open streams (WatchGame and Play "
+                "together); close one first"
+            )
+        else:
+            text = (
+                f"the server holds its {limit} open streams; try again later (unary "
+                "calls are still served)"
+            )
+        super().__init__(text)
+        self.limit = limit
+        self.scope = scope
+
+
+class StreamBudget:
+    """Streams (WatchGame and Play, on every face sharing this object) held at once in
+    one process: at most ``total``, and at most ``per_address`` of them per caller
+    address, however many seat tokens it sends (issue 30 item 3: two addresses held
+    20,000 idle streams, every call the process allowed, and a third address's GetGame
+    was refused 222 of 239 times). ``total`` stays below the process's limit of calls
+    in flight, so unary calls always have room; the share per address keeps a few
+    addresses from taking the whole budget. ``per_address`` <= 0: ``total``.
+
+    Raises :class:`TooManyStreams` from :meth:`hold`.
+    """
+
+    def __init__(
+        self, total: int = DEFAULT_STREAMS, per_address: int = DEFAULT_STREAMS_PER_ADDRESS
+    ) -> None:
+        self.total = total
+        self.per_address = per_address if per_address > 0 else total
+        self._held = 0
+        self._by_address: dict[str, int] = {}
+
+    @property
+    def held(self) -> int:
+        """Streams held now."""
+        return self._held
+
+    @contextlib.contextmanager
+    def hold(self, address: str) -> Iterator[None]:
+        """Count one stream of ``address`` (the peer's IP, :func:`peer_address`) while
+        inside; TooManyStreams if the address has its share or the process is full."""
+        mine = self._by_address.get(address, 0)
+        if mine >= self.per_address:
+            raise TooManyStreams(self.per_address, "address")
+        if self._held >= self.total:
+            raise TooManyStreams(self.total, "server")
+        self._by_address[address] = mine + 1
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            left = self._by_address[address] - 1
+            if left:
+                self._by_address[address] = left
+            else:
+                del self._by_address[address]
 
 
 class WatcherLimit:

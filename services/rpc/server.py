@@ -11,12 +11,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.rpc.errors import BadRequest
-from services.rpc.limits import MAX_REQUEST_BYTES
+from services.rpc.limits import DEFAULT_STREAMS, MAX_REQUEST_BYTES, UNARY_RESERVE
 
-MAX_CONCURRENT_RPCS = 20_000
-"""Calls in flight per server process, streams included (RESOURCE_EXHAUSTED beyond).
-Sized for 10,000 idle WatchGame streams plus the unary calls around them: an idle
-watcher costs a small buffer, no Redis connection (services/gateway/watch_hub.py)."""
+MAX_CONCURRENT_RPCS = DEFAULT_STREAMS + UNARY_RESERVE
+"""Calls in flight per server process, streams included (RESOURCE_EXHAUSTED beyond):
+20,000. A gateway lets streams take at most DEFAULT_STREAMS (16,000) of them
+(services.rpc.limits.StreamBudget), so UNARY_RESERVE (4,000) are always left for unary
+calls; an idle watcher costs a small buffer, no Redis connection
+(services/gateway/watch_hub.py)."""
 MAX_STREAMS_PER_CONNECTION = MAX_CONCURRENT_RPCS
 """HTTP/2 streams (calls) open at once on one client connection. A call beyond this limit
 does not fail: the client holds it until a stream ends, with no deadline of ours, so
