@@ -43,10 +43,13 @@ from services.rpc.limits import (
     DEFAULT_CREATES_PER_HOUR,
     DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
+    DEFAULT_STREAMS,
+    DEFAULT_STREAMS_PER_ADDRESS,
     DEFAULT_WATCHERS_PER_CLIENT,
     ClientRateLimiter,
     CreationQuota,
     PlayStreamLimit,
+    StreamBudget,
     WatcherLimit,
 )
 from services.rpc.server import AddressInUse
@@ -108,6 +111,11 @@ class GatewaySettings:
     """WatchGame streams one client (seat token, else address) may hold open; <= 0: any."""
     play_streams_per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT
     """Play streams one client (seat token, else address) may hold open; <= 0: any."""
+    streams: int = DEFAULT_STREAMS
+    """WatchGame and Play streams the process holds at once, every face together (below
+    its limit of calls in flight: the rest is kept for unary calls)."""
+    streams_per_address: int = DEFAULT_STREAMS_PER_ADDRESS
+    """Of those, what one caller address may hold; <= 0: all of them."""
     engine_channels: int = 4
     """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
     engine_transport: str = ""
@@ -129,6 +137,11 @@ class GatewaySettings:
     def play_streams(self) -> PlayStreamLimit:
         """A fresh open-Play-streams limit with these settings."""
         return PlayStreamLimit(self.play_streams_per_client)
+
+    def stream_budget(self) -> StreamBudget:
+        """A fresh budget of open streams (in all and per address) with these settings:
+        one per process, shared by its gRPC and web faces."""
+        return StreamBudget(self.streams, self.streams_per_address)
 
 
 @dataclass(frozen=True)
@@ -237,12 +250,13 @@ async def all_in_one(
     timekeeper: TimekeeperSettings | None = None,
     web_address: str | None = None,
     web: WebSettings | None = None,
+    streams: StreamBudget | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
     ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
-    ``limiter`` / ``quota`` / ``watchers`` / ``play_streams``: the gateway's limits (defaults:
-    :class:`GatewaySettings`);
+    ``limiter`` / ``quota`` / ``watchers`` / ``play_streams`` / ``streams``: the gateway's
+    limits, shared by its gRPC and web faces (defaults: :class:`GatewaySettings`);
     ``pool_size``: Redis connections of the process; ``director``: run a tournament
     director here (TournamentService is served either way); ``timekeeper``: the clocks'
     timekeeper (default :class:`TimekeeperSettings`; interval 0: none);
@@ -273,6 +287,7 @@ async def all_in_one(
     quota = quota or GatewaySettings().quota()
     watchers = watchers or GatewaySettings().watchers()
     play_streams = play_streams or GatewaySettings().play_streams()
+    streams = streams or GatewaySettings().stream_budget()
     server, port = await create_server(
         address,
         reader,
@@ -284,6 +299,7 @@ async def all_in_one(
         watchers,
         tournaments,
         play_streams,
+        streams,
     )
     web_server = None
     if web_address is not None:
@@ -293,7 +309,15 @@ async def all_in_one(
             web_server = await start_game_web(
                 web_address,
                 GameServicer(
-                    reader, client, default_ruleset, hub, limiter, quota, watchers, play_streams
+                    reader,
+                    client,
+                    default_ruleset,
+                    hub,
+                    limiter,
+                    quota,
+                    watchers,
+                    play_streams,
+                    streams,
                 ),
                 web,
                 TournamentServicer(tournaments, default_ruleset, limiter, quota),
@@ -432,6 +456,7 @@ async def run_gateway(
     )
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
+    streams = gateway.stream_budget()  # one budget for both faces, as the limits above
     server, port = await create_server(
         address,
         reader,
@@ -442,13 +467,14 @@ async def run_gateway(
         watchers=watchers,
         tournaments=tournaments,
         play_streams=play_streams,
+        streams=streams,
     )
     web_server = None
     if web_address is not None:
         from services.web.gateway import start_game_web
 
         servicer = GameServicer(
-            reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers, play_streams
+            reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers, play_streams, streams
         )
         web_server = await start_game_web(
             web_address,
