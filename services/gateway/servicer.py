@@ -139,7 +139,7 @@ def _passed_seat_check(message: Any, reply: Any) -> bool:
     kind = reply.WhichOneof("response")
     if kind in ("submit_action", "list_legal_actions"):
         return True
-    return kind == "get_game" and message.get_game.HasField("seat")
+    return kind == "get_game" and bool(message.get_game.HasField("seat"))
 
 
 class WithViewNeedsSeat(InvalidArgument):
