@@ -15,6 +15,8 @@ from services.rpc.limits import (
     ClientRateLimiter,
     CreationQuota,
     RateLimited,
+    StreamBudget,
+    TooManyStreams,
     TooManyWatchers,
     WatcherLimit,
     hashed_token_key,
@@ -209,3 +211,26 @@ def test_a_refused_seat_call_spends_nothing_of_its_address_ceiling() -> None:
     peer = "ipv4:10.0.0.1:1"
     assert admitted(limiter, [(peer, "hammer")] * 50) == 2
     assert admitted(limiter, [(peer, "neighbour")] * 10) == 2
+
+
+def test_the_stream_budget_gives_each_address_its_share_and_keeps_a_total() -> None:
+    """Issue 30 item 3: WatchGame and Play streams together, per address and in all."""
+    budget = StreamBudget(total=5, per_address=2)
+    holds = [budget.hold(address) for address in ("ipv4:10.0.0.1",) * 2 + ("ipv4:10.0.0.2",) * 2]
+    for hold in holds:
+        hold.__enter__()
+    with pytest.raises(TooManyStreams) as mine, budget.hold("ipv4:10.0.0.1"):
+        pass
+    assert mine.value.scope == "address" and mine.value.limit == 2
+    with budget.hold("ipv4:10.0.0.3"):
+        assert budget.held == 5
+        with pytest.raises(TooManyStreams) as full, budget.hold("ipv4:10.0.0.4"):
+            pass
+        assert full.value.scope == "server" and full.value.limit == 5
+        code, reason, metadata = status_for(full.value) or (None, "", {})
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "too_many_streams"
+        assert metadata["scope"] == "server"
+    holds[0].__exit__(None, None, None)
+    with budget.hold("ipv4:10.0.0.1"):  # a closed stream gives its place back
+        pass
+    assert budget.held == 3
