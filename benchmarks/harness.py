@@ -26,8 +26,12 @@ from services.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 NIM = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
-UNLIMITED = ["--rate-limit", "0", "--creates-per-hour", "0", "--max-watchers-per-client", "0"]
-"""The benchmark is one client address: the gateway's limits per client would stop it."""
+UNLIMITED = [
+    *("--rate-limit", "0", "--creates-per-hour", "0", "--max-watchers-per-client", "0"),
+    *("--max-streams-per-address", "0"),
+]
+"""The benchmark is one client address: the gateway's limits per client would stop it.
+The process's own stream budget (16,000, below its 20,000 calls) still holds."""
 CLIENT_CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 """Each client channel its own TCP connection (grpc shares one between equal channels)."""
 

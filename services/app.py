@@ -44,10 +44,13 @@ from services.rpc.limits import (
     DEFAULT_CREATES_PER_HOUR,
     DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
+    DEFAULT_STREAMS,
+    DEFAULT_STREAMS_PER_ADDRESS,
     DEFAULT_WATCHERS_PER_CLIENT,
     ClientRateLimiter,
     CreationQuota,
     PlayStreamLimit,
+    StreamBudget,
     WatcherLimit,
 )
 from services.rpc.server import AddressInUse
@@ -109,6 +112,11 @@ class GatewaySettings:
     """WatchGame streams one client (seat token, else address) may hold open; <= 0: any."""
     play_streams_per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT
     """Play streams one client (seat token, else address) may hold open; <= 0: any."""
+    streams: int = DEFAULT_STREAMS
+    """WatchGame and Play streams the process holds at once, every face together (below
+    its limit of calls in flight: the rest is kept for unary calls)."""
+    streams_per_address: int = DEFAULT_STREAMS_PER_ADDRESS
+    """Of those, what one caller address may hold; <= 0: all of them."""
     engine_channels: int = 4
     """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
     engine_transport: str = ""
@@ -130,6 +138,11 @@ class GatewaySettings:
     def play_streams(self) -> PlayStreamLimit:
         """A fresh open-Play-streams limit with these settings."""
         return PlayStreamLimit(self.play_streams_per_client)
+
+    def stream_budget(self) -> StreamBudget:
+        """A fresh budget of open streams (in all and per address) with these settings:
+        one per process, shared by its gRPC and web faces."""
+        return StreamBudget(self.streams, self.streams_per_address)
 
 
 @dataclass(frozen=True)
@@ -239,12 +252,13 @@ async def all_in_one(
     web_address: str | None = None,
     web: WebSettings | None = None,
     signing: SigningKeys | None = None,
+    streams: StreamBudget | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
     ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
-    ``limiter`` / ``quota`` / ``watchers`` / ``play_streams``: the gateway's limits (defaults:
-    :class:`GatewaySettings`);
+    ``limiter`` / ``quota`` / ``watchers`` / ``play_streams`` / ``streams``: the gateway's
+    limits, shared by its gRPC and web faces (defaults: :class:`GatewaySettings`);
     ``pool_size``: Redis connections of the process; ``director``: run a tournament
     director here (TournamentService is served either way); ``timekeeper``: the clocks'
     timekeeper (default :class:`TimekeeperSettings`; interval 0: none);
@@ -278,6 +292,7 @@ async def all_in_one(
     watchers = watchers or GatewaySettings().watchers()
     play_streams = play_streams or GatewaySettings().play_streams()
     signing = signing or SigningKeys(HeadSigner.generate())
+    streams = streams or GatewaySettings().stream_budget()
     server, port = await create_server(
         address,
         reader,
@@ -290,6 +305,7 @@ async def all_in_one(
         tournaments,
         play_streams,
         signing,
+        streams,
     )
     web_server = None
     if web_address is not None:
@@ -308,6 +324,7 @@ async def all_in_one(
                     watchers,
                     play_streams,
                     signing,
+                    streams,
                 ),
                 web,
                 TournamentServicer(tournaments, default_ruleset, limiter, quota),
@@ -458,6 +475,7 @@ async def run_gateway(
             hint="set --signing-key-file / TEOTI_SIGNING_KEY_FILE: this gateway signs no head, "
             "and exports from it are unsigned",
         )
+    streams = gateway.stream_budget()  # one budget for both faces, as the limits above
     server, port = await create_server(
         address,
         reader,
@@ -469,13 +487,23 @@ async def run_gateway(
         tournaments=tournaments,
         play_streams=play_streams,
         signing=signing,
+        streams=streams,
     )
     web_server = None
     if web_address is not None:
         from services.web.gateway import start_game_web
 
         servicer = GameServicer(
-            reader, client, DEFAULT_RULESET, hub, limiter, quota, watchers, play_streams, signing
+            reader,
+            client,
+            DEFAULT_RULESET,
+            hub,
+            limiter,
+            quota,
+            watchers,
+            play_streams,
+            signing,
+            streams,
         )
         web_server = await start_game_web(
             web_address,

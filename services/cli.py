@@ -62,6 +62,8 @@ from services.rpc.limits import (
     DEFAULT_CREATES_PER_HOUR,
     DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
+    DEFAULT_STREAMS,
+    DEFAULT_STREAMS_PER_ADDRESS,
     DEFAULT_WATCHERS_PER_CLIENT,
 )
 from services.rpc.server import AddressInUse
@@ -157,6 +159,7 @@ def _gateway_settings(args: argparse.Namespace) -> Any:
         creates_per_hour=args.creates_per_hour,
         watchers_per_client=args.max_watchers_per_client,
         play_streams_per_client=args.max_play_streams_per_client,
+        streams_per_address=args.max_streams_per_address,
         engine_channels=getattr(args, "engine_channels", 4),
         engine_transport=getattr(args, "engine_transport", ""),
     )
@@ -207,6 +210,7 @@ async def _serve(args: argparse.Namespace) -> int:
             pool_size=args.redis_pool_size,
             watchers=_gateway_settings(args).watchers(),
             play_streams=_gateway_settings(args).play_streams(),
+            streams=_gateway_settings(args).stream_budget(),
             timekeeper=_timekeeper_settings(args),
             web_address=web_address,
             web=web,
@@ -850,6 +854,14 @@ def build_parser() -> argparse.ArgumentParser:
             ),
             help="Play streams one seat token / address may hold open; 0: any "
             "(default $TEOTI_MAX_PLAY_STREAMS_PER_CLIENT or %(default)s)",
+        )
+        p.add_argument(
+            "--max-streams-per-address",
+            type=int,
+            default=env_number("TEOTI_MAX_STREAMS_PER_ADDRESS", int, DEFAULT_STREAMS_PER_ADDRESS),
+            help="WatchGame and Play streams together one address may hold of the "
+            f"process's {DEFAULT_STREAMS:,}; 0: all of them "
+            "(default $TEOTI_MAX_STREAMS_PER_ADDRESS or %(default)s)",
         )
 
     def signing_opt(p: argparse.ArgumentParser, fallback: str) -> None:

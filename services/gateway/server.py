@@ -8,11 +8,19 @@ from services.engine.client import EngineClient
 from services.engine.head_signing import SigningKeys
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET
+from services.gateway.play_stream import PLAY_IDLE_GRACE_S
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
-from services.rpc.limits import ClientRateLimiter, CreationQuota, PlayStreamLimit, WatcherLimit
-from services.rpc.server import build_server, mark_serving
+from services.rpc.limits import (
+    UNARY_RESERVE,
+    ClientRateLimiter,
+    CreationQuota,
+    PlayStreamLimit,
+    StreamBudget,
+    WatcherLimit,
+)
+from services.rpc.server import MAX_CONCURRENT_RPCS, build_server, mark_serving
 from services.rpc.stubs import load_stubs
 from services.tournament.service import TournamentService
 
@@ -31,6 +39,9 @@ async def create_server(
     tournaments: TournamentService | None = None,
     play_streams: PlayStreamLimit | None = None,
     signing: SigningKeys | None = None,
+    streams: StreamBudget | None = None,
+    max_concurrent_rpcs: int = MAX_CONCURRENT_RPCS,
+    play_grace_s: float = PLAY_IDLE_GRACE_S,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -42,8 +53,21 @@ async def create_server(
     get a free port. ``play_streams``: the open Play streams per client (default
     DEFAULT_PLAY_STREAMS_PER_CLIENT). ``tournaments``: also serve TournamentService with
     it. ``signing``: the keys GameService signs heads with and publishes (default none:
-    GetSignedHead refused, ``signing_key_missing``). Stop with ``await server.stop(grace)``.
+    GetSignedHead refused, ``signing_key_missing``). ``streams``: the streams (WatchGame
+    and Play) held at once, in all and per address (default: ``max_concurrent_rpcs`` less UNARY_RESERVE, DEFAULT_STREAMS_PER_ADDRESS
+    each; pass the same object to the web face's servicer); ``max_concurrent_rpcs``: the
+    process's calls in flight, which must exceed ``streams.total`` (the rest is for unary
+    calls: ValueError otherwise). ``play_grace_s``: a Play stream that has passed no seat
+    token check is ended once idle this long (``services.gateway.play_stream``). Stop
+    with ``await server.stop(grace)``.
     """
+    if streams is None:
+        streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))
+    if streams.total <= 0 or streams.total >= max_concurrent_rpcs:
+        raise ValueError(
+            f"the stream budget ({streams.total}) must leave room for unary calls within "
+            f"max_concurrent_rpcs ({max_concurrent_rpcs})"
+        )
     stubs = load_stubs()
     limiter = limiter or ClientRateLimiter()  # one budget per client across both services
     servicer = GameServicer(
@@ -56,6 +80,8 @@ async def create_server(
         watchers=watchers,
         play_streams=play_streams,
         signing=signing,
+        streams=streams,
+        play_grace_s=play_grace_s,
     )
     registrars = [lambda s: stubs.game_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
     names = [GAME_SERVICE]
@@ -71,7 +97,9 @@ async def create_server(
             )
         )
         names.append(TOURNAMENT_SERVICE)
-    server, port, health = build_server(address, registrars, names)
+    server, port, health = build_server(
+        address, registrars, names, max_concurrent_rpcs=max_concurrent_rpcs
+    )
     await server.start()
     await mark_serving(health, names)
     return server, port

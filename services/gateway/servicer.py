@@ -36,7 +36,7 @@ from services.engine.store.records import (
     StoredEvent,
     canonical_json,
 )
-from services.gateway.play_stream import serve_stream
+from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines
 from services.rpc.convert import (
@@ -58,6 +58,7 @@ from services.rpc.limits import (
     ClientRateLimiter,
     CreationQuota,
     PlayStreamLimit,
+    StreamBudget,
     WatcherLimit,
     peer_address,
 )
@@ -67,6 +68,8 @@ from services.rpc.stubs import load_stubs
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
 log = structlog.get_logger(__name__)
 
+STREAM_END_METADATA = "teoti-stream-end"
+"""Trailing metadata key saying why the server ended a Play stream with status OK."""
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_EVENTS_PAGE = 1000
@@ -133,6 +136,15 @@ async def authorize_seat(
     authorize(await reader.load(game_id), seat, token, token_hash)
 
 
+def _passed_seat_check(message: Any, reply: Any) -> bool:
+    """True if the PlayResponse ``reply`` answers the PlayRequest ``message`` with what
+    only a seat's token gets: a move, legal actions, or a seat's view."""
+    kind = reply.WhichOneof("response")
+    if kind in ("submit_action", "list_legal_actions"):
+        return True
+    return kind == "get_game" and bool(message.get_game.HasField("seat"))
+
+
 class WithViewNeedsSeat(InvalidArgument):
     """WatchGame ``with_view`` without a ``seat`` (INVALID_ARGUMENT, reason
     ``with_view_needs_seat``): a view and legal actions are some seat's own."""
@@ -174,6 +186,10 @@ class GameServicer:
         play_streams: Play streams open at once per client.
         signing: the keys it signs heads with and publishes (default: none, then
             GetSignedHead is refused with ``signing_key_missing``).
+        streams: WatchGame and Play streams together, in all and per address (share one
+            object between the faces of a process: they share its calls' room).
+        play_grace_s: a Play stream that has passed no seat token check is ended once
+            idle this long (:data:`services.gateway.play_stream.PLAY_IDLE_GRACE_S`).
     """
 
     def __init__(
@@ -187,6 +203,8 @@ class GameServicer:
         watchers: WatcherLimit | None = None,
         play_streams: PlayStreamLimit | None = None,
         signing: SigningKeys | None = None,
+        streams: StreamBudget | None = None,
+        play_grace_s: float = PLAY_IDLE_GRACE_S,
     ) -> None:
         self._reader = reader
         self._client = client
@@ -197,6 +215,8 @@ class GameServicer:
         self._watchers = watchers or WatcherLimit()
         self._play_streams = play_streams or PlayStreamLimit()
         self.signing = signing or SigningKeys(None)
+        self._streams = streams or StreamBudget()
+        self._play_grace_s = play_grace_s
         self._pb = load_stubs().game_pb2
 
     def _admit(self, context: Context, request: Any = None) -> tuple[str, str | None]:
@@ -415,7 +435,8 @@ class GameServicer:
             raise WithViewNeedsSeat("with_view needs a seat (and its token)")
         peer = str(context.peer())
         client = ClientRateLimiter.client_key(peer, credentials[0])
-        with self._watchers.hold(client, peer_address(peer)):
+        address = peer_address(peer)
+        with self._streams.hold(address), self._watchers.hold(client, address):
             snapshot = await self._reader.load(request.game_id)
             seat = self._viewer(snapshot, request, credentials)  # a seat must hold its token
             if request.from_version > snapshot.version:
@@ -568,22 +589,48 @@ class GameServicer:
         (issue 16), each answered as its unary call would be (:meth:`play_answer`).
 
         Opening the stream spends one unit of the client's rate limit and holds one of
-        its Play streams (TooManyPlayStreams beyond, ending the stream); an accepted
-        stream is acknowledged at once with its headers (initial metadata), before any
-        request, so a client can tell it was admitted (``TeotiClient.connect``). Each
-        message then spends one unit as a unary call does. See
+        its Play streams (TooManyPlayStreams beyond) and one of its address's share of
+        the process's streams (TooManyStreams), either refusal ending the stream; an
+        accepted stream is acknowledged at once with its headers (initial metadata),
+        before any request, so a client can tell it was admitted
+        (``TeotiClient.connect``). Each message then spends one unit as a unary call does.
+
+        The stream's Bearer token is checked only with a request, so until a request on
+        it has passed a seat's token check (an answered SubmitAction, ListLegalActions,
+        or GetGame naming a seat), the stream is ended once idle for the grace
+        (``play_grace_s``): status OK, trailer STREAM_END_METADATA ``play_stream_idle:
+        ...``. See
         :mod:`services.gateway.play_stream`.
         """
         try:
             token = bearer_token(context)
-            self._limiter.admit(str(context.peer()), token)
             peer = str(context.peer())
+            self._limiter.admit(peer, token)
             client = ClientRateLimiter.client_key(peer, token)
-            with self._play_streams.hold(client, peer_address(peer)):
+            address = peer_address(peer)
+            with self._streams.hold(address), self._play_streams.hold(client, address):
                 await context.send_initial_metadata(())
-                answered = await serve_stream(
-                    requests, context, lambda message: self.play_answer(message, context)
-                )
+                seated = False
+
+                async def answer(message: Any) -> Any:
+                    nonlocal seated
+                    reply = await self.play_answer(message, context)
+                    seated = seated or _passed_seat_check(message, reply)
+                    return reply
+
+                try:
+                    answered = await serve_stream(
+                        requests,
+                        context,
+                        answer,
+                        idle_s=self._play_grace_s,
+                        idle_ends=lambda: not seated,
+                    )
+                except PlayStreamIdle as idle:
+                    log.debug("play_stream_idle", idle_s=idle.idle_s)
+                    # Status OK (grpc sends no details with it): why, in a trailer.
+                    context.set_trailing_metadata(((STREAM_END_METADATA, str(idle)),))
+                    return
             log.debug("play_stream_ended", answered=answered)
         except Exception as exc:
             if isinstance(exc, grpc.aio.AbortError):

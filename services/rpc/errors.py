@@ -39,7 +39,13 @@ from services.engine.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.rpc.limits import RateLimited, TooManyPlayStreams, TooManyWatchers, WatcherTooSlow
+from services.rpc.limits import (
+    RateLimited,
+    TooManyPlayStreams,
+    TooManyStreams,
+    TooManyWatchers,
+    WatcherTooSlow,
+)
 
 _DETAILS_KEY = "grpc-status-details-bin"
 MAX_ECHO = 200
@@ -158,6 +164,12 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
             "too_many_play_streams",
             {"kind": "too_many_play_streams", "limit": str(exc.limit)},
         )
+    if isinstance(exc, TooManyStreams):
+        return (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "too_many_streams",
+            {"kind": "too_many_streams", "limit": str(exc.limit), "scope": exc.scope},
+        )
     if isinstance(exc, WatcherTooSlow):
         return (
             grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -207,11 +219,10 @@ def rich_status(exc: Exception) -> status_pb2.Status | None:
     detail.Pack(info)
     details = [detail]
     if "retry_after_s" in metadata:
+        # Rounded, not truncated: 0.003 s is 2,999,999.9999 ns in floating point.
+        seconds, nanos = divmod(round(float(metadata["retry_after_s"]) * 1e9), 1_000_000_000)
         retry = error_details_pb2.RetryInfo(
-            retry_delay=duration_pb2.Duration(
-                nanos=int(float(metadata["retry_after_s"]) * 1e9) % 1_000_000_000,
-                seconds=int(float(metadata["retry_after_s"])),
-            )
+            retry_delay=duration_pb2.Duration(seconds=seconds, nanos=nanos)
         )
         hint = any_pb2.Any()
         hint.Pack(retry)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -33,19 +34,43 @@ DEFAULT_WATCHERS_PER_CLIENT = 1000
 DEFAULT_PLAY_STREAMS_PER_CLIENT = 1000
 """Play streams one client may hold open at once (a player needs one; a bot farm or a
 benchmark behind one address, one per seat)."""
+UNARY_RESERVE = 4_000
+"""Calls in flight a process keeps for unary calls: streams may take the rest of its
+limit (services.rpc.server.MAX_CONCURRENT_RPCS), never these (issue 30 item 3)."""
+DEFAULT_STREAMS = 16_000
+"""WatchGame and Play streams held at once in one gateway process, every face together."""
+DEFAULT_STREAMS_PER_ADDRESS = 1_000
+"""Streams one caller address may hold of DEFAULT_STREAMS (a 16th: at least 16
+addresses get their whole share, and none can take more)."""
 DEFAULT_CREATES_PER_HOUR = 600.0
 DEFAULT_CREATES_BURST = 60.0
 MAX_REQUEST_BYTES = 256 * 1024
 """Largest request message the public server accepts (RESOURCE_EXHAUSTED beyond)."""
 
 
+WAIT_STEP_S = 0.001
+"""A stated wait is rounded up to this (and is never less)."""
+
+
+def stated_wait(seconds: float) -> float:
+    """``seconds`` rounded up to the next WAIT_STEP_S, at least one step: the wait a
+    refusal states, after which the call is admitted (issue 30 item 9: a fraction of a
+    token at 200 per second is under 5 ms, printed as "0.00s" and rounded to nothing in
+    the RetryInfo, so a client waiting what it was told was refused again)."""
+    steps = math.ceil(round(seconds / WAIT_STEP_S, 6))
+    return max(1, steps) * WAIT_STEP_S
+
+
 class RateLimited(Exception):
-    """The connection spent its request budget; retry after ``retry_after_s``."""
+    """The client spent its request budget; retry after ``retry_after_s`` (seconds,
+    rounded up to whole milliseconds by :func:`stated_wait`: a call from the same
+    client then is admitted, unless another of its calls took the token first)."""
 
     def __init__(self, peer: str, retry_after_s: float) -> None:
-        super().__init__(f"rate limit exceeded for this client; retry in {retry_after_s:.2f}s")
+        wait = stated_wait(retry_after_s)
+        super().__init__(f"rate limit exceeded for this client; retry in {wait:.3f}s")
         self.peer = peer
-        self.retry_after_s = retry_after_s
+        self.retry_after_s = wait
 
 
 class WatcherTooSlow(Exception):
@@ -75,6 +100,73 @@ class TooManyPlayStreams(Exception):
     def __init__(self, limit: int) -> None:
         super().__init__(f"this client already has {limit} Play streams open; close one first")
         self.limit = limit
+
+
+class TooManyStreams(Exception):
+    """The caller's address holds its share of the process's streams (``scope``
+    "address"), or the process holds all it allows ("server")."""
+
+    def __init__(self, limit: int, scope: str) -> None:
+        if scope == "address":
+            text = (
+                f"this address already holds {limit} open streams (WatchGame and Play "
+                "together); close one first"
+            )
+        else:
+            text = (
+                f"the server holds its {limit} open streams; try again later (unary "
+                "calls are still served)"
+            )
+        super().__init__(text)
+        self.limit = limit
+        self.scope = scope
+
+
+class StreamBudget:
+    """Streams (WatchGame and Play, on every face sharing this object) held at once in
+    one process: at most ``total``, and at most ``per_address`` of them per caller
+    address, however many seat tokens it sends (issue 30 item 3: two addresses held
+    20,000 idle streams, every call the process allowed, and a third address's GetGame
+    was refused 222 of 239 times). ``total`` stays below the process's limit of calls
+    in flight, so unary calls always have room; the share per address keeps a few
+    addresses from taking the whole budget. ``per_address`` <= 0: ``total``.
+
+    Raises :class:`TooManyStreams` from :meth:`hold`.
+    """
+
+    def __init__(
+        self, total: int = DEFAULT_STREAMS, per_address: int = DEFAULT_STREAMS_PER_ADDRESS
+    ) -> None:
+        self.total = total
+        self.per_address = per_address if per_address > 0 else total
+        self._held = 0
+        self._by_address: dict[str, int] = {}
+
+    @property
+    def held(self) -> int:
+        """Streams held now."""
+        return self._held
+
+    @contextlib.contextmanager
+    def hold(self, address: str) -> Iterator[None]:
+        """Count one stream of ``address`` (the peer's IP, :func:`peer_address`) while
+        inside; TooManyStreams if the address has its share or the process is full."""
+        mine = self._by_address.get(address, 0)
+        if mine >= self.per_address:
+            raise TooManyStreams(self.per_address, "address")
+        if self._held >= self.total:
+            raise TooManyStreams(self.total, "server")
+        self._by_address[address] = mine + 1
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            left = self._by_address[address] - 1
+            if left:
+                self._by_address[address] = left
+            else:
+                del self._by_address[address]
 
 
 class WatcherLimit:
@@ -148,14 +240,23 @@ class TokenBucket:
     tokens: float
     updated: float
 
-    def take(self, now: float) -> float:
-        """Spend one token; returns 0 if granted, else seconds until one is available."""
+    def wait(self, now: float) -> float:
+        """Refill up to ``now``; returns 0 if a token is there, else seconds until one is."""
         self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
         self.updated = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        # The epsilon: a client that waited exactly the stated time finds a whole token
+        # even when the refill's floating-point sum lands a hair below 1.
+        if self.tokens >= 1 - 1e-9:
             return 0.0
         return (1 - self.tokens) / self.rate
+
+    def take(self, now: float) -> float:
+        """Spend one token; returns 0 if granted, else seconds until one is available
+        (nothing is spent then)."""
+        wait = self.wait(now)
+        if not wait:
+            self.tokens -= 1
+        return wait
 
 
 def peer_address(peer: str) -> str:
@@ -208,8 +309,7 @@ class ClientRateLimiter:
         self._factor = address_factor
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def _spend(self, key: str, rate: float, burst: float) -> None:
-        now = self._clock()
+    def _bucket(self, key: str, rate: float, burst: float, now: float) -> TokenBucket:
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = TokenBucket(rate, burst, burst, now)
@@ -217,15 +317,26 @@ class ClientRateLimiter:
             while len(self._buckets) > self._max_peers:
                 self._buckets.popitem(last=False)
         self._buckets.move_to_end(key)
-        wait = bucket.take(now)
+        return bucket
+
+    def _spend(self, *keyed: tuple[str, float, float]) -> None:
+        """Spend one token from each ``(key, rate, burst)`` bucket, or from none: raise
+        RateLimited with the longest wait if any of them is empty (a refused call costs
+        nothing, so a seat hammering past its own rate does not spend its address's
+        ceiling, which other seats behind that address share)."""
+        now = self._clock()
+        buckets = [(self._bucket(key, rate, burst, now), key) for key, rate, burst in keyed]
+        wait, key = max((bucket.wait(now), key) for bucket, key in buckets)
         if wait > 0:
             raise RateLimited(key, wait)
+        for bucket, _ in buckets:
+            bucket.tokens -= 1
 
     def check(self, key: str) -> None:
         """Admit one request from the client ``key`` or raise RateLimited."""
         if self._rate <= 0:
             return
-        self._spend(key, self._rate, self._burst)
+        self._spend((key, self._rate, self._burst))
 
     @staticmethod
     def client_key(peer: str, token: str = "") -> str:
@@ -241,12 +352,14 @@ class ClientRateLimiter:
             return
         address = peer_address(peer)
         if not token:
-            self._spend(address, self._rate, self._burst)
+            self._spend((address, self._rate, self._burst))
             return
         factor = max(self._factor, 1.0)
-        self._spend("ceiling:" + address, self._rate * factor, self._burst * factor)
         key = token_key(token) if token_hash is None else hashed_token_key(token_hash)
-        self._spend(key, self._rate, self._burst)
+        self._spend(
+            ("ceiling:" + address, self._rate * factor, self._burst * factor),
+            (key, self._rate, self._burst),
+        )
 
 
 PeerRateLimiter = ClientRateLimiter

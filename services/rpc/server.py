@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -10,12 +11,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.rpc.errors import BadRequest
-from services.rpc.limits import MAX_REQUEST_BYTES
+from services.rpc.limits import DEFAULT_STREAMS, MAX_REQUEST_BYTES, UNARY_RESERVE
 
-MAX_CONCURRENT_RPCS = 20_000
-"""Calls in flight per server process, streams included (RESOURCE_EXHAUSTED beyond).
-Sized for 10,000 idle WatchGame streams plus the unary calls around them: an idle
-watcher costs a small buffer, no Redis connection (services/gateway/watch_hub.py)."""
+MAX_CONCURRENT_RPCS = DEFAULT_STREAMS + UNARY_RESERVE
+"""Calls in flight per server process, streams included (RESOURCE_EXHAUSTED beyond):
+20,000. A gateway lets streams take at most DEFAULT_STREAMS (16,000) of them
+(services.rpc.limits.StreamBudget), so UNARY_RESERVE (4,000) are always left for unary
+calls; an idle watcher costs a small buffer, no Redis connection
+(services/gateway/watch_hub.py)."""
 MAX_STREAMS_PER_CONNECTION = MAX_CONCURRENT_RPCS
 """HTTP/2 streams (calls) open at once on one client connection. A call beyond this limit
 does not fail: the client holds it until a stream ends, with no deadline of ours, so
@@ -38,6 +41,47 @@ KEEPALIVE_OPTIONS = (
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
 )
+HANDSHAKE_TIMEOUT_MS = 5_000
+"""A connection that has not sent the HTTP/2 preface and its SETTINGS frame within this
+is closed (grpc's default, 120 s, let 400 of 400 silent or half-sent sockets stay open
+past 40 s and 20,600 reach the fd limit: issue 30 item 2)."""
+MAX_CONNECTION_IDLE_MS = 60_000
+"""A connection with no call in flight for this long is sent GOAWAY and closed, whether
+or not the client answers (grpc's default: never). A gRPC client reconnects on its next
+call; an open WatchGame or Play stream is a call, so a watcher is never idle."""
+MAX_CONNECTIONS = 10_000
+"""Connections open at once per server (grpc core's ``max_allowed_incoming_connections``:
+beyond it a new connection is closed at once), at most half the process's
+file-descriptor limit (:func:`connection_cap`)."""
+MIN_CONNECTIONS = 64
+
+
+def connection_cap(fd_limit: int | None = None) -> int:
+    """The default connection cap: MAX_CONNECTIONS, at most half ``fd_limit`` (default
+    this process's soft RLIMIT_NOFILE) so that Redis, the web face and the logs keep
+    descriptors when the port is flooded, and never below MIN_CONNECTIONS."""
+    if fd_limit is None:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        fd_limit = soft if soft > 0 else 2 * MAX_CONNECTIONS  # RLIM_INFINITY is -1
+    return max(MIN_CONNECTIONS, min(MAX_CONNECTIONS, fd_limit // 2))
+
+
+def connection_options(
+    handshake_timeout_ms: int = HANDSHAKE_TIMEOUT_MS,
+    max_connection_idle_ms: int | None = MAX_CONNECTION_IDLE_MS,
+    max_connections: int | None = None,
+) -> list[tuple[str, int]]:
+    """grpc core's channel arguments closing silent, slow and idle connections and
+    capping them (None: no idle timeout; ``max_connections`` None: :func:`connection_cap`).
+    grpc core offers no cap per client address: one address's silent sockets are bounded
+    by how many it can open within ``handshake_timeout_ms`` (docs/operations.md)."""
+    options = [
+        ("grpc.server_handshake_timeout_ms", handshake_timeout_ms),
+        ("grpc.max_allowed_incoming_connections", max_connections or connection_cap()),
+    ]
+    if max_connection_idle_ms:
+        options.append(("grpc.max_connection_idle_ms", max_connection_idle_ms))
+    return options
 
 
 OUR_SERVICES = "/gameserver."
@@ -79,6 +123,9 @@ def build_server(
     max_concurrent_rpcs: int = MAX_CONCURRENT_RPCS,
     max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
     max_connection_age_ms: int | None = None,
+    handshake_timeout_ms: int = HANDSHAKE_TIMEOUT_MS,
+    max_connection_idle_ms: int | None = MAX_CONNECTION_IDLE_MS,
+    max_connections: int | None = None,
 ) -> tuple[grpc.aio.Server, int, Any]:
     """A not-yet-started server with our services, health and reflection.
 
@@ -93,6 +140,12 @@ def build_server(
             SETTINGS_MAX_CONCURRENT_STREAMS); a client's further calls wait client-side.
         max_connection_age_ms: if set, each connection is closed (GOAWAY, 10 s grace for
             its calls) after this long, so clients re-resolve the server's name.
+        handshake_timeout_ms: a connection that has not sent the HTTP/2 preface and
+            SETTINGS within this is closed.
+        max_connection_idle_ms: a connection with no call in flight this long is closed
+            (GOAWAY; None: never).
+        max_connections: connections open at once; beyond, a new one is closed at once
+            (None: :func:`connection_cap`, half the fd limit, at most MAX_CONNECTIONS).
 
     Returns ``(server, bound_port, health_servicer)``; every service is marked SERVING.
     Raises AddressInUse if the address cannot be bound (ports are never shared).
@@ -108,6 +161,7 @@ def build_server(
     server = grpc.aio.server(
         options=[
             *age,
+            *connection_options(handshake_timeout_ms, max_connection_idle_ms, max_connections),
             ("grpc.max_receive_message_length", max_request_bytes),
             ("grpc.max_concurrent_streams", max_streams_per_connection),
             *KEEPALIVE_OPTIONS,

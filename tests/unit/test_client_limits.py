@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import grpc
 import pytest
 from hypothesis import given
@@ -13,6 +15,8 @@ from services.rpc.limits import (
     ClientRateLimiter,
     CreationQuota,
     RateLimited,
+    StreamBudget,
+    TooManyStreams,
     TooManyWatchers,
     WatcherLimit,
     hashed_token_key,
@@ -158,3 +162,75 @@ def test_streams_under_invented_tokens_stop_at_the_address_ceiling() -> None:
     holds[0].__exit__(None, None, None)
     with limit.hold(token_key("invented-3"), address):
         pass  # a closed stream gives its place back
+
+
+def _stated_waits(refusal: RateLimited) -> tuple[float, float]:
+    """The wait a refused client is told: in the message, and in the RetryInfo detail."""
+    from google.rpc import error_details_pb2
+
+    from services.rpc.errors import rich_status
+
+    said = re.search(r"retry in ([0-9.]+)s", str(refusal))
+    status = rich_status(refusal)
+    assert said is not None and status is not None
+    infos = []
+    for detail in status.details:
+        info = error_details_pb2.RetryInfo()
+        if detail.Unpack(info):
+            infos.append(info.retry_delay.seconds + info.retry_delay.nanos / 1e9)
+    assert len(infos) == 1
+    return float(said.group(1)), infos[0]
+
+
+@pytest.mark.parametrize("refill_s", [0.0, 0.0049, 0.004999, 0.00001])
+@pytest.mark.parametrize("token", ["", "tok"])
+def test_a_refusal_states_a_real_wait_after_which_a_call_is_admitted(
+    refill_s: float, token: str
+) -> None:
+    """Issue 30 item 9: a spent bucket said "retry in 0.00s" (a fraction of a token, at
+    200 per second, is under 5 ms: rounded to nothing) and a client retrying after the
+    stated wait was refused again."""
+    clock = Clock()
+    limiter = ClientRateLimiter(rate=200, burst=1, clock=clock)
+    peer = "ipv4:10.0.0.1:1"
+    limiter.admit(peer, token)
+    clock.now += refill_s  # part of the next token has refilled
+    with pytest.raises(RateLimited) as raised:
+        limiter.admit(peer, token)
+    in_message, in_retry_info = _stated_waits(raised.value)
+    assert in_message > 0 and in_retry_info > 0
+    assert in_message >= raised.value.retry_after_s and in_retry_info >= raised.value.retry_after_s
+    clock.now += min(in_message, in_retry_info)  # the client waits what it was told
+    limiter.admit(peer, token)
+
+
+def test_a_refused_seat_call_spends_nothing_of_its_address_ceiling() -> None:
+    """A call its token's bucket refuses takes nothing from the address's ceiling: a seat
+    hammering past its rate does not eat its neighbours' (same address) budget."""
+    limiter = ClientRateLimiter(rate=1, burst=2, clock=Clock(), address_factor=2)
+    peer = "ipv4:10.0.0.1:1"
+    assert admitted(limiter, [(peer, "hammer")] * 50) == 2
+    assert admitted(limiter, [(peer, "neighbour")] * 10) == 2
+
+
+def test_the_stream_budget_gives_each_address_its_share_and_keeps_a_total() -> None:
+    """Issue 30 item 3: WatchGame and Play streams together, per address and in all."""
+    budget = StreamBudget(total=5, per_address=2)
+    holds = [budget.hold(address) for address in ("ipv4:10.0.0.1",) * 2 + ("ipv4:10.0.0.2",) * 2]
+    for hold in holds:
+        hold.__enter__()
+    with pytest.raises(TooManyStreams) as mine, budget.hold("ipv4:10.0.0.1"):
+        pass
+    assert mine.value.scope == "address" and mine.value.limit == 2
+    with budget.hold("ipv4:10.0.0.3"):
+        assert budget.held == 5
+        with pytest.raises(TooManyStreams) as full, budget.hold("ipv4:10.0.0.4"):
+            pass
+        assert full.value.scope == "server" and full.value.limit == 5
+        code, reason, metadata = status_for(full.value) or (None, "", {})
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "too_many_streams"
+        assert metadata["scope"] == "server"
+    holds[0].__exit__(None, None, None)
+    with budget.hold("ipv4:10.0.0.1"):  # a closed stream gives its place back
+        pass
+    assert budget.held == 3
