@@ -197,7 +197,7 @@ def _bot(
         claim_idle_ms=bot.claim_idle_ms,
         pause_s=bot.pause_s,
         reconciler=(
-            TurnReconciler(store.client, store.keys, reader, bot.reconcile_s)
+            TurnReconciler(store.client, store.keys, reader, bot.reconcile_s, queue.group)
             if bot.reconcile_s > 0
             else None
         ),
