@@ -300,6 +300,8 @@ class Engine:
         metadata, now_ms = self._stamped(command_id, seat)
         command = action_command(seat, command_id, action)
         is_bot = self.bot_credential.accepts(bot_key)
+        if bot_key and not is_bot:  # a bot worker with another secret: no bot moves
+            bound.warning("bot_credential_refused")
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:

@@ -36,7 +36,9 @@ COMPONENT_LABEL = "app.kubernetes.io/component"
 # Created out of band in production (never from the repository).
 EXTERNAL_SECRETS = {
     "production": {f"teoti-redis-{component}" for component in COMPONENTS}
-    | {"teoti-bot-credential"}
+    | {"teoti-bot-credential"},
+    # The engine and the bot worker refuse a placeholder bot credential (issue 30 item 5).
+    "dev": {"teoti-bot-credential"},
 }
 # Besides its Redis login, the Secrets each service reads: the bot credential is for the
 # engine (which checks it) and the bot worker (which acts under it), never the gateway;
@@ -556,3 +558,18 @@ def test_directors_run_side_by_side(target: str) -> None:
     args = [re.sub(r"\$\((\w+)\)", "placeholder", a) for a in container["args"]]
     parsed = build_parser().parse_args(args)
     assert parsed.health_port == container["ports"][0]["containerPort"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_no_overlay_ships_a_bot_credential_the_services_refuse(overlay: str) -> None:
+    """Issue 30 item 5: the engine and the bot worker refuse the public placeholder, so
+    an overlay that applied it would start pods that exit at once; each overlay leaves
+    the Secret to be created out of band (docs/operations.md)."""
+    from services.engine.bot_credential import BotCredential, BotSecretError
+
+    for secret in of_kind(_render(overlay), "Secret"):
+        if secret["metadata"]["name"] == "teoti-bot-credential":
+            value = secret["stringData"]["secret"]
+            with pytest.raises(BotSecretError):  # shipped: it had better be refused...
+                BotCredential.for_split_process({"TEOTI_BOT_SECRET": value})
+            pytest.fail(f"{overlay} ships the placeholder bot credential")
