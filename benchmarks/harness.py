@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import resource
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from services.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
+BOT_SECRET = secrets.token_hex(32)
+"""The bot credential the split processes share (they refuse to start without one)."""
 NIM = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
 UNLIMITED = [
     *("--rate-limit", "0", "--creates-per-hour", "0", "--max-watchers-per-client", "0"),
@@ -114,6 +118,7 @@ class Service:
                 cwd=ROOT,
                 stdout=out,
                 stderr=subprocess.STDOUT,
+                env={**os.environ, "TEOTI_BOT_SECRET": BOT_SECRET},
             )
         return self
 

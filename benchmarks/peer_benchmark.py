@@ -58,6 +58,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -78,6 +79,8 @@ from services.engine.store.redis_client import redact_url
 from services.event_loop import run_service
 
 ROOT = Path(__file__).resolve().parent.parent
+BOT_SECRET = secrets.token_hex(32)
+"""The bot credential the split processes share (they refuse to start without one)."""
 PEER_DIR = ROOT / "benchmarks" / "peer"
 NIM_OPTIONS = {"max_take": 3}
 NIM_RULESET = "nim=tests.nim:NimRuleset"
@@ -163,6 +166,7 @@ class Service:
             cwd=ROOT,
             stdout=self._log,
             stderr=subprocess.STDOUT,
+            env={**os.environ, "TEOTI_BOT_SECRET": BOT_SECRET},
         )
 
     def stop(self) -> None:

@@ -211,7 +211,7 @@ def _bot(
         claim_idle_ms=bot.claim_idle_ms,
         pause_s=bot.pause_s,
         reconciler=(
-            TurnReconciler(store.client, store.keys, reader, bot.reconcile_s)
+            TurnReconciler(store.client, store.keys, reader, bot.reconcile_s, queue.group)
             if bot.reconcile_s > 0
             else None
         ),
@@ -384,14 +384,14 @@ async def run_engine(
     ``link_port``, the engine link too (services.engine.link_server), on ``address``'s
     host.
 
-    Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.bot_credential);
-    without it set, no separate bot worker can play (logged as a warning). Raises
-    AddressInUse when the link's port is taken.
+    Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.bot_credential).
+    Raises BotSecretError before anything starts when it is unset or a placeholder (no
+    separate bot worker could play), AddressInUse when the link's port is taken.
     """
+    credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
     store = settings.store(redis)
     snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
-    credential = _bot_credential()
     engine = Engine(
         store,
         registry,
@@ -543,15 +543,17 @@ async def run_bot(
     engine_transport: str = "",
 ) -> None:
     """``teoti bot``: the bot worker alone, submitting through a remote engine over
-    ``engine_transport`` (services.engine.remote.TRANSPORTS; "": the default)."""
+    ``engine_transport`` (services.engine.remote.TRANSPORTS; "": the default). Raises
+    BotSecretError before anything starts when ``TEOTI_BOT_SECRET`` is unset or a
+    placeholder (the engine would refuse every move)."""
     from services.engine.remote import RemoteEngineClient
 
+    credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
     store = settings.store(redis)
-    credential = _bot_credential()
     client = RemoteEngineClient(
         engine_target,
-        bot_key=credential.secret if credential else "",
+        bot_key=credential.secret,
         transport=engine_transport or None,
     )
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
@@ -598,12 +600,3 @@ async def run_director(
         await director.run(stop)
     await client.close()
     await store.close()
-
-
-def _bot_credential() -> BotCredential | None:
-    """The shared bot credential from ``TEOTI_BOT_SECRET`` (warned about when unset: a
-    separate engine and bot worker then cannot agree, and bot seats never move)."""
-    credential = BotCredential.from_env()
-    if credential is None:
-        log.warning("bot_secret_missing", hint="set TEOTI_BOT_SECRET for engine and bot worker")
-    return credential

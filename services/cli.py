@@ -22,6 +22,7 @@ import structlog
 
 from services.embedded_redis import DataDirInUse
 from services.engine.audit import audit_log
+from services.engine.bot_credential import BotSecretError
 from services.engine.clock import fixed_seed, random_seed
 from services.engine.engine_events import ENGINE_EVENTS, GAME_CREATED, SEED_REVEALED
 from services.engine.errors import (
@@ -1245,7 +1246,7 @@ def _failure(error: Exception) -> tuple[str, int]:
     """One line for ``error`` and the exit code: 2 bad input, 1 server-side or a bug,
     3 a timeout. Never a traceback: an unexpected error is logged (DEBUG) in full."""
     match error:
-        case UsageError() | AddressInUse() | DataDirInUse():
+        case UsageError() | AddressInUse() | DataDirInUse() | BotSecretError():
             return str(error), 2
         case SigningKeyError() | SignatureError():
             return str(error), 2

@@ -16,6 +16,13 @@ never starts later than the margin before this process's own clock (one entry fr
 engine whose clock ran a day ahead would otherwise leave everyone else's games behind
 the window for that day). A process reads everything on its first pass.
 
+A request can also be in its stream and still lost: the bot read it, played it and
+acknowledged it, and then Redis lost that last second (the move, the acknowledgement and
+the next request with it). The request is pending again for a consumer that is alive
+and has forgotten it; XAUTOCLAIM would hand it out only ``--claim-idle-ms`` (30 s) after
+its delivery (issue 30 item 6: games waited 37.6 s). So a request delivered at least
+``STUCK_PENDING_MS`` ago, whose game still waits at its version, counts as lost too.
+
 A request published twice does no harm: the bot plays it under the command id
 ``bot:<game>:<version>:<seat>`` with the expected version, so the second one is stale or
 a duplicate. The lease only saves work; it is not needed for correctness.
@@ -49,6 +56,11 @@ log = structlog.get_logger(__name__)
 DEFAULT_INTERVAL_S = 5.0
 _INDEX_PAGE = 1000
 """Game ids read per round trip from a shard's games index."""
+STUCK_PENDING_MS = 3_000
+"""A turn request delivered to a bot this long ago and not acknowledged, whose game
+still waits at its version, is republished (see above). A bot plays a request in
+milliseconds; one retrying an outage (up to RETRY_FOR_S) may then see its request played
+twice, which the command id makes harmless."""
 RESCAN_MARGIN_MS = 60_000
 """How far (ms of creation time) before the newest entry it has read a pass reads a
 shard's games index again (see above)."""
@@ -68,6 +80,8 @@ class TurnReconciler:
         keys: key layout (prefix and shards) of the deployment.
         reader: loads games (a cache that never stays ahead of Redis).
         interval_s: seconds between passes; the lease lasts as long.
+        group: the bot workers' consumer group (whose pending requests may be lost).
+        stuck_ms: see STUCK_PENDING_MS.
     """
 
     def __init__(
@@ -76,11 +90,15 @@ class TurnReconciler:
         keys: RedisKeys,
         reader: GameReader,
         interval_s: float = DEFAULT_INTERVAL_S,
+        group: str = "bots",
+        stuck_ms: int = STUCK_PENDING_MS,
     ) -> None:
         self._redis = client
         self._keys = keys
         self._reader = reader
         self._interval_s = interval_s
+        self._group = group
+        self._stuck_ms = stuck_ms
         self._owner = secrets.token_hex(8)
         self._read_until: dict[int, float] = {}
         """Per shard: the newest creation time (ms) read from its games index by a pass
@@ -235,14 +253,34 @@ class TurnReconciler:
         )
 
     async def _pending(self) -> set[TurnRequest]:
-        """Every request still in a turn stream (acked ones are deleted, so: not played)."""
+        """Every request still in a turn stream (acked ones are deleted, so: not played)
+        but those delivered at least ``stuck_ms`` ago and not acknowledged (see above):
+        a request counts as pending if any entry of it is not stuck."""
         pending: set[TurnRequest] = set()
         for stream in self._keys.all_turns():
             entries: Any = await self._redis.xrange(stream)
-            for _entry_id, fields in entries:
+            if not entries:
+                continue
+            stuck = await self._stuck(stream, len(entries))
+            for entry_id, fields in entries:
+                if entry_id in stuck:
+                    continue
                 with contextlib.suppress(KeyError, ValueError):
                     pending.add(TurnRequest.from_fields(fields))
         return pending
+
+    async def _stuck(self, stream: str, count: int) -> set[str]:
+        """Ids of ``stream``'s entries delivered at least ``stuck_ms`` ago and not
+        acknowledged (none when the group does not exist yet)."""
+        try:
+            entries: Any = await self._redis.xpending_range(
+                stream, self._group, min="-", max="+", count=count, idle=self._stuck_ms
+            )
+        except ResponseError as exc:
+            if "NOGROUP" in str(exc):
+                return set()
+            raise
+        return {str(entry["message_id"]) for entry in entries}
 
     async def _still_waiting(self, request: TurnRequest) -> bool:
         """True if the game's log still ends at the request's version.

@@ -16,7 +16,7 @@ from services.bot.policy import Policy, RulesetPolicy
 from services.bot.queue import Delivery, TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
 from services.engine.client import EngineClient
-from services.engine.errors import GameNotFound, RuleViolation, VersionConflict
+from services.engine.errors import GameNotFound, NotAuthorized, RuleViolation, VersionConflict
 from services.engine.reader import GameReader
 from services.engine.store.records import TurnRequest
 
@@ -96,6 +96,8 @@ class BotWorker:
         self._reconciler = reconciler
         self._retry_for_s = retry_for_s
         self._last_progress = time.monotonic()
+        self._refused = False
+        """The engine refused the last move submitted (the bot credential differs)."""
 
     async def handle(self, request: TurnRequest) -> Outcome:
         """Play one request if it is still current; never raises for domain outcomes."""
@@ -122,10 +124,23 @@ class BotWorker:
                 request.game_id, request.seat, action, request.version, bot_command_id(request)
             )
         except VersionConflict:
+            self._refused = False
             return Outcome.STALE
+        except NotAuthorized:
+            # The engine holds another TEOTI_BOT_SECRET: no bot moves until they agree.
+            # Retried (a rotation reaches the engine and the workers at different times),
+            # but an error, and readiness says NOT_SERVING meanwhile (issue 30 item 5).
+            self._refused = True
+            bound.error(
+                "bot_credential_refused",
+                hint="the engine and the bot worker need the same TEOTI_BOT_SECRET",
+            )
+            raise
         except RuleViolation as exc:
+            self._refused = False
             bound.error("bot_action_refused", rule=exc.rule, message=exc.message, action=action)
             return Outcome.REFUSED
+        self._refused = False
         bound.info("bot_played", policy=self._policy.name, new_version=result.version)
         return Outcome.PLAYED
 
@@ -192,6 +207,11 @@ class BotWorker:
         a large value means Redis is unreachable or every slot is stuck.
         """
         return time.monotonic() - self._last_progress
+
+    def unready_reason(self) -> str:
+        """Why the worker cannot play although it runs ("" when it can): the engine
+        refused its last move for the bot credential (health: NOT_SERVING)."""
+        return "bot_credential_refused" if self._refused else ""
 
     async def _ensure_group(self, stop: asyncio.Event) -> None:
         """Create the consumer group, waiting out a Redis that is down or loading (a

@@ -300,6 +300,8 @@ class Engine:
         metadata, now_ms = self._stamped(command_id, seat)
         command = action_command(seat, command_id, action)
         is_bot = self.bot_credential.accepts(bot_key)
+        if bot_key and not is_bot:  # a bot worker with another secret: no bot moves
+            bound.warning("bot_credential_refused")
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:
@@ -407,7 +409,10 @@ class Engine:
             # DEBUG: one INFO line per accepted move cost about 18 us of a move's ~1.3-2.3
             # ms of server CPU (issue 16); the log itself records every move.
             bound.debug("action_applied", version=result.last_version, events=events)
-            ended = result.written[-1].type == SEED_REVEALED
+            # Not only the last event: a clocked game's append ends with ClocksUpdated
+            # (its end went unannounced, and tournaments waited for the director's
+            # 30 s sweep to record the table; issue 30 item 4).
+            ended = any(event.type == SEED_REVEALED for event in result.written)
             if ended and self._on_finished is not None:
                 await self._on_finished(snapshot.game_id, result.last_version)
         written = () if result.duplicate else tuple(result.written)

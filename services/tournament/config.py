@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -63,6 +63,21 @@ class TimeControl:
     def is_set(self) -> bool:
         """True if any clock applies."""
         return bool(self.base_ms or self.increment_ms or self.move_deadline_ms)
+
+
+DEFAULT_TOURNAMENT_CLOCK = TimeControl(move_deadline_ms=24 * 3600 * 1000)
+"""The clock of a tournament created without one (issue 30 item 4): 24 hours per move,
+a correspondence pace. A table's game without a clock waited for ever on a player who
+never moved (Lichess and BGA tournaments always have clocks); with it, the timekeeper
+applies the tournament's ``timeout_policy`` to that seat once its move is overdue."""
+
+
+def with_default_clock(config: TournamentConfig) -> TournamentConfig:
+    """``config`` with DEFAULT_TOURNAMENT_CLOCK if it has no time control (no tournament
+    is unclocked); unchanged otherwise."""
+    if config.time_control.is_set:
+        return config
+    return replace(config, time_control=DEFAULT_TOURNAMENT_CLOCK)
 
 
 @dataclass(frozen=True)

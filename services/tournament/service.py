@@ -29,7 +29,7 @@ from services.tournament.aggregate import (
     replay_pairings,
 )
 from services.tournament.conductor import BOT_PREFIX, Conductor
-from services.tournament.config import TournamentConfig, validate
+from services.tournament.config import TournamentConfig, validate, with_default_clock
 from services.tournament.errors import InvalidTournament, NotPermitted, TournamentRefused
 from services.tournament.ratings import Rating
 from services.tournament.ratings_book import RatingsBook
@@ -84,7 +84,11 @@ class TournamentService:
         Raises InvalidTournament (``seat_token_strength`` for a weak token),
         UnknownRuleset, TournamentRefused ``command_id_reused`` (the id created a
         tournament with another config), NotPermitted ``not_the_organiser`` (a retry
-        with another organiser token)."""
+        with another organiser token).
+
+        A config without a time control gets DEFAULT_TOURNAMENT_CLOCK (issue 30 item 4:
+        no table may wait for ever on a player who never moves)."""
+        config = with_default_clock(config)
         chosen = organiser_token
         if chosen:
             _strong(chosen)

@@ -39,7 +39,8 @@ SIGNING_SECRET = "teoti-signing-key"
 EXTERNAL_SECRETS = {
     "production": {f"teoti-redis-{component}" for component in COMPONENTS}
     | {"teoti-bot-credential", SIGNING_SECRET},
-    "dev": {SIGNING_SECRET},
+    # The engine and the bot worker refuse a placeholder bot credential (issue 30 item 5).
+    "dev": {"teoti-bot-credential", SIGNING_SECRET},
 }
 # Besides its Redis login, the Secrets each service reads: the bot credential is for the
 # engine (which checks it) and the bot worker (which acts under it), never the gateway;
@@ -589,3 +590,18 @@ def test_only_the_gateway_holds_the_signing_key(target: str) -> None:
         env = {v["name"]: v.get("value") for v in container["env"]}
         (item,) = secret["items"]
         assert env["TEOTI_SIGNING_KEY_FILE"] == f"{mount['mountPath']}/{item['path']}"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_no_overlay_ships_a_bot_credential_the_services_refuse(overlay: str) -> None:
+    """Issue 30 item 5: the engine and the bot worker refuse the public placeholder, so
+    an overlay that applied it would start pods that exit at once; each overlay leaves
+    the Secret to be created out of band (docs/operations.md)."""
+    from services.engine.bot_credential import BotCredential, BotSecretError
+
+    for secret in of_kind(_render(overlay), "Secret"):
+        if secret["metadata"]["name"] == "teoti-bot-credential":
+            value = secret["stringData"]["secret"]
+            with pytest.raises(BotSecretError):  # shipped: it had better be refused...
+                BotCredential.for_split_process({"TEOTI_BOT_SECRET": value})
+            pytest.fail(f"{overlay} ships the placeholder bot credential")

@@ -20,7 +20,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from services.bot import reconciler as reconciler_module
 from services.bot.queue import TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
-from services.bot.worker import BotWorker
+from services.bot.worker import BotWorker, bot_command_id
 from services.engine.bot_credential import BotCredential
 from services.engine.client import InProcessEngineClient
 from services.engine.engine import Engine
@@ -437,3 +437,74 @@ async def test_a_pass_that_hits_a_bug_is_logged_and_the_reconciler_goes_on(
     reconciler.run_once = broken_pass  # type: ignore[method-assign]
     await asyncio.wait_for(reconciler.run(stop), timeout=10)
     assert passes == 3  # each failed pass was followed by the next
+
+
+async def test_a_bot_game_moves_within_a_reconciler_pass_when_redis_lost_the_played_turn(
+    redis_store: RedisEventStore, registry: RulesetRegistry, redis_url: str
+) -> None:
+    """Issue 30 item 6, with the product's defaults (``claim_idle_ms`` 30 s, a pass every
+    DEFAULT_INTERVAL_S): the bot read a turn request, played it and acknowledged it, then
+    Redis lost that last second. The request is back in the stream, pending for a
+    consumer that is alive but has forgotten it, and the game waits at its version.
+
+    Before: the reconciler counted it as pending and left it to XAUTOCLAIM, 30 s after
+    its delivery (seen: 37.6 s). Now a pass republishes a request pending longer than
+    STUCK_PENDING_MS whose game still waits at its version."""
+    credential = BotCredential.generate()
+    snapshots = SnapshotCache(redis_store, registry)
+    engine = Engine(redis_store, registry, bot_credential=credential, snapshots=snapshots)
+    seats = [HUMANS[0], SeatSpec(SeatKind.BOT, "bot")]
+    game = (await engine.create_game("nim", seats, {"max_take": 3})).game_id
+    await engine.submit_action(game, 0, {"take": 1})  # the bot (seat 1) is to act at 3
+    queue = TurnRequestQueue(redis_store.client, redis_store.keys, consumer="bot-alive")
+    await queue.ensure_group()
+    [delivery] = await queue.read(4, 100)  # delivered to the worker below
+    assert delivery.request == TurnRequest(game, 1, 3)
+    stream = redis_store.keys.turns_of(game)
+    keys = [redis_store.keys.events(game), redis_store.keys.head(game)]
+    keys += [redis_store.keys.commands(game), stream]
+    binary = Redis.from_url(redis_url)
+    try:
+        kept = {key: await binary.dump(key) for key in keys}  # Redis will keep only this
+    finally:
+        await binary.aclose()
+    await engine.submit_action(
+        game, 1, {"take": 1}, 3, bot_command_id(delivery.request), bot_key=credential.secret
+    )
+    await queue.ack(delivery)  # played and acknowledged ...
+    reader = GameReader(redis_store, registry, SnapshotCache(redis_store, registry, save=False))
+    reconciler = TurnReconciler(redis_store.client, redis_store.keys, reader)
+    worker = BotWorker(
+        queue,
+        reader,
+        InProcessEngineClient(engine, bot_key=credential.secret),
+        reconciler=reconciler,
+    )  # every other setting the product's default
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        lease = reconciler_module.lease_key(redis_store.keys)
+        for _ in range(200):  # the worker runs and has made its first pass
+            if await redis_store.client.xlen(lease):
+                break
+            await asyncio.sleep(0.02)
+        await _restore(redis_url, kept)  # ... then Redis lost that last second
+        # The delivery was made before the outage (as in the issue, ~10 s before Redis
+        # came back): XCLAIM to the same consumer with that idle time.
+        await redis_store.client.xclaim(
+            stream, queue.group, queue.consumer, 0, [delivery.entry_id], idle=10_000
+        )
+        assert (await redis_store.head(game))[0] == 3
+        back = time.monotonic()
+        waited = None
+        while time.monotonic() - back < reconciler_module.DEFAULT_INTERVAL_S + 3:
+            if (await redis_store.head(game))[0] > 3:
+                waited = time.monotonic() - back
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await task
+    print(f"the bot moved again {waited} s after Redis came back")
+    assert waited is not None, "the game still waits for its bot"
+    assert (await reader.audit(game)).ok

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 
 import httpx
+import pytest
 
 from services.app import run_engine, run_gateway
 from services.engine.rulesets import RulesetRegistry
@@ -14,9 +16,12 @@ from tests.web_serve import free_port
 
 
 async def test_the_gateway_serves_the_web_face(
-    redis_url: str, key_prefix: str, registry: RulesetRegistry
+    redis_url: str, key_prefix: str, registry: RulesetRegistry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from services.app import StoreSettings
+
+    # A split engine refuses to start without the bot credential (issue 30 item 5).
+    monkeypatch.setenv("TEOTI_BOT_SECRET", secrets.token_urlsafe(24))
 
     settings = StoreSettings(key_prefix)
     stop = asyncio.Event()

@@ -194,3 +194,30 @@ async def test_every_table_of_a_clocked_tournament_runs_its_clock(stack: Stack) 
         assert clocks[0].payload["base_ms"] == 60_000
         assert clocks[0].payload["increment_ms"] == 2_000
         assert clocks[0].payload["timeout_policy"] == "forfeit"
+
+
+async def test_a_tournament_created_without_a_clock_gets_the_default_one(stack: Stack) -> None:
+    """Issue 30 item 4: a tournament without a time control was accepted and its tables
+    had no clock, so a player who never moved held a table open for ever. No tournament
+    is unclocked now: one created without a clock records the default (a per-move
+    deadline, DEFAULT_TOURNAMENT_CLOCK), and every table's game runs it, so the
+    timekeeper settles an absent player's seat by the tournament's timeout policy."""
+    from services.tournament.config import DEFAULT_TOURNAMENT_CLOCK
+
+    assert stack.tournaments is not None
+    config = TournamentConfig("unclocked", "nim", {}, Format.SWISS, 2, 2, rounds=1)
+    assert not config.time_control.is_set
+    state, organiser = await stack.tournaments.create(config, command_id="no-clock")
+    assert state.config.time_control == DEFAULT_TOURNAMENT_CLOCK
+    again, _ = await stack.tournaments.create(config, command_id="no-clock")  # a retry
+    assert again.tournament_id == state.tournament_id
+    for n in range(2):
+        await stack.tournaments.register(
+            state.tournament_id, f"p{n}", "", bot=True, organiser_token=organiser
+        )
+    started = await conductor(stack).start(state.tournament_id)
+    [game_id] = started.rounds[0].game_ids.values()
+    clocks = [e for e in await stack.store.read(game_id) if e.type == "ClockStarted"]
+    assert len(clocks) == 1
+    assert clocks[0].payload["move_deadline_ms"] == DEFAULT_TOURNAMENT_CLOCK.move_deadline_ms
+    assert clocks[0].payload["timeout_policy"] == "forfeit"
