@@ -33,6 +33,7 @@ from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.env_defaults import env_number
 from services.gateway.server import create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TournamentServicer
@@ -59,6 +60,60 @@ from services.web.server import WebSettings
 
 log = structlog.get_logger(__name__)
 SHUTDOWN_GRACE_S = 3.0
+
+
+STORE_START_S = 10.0
+"""Seconds a service waits at start for its Redis to answer (``$TEOTI_REDIS_START_S``):
+then it exits 1 with one line instead of serving, and never reports ready before."""
+
+
+class StoreUnavailable(ConnectionError):
+    """The service's Redis did not answer within its start window (``teoti`` prints it
+    as one line and exits 1)."""
+
+
+async def wait_for_store(store: RedisEventStore, redis: RedisConfig | str) -> None:
+    """Return once ``store``'s Redis answers PING; raise StoreUnavailable if it has not
+    within ``$TEOTI_REDIS_START_S`` (default :data:`STORE_START_S`). Called before a
+    service listens or logs that it serves: a process must not look ready (to a person,
+    a probe or a load balancer) on a store it cannot reach. A refused connection fails
+    in milliseconds and is tried again (a Redis starting beside the service); the
+    message names the Redis without its password and the last error's type only (its
+    text may quote the URL)."""
+    within_s = env_number("TEOTI_REDIS_START_S", float, STORE_START_S)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    last: BaseException | None = None
+    while True:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            break
+        try:
+            await asyncio.wait_for(store.client.ping(), remaining)
+            return
+        except Exception as error:  # any failure: not answering (refused, auth, timeout)
+            if last is None or not isinstance(error, TimeoutError):
+                last = error  # the window's end cutting a try short says less than its cause
+            log.debug("redis_not_answering_yet", error=repr(error))
+        await asyncio.sleep(min(STORE_RETRY_S, max(deadline - loop.time(), 0)))
+    raise StoreUnavailable(
+        f"Redis {as_config(redis).describe()} did not answer within {within_s:g} s; is it "
+        f"running and reachable? (last error: {type(last).__name__ if last else 'none'})"
+    )
+
+
+STORE_RETRY_S = 0.25
+"""Pause between two start PINGs of :func:`wait_for_store`."""
+
+
+async def _answering(store: RedisEventStore, redis: RedisConfig | str) -> RedisEventStore:
+    """``store`` once its Redis answers (:func:`wait_for_store`); closed if it never does."""
+    try:
+        await wait_for_store(store, redis)
+    except BaseException:
+        await store.close()
+        raise
+    return store
 
 
 def consumer_name() -> str:
@@ -254,7 +309,7 @@ async def all_in_one(
     """
     registry = registry or default_registry()
     settings = StoreSettings(key_prefix, shards, snapshot_every, pool_size)
-    store = settings.store(redis_url)
+    store = await _answering(settings.store(redis_url), redis_url)
     snapshots = SnapshotCache(store, registry, snapshot_every=snapshot_every)
     engine = Engine(
         store,
@@ -358,7 +413,7 @@ async def run_engine(
     AddressInUse when the link's port is taken.
     """
     settings = settings or StoreSettings()
-    store = settings.store(redis)
+    store = await _answering(settings.store(redis), redis)
     snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
     credential = _bot_credential()
     engine = Engine(
@@ -418,8 +473,14 @@ async def run_gateway(
 
     settings = settings or StoreSettings()
     gateway = gateway or GatewaySettings()
-    store = settings.store(redis)
-    tournament_store = settings.store(tournament_redis) if tournament_redis else store
+    store = await _answering(settings.store(redis), redis)
+    tournament_store = store
+    if tournament_redis:
+        try:
+            tournament_store = await _answering(settings.store(tournament_redis), tournament_redis)
+        except BaseException:
+            await store.close()
+            raise
     client = RemoteEngineClient(
         engine_target, channels=gateway.engine_channels, transport=gateway.engine_transport
     )
@@ -491,7 +552,7 @@ async def run_bot(
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
-    store = settings.store(redis)
+    store = await _answering(settings.store(redis), redis)
     credential = _bot_credential()
     client = RemoteEngineClient(
         engine_target,
@@ -528,7 +589,7 @@ async def run_director(
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
-    store = settings.store(redis)
+    store = await _answering(settings.store(redis), redis)
     client = RemoteEngineClient(engine_target, transport=engine_transport or None)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
