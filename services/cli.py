@@ -229,6 +229,10 @@ def _need_redis(args: argparse.Namespace) -> Any:
 async def _serve(args: argparse.Namespace) -> int:
     from services.app import all_in_one
 
+    # First of all: a Ctrl-C (SIGTERM, SIGHUP) from the moment anything listens must stop
+    # the server in order (exit 0), not interrupt its start (KeyboardInterrupt, exit 130,
+    # resources half made). A signal during the start lets it finish, then stops it.
+    stop = _stop_event()
     registry = _registry(args.extra_ruleset)
     data_dir = Path(args.data_dir) if args.data_dir else None
     config = _redis_config(args)
@@ -255,7 +259,8 @@ async def _serve(args: argparse.Namespace) -> int:
             web=web,
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
-            await _stop_event().wait()
+            await stop.wait()
+    log.info("teoti_serve_stopped")
     return 0
 
 

@@ -279,3 +279,61 @@ async def test_quitting_another_game_speaks_of_its_own_points(tmp_path: Path) ->
     said = term.text
     assert re.search(r"zoe: \d+ points", said), said
     assert " VP" not in said
+
+
+ROOT = Path(__file__).resolve().parents[2]
+INTERRUPT_ONCE_LISTENING = """
+import os, signal, sys
+import services.app as app
+from services.cli import main
+
+listen = app.create_server
+
+
+async def listen_then_interrupt(*args, **kwargs):
+    served = await listen(*args, **kwargs)
+    # The gRPC port listens: the earliest moment a test or a person can see the server,
+    # and so press Ctrl-C. Delivered before serve has finished starting.
+    os.kill(os.getpid(), signal.SIGINT)
+    return served
+
+
+app.create_server = listen_then_interrupt
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+async def test_ctrl_c_as_soon_as_serve_listens_stops_it_cleanly(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """issue 30 item 15: test_serve_stops_cleanly[SIGINT] saw exit 130 under load, since
+    serve installed its signal handlers only after everything had started. SIGINT the
+    moment the port listens, every time, instead of hoping the machine is slow."""
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env["PYTHONPATH"] = str(ROOT)
+    process = await asyncio.create_subprocess_exec(
+        *TEOTI[:1],
+        "-c",
+        INTERRUPT_ONCE_LISTENING,
+        "serve",
+        "--redis-url",
+        redis_url,
+        "--key-prefix",
+        key_prefix,
+        "--port",
+        "0",
+        "--web-port",
+        "0",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        _, err = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 0, err.decode()[-2000:]
+    assert b"Traceback" not in err and b"teoti_serve_stopped" in err, err.decode()[-2000:]
