@@ -520,6 +520,7 @@ async def run_gateway(
     log.info(
         "gateway_serving",
         port=port,
+        web_port=web_server.port if web_server else None,
         engine=engine_target,
         tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,

@@ -146,6 +146,17 @@ def _port(text: str) -> int:
     return port
 
 
+ANY_PORT = -1
+"""``--web-port any``: a port the system chooses when the web face binds it."""
+
+
+def _web_port(text: str) -> int:
+    """``--web-port``: a port (0: off), or ``any`` (:data:`ANY_PORT`): the system
+    chooses at bind time, and ``teoti_serve_ready`` logs it (a port picked beforehand
+    may be taken before it is bound). Raises ArgumentTypeError."""
+    return ANY_PORT if text.strip().lower() == "any" else _port(text)
+
+
 def _registry(extra: Sequence[str]) -> RulesetRegistry:
     """Default registry plus ``NAME=module:Class`` entries (importable from the cwd)."""
     registry = default_registry()
@@ -270,9 +281,10 @@ def _web_face(args: argparse.Namespace) -> tuple[str | None, Any]:
 
     if args.web_port == 0:
         return None, None
-    _port_is_free(args.host, args.web_port)
+    port = 0 if args.web_port == ANY_PORT else args.web_port  # 0: the system's choice
+    _port_is_free(args.host, port)
     origins = tuple(o.strip() for o in args.web_cors_origins.split(",") if o.strip())
-    return _address(args.host, args.web_port), WebSettings(cors_origins=origins)
+    return _address(args.host, port), WebSettings(cors_origins=origins)
 
 
 def _address(host: str, port: int) -> str:
@@ -869,10 +881,11 @@ def build_parser() -> argparse.ArgumentParser:
     def web_opt(p: argparse.ArgumentParser, default_port: int) -> None:
         p.add_argument(
             "--web-port",
-            type=_port,
+            type=_web_port,
             default=env_number("TEOTI_WEB_PORT", int, default_port),
             help="port of the web face (HTTP/JSON + server-sent events, the reference web "
-            "client at /; docs/web.md); 0: off (default $TEOTI_WEB_PORT or %(default)s)",
+            "client at /; docs/web.md); 0: off; any: a free port the system chooses, "
+            "logged as web_port when ready (default $TEOTI_WEB_PORT or %(default)s)",
         )
         p.add_argument(
             "--web-cors-origins",

@@ -75,3 +75,18 @@ async def test_a_redis_that_does_not_answer_is_one_line_and_exit_1(command: str)
     assert "Traceback" not in "\n".join(lines)
     # The wait is bounded: the start window plus the interpreter's own start.
     assert took < START_S + 30, took
+
+
+async def test_serve_listens_on_ports_the_system_chose_and_says_which(
+    redis_url: str, key_prefix: str
+) -> None:
+    """issue 30 item 15: test_web_guide could not listen on a port, because a test picked
+    a free port, closed it, and serve bound it later (another process, or one of the
+    tests' own outgoing connections, had taken it meanwhile). ``--port 0 --web-port any``
+    let the system choose at bind time; teoti_serve_ready says which."""
+    from tests.web_serve import teoti_serve
+
+    with teoti_serve(redis_url, key_prefix) as served:
+        assert served.web.startswith("http://127.0.0.1:") and not served.web.endswith(":0")
+        assert served.grpc_target.startswith("127.0.0.1:")
+        assert not served.grpc_target.endswith(":0")
