@@ -22,6 +22,7 @@ from services.engine.bot_credential import BotCredential
 from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.clock import SeedSource, random_seed
 from services.engine.engine import Engine
+from services.engine.exchange_server import ENGINE_SERVICE
 from services.engine.link_server import LinkServer
 from services.engine.reader import GameReader
 from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
@@ -34,9 +35,9 @@ from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
 from services.env_defaults import env_number
-from services.gateway.server import create_server
+from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
-from services.gateway.tournament_servicer import TournamentServicer
+from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
 from services.rpc.limits import (
     DEFAULT_BURST,
@@ -50,7 +51,8 @@ from services.rpc.limits import (
     PlayStreamLimit,
     WatcherLimit,
 )
-from services.rpc.server import AddressInUse
+from services.rpc.server import AddressInUse, health_of
+from services.rpc.store_readiness import follow_store
 from services.tournament.conductor import Conductor
 from services.tournament.director import Director, GameFinishedQueue
 from services.tournament.ratings_book import RatingsBook
@@ -359,6 +361,9 @@ async def all_in_one(
             await store.close()
             raise
     stop = asyncio.Event()
+    readiness = asyncio.create_task(
+        follow_store(store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop)
+    )
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     worker = asyncio.create_task(
         _bot(
@@ -388,6 +393,7 @@ async def all_in_one(
         await hub.close()
         stop.set()
         await worker
+        await readiness
         if directing is not None:
             await directing
         if keeper is not None:
@@ -438,6 +444,9 @@ async def run_engine(
             await link.stop(None)
         raise
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
+    readiness = asyncio.create_task(
+        follow_store(store.client.ping, health_of(server), (ENGINE_SERVICE,), stop)
+    )
     log.info("engine_serving", port=port, link_port=link_port, redis=as_config(redis).describe())
     await stop.wait()
     if link is not None:
@@ -446,6 +455,7 @@ async def run_engine(
         await server.stop(SHUTDOWN_GRACE_S)
     if keeper is not None:
         await keeper
+    await readiness
     await store.close()
 
 
@@ -517,6 +527,9 @@ async def run_gateway(
             web,
             TournamentServicer(tournaments, DEFAULT_RULESET, limiter, quota),
         )
+    readiness = asyncio.create_task(
+        follow_store(store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop)
+    )
     log.info(
         "gateway_serving",
         port=port,
@@ -532,6 +545,7 @@ async def run_gateway(
     if web_server is not None:
         await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
+    await readiness
     await hub.close()
     await client.close()
     if tournament_store is not store:
