@@ -22,6 +22,7 @@ from services.engine.bot_credential import BotCredential
 from services.engine.client import EngineClient, InProcessEngineClient
 from services.engine.clock import SeedSource, random_seed
 from services.engine.engine import Engine
+from services.engine.exchange_server import ENGINE_SERVICE
 from services.engine.head_signing import HeadSigner, SigningKeys
 from services.engine.link_server import LinkServer
 from services.engine.reader import GameReader
@@ -34,9 +35,10 @@ from services.engine.store.keys import DEFAULT_SHARDS
 from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.store.redis_store import RedisEventStore
 from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
-from services.gateway.server import create_server
+from services.env_defaults import env_number
+from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
-from services.gateway.tournament_servicer import TournamentServicer
+from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
 from services.rpc.limits import (
     DEFAULT_BURST,
@@ -53,7 +55,8 @@ from services.rpc.limits import (
     StreamBudget,
     WatcherLimit,
 )
-from services.rpc.server import AddressInUse
+from services.rpc.server import AddressInUse, health_of
+from services.rpc.store_readiness import follow_store
 from services.tournament.conductor import Conductor
 from services.tournament.director import Director, GameFinishedQueue
 from services.tournament.ratings_book import RatingsBook
@@ -63,6 +66,60 @@ from services.web.server import WebSettings
 
 log = structlog.get_logger(__name__)
 SHUTDOWN_GRACE_S = 3.0
+
+
+STORE_START_S = 10.0
+"""Seconds a service waits at start for its Redis to answer (``$TEOTI_REDIS_START_S``):
+then it exits 1 with one line instead of serving, and never reports ready before."""
+
+
+class StoreUnavailable(ConnectionError):
+    """The service's Redis did not answer within its start window (``teoti`` prints it
+    as one line and exits 1)."""
+
+
+async def wait_for_store(store: RedisEventStore, redis: RedisConfig | str) -> None:
+    """Return once ``store``'s Redis answers PING; raise StoreUnavailable if it has not
+    within ``$TEOTI_REDIS_START_S`` (default :data:`STORE_START_S`). Called before a
+    service listens or logs that it serves: a process must not look ready (to a person,
+    a probe or a load balancer) on a store it cannot reach. A refused connection fails
+    in milliseconds and is tried again (a Redis starting beside the service); the
+    message names the Redis without its password and the last error's type only (its
+    text may quote the URL)."""
+    within_s = env_number("TEOTI_REDIS_START_S", float, STORE_START_S)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    last: BaseException | None = None
+    while True:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            break
+        try:
+            await asyncio.wait_for(store.client.ping(), remaining)
+            return
+        except Exception as error:  # any failure: not answering (refused, auth, timeout)
+            if last is None or not isinstance(error, TimeoutError):
+                last = error  # the window's end cutting a try short says less than its cause
+            log.debug("redis_not_answering_yet", error=repr(error))
+        await asyncio.sleep(min(STORE_RETRY_S, max(deadline - loop.time(), 0)))
+    raise StoreUnavailable(
+        f"Redis {as_config(redis).describe()} did not answer within {within_s:g} s; is it "
+        f"running and reachable? (last error: {type(last).__name__ if last else 'none'})"
+    )
+
+
+STORE_RETRY_S = 0.25
+"""Pause between two start PINGs of :func:`wait_for_store`."""
+
+
+async def _answering(store: RedisEventStore, redis: RedisConfig | str) -> RedisEventStore:
+    """``store`` once its Redis answers (:func:`wait_for_store`); closed if it never does."""
+    try:
+        await wait_for_store(store, redis)
+    except BaseException:
+        await store.close()
+        raise
+    return store
 
 
 def consumer_name() -> str:
@@ -272,7 +329,7 @@ async def all_in_one(
     """
     registry = registry or default_registry()
     settings = StoreSettings(key_prefix, shards, snapshot_every, pool_size)
-    store = settings.store(redis_url)
+    store = await _answering(settings.store(redis_url), redis_url)
     snapshots = SnapshotCache(store, registry, snapshot_every=snapshot_every)
     engine = Engine(
         store,
@@ -335,6 +392,9 @@ async def all_in_one(
             await store.close()
             raise
     stop = asyncio.Event()
+    readiness = asyncio.create_task(
+        follow_store(store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop)
+    )
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     worker = asyncio.create_task(
         _bot(
@@ -364,6 +424,7 @@ async def all_in_one(
         await hub.close()
         stop.set()
         await worker
+        await readiness
         if directing is not None:
             await directing
         if keeper is not None:
@@ -390,7 +451,7 @@ async def run_engine(
     """
     credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
-    store = settings.store(redis)
+    store = await _answering(settings.store(redis), redis)
     snapshots = SnapshotCache(store, registry, snapshot_every=settings.snapshot_every)
     engine = Engine(
         store,
@@ -414,6 +475,9 @@ async def run_engine(
             await link.stop(None)
         raise
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
+    readiness = asyncio.create_task(
+        follow_store(store.client.ping, health_of(server), (ENGINE_SERVICE,), stop)
+    )
     log.info("engine_serving", port=port, link_port=link_port, redis=as_config(redis).describe())
     await stop.wait()
     if link is not None:
@@ -422,6 +486,7 @@ async def run_engine(
         await server.stop(SHUTDOWN_GRACE_S)
     if keeper is not None:
         await keeper
+    await readiness
     await store.close()
 
 
@@ -454,8 +519,14 @@ async def run_gateway(
 
     settings = settings or StoreSettings()
     gateway = gateway or GatewaySettings()
-    store = settings.store(redis)
-    tournament_store = settings.store(tournament_redis) if tournament_redis else store
+    store = await _answering(settings.store(redis), redis)
+    tournament_store = store
+    if tournament_redis:
+        try:
+            tournament_store = await _answering(settings.store(tournament_redis), tournament_redis)
+        except BaseException:
+            await store.close()
+            raise
     client = RemoteEngineClient(
         engine_target, channels=gateway.engine_channels, transport=gateway.engine_transport
     )
@@ -511,9 +582,13 @@ async def run_gateway(
             web,
             TournamentServicer(tournaments, DEFAULT_RULESET, limiter, quota),
         )
+    readiness = asyncio.create_task(
+        follow_store(store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop)
+    )
     log.info(
         "gateway_serving",
         port=port,
+        web_port=web_server.port if web_server else None,
         engine=engine_target,
         tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,
@@ -526,6 +601,7 @@ async def run_gateway(
     if web_server is not None:
         await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
+    await readiness
     await hub.close()
     await client.close()
     if tournament_store is not store:
@@ -550,7 +626,7 @@ async def run_bot(
 
     credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
-    store = settings.store(redis)
+    store = await _answering(settings.store(redis), redis)
     client = RemoteEngineClient(
         engine_target,
         bot_key=credential.secret,
@@ -586,7 +662,7 @@ async def run_director(
     from services.engine.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
-    store = settings.store(redis)
+    store = await _answering(settings.store(redis), redis)
     client = RemoteEngineClient(engine_target, transport=engine_transport or None)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())

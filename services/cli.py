@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import difflib
 import json
 import os
 import socket
@@ -89,6 +90,41 @@ class _Parser(argparse.ArgumentParser):
         """Print ``PROG: error: MESSAGE (see PROG --help)`` and exit 2."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's, except that options no command knows are reported by the
+        subcommand they were given to (``teoti archive: ... (see teoti archive --help)``,
+        with the option probably meant), not by ``teoti`` (argparse's own ``parse_args``
+        leaves them to the top parser, whose help does not list them)."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = _command_parser(self, parsed)
+            hint = _close_option(command, extra[0])
+            command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+        return parsed
+
+
+def _command_parser(parser: argparse.ArgumentParser, parsed: argparse.Namespace) -> Any:
+    """The innermost (sub)command parser ``parsed`` was parsed by (``teoti tournament
+    demo``'s for ``teoti tournament demo ...``)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+            if chosen is not None:
+                return _command_parser(chosen, parsed)
+    return parser
+
+
+def _close_option(parser: argparse.ArgumentParser, given: str) -> str:
+    """``"; did you mean --older-than-days?"`` for ``--days``, or ""."""
+    if not given.startswith("--"):
+        return ""
+    word = given.split("=", 1)[0]
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    near = [o for o in options if word[2:] and word[2:] in o] or difflib.get_close_matches(
+        word, options, n=1
+    )
+    return f"; did you mean {near[0]}?" if near else ""
+
 
 def _json_object(text: str) -> dict[str, Any]:
     """``--options``: a JSON object (``{}`` when empty). Raises ArgumentTypeError."""
@@ -103,6 +139,32 @@ def _json_object(text: str) -> dict[str, Any]:
         got = kind.get(type(value), "a number")
         raise argparse.ArgumentTypeError(f'wants a JSON object such as {{"solo": true}}, got {got}')
     return value
+
+
+MAX_PORT = 65_535
+
+
+def _port(text: str) -> int:
+    """A TCP port flag: an integer 0 to 65535 (0: as the flag's help says, off or any
+    free port). Raises ArgumentTypeError (a socket would raise OverflowError later)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to {MAX_PORT})")
+    return port
+
+
+ANY_PORT = -1
+"""``--web-port any``: a port the system chooses when the web face binds it."""
+
+
+def _web_port(text: str) -> int:
+    """``--web-port``: a port (0: off), or ``any`` (:data:`ANY_PORT`): the system
+    chooses at bind time, and ``teoti_serve_ready`` logs it (a port picked beforehand
+    may be taken before it is bound). Raises ArgumentTypeError."""
+    return ANY_PORT if text.strip().lower() == "any" else _port(text)
 
 
 def _registry(extra: Sequence[str]) -> RulesetRegistry:
@@ -189,6 +251,10 @@ def _need_redis(args: argparse.Namespace) -> Any:
 async def _serve(args: argparse.Namespace) -> int:
     from services.app import all_in_one
 
+    # First of all: a Ctrl-C (SIGTERM, SIGHUP) from the moment anything listens must stop
+    # the server in order (exit 0), not interrupt its start (KeyboardInterrupt, exit 130,
+    # resources half made). A signal during the start lets it finish, then stops it.
+    stop = _stop_event()
     registry = _registry(args.extra_ruleset)
     data_dir = Path(args.data_dir) if args.data_dir else None
     config = _redis_config(args)
@@ -218,7 +284,8 @@ async def _serve(args: argparse.Namespace) -> int:
             signing=signing,
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
-            await _stop_event().wait()
+            await stop.wait()
+    log.info("teoti_serve_stopped")
     return 0
 
 
@@ -248,9 +315,10 @@ def _web_face(args: argparse.Namespace) -> tuple[str | None, Any]:
 
     if args.web_port == 0:
         return None, None
-    _port_is_free(args.host, args.web_port)
+    port = 0 if args.web_port == ANY_PORT else args.web_port  # 0: the system's choice
+    _port_is_free(args.host, port)
     origins = tuple(o.strip() for o in args.web_cors_origins.split(",") if o.strip())
-    return _address(args.host, args.web_port), WebSettings(cors_origins=origins)
+    return _address(args.host, port), WebSettings(cors_origins=origins)
 
 
 def _address(host: str, port: int) -> str:
@@ -568,6 +636,12 @@ def _play_clock(args: argparse.Namespace) -> Any:
     """The clock of ``teoti play``'s new game from its flags; None without any."""
     from services.client import TimeControl
 
+    if args.timeout_policy == "bot_takeover" and not (args.increment_ms or args.move_deadline_ms):
+        # With a base time alone, a seat a bot took over comes back with no time left.
+        raise UsageError(
+            "--timeout-policy bot_takeover needs --increment-ms (with --base-ms) or "
+            "--move-deadline-ms, so a seat taken back has time to move"
+        )
     if not (args.base_ms or args.increment_ms or args.move_deadline_ms):
         return None
     if args.join or args.resume:
@@ -583,6 +657,7 @@ async def _play(args: argparse.Namespace) -> int:
     # a game joined or resumed has its seats already.
     info = None if args.join or args.resume else info_of(registry.get(args.ruleset))
     players, solo = _table_seats(info, args.players, args.solo) if info else (2, False)
+    time_control = _play_clock(args)  # usage errors before any server or file
     launch.log_to_file(Path(args.log_file), args.log_level)
     seats_file = Path(args.seats_file)
     data_dir = Path(args.data_dir)
@@ -621,7 +696,7 @@ async def _play(args: argparse.Namespace) -> int:
             ruleset=args.ruleset,
             info=info,
             registry=registry,
-            time_control=_play_clock(args),
+            time_control=time_control,
         )
     _print_left_game(played, where, seats_file)
     return 0
@@ -662,12 +737,30 @@ async def _watch(args: argparse.Namespace) -> int:
         return await launch.watch(target, args.game_id, players or 2, args.ruleset, registry)
 
 
+EXPORT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt")
+"""File endings ``teoti replay`` takes for a file, never a game id (ids have no path)."""
+
+
+def _names_a_path(argument: str) -> bool:
+    """True if ``teoti replay ARGUMENT`` can only mean a file: a path separator (never
+    in a game id, services.engine.store.keys) or an export's file ending."""
+    return "/" in argument or os.sep in argument or argument.endswith(EXPORT_SUFFIXES)
+
+
 async def _replay(args: argparse.Namespace) -> int:
     from services.client import TeotiClient
 
     registry = _registry(args.extra_ruleset)
     if looks_like_file(args.game_id):
-        return await replay_file(args, registry, _describe)
+        try:
+            return await replay_file(args, registry, _describe)
+        except UnicodeDecodeError as error:  # a picture, an archive: not a JSON-lines text
+            byte = error.object[error.start]
+            raise PublicLogError(
+                f"{args.game_id} is not UTF-8 text (byte {error.start} is {byte:#04x})"
+            ) from None
+    if _names_a_path(args.game_id):
+        raise UsageError(f"no such file: {args.game_id}")
     target = args.target or "127.0.0.1:50051"
     if args.step:
         from services.tui import launch
@@ -884,10 +977,11 @@ def build_parser() -> argparse.ArgumentParser:
     def web_opt(p: argparse.ArgumentParser, default_port: int) -> None:
         p.add_argument(
             "--web-port",
-            type=int,
+            type=_web_port,
             default=env_number("TEOTI_WEB_PORT", int, default_port),
             help="port of the web face (HTTP/JSON + server-sent events, the reference web "
-            "client at /; docs/web.md); 0: off (default $TEOTI_WEB_PORT or %(default)s)",
+            "client at /; docs/web.md); 0: off; any: a free port the system chooses, "
+            "logged as web_port when ready (default $TEOTI_WEB_PORT or %(default)s)",
         )
         p.add_argument(
             "--web-cors-origins",
@@ -898,7 +992,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="gateway + engine + bot worker in one process")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=50051)
+    serve.add_argument("--port", type=_port, default=50051)
     serve.add_argument(
         "--data-dir",
         default=".teoti/redis",
@@ -916,10 +1010,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     engine = sub.add_parser("engine", help="EngineService alone")
     engine.add_argument("--host", default="127.0.0.1")
-    engine.add_argument("--port", type=int, default=50052)
+    engine.add_argument("--port", type=_port, default=50052)
     engine.add_argument(
         "--link-port",
-        type=int,
+        type=_port,
         default=env_number("TEOTI_LINK_PORT", int, 0),
         help="also serve the engine link (plain TCP, for --engine-transport link clients; "
         "docs/operations.md) on this port of --host (0: off); default $TEOTI_LINK_PORT, "
@@ -932,7 +1026,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     gateway = sub.add_parser("gateway", help="GameService alone (writes via --engine)")
     gateway.add_argument("--host", default="127.0.0.1")
-    gateway.add_argument("--port", type=int, default=50051)
+    gateway.add_argument("--port", type=_port, default=50051)
     gateway.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
     )
@@ -981,7 +1075,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine_transport_opt(director)
     director.add_argument(
         "--health-port",
-        type=int,
+        type=_port,
         default=env_number("TEOTI_DIRECTOR_HEALTH_PORT", int, 0),
         help="serve gRPC health on this port (0: off); gameserver.v1.TournamentDirector "
         "is SERVING while the director's read loops make progress",
@@ -1006,7 +1100,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot.add_argument(
         "--health-port",
-        type=int,
+        type=_port,
         default=env_number("TEOTI_BOT_HEALTH_PORT", int, 0),
         help="serve gRPC health on this port (0: off); gameserver.v1.BotWorker is "
         "SERVING while the worker makes progress",
@@ -1280,4 +1374,8 @@ def _failure(error: Exception) -> tuple[str, int]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m services.cli``: run the imported module's main, so the errors modules
+    # such as services.tournament_cli raise (services.cli.UsageError) are this main's.
+    from services.cli import main as imported_main
+
+    sys.exit(imported_main())

@@ -74,10 +74,15 @@ def print_standings(tournament: Any) -> None:
 
 async def _demo(args: argparse.Namespace) -> int:
     from services.app import all_in_one
-    from services.cli import _registry
+    from services.cli import UsageError, _registry
     from services.embedded_redis import EmbeddedRedis
 
     registry = _registry(args.extra_ruleset)
+    # StartTournament's not_enough_players, checked before any Redis, server or
+    # tournament is made for a demo that could not start.
+    seats = args.min_table_size or args.table_size
+    if args.players < seats:
+        raise UsageError(f"--players: {args.players} players cannot fill a {seats}-seat table")
     url = os.environ.get("REDIS_URL", "")
     server = None
     if not url:

@@ -4,11 +4,13 @@ key prefix of its own on the tests' Redis, and the test Nim ruleset registered."
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -34,60 +36,84 @@ class Served:
     process: subprocess.Popen[bytes]
 
 
+READY = "teoti_serve_ready"
+
+
+def _ready_ports(log: Path) -> tuple[int, int] | None:
+    """(gRPC port, web port) from ``teoti_serve_ready`` in the log file, or None yet."""
+    for line in log.read_text(errors="replace").splitlines():
+        if READY in line:
+            with contextlib.suppress(ValueError):
+                ready = json.loads(line)
+                return int(ready["port"]), int(ready["web_port"])
+    return None
+
+
 @contextlib.contextmanager
 def teoti_serve(redis_url: str, key_prefix: str, *extra: str) -> Iterator[Served]:
-    """Start ``teoti serve`` (waits until the web face answers /healthz); SIGTERM after."""
-    grpc_port, web_port = free_port(), free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "serve",
-            "--port",
-            str(grpc_port),
-            "--web-port",
-            str(web_port),
-            "--redis-url",
-            redis_url,
-            "--key-prefix",
-            key_prefix,
-            "--extra-ruleset",
-            "nim=tests.nim:NimRuleset",
-            "--log-level",
-            "WARNING",
-            *extra,
-        ],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    web = f"http://127.0.0.1:{web_port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                err = process.stderr.read().decode() if process.stderr else ""
-                raise AssertionError(f"teoti serve exited: {err[-2000:]}")
+    """Start ``teoti serve`` on ports the system chooses when it binds (``--port 0
+    --web-port any``: a port picked by the test and bound later by serve may be taken
+    in between); waits for ``teoti_serve_ready`` (which names them) and for the web
+    face's /healthz; SIGTERM after."""
+    with tempfile.TemporaryDirectory(prefix="teoti-serve-") as folder:
+        log = Path(folder) / "serve.log"
+        with log.open("wb") as log_file:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "services.cli",
+                    "serve",
+                    "--port",
+                    "0",
+                    "--web-port",
+                    "any",
+                    "--redis-url",
+                    redis_url,
+                    "--key-prefix",
+                    key_prefix,
+                    "--extra-ruleset",
+                    "nim=tests.nim:NimRuleset",
+                    "--log-level",
+                    "INFO",
+                    *extra,
+                ],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=subprocess.DEVNULL,
+                stderr=log_file,
+            )
+        try:
+            yield _started(process, log)
+            # Both faces stop cleanly on SIGTERM, open streams included.
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+            err = log.read_text(errors="replace")
+            assert process.returncode == 0, err[-2000:]
+            assert "Traceback" not in err, err[-2000:]
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def _started(process: subprocess.Popen[bytes], log: Path) -> Served:
+    """The served ports once ``teoti_serve_ready`` is logged and /healthz answers."""
+    deadline = time.monotonic() + 60
+    web = ""
+    ports = None
+    while True:
+        if process.poll() is not None:
+            raise AssertionError(f"teoti serve exited: {log.read_text(errors='replace')[-2000:]}")
+        ports = ports or _ready_ports(log)
+        if ports is not None:
+            web = f"http://127.0.0.1:{ports[1]}"
             try:
                 with urllib.request.urlopen(f"{web}/healthz", timeout=1) as reply:
                     if reply.status == 200:
-                        break
+                        return Served(web, f"127.0.0.1:{ports[0]}", process)
             except OSError:
                 pass
-            if time.monotonic() > deadline:
-                raise AssertionError("teoti serve's web face never answered")
-            time.sleep(0.1)
-        yield Served(web, f"127.0.0.1:{grpc_port}", process)
-        # Both faces stop cleanly on SIGTERM, open streams included.
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=30)
-        assert process.returncode == 0, err.decode()[-2000:]
-        assert b"Traceback" not in err, err.decode()[-2000:]
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        if process.stderr:
-            process.stderr.close()
+        if time.monotonic() > deadline:
+            raise AssertionError("teoti serve's web face never answered")
+        time.sleep(0.1)  # polling a log file and a port: no event to wait on across processes

@@ -54,12 +54,12 @@ async def create_server(
     DEFAULT_PLAY_STREAMS_PER_CLIENT). ``tournaments``: also serve TournamentService with
     it. ``signing``: the keys GameService signs heads with and publishes (default none:
     GetSignedHead refused, ``signing_key_missing``). ``streams``: the streams (WatchGame
-    and Play) held at once, in all and per address (default: ``max_concurrent_rpcs`` less UNARY_RESERVE, DEFAULT_STREAMS_PER_ADDRESS
-    each; pass the same object to the web face's servicer); ``max_concurrent_rpcs``: the
-    process's calls in flight, which must exceed ``streams.total`` (the rest is for unary
-    calls: ValueError otherwise). ``play_grace_s``: a Play stream that has passed no seat
-    token check is ended once idle this long (``services.gateway.play_stream``). Stop
-    with ``await server.stop(grace)``.
+    and Play) held at once, in all and per address (default: ``max_concurrent_rpcs`` less
+    UNARY_RESERVE, DEFAULT_STREAMS_PER_ADDRESS each; pass the same object to the web face's
+    servicer); ``max_concurrent_rpcs``: the process's calls in flight, which must exceed
+    ``streams.total`` (the rest is for unary calls: ValueError otherwise).
+    ``play_grace_s``: a Play stream that has passed no seat token check is ended once idle
+    this long (``services.gateway.play_stream``). Stop with ``await server.stop(grace)``.
     """
     if streams is None:
         streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import resource
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -185,7 +186,17 @@ def build_server(
         raise AddressInUse(address) from error
     if port == 0:
         raise AddressInUse(address)
+    _HEALTH[server] = health_servicer
     return server, port, health_servicer
+
+
+_HEALTH: weakref.WeakKeyDictionary[grpc.aio.Server, Any] = weakref.WeakKeyDictionary()
+
+
+def health_of(server: grpc.aio.Server) -> Any:
+    """The health servicer :func:`build_server` gave ``server`` (for a readiness that
+    follows the store, services.rpc.store_readiness). Raises KeyError for another."""
+    return _HEALTH[server]
 
 
 class AddressInUse(OSError):

@@ -213,13 +213,25 @@ class TableApp(App[None]):
         """The list of choices."""
         return self.query_one(ActionList)
 
+    @property
+    def closed(self) -> bool:
+        """True once the table is closing or closed. Textual removes the widgets before
+        it cancels the workers, so a worker resuming from an await (a frame, an event, a
+        reply) may find no ``#status`` to update: it must then drop what it brings."""
+        return not self.is_running
+
     def say(self, text: str, style: str = "") -> None:
-        """Show a one-line message under the status (refusals, notices)."""
+        """Show a one-line message under the status (refusals, notices); nothing once
+        the table is :attr:`closed`."""
+        if self.closed:
+            return
         self.message = Text(text, style=style)
         self._render_status()
 
     def show(self, frame: Frame) -> None:
-        """Show ``frame`` on every panel of the kit."""
+        """Show ``frame`` on every panel of the kit (nothing once :attr:`closed`)."""
+        if self.closed:
+            return
         self.frame = frame
         state = frame.view.state
         names = frame.names
@@ -341,6 +353,8 @@ class LiveApp(TableApp):
         self._dirty.set()
 
     def _on_event(self, event: StoredEvent) -> None:
+        if self.closed:
+            return
         self.log_panel.add(event, self.names)
         kit = self.kit
         if kit is not None and event.type in kit.scoring_events:
@@ -366,7 +380,7 @@ class LiveApp(TableApp):
             # The frame (GetGame) can show the end before the stream has delivered the
             # last eclipses: the final scores wait for the stream's end, so they list all.
             finished = self.frame is not None and self.frame.view.finished
-            if finished and self.stream_ended and not self.final_shown:
+            if finished and self.stream_ended and not self.final_shown and not self.closed:
                 self.final_shown = True
                 self.push_screen(ResultScreen(self.final_body(), "final"))
 

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import signal
-import socket
 import stat
 import subprocess
 from collections.abc import AsyncIterator
@@ -20,7 +19,6 @@ import pytest
 
 from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.embedded_redis import free_port
 from tests.e2e.terminal import TEOTI, Terminal, redis_children, wait_gone
 
 PLAY_FILES = ["--data-dir", "data", "--seats-file", "seats.json", "--log-file", "tui.log"]
@@ -191,16 +189,20 @@ async def test_no_redis_outlives_watch(tmp_path: Path, sig: signal.Signals) -> N
         term.kill()
 
 
-def _serve(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
+def _serve(tmp_path: Path) -> subprocess.Popen[bytes]:
+    """``teoti serve`` on a gRPC port the system chooses (``--port 0``): a port picked
+    by the test and bound later by serve may be taken in between (issue 30, item 15)."""
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     return subprocess.Popen(
         [
             *TEOTI,
             "serve",
             "--port",
-            str(port),
+            "0",
             "--web-port",
             "0",
+            "--log-level",
+            "INFO",
             "--data-dir",
             str(tmp_path / "data"),
         ],
@@ -212,25 +214,27 @@ def _serve(tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
     )
 
 
-async def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
-    for _ in range(600):
-        assert process.poll() is None, process.stderr.read() if process.stderr else ""
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            await asyncio.sleep(0.05)
-    raise AssertionError("serve never listened")
+async def _wait_listening(process: subprocess.Popen[bytes]) -> int:
+    """The gRPC port serve listens on, from its ``teoti_serve_ready`` log line (read
+    from its stderr; the rest stays for ``communicate``)."""
+    assert process.stderr is not None
+    seen = b""
+    while True:
+        line = await asyncio.to_thread(process.stderr.readline)
+        seen += line
+        if not line:
+            raise AssertionError(f"serve never got ready: {seen.decode()[-2000:]}")
+        if b"teoti_serve_ready" in line:
+            return int(json.loads(line)["port"])
 
 
 @pytest.mark.parametrize("sig", _signals(signal.SIGINT))  # Ctrl-C
 async def test_serve_stops_cleanly_and_takes_redis_with_it(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
-    port = free_port()
-    process = _serve(tmp_path, port)
+    process = _serve(tmp_path)
     try:
-        await _wait_listening(port, process)
+        await _wait_listening(process)
         children = redis_children(process.pid)
         assert len(children) == 1
         os.killpg(process.pid, sig)  # the whole group, as Ctrl-C in a terminal does
@@ -246,11 +250,10 @@ async def test_serve_stops_cleanly_and_takes_redis_with_it(
 
 
 async def test_a_second_serve_on_a_taken_port_says_only_that(tmp_path: Path) -> None:
-    port = free_port()
     (tmp_path / "one").mkdir()
-    first = _serve(tmp_path / "one", port)
+    first = _serve(tmp_path / "one")
     try:
-        await _wait_listening(port, first)
+        port = await _wait_listening(first)
         code, out, err = await _teoti(
             "serve", "--port", str(port), "--web-port", "0", "--data-dir", "two", cwd=tmp_path
         )
@@ -279,3 +282,61 @@ async def test_quitting_another_game_speaks_of_its_own_points(tmp_path: Path) ->
     said = term.text
     assert re.search(r"zoe: \d+ points", said), said
     assert " VP" not in said
+
+
+ROOT = Path(__file__).resolve().parents[2]
+INTERRUPT_ONCE_LISTENING = """
+import os, signal, sys
+import services.app as app
+from services.cli import main
+
+listen = app.create_server
+
+
+async def listen_then_interrupt(*args, **kwargs):
+    served = await listen(*args, **kwargs)
+    # The gRPC port listens: the earliest moment a test or a person can see the server,
+    # and so press Ctrl-C. Delivered before serve has finished starting.
+    os.kill(os.getpid(), signal.SIGINT)
+    return served
+
+
+app.create_server = listen_then_interrupt
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+async def test_ctrl_c_as_soon_as_serve_listens_stops_it_cleanly(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """issue 30 item 15: test_serve_stops_cleanly[SIGINT] saw exit 130 under load, since
+    serve installed its signal handlers only after everything had started. SIGINT the
+    moment the port listens, every time, instead of hoping the machine is slow."""
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env["PYTHONPATH"] = str(ROOT)
+    process = await asyncio.create_subprocess_exec(
+        *TEOTI[:1],
+        "-c",
+        INTERRUPT_ONCE_LISTENING,
+        "serve",
+        "--redis-url",
+        redis_url,
+        "--key-prefix",
+        key_prefix,
+        "--port",
+        "0",
+        "--web-port",
+        "0",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        _, err = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 0, err.decode()[-2000:]
+    assert b"Traceback" not in err and b"teoti_serve_stopped" in err, err.decode()[-2000:]

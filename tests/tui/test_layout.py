@@ -80,3 +80,21 @@ async def test_a_too_small_window_says_what_it_needs(client: TeotiClient) -> Non
         await pilot.pause()
         screen = screen_text(app)
         assert "needs at least" not in screen and "Rondel" in screen
+
+
+async def test_a_frame_arriving_after_the_table_closed_is_dropped(client: TeotiClient) -> None:
+    """issue 30 item 15: the table's workers (refresh, follow, submit) await the server;
+    when the table closes (q, or a test leaving ``run_test``) Textual removes its widgets
+    before it cancels those workers, so one resuming then used to update ``#status`` on a
+    screen that is gone (NoMatches, "#status not found", seen under load). What such a
+    worker does after its await, done here at that moment: it must be a no-op."""
+    game = await create_game(client, "ann")
+    app = LiveApp(Session(client, game.game_id, game.seat, game.token, game.solo))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.frame is not None)
+        frame = app.frame
+    assert frame is not None and not app.is_running
+    late = await app.session.frame()
+    app.show(late)
+    app.say("a late notice")
+    assert app.frame is frame  # nothing shown on a table that is gone
