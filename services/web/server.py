@@ -67,7 +67,7 @@ def build_app(
     """The ASGI app serving each ``(service descriptor, servicer)`` pair's RPCs."""
     settings = settings or WebSettings()
     routes = [route for service, servicer in services for route in routes_for(service, servicer)]
-    face = Face(routes, settings.max_request_bytes)
+    face = Face(routes, settings.max_request_bytes, tuple(settings.cors_origins))
     document = openapi(services[0][0], PROTO_PATH, settings.version)
     for service, _ in services[1:]:
         more = openapi(service, PROTO_PATH, settings.version)
