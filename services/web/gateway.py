@@ -35,5 +35,9 @@ async def start_game_web(
     settings = settings or WebSettings()
     host, port = split_address(address)
     return await start_web(
-        build_app(services, settings), host, port, max_request_bytes=settings.max_request_bytes
+        build_app(services, settings),
+        host,
+        port,
+        max_request_bytes=settings.max_request_bytes,
+        settings=settings,
     )
