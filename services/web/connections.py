@@ -5,7 +5,8 @@ limit and closes no connection that has not finished its first request. This sub
 keeps httptools' parser and adds: the request line and headers together at most
 ``MAX_HEAD_BYTES`` and ``MAX_HEADERS`` fields (over: ``431`` and the connection closed);
 a request's headers complete within ``HEADER_TIMEOUT_S`` of the connection opening (or
-of the request's first byte on a kept-alive connection; over: ``408`` and closed). An
+of the request's first byte on a kept-alive connection; over: ``408`` and closed); at
+most ``MAX_CONNECTIONS_PER_ADDRESS`` open per client address (beyond: closed at once). An
 open stream (SSE or a WebSocket) has a complete request and is never cut by this.
 """
 
@@ -24,6 +25,19 @@ MAX_HEADERS = 100
 """Header fields per request (as Python's http.client)."""
 HEADER_TIMEOUT_S = 5.0
 """Seconds a connection may take to send a request's headers."""
+MAX_CONNECTIONS_PER_ADDRESS = 256
+"""Open web connections (streams and WebSockets included) per client address (an IPv6
+client per /64), far below the gateway's 20,000 file descriptors; beyond it a new
+connection is closed at once, nothing read or kept."""
+
+
+def address_key(host: str | None) -> str:
+    """The client an address stands for: itself, or its /64 for IPv6 (one host's share)."""
+    if not host:
+        return ""
+    if ":" in host:
+        return ":".join(host.split(":")[:4])
+    return host
 
 
 class _Refused(Exception):
@@ -37,6 +51,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     max_head_bytes = MAX_HEAD_BYTES
     max_headers = MAX_HEADERS
     header_timeout_s = HEADER_TIMEOUT_S
+    max_per_address = MAX_CONNECTIONS_PER_ADDRESS
+    open_per_address: dict[str, int] = {}
+    """Per server (:func:`bounded_protocol` gives each its own)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -45,14 +62,52 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._in_head = False
         self._head_timer: asyncio.TimerHandle | None = None
         self._closed_by_us = False
+        self._address: str | None = None
+        self._refused_at_open = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        peer = transport.get_extra_info("peername")
+        key = address_key(peer[0] if isinstance(peer, tuple) and peer else None)
+        if self.open_per_address.get(key, 0) >= self.max_per_address:
+            self.transport = transport
+            self._closed_by_us = self._refused_at_open = True
+            transport.close()  # nothing written, nothing read: the descriptor goes now
+            return
+        self._address = key
+        self.open_per_address[key] = self.open_per_address.get(key, 0) + 1
         super().connection_made(transport)
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._release()
+        if self._refused_at_open:  # uvicorn never saw it
+            return
         super().connection_lost(exc)
+
+    def _release(self) -> None:
+        """Give the address's slot back (once)."""
+        key, self._address = self._address, None
+        if key is None:
+            return
+        left = self.open_per_address.get(key, 1) - 1
+        if left > 0:
+            self.open_per_address[key] = left
+        else:
+            self.open_per_address.pop(key, None)
+
+    def handle_websocket_upgrade(self) -> None:
+        """The WebSocket protocol takes the transport (and this one is never told it is
+        lost): the slot goes back when the WebSocket's connection is lost."""
+        super().handle_websocket_upgrade()
+        socket_protocol = self.transport.get_protocol()
+        lost = socket_protocol.connection_lost
+
+        def release_then(exc: Exception | None) -> None:
+            self._release()
+            lost(exc)
+
+        setattr(socket_protocol, "connection_lost", release_then)  # noqa: B010
 
     def _arm(self) -> None:
         if self._head_timer is None:
@@ -146,6 +201,7 @@ def bounded_protocol(
     max_head_bytes: int = MAX_HEAD_BYTES,
     max_headers: int = MAX_HEADERS,
     header_timeout_s: float = HEADER_TIMEOUT_S,
+    max_per_address: int = MAX_CONNECTIONS_PER_ADDRESS,
 ) -> type[BoundedHttpToolsProtocol]:
     """The protocol class for one server's settings (uvicorn's ``http=``)."""
     return type(
@@ -155,5 +211,7 @@ def bounded_protocol(
             "max_head_bytes": max_head_bytes,
             "max_headers": max_headers,
             "header_timeout_s": header_timeout_s,
+            "max_per_address": max_per_address,
+            "open_per_address": {},
         },
     )

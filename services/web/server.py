@@ -34,6 +34,7 @@ from services.rpc.limits import MAX_REQUEST_BYTES
 from services.rpc.server import MAX_CONCURRENT_RPCS
 from services.web.connections import (
     HEADER_TIMEOUT_S,
+    MAX_CONNECTIONS_PER_ADDRESS,
     MAX_HEAD_BYTES,
     MAX_HEADERS,
     bounded_protocol,
@@ -63,6 +64,7 @@ class WebSettings:
     frames). max_head_bytes, max_headers, header_timeout_s: a request's line and headers
     (:mod:`services.web.connections`; over: 431, too slow: 408, connection closed).
     keepalive_s: an idle kept-alive connection is closed after this many seconds.
+    max_connections_per_address: open connections per client address (beyond: closed).
     """
 
     cors_origins: Sequence[str] = ("*",)
@@ -73,6 +75,7 @@ class WebSettings:
     max_headers: int = MAX_HEADERS
     header_timeout_s: float = HEADER_TIMEOUT_S
     keepalive_s: float = KEEPALIVE_IDLE_S
+    max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
 
 
 def build_app(
@@ -220,7 +223,10 @@ async def start_web(
     config = uvicorn.Config(
         app,
         http=bounded_protocol(
-            settings.max_head_bytes, settings.max_headers, settings.header_timeout_s
+            settings.max_head_bytes,
+            settings.max_headers,
+            settings.header_timeout_s,
+            settings.max_connections_per_address,
         ),
         timeout_keep_alive=settings.keepalive_s,  # type: ignore[arg-type]
         log_config=None,

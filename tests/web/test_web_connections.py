@@ -56,3 +56,34 @@ async def test_silent_and_slow_connections_are_closed(served: StackFactory) -> N
         assert (await closed(reader, 10)).startswith(b"HTTP/1.1 200 ")
         writer.close()
         assert (await http.get("/healthz")).status_code == 200
+
+
+async def test_connections_per_address_are_capped(served: StackFactory) -> None:
+    capped = WebSettings(max_connections_per_address=20)
+    async with served(web=capped) as (stack, _):
+        opened = [await asyncio.open_connection("127.0.0.1", stack.web_port) for _ in range(30)]
+        # Beyond the cap: closed at once, without a byte. (On Linux every 127.x.y.z is
+        # loopback: another address is another client.)
+        ends = await asyncio.gather(
+            *(asyncio.wait_for(reader.read(), 10) for reader, _ in opened[20:])
+        )
+        assert ends == [b""] * 10
+        other, writer = await asyncio.open_connection(
+            "127.0.0.1", stack.web_port, local_addr=("127.0.0.2", 0)
+        )
+        writer.write(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        assert (await asyncio.wait_for(other.read(), 10)).startswith(b"HTTP/1.1 200 ")
+        writer.close()
+        for _, held in opened[:20]:
+            held.close()
+            await held.wait_closed()
+        # Slots come back once the server has seen them close (a condition, polled).
+        deadline = time.monotonic() + 10
+        while True:
+            again, writer = await asyncio.open_connection("127.0.0.1", stack.web_port)
+            writer.write(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            answer = await asyncio.wait_for(again.read(), 10)
+            writer.close()
+            if answer.startswith(b"HTTP/1.1 200 ") or time.monotonic() > deadline:
+                break
+        assert answer.startswith(b"HTTP/1.1 200 "), answer
