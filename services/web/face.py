@@ -12,6 +12,15 @@ with ``GET`` and the request fields as query parameters, for ``EventSource``. A 
 that streams requests (GameService.Play) has no HTTP form: its path answers UNIMPLEMENTED
 (HTTP 501, reason ``streaming_requests_unsupported``) to a plain HTTP request, naming the
 WebSocket at the same path that carries it (:mod:`services.web.play_socket`).
+
+Before any method runs (issue 30, items 7 and 8): a request from a page whose ``Origin``
+the face does not allow is refused (403, ``origin_not_allowed``: CORS alone only hides
+the reply of a "simple" cross-site POST, it does not stop it), a ``POST`` must say
+``Content-Type: application/json`` (415, ``unsupported_media_type``: a form or
+``text/plain`` body is what a cross-site page can send without a preflight), and a token
+in the query string is refused (400, ``token_in_url``: URLs end up in logs and browser
+history). Query parameters of a ``GET`` fill the request's fields; a bool field reads
+``true``/``false`` (or ``1``/``0``).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from typing import Any
 import grpc
 import structlog
 from google.protobuf import json_format
-from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from google.rpc import status_pb2
@@ -37,6 +46,7 @@ from services.rpc.errors import BadRequest
 from services.rpc.limits import MAX_REQUEST_BYTES
 from services.web.context import WebAbort, WebContext, peer_string, status_of
 from services.web.errors import http_status, refusal, retry_after, status_json
+from services.web.origins import origin_allowed
 
 log = structlog.get_logger(__name__)
 
@@ -48,6 +58,8 @@ STREAM_BUFFER = 64
 hub drops a watcher that falls further behind: ``watch_too_slow``)."""
 TIMEOUT_HEADER = "x-timeout-ms"
 """Request header carrying the caller's deadline (milliseconds), like gRPC's timeout."""
+JSON_MEDIA_TYPE = "application/json"
+"""The only request body type a method call accepts (any parameters, e.g. charset)."""
 
 
 def to_json(message: Message) -> dict[str, Any]:
@@ -127,11 +139,19 @@ class Face:
         routes: from :func:`routes_for`.
         max_request_bytes: larger bodies are refused with RESOURCE_EXHAUSTED (HTTP 413),
             as the gRPC server refuses larger messages.
+        cors_origins: the pages (origins) that may call (``*``: any); the face's own
+            pages and clients sending no ``Origin`` always may (:func:`origin_allowed`).
     """
 
-    def __init__(self, routes: list[Route], max_request_bytes: int = MAX_REQUEST_BYTES) -> None:
+    def __init__(
+        self,
+        routes: list[Route],
+        max_request_bytes: int = MAX_REQUEST_BYTES,
+        cors_origins: tuple[str, ...] = ("*",),
+    ) -> None:
         self._routes = {route.path: route for route in routes}
         self._max = max_request_bytes
+        self._origins = cors_origins
 
     @property
     def routes(self) -> list[Route]:
@@ -149,6 +169,19 @@ class Face:
             )
 
     async def _answer(self, request: Request) -> Response:
+        origin = request.headers.get("origin")
+        if not origin_allowed(origin, request.headers.get("host"), self._origins):
+            return _origin_refused(origin or "")
+        if (secret := _token_in_query(request)) is not None:
+            return error_response(
+                refusal(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "token_in_url",
+                    f"the query parameter {secret[:40]!r} carries a token, and URLs end up "
+                    "in logs: send it as an 'Authorization: Bearer <token>' header, or in "
+                    "the JSON body of a POST",
+                )
+            )
         route = self._routes.get(request.url.path)
         if route is None:
             return error_response(
@@ -175,6 +208,16 @@ class Face:
         allowed = ("GET", "POST") if streaming else ("POST",)
         if request.method not in allowed:
             return not_allowed(request.method, ", ".join(allowed))
+        if request.method == "POST" and not _is_json(request.headers.get("content-type")):
+            return error_response(
+                refusal(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "unsupported_media_type",
+                    f"a method call's body must be sent as 'Content-Type: {JSON_MEDIA_TYPE}' "
+                    "(docs/web.md)",
+                ),
+                http=415,
+            )
         parsed = await self._request_message(route, request)
         if isinstance(parsed, Response):
             return parsed
@@ -255,12 +298,61 @@ def _too_large(limit: int) -> Response:
     )
 
 
+def _origin_refused(origin: str) -> Response:
+    """403 with a Status (``origin_not_allowed``), as the Play WebSocket refuses one."""
+    log.info("web_origin_refused", origin=origin[:100])
+    return error_response(
+        refusal(
+            grpc.StatusCode.PERMISSION_DENIED,
+            "origin_not_allowed",
+            f"pages of {origin[:100]} may not call this face (see its CORS origins, "
+            "--web-cors-origins)",
+        ),
+        http=403,
+    )
+
+
+def _is_json(content_type: str | None) -> bool:
+    """Is ``content_type`` application/json (parameters such as charset aside)?"""
+    if content_type is None:
+        return False
+    return content_type.split(";", 1)[0].strip().lower() == JSON_MEDIA_TYPE
+
+
+_NOT_SECRET = {"pagetoken", "nextpagetoken"}
+"""Query names ending in "token" that are cursors, not credentials."""
+
+
+def _token_in_query(request: Request) -> str | None:
+    """The first query parameter that carries a credential (``seat_token``,
+    ``organiser_token``, ``player_token``, ``access_token``, ``authorization``...; either
+    spelling), or None. Any method, any path of a method: the URL is logged either way."""
+    for name in request.query_params:
+        folded = name.lower().replace("_", "").replace("-", "")
+        if folded == "authorization" or (folded.endswith("token") and folded not in _NOT_SECRET):
+            return name
+    return None
+
+
+_BOOLS = {"true": True, "false": False, "1": True, "0": False}
+"""How a bool field reads in a query string (JSON's words, or a digit)."""
+
+
 def _from_query(route: Route, request: Request) -> Message | Any:
     """A request message from query parameters (GET of a stream, for EventSource);
-    ``Last-Event-ID`` (a reconnecting EventSource) resumes after that version."""
+    ``Last-Event-ID`` (a reconnecting EventSource) resumes after that version. Every
+    value is a string; a bool field's ``true``/``false``/``1``/``0`` become JSON's
+    booleans (protobuf's JSON mapping would refuse a quoted ``"true"``)."""
+    descriptor = route.request_class.DESCRIPTOR
     fields: dict[str, Any] = dict(request.query_params)
+    for name, value in fields.items():
+        field = descriptor.fields_by_name.get(name) or descriptor.fields_by_camelcase_name.get(name)
+        if field is not None and field.type == FieldDescriptor.TYPE_BOOL:
+            if value.lower() not in _BOOLS:
+                return BadRequest(f"the query parameter {name!r} must be true or false")
+            fields[name] = _BOOLS[value.lower()]
     last = request.headers.get("last-event-id", "")
-    if last.isdigit() and "from_version" in route.request_class.DESCRIPTOR.fields_by_name:
+    if last.isdigit() and "from_version" in descriptor.fields_by_name:
         fields["from_version"] = last
     message = route.request_class()
     try:

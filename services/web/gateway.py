@@ -49,4 +49,5 @@ async def start_game_web(
         host,
         port,
         max_request_bytes=settings.max_request_bytes,
+        settings=settings,
     )

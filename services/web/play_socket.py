@@ -28,7 +28,6 @@ import json
 from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import grpc
 import structlog
@@ -39,6 +38,7 @@ from services.rpc.errors import BadRequest, clip
 from services.web.context import WebAbort, WebContext, peer_string
 from services.web.errors import refusal, status_json
 from services.web.face import error_response, parse_message, to_json
+from services.web.origins import origin_allowed
 
 log = structlog.get_logger(__name__)
 
@@ -69,21 +69,6 @@ class MalformedPlayRequest(BadRequest):
     def __init__(self, message: str, request_id: int) -> None:
         super().__init__(message)
         self.request_id = request_id
-
-
-def origin_allowed(origin: str | None, host: str | None, allowed: Sequence[str]) -> bool:
-    """May a WebSocket with this ``Origin`` header be opened on ``host`` (the request's
-    ``Host`` header)? Yes without an Origin (not a browser: it could send anything it
-    likes anyway), for the face's own pages (the origin's host:port is ``host``), and for
-    the CORS allowed origins (``*``: any). Browsers always send Origin on a WebSocket and
-    do not apply CORS to it, so this is the check that keeps other sites out."""
-    if origin is None or "*" in allowed:
-        return True
-    normalized = origin.strip().rstrip("/").lower()
-    if normalized in {entry.strip().rstrip("/").lower() for entry in allowed}:
-        return True
-    netloc = urlsplit(normalized).netloc
-    return bool(netloc) and netloc == (host or "").strip().lower()
 
 
 def close_reason(text: str) -> str:

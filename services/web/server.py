@@ -32,6 +32,13 @@ from starlette.staticfiles import StaticFiles
 
 from services.rpc.limits import MAX_REQUEST_BYTES
 from services.rpc.server import MAX_CONCURRENT_RPCS
+from services.web.connections import (
+    HEADER_TIMEOUT_S,
+    MAX_CONNECTIONS_PER_ADDRESS,
+    MAX_HEAD_BYTES,
+    MAX_HEADERS,
+    bounded_protocol,
+)
 from services.web.errors import refusal
 from services.web.face import TIMEOUT_HEADER, Face, error_response, not_allowed, routes_for
 from services.web.openapi import openapi
@@ -42,6 +49,8 @@ log = structlog.get_logger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
 DEFAULT_WEB_PORT = 8080
 PROTO_PATH = "proto/gameserver/v1/game_service.proto"
+KEEPALIVE_IDLE_S = 5.0
+"""Seconds an idle kept-alive connection stays open (uvicorn's default, now stated)."""
 
 
 @dataclass(frozen=True)
@@ -52,13 +61,21 @@ class WebSettings:
     no cookies, only Bearer tokens a page has to send itself); also the pages that may
     open a Play WebSocket (besides the face's own). static: serve the reference client
     at ``/``. max_request_bytes: as the gRPC server's limit (HTTP bodies and WebSocket
-    frames).
+    frames). max_head_bytes, max_headers, header_timeout_s: a request's line and headers
+    (:mod:`services.web.connections`; over: 431, too slow: 408, connection closed).
+    keepalive_s: an idle kept-alive connection is closed after this many seconds.
+    max_connections_per_address: open connections per client address (beyond: closed).
     """
 
     cors_origins: Sequence[str] = ("*",)
     static: bool = True
     max_request_bytes: int = MAX_REQUEST_BYTES
     version: str = "v1"
+    max_head_bytes: int = MAX_HEAD_BYTES
+    max_headers: int = MAX_HEADERS
+    header_timeout_s: float = HEADER_TIMEOUT_S
+    keepalive_s: float = KEEPALIVE_IDLE_S
+    max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
 
 
 def build_app(
@@ -70,7 +87,7 @@ def build_app(
     ``extra_routes`` (fixed documents such as the well-known signing keys) before them."""
     settings = settings or WebSettings()
     routes = [route for service, servicer in services for route in routes_for(service, servicer)]
-    face = Face(routes, settings.max_request_bytes)
+    face = Face(routes, settings.max_request_bytes, tuple(settings.cors_origins))
     document = openapi(services[0][0], PROTO_PATH, settings.version)
     for service, _ in services[1:]:
         more = openapi(service, PROTO_PATH, settings.version)
@@ -193,6 +210,7 @@ async def start_web(
     port: int,
     grace_s: float = 3.0,
     max_request_bytes: int = MAX_REQUEST_BYTES,
+    settings: WebSettings | None = None,
 ) -> WebServer:
     """Serve ``app`` on ``host:port`` (0: a free port) in this event loop.
 
@@ -202,10 +220,19 @@ async def start_web(
     until the app has taken its last message, which is the Play stream's back-pressure).
     The app refuses frames over ``max_request_bytes`` with its own close reason; the
     library cuts off those over twice that before they are buffered whole (close 1009).
+    HTTP/1.1 by httptools, bounded by ``settings`` (:mod:`services.web.connections`).
     """
+    settings = settings or WebSettings()
     sock = _bind(host, port)
     config = uvicorn.Config(
         app,
+        http=bounded_protocol(
+            settings.max_head_bytes,
+            settings.max_headers,
+            settings.header_timeout_s,
+            settings.max_connections_per_address,
+        ),
+        timeout_keep_alive=settings.keepalive_s,  # type: ignore[arg-type]
         log_config=None,
         access_log=False,
         lifespan="off",

@@ -19,6 +19,8 @@ from services.web.server import WebSettings
 from tests.web.conftest import StackFactory
 
 SERVICE = "/gameserver.v1.GameService/"
+JSON = {"content-type": "application/json"}
+"""Method calls must say their body is JSON (issue 30, item 8)."""
 ANN = "ann-secret-0123456789abcdef"
 BOB = "bob-secret-0123456789abcdef"
 
@@ -237,7 +239,7 @@ async def test_hostile_bodies_get_a_reason_never_a_500(
     served: StackFactory, body: bytes, why: str
 ) -> None:
     async with served() as (_, http):
-        response = await http.post(SERVICE + "GetGame", content=body)
+        response = await http.post(SERVICE + "GetGame", content=body, headers=JSON)
         assert response.status_code == (413 if why == "request_too_large" else 400), response.text
         assert reason(response) == why
         assert "Traceback" not in response.text

@@ -17,6 +17,7 @@ from services.rpc.limits import MAX_REQUEST_BYTES
 from tests.web.conftest import StackFactory
 from tests.web.test_web_face import (
     ANN,
+    JSON,
     SERVICE,
     nim_game,
     reason,
@@ -190,7 +191,7 @@ async def test_only_post_runs_a_method(served: StackFactory) -> None:
 async def test_an_oversized_body_is_413(served: StackFactory) -> None:
     async with served() as (_, http):
         body = b'{"game_id": "' + b"x" * (MAX_REQUEST_BYTES + 10) + b'"}'
-        response = await http.post(SERVICE + "GetGame", content=body)
+        response = await http.post(SERVICE + "GetGame", content=body, headers=JSON)
         assert response.status_code == 413 and reason(response) == "request_too_large"
         assert "retry-after" not in response.headers
 
@@ -296,10 +297,12 @@ async def test_messages_never_echo_python_internals(served: StackFactory) -> Non
             http, "SubmitAction", {"game_id": game, "seat": 0, "action_json": deep}, ANN
         )
         assert action.status_code == 400 and "nested too deeply" in action.json()["message"]
-        body = await http.post(SERVICE + "GetGame", content=b'{"game_id": ' + deep.encode() + b"}")
+        body = await http.post(
+            SERVICE + "GetGame", content=b'{"game_id": ' + deep.encode() + b"}", headers=JSON
+        )
         assert body.status_code == 400 and "nested too deeply" in body.json()["message"]
         for not_object in (b"[1, 2]", b'"x"', b"5"):
-            refused = await http.post(SERVICE + "SubmitAction", content=not_object)
+            refused = await http.post(SERVICE + "SubmitAction", content=not_object, headers=JSON)
             assert refused.status_code == 400 and reason(refused) == "malformed_request"
             assert "must be a JSON object" in refused.json()["message"]
         for response in (action, body):
