@@ -168,6 +168,16 @@ FIXTURES: tuple[Fixture, ...] = (
         time_control=TimeControl(60_000, 2_000, 0, TimeoutPolicy.FORFEIT),
         timeouts=(6,),
     ),
+    # A tournament withdrawal (issue 30 item 4): bob's player withdraws at version 6 while
+    # his day-long clock runs; SeatForfeited without SeatTimedOut, and a zombie finishes.
+    Fixture(
+        "nim_withdraw_forfeit",
+        "nim",
+        (human("ann"), human("bob")),
+        {"max_take": 3},
+        time_control=TimeControl(0, 0, 86_400_000, TimeoutPolicy.FORFEIT),
+        withdrawals=((6, 1),),
+    ),
     # SeatTakenOver and SeatReclaimed: ann runs out at version 17, a bot takes her seat,
     # and her next move reclaims it.
     Fixture(

@@ -40,6 +40,8 @@ class Fixture:
         time_control: the game's clock (None: no clock).
         timeouts: versions at which the seat to act lets its clock run out instead of
             moving (the timekeeper then appends the timeout).
+        withdrawals: (version, seat): at that version the seat's tournament player
+            withdraws (Engine.withdraw_seat applies the timeout policy at once).
     """
 
     name: str
@@ -51,6 +53,7 @@ class Fixture:
     stop_after: int = 0
     time_control: TimeControl | None = None
     timeouts: tuple[int, ...] = ()
+    withdrawals: tuple[tuple[int, int], ...] = ()
 
 
 def human(name: str) -> SeatSpec:
@@ -118,6 +121,11 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
             clock.skip(2 * max(tc.base_ms, tc.move_deadline_ms) + 1_000)
             if not await keeper.run_once():
                 raise RuntimeError(f"{fixture.name}: no clock ran out at {snapshot.version}")
+            snapshot = await engine.load(game_id)
+            continue
+        withdrawn = [s for v, s in fixture.withdrawals if v == snapshot.version]
+        if withdrawn:
+            await engine.withdraw_seat(game_id, withdrawn[0])
             snapshot = await engine.load(game_id)
             continue
         seat = snapshot.seats_to_act()[0]

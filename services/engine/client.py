@@ -87,6 +87,12 @@ class EngineClient(Protocol):
         """Claim an open seat. Raises GameNotFound, InvalidArgument, RuleViolation."""
         ...
 
+    async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
+        """Apply the game's timeout policy to the human ``seat`` now: its tournament player
+        withdrew (see Engine.withdraw_seat; nothing appended if there is nothing to settle,
+        then ``first_version`` equals ``version``). Raises GameNotFound, InvalidArgument."""
+        ...
+
     async def close(self) -> None:
         """Release resources (channels)."""
         ...
@@ -134,6 +140,10 @@ class InProcessEngineClient:
     ) -> CommandResult:
         """See EngineClient.join_game."""
         return await self._engine.join_game(game_id, seat, name, token_hash, command_id)
+
+    async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
+        """See EngineClient.withdraw_seat."""
+        return await self._engine.withdraw_seat(game_id, seat)
 
     async def close(self) -> None:
         """The engine is owned by whoever built it."""

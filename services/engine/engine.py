@@ -69,7 +69,13 @@ from services.engine.store.records import (
     SecretValue,
     TurnRequest,
 )
-from services.engine.timing.engine_clock import check_seat, creation_plan, move_plan
+from services.engine.timing.engine_clock import (
+    ClockPlan,
+    check_seat,
+    creation_plan,
+    move_plan,
+    withdrawal_plan,
+)
 from services.engine.timing.seat_clocks import epoch_ms
 from services.engine.timing.time_control import TimeControl
 
@@ -540,6 +546,58 @@ class Engine:
             raise VersionConflict(snapshot.game_id, snapshot.version, result.last_version)
         await self._remember(snapshot, result)
         return CommandResult(snapshot.game_id, result.last_version, result.first_version)
+
+    async def append_clock_plan(
+        self, snapshot: GameSnapshot, plan: ClockPlan, command_id: str, recorded_at: datetime
+    ) -> CommandResult:
+        """Append the clock events of ``plan`` (a timeout, a withdrawal; its ``deadline``
+        set) decided on ``snapshot`` at ``recorded_at``, with the turn requests of the bot
+        seats to act once they are folded (a seat a bot now plays among them): the one
+        way the timekeeper and :meth:`withdraw_seat` settle a seat. Raises as
+        :meth:`append_system`."""
+        events = [*plan.before, *plan.after]
+        version = snapshot.version + len(events)
+        requests = [
+            TurnRequest(snapshot.game_id, seat, version)
+            for seat in snapshot.bot_seats_to_act(clock=plan.clock)
+        ]
+        return await self.append_system(
+            snapshot, events, requests, plan.deadline, command_id, recorded_at
+        )
+
+    async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
+        """Settle the human ``seat`` of ``game_id`` now because its player withdrew from
+        the game's tournament (issue 30 item 4): the game's timeout policy is applied to
+        it at once, as the timekeeper does when its clock runs out (``SeatForfeited`` or
+        ``SeatTakenOver``, then ``ClocksUpdated``; services.engine.timing.engine_clock
+        ``withdrawal_plan``), and a bot plays the seat to the game's end. Idempotent:
+        nothing is appended (``first_version`` = ``version``) for a seat a bot already
+        plays, a bot seat, a game that ended or one without a clock. Raises GameNotFound,
+        InvalidArgument (no such seat), VersionConflict if the game kept moving through
+        JOIN_ATTEMPTS tries (each decides again on the new log)."""
+        for attempt in range(1, JOIN_ATTEMPTS + 1):
+            snapshot = await self.load(game_id)
+            now = self._clock()
+            plan = withdrawal_plan(snapshot, seat, epoch_ms(now))
+            if plan.deadline is None:
+                return CommandResult(game_id, snapshot.version, snapshot.version)
+            try:
+                result = await self.append_clock_plan(
+                    snapshot, plan, f"withdraw:{seat}:{snapshot.version}", now
+                )
+            except (VersionConflict, ChainMismatch):
+                if attempt == JOIN_ATTEMPTS:
+                    raise
+                continue
+            log.info(
+                "seat_withdrawn",
+                game_id=game_id,
+                seat=seat,
+                policy=plan.before[0].type,
+                version=result.version,
+            )
+            return result
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _remember(
         self, snapshot: GameSnapshot, result: AppendResult, private: PrivateRecords | None = None

@@ -101,6 +101,7 @@ _EXCHANGE_FIELDS = {
     "CreateGame": "create_game",
     "SubmitAction": "submit_action",
     "JoinGame": "join_game",
+    "WithdrawSeat": "withdraw_seat",
 }
 
 
@@ -286,6 +287,14 @@ class RemoteEngineClient:
         command.token_hash = token_hash
         command.command_id = command_id
         reply = await self._call("JoinGame", command, request)
+        return CommandResult(game_id, reply.version, reply.first_version)
+
+    async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
+        """See EngineClient.withdraw_seat."""
+        command, request = self._command("WithdrawSeat")
+        command.game_id = game_id
+        command.seat = seat
+        reply = await self._call("WithdrawSeat", command, request)
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def close(self) -> None:

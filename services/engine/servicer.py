@@ -84,6 +84,11 @@ class EngineServicer:
         """See proto GameService.JoinGame."""
         return await self._join_game(request)
 
+    @unary_errors
+    async def WithdrawSeat(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        """See proto EngineService.WithdrawSeat."""
+        return await self._withdraw_seat(request)
+
     async def Exchange(
         self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
@@ -119,6 +124,8 @@ class EngineServicer:
                 await self._create_game(request.create_game, response.create_game)
             elif command == "join_game":
                 response.join_game.CopyFrom(await self._join_game(request.join_game))
+            elif command == "withdraw_seat":
+                response.withdraw_seat.CopyFrom(await self._withdraw_seat(request.withdraw_seat))
             else:
                 raise BadRequest("the request carries no command")
 
@@ -193,6 +200,12 @@ class EngineServicer:
             request.game_id, request.seat, request.name, request.token_hash, request.command_id
         )
         return self._pb.EngineServiceJoinGameResponse(
+            version=result.version, first_version=result.first_version
+        )
+
+    async def _withdraw_seat(self, request: Any) -> Any:
+        result = await self._engine.withdraw_seat(request.game_id, request.seat)
+        return self._pb.EngineServiceWithdrawSeatResponse(
             version=result.version, first_version=result.first_version
         )
 

@@ -204,6 +204,22 @@ class Conductor:
 
         return list(await asyncio.gather(*(create(t) for t in pairing.tables)))
 
+    async def settle_seat(self, state: TournamentState, player: str) -> None:
+        """Settle ``player``'s table of the current round now, because the player is
+        withdrawing (issue 30 item 4): the engine applies the tournament's timeout policy
+        to their seat (Engine.withdraw_seat), a bot plays it and the game goes on to its
+        end, which records the table as any other. Nothing for a player without a table
+        in a running round, or whose table has finished. Raises the engine's errors
+        (GameNotFound, an outage), before anything is recorded."""
+        current = state.current
+        if state.status != RUNNING or current is None:
+            return
+        for table in current.pairing.tables:
+            if player in table.players and table.number not in current.results:
+                game_id = current.game_ids[table.number]
+                await self._engine.withdraw_seat(game_id, table.players.index(player))
+                return
+
     async def game_finished(self, game_id: str) -> TournamentState | None:
         """Record the result of ``game_id`` if it is a finished table of a tournament,
         then advance that tournament. Returns its state (None: not a tournament game, or

@@ -185,7 +185,10 @@ class TournamentService:
         self, tournament_id: str, player: str, token: str, organiser_token: str = ""
     ) -> TournamentState:
         """Withdraw ``player``: the caller holds the player's ``token``, or (for any
-        player, bots included) the ``organiser_token``. Raises NotPermitted
+        player, bots included) the ``organiser_token``. The player is paired no more,
+        and their table of the running round, if it has not finished, is settled now:
+        the tournament's ``timeout_policy`` is applied to their seat (see
+        Conductor.settle_seat) and a bot plays it to the end. Raises NotPermitted
         (``not_your_player``, ``not_the_organiser``), TournamentRefused (those of
         decide_withdraw), TournamentNotFound."""
         if organiser_token:
@@ -201,6 +204,9 @@ class TournamentService:
                     raise NotPermitted(
                         "not_your_player", f"this token does not hold the player {player!r}"
                     )
+            # The running table first (issue 30 item 4): an engine that cannot be reached
+            # leaves nothing recorded, and the retry settles the seat (idempotent) then.
+            await self.conductor.settle_seat(state, registered)
             try:
                 return await self.repo.append(state, events)
             except VersionConflict:

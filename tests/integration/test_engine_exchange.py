@@ -20,7 +20,7 @@ import pytest
 
 from services.embedded_redis import free_port
 from services.engine.client import CommandResult
-from services.engine.errors import RuleViolation, VersionConflict
+from services.engine.errors import InvalidArgument, RuleViolation, VersionConflict
 from services.engine.exchange_client import ExchangeStream
 from services.engine.remote import RemoteEngineClient, transport_choice
 from services.engine.rulesets import RulesetRegistry
@@ -110,6 +110,30 @@ async def test_refusals_carry_the_same_status_and_reason_on_every_transport(
         assert (stale.value.expected, stale.value.actual) == (0, game.version)
         ok = await client.submit_action(game.game_id, 0, {"take": 1}, game.version)
         assert ok.version == game.version + 1
+
+
+@pytest.mark.parametrize("transport", ["stream", "unary", "link"])
+async def test_withdraw_seat_goes_on_every_transport(
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+) -> None:
+    """Issue 30 item 4: a tournament's WithdrawPlayer settles the seat through the engine
+    (Engine.withdraw_seat) whichever way the gateway or director reaches it."""
+    from services.engine.timing.time_control import TimeControl, TimeoutPolicy
+
+    control = TimeControl(move_deadline_ms=86_400_000, policy=TimeoutPolicy.FORFEIT)
+    async with (
+        served(transport)(redis_store, registry) as (_, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", transport=transport) as client,
+    ):
+        game = await client.create_game("nim", HUMANS, {}, time_control=control)
+        settled = await client.withdraw_seat(game.game_id, 0)
+        assert (settled.first_version, settled.version) == (game.version + 1, game.version + 2)
+        types = [e.type for e in await redis_store.read(game.game_id, game.version)]
+        assert types == ["SeatForfeited", "ClocksUpdated"]
+        again = await client.withdraw_seat(game.game_id, 0)
+        assert again.first_version == again.version == settled.version
+        with pytest.raises(InvalidArgument):
+            await client.withdraw_seat(game.game_id, 5)
 
 
 @STREAMED

@@ -63,6 +63,7 @@ def test_fixtures_cover_every_ruleset_and_option_set() -> None:
         "teotihuacan/standard_3_sealed",
         "teotihuacan/joined_seat_sealed",
         "nim/nim_lucky_2",
+        "nim/nim_withdraw_forfeit",
         "archaeology/archaeology_3_pyramid",
         "archaeology/archaeology_5_buried_sand_hell",
         "archaeology/archaeology_2_tomb_long_expedition",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.engine.errors import RuleViolation
+from services.engine.errors import InvalidArgument, RuleViolation
 from services.engine.game import GameSnapshot
 from services.engine.game_seats import SeatKind, SeatSpec
 from services.engine.ruleset import DomainEvent
@@ -22,6 +22,7 @@ from services.engine.timing.seat_clocks import (
     clock_started,
     seat_reclaimed,
     timeout_events,
+    withdrawal_event,
 )
 from services.engine.timing.time_control import TimeControl
 
@@ -133,3 +134,23 @@ def timeout_plan(snapshot: GameSnapshot, now_ms: int) -> ClockPlan:
     return _close(
         clock, snapshot.seats, snapshot.seats_to_act(), now_ms, events, timed_out=frozenset(due)
     )
+
+
+def withdrawal_plan(snapshot: GameSnapshot, seat: int, now_ms: int) -> ClockPlan:
+    """``seat``'s player withdrew (a tournament's WithdrawPlayer, issue 30 item 4): the
+    game's timeout policy applied to the seat at ``now_ms``, as a timeout would, but
+    without ``SeatTimedOut`` (no deadline passed): ``SeatForfeited`` or
+    ``SeatTakenOver``, then ``ClocksUpdated`` (the seat's running clock is charged and
+    stops; a bot plays it from now on). NO_CLOCK if there is nothing to settle: an
+    unclocked game (clock events need ``ClockStarted``), one that ended, a bot seat, or
+    a seat a bot already plays. Raises InvalidArgument for a seat the game lacks."""
+    if not 0 <= seat < len(snapshot.seats):
+        raise InvalidArgument(f"seat {seat} is not a seat of this game")
+    clock = snapshot.clock
+    if clock is None or snapshot.is_terminal():
+        return NO_CLOCK
+    if snapshot.seats[seat].kind is not SeatKind.HUMAN or seat in clock.bot_controlled():
+        return NO_CLOCK
+    event = withdrawal_event(seat, clock.control.policy)
+    clock = clock.apply(event)
+    return _close(clock, snapshot.seats, snapshot.seats_to_act(), now_ms, [event])

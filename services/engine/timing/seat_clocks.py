@@ -12,7 +12,9 @@ Engine events (the ruleset never sees them; fields in docs/events.md, "Clocks"):
 - ``SeatTimedOut`` v1 ``{seat, deadline_ms, timeout_policy}``: the seat's deadline passed
   with no move (appended by the timekeeper), followed in the same append by
 - ``SeatTakenOver`` v1 ``{seat}`` (a bot plays it from now on) or ``SeatForfeited`` v1
-  ``{seat}`` (ranked last; a zombie bot makes its remaining moves), and
+  ``{seat}`` (ranked last; a zombie bot makes its remaining moves); either also comes
+  alone, without ``SeatTimedOut``, when the seat's tournament player withdrew (the
+  policy applied at once, issue 30 item 4), and
 - ``SeatReclaimed`` v1 ``{seat}``: the player of a taken-over seat moved again; first
   event of that move's append.
 
@@ -233,6 +235,12 @@ def timeout_events(seat: int, deadline_ms: int, policy: TimeoutPolicy) -> list[D
         ),
         DomainEvent(follow, {"seat": seat}),
     ]
+
+
+def withdrawal_event(seat: int, policy: TimeoutPolicy) -> DomainEvent:
+    """The policy's event for ``seat`` whose player withdrew (no ``SeatTimedOut``: no
+    deadline passed; the same event a timeout appends after it)."""
+    return timeout_events(seat, 0, policy)[1]
 
 
 def seat_reclaimed(seat: int) -> DomainEvent:

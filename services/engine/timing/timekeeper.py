@@ -23,7 +23,6 @@ from redis.exceptions import RedisError
 from services.engine.engine import Engine
 from services.engine.errors import ChainMismatch, CorruptLog, GameNotFound, VersionConflict
 from services.engine.store.deadlines import Claim, DeadlineQueue
-from services.engine.store.records import TurnRequest
 from services.engine.timing.engine_clock import timeout_plan
 from services.engine.timing.seat_clocks import epoch_ms
 
@@ -111,20 +110,9 @@ class Timekeeper:
             running = None if clock is None or snapshot.is_terminal() else clock.next_deadline()
             await self._deadlines.release(claim, running)
             return 0
-        events = [*plan.before, *plan.after]
-        version = snapshot.version + len(events)
-        requests = [
-            TurnRequest(claim.game_id, seat, version)
-            for seat in snapshot.bot_seats_to_act(clock=plan.clock)
-        ]
         try:
-            result = await self._engine.append_system(
-                snapshot,
-                events,
-                requests,
-                plan.deadline,
-                f"timeout:{snapshot.version}",
-                now,
+            result = await self._engine.append_clock_plan(
+                snapshot, plan, f"timeout:{snapshot.version}", now
             )
         except (VersionConflict, ChainMismatch) as exc:
             bound.info("timeout_dropped", version=snapshot.version, reason=repr(exc))
