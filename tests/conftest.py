@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -18,6 +19,11 @@ import structlog
 from services.embedded_redis import EmbeddedRedis, EmbeddedRedisCluster
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store import RedisEventStore
+
+# A split engine or bot worker refuses to start without a real shared bot secret (issue
+# 30 item 5): every process a test starts inherits this one, so the engines and bot
+# workers of one test agree; a test of the refusal removes it from its child's env.
+os.environ.setdefault("TEOTI_BOT_SECRET", secrets.token_hex(32))
 
 
 def _docker_available() -> bool:
