@@ -260,10 +260,12 @@ async def _serve(args: argparse.Namespace) -> int:
     config = _redis_config(args)
     _port_is_free(args.host, args.port)
     web_address, web = _web_face(args)
-    signing = _signing(args, (data_dir or Path(".teoti/redis")) / SERVE_KEY_FILE)
     with contextlib.ExitStack() as resources:
         if config is None:  # no Redis given: an embedded one for this run
             config = resources.enter_context(_redis(None, data_dir, persist=True))
+        # After the embedded Redis took the data folder's lock: a second serve on the
+        # folder is refused before it touches (or creates) the key there.
+        signing = _signing(args, (data_dir or Path(".teoti/redis")) / SERVE_KEY_FILE)
         async with all_in_one(
             config,
             _address(args.host, args.port),

@@ -142,6 +142,7 @@ def test_rules_start_from_nothing_and_grant_no_write_command_to_the_gateway() ->
         "+get",
         "+zrangebyscore",
         "+client|setinfo",
+        "+ping",  # the start-up wait and the readiness probe (issue 30 item 16)
     }
     assert "+client|setinfo" not in acl_rules(Role.BOT, redis_version=(7, 0))
     assert "+cluster|slots" in acl_rules(Role.BOT, cluster=True)

@@ -238,6 +238,9 @@ def acl_rules(
     """
     commands = list(_COMMANDS[Role(role)]) + (list(_CLUSTER_COMMANDS) if cluster else [])
     commands += _handshake(redis_version)
+    # Every service PINGs its Redis before it says it is ready, and its readiness probe
+    # goes on PINGing (services/app.py wait_for_store, services/rpc/store_readiness.py).
+    commands.append("ping")
     return [
         "reset",
         "resetchannels",
