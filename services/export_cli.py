@@ -20,6 +20,7 @@ from services.engine.head_signing import (
     HeadStatement,
     PublicKey,
     SignedHead,
+    key_entry,
     read_public_keys,
 )
 from services.engine.public_log import (
@@ -148,19 +149,7 @@ async def verification_keys(args: argparse.Namespace) -> tuple[list[PublicKey], 
 
     async with TeotiClient(args.target) as client:
         listed = await client.signing_keys()
-    keys = [
-        PublicKey.from_json(
-            {
-                "key_id": k.key_id,
-                "algorithm": k.algorithm,
-                "public_key": k.public_key,
-                "valid_from": k.valid_from,
-                "valid_until": k.valid_until,
-                "current": k.current,
-            }
-        )
-        for k in listed
-    ]
+    keys = [PublicKey.from_json(key_entry(k)) for k in listed]
     return keys, f"{args.target} (ListSigningKeys)"
 
 

@@ -79,6 +79,18 @@ def _instant(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+KEY_FIELDS = ("key_id", "algorithm", "public_key", "valid_from", "valid_until", "current")
+"""The fields of a keys document's entry, in order (ListSigningKeys' SigningKey has the
+same names)."""
+
+
+def key_entry(key: Any) -> dict[str, Any]:
+    """A keys document's entry read by name from any object carrying :data:`KEY_FIELDS`
+    (e.g. a ListSigningKeys ``SigningKey`` message); check it with
+    :meth:`PublicKey.from_json`."""
+    return {name: getattr(key, name) for name in KEY_FIELDS}
+
+
 @dataclass(frozen=True, slots=True)
 class PublicKey:
     """One published verification key.

@@ -14,7 +14,7 @@ from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.event_json import event_from_json, event_to_json
 from services.engine.game import fold
-from services.engine.head_signing import HeadSigner, SigningKeys, public_pem
+from services.engine.head_signing import HeadSigner, SigningKeys, key_entry, public_pem
 from services.engine.public_log import FORMAT, FORMAT_VERSION
 from services.engine.rulesets import RulesetRegistry
 from services.engine.store.chain import hash_of
@@ -47,19 +47,7 @@ async def published_keys_file(target: str, path: Path) -> str:
     what an outsider saves from its /.well-known/teoti-signing-keys.json."""
     async with TeotiClient(target) as client:
         keys = await client.signing_keys()
-    document = {
-        "keys": [
-            {
-                "key_id": k.key_id,
-                "algorithm": k.algorithm,
-                "public_key": k.public_key,
-                "valid_from": k.valid_from,
-                "valid_until": k.valid_until,
-                "current": k.current,
-            }
-            for k in keys
-        ]
-    }
+    document = {"keys": [key_entry(k) for k in keys]}
     return _save(path, document)
 
 

@@ -18,6 +18,7 @@ from services.engine.head_signing import (
     HeadSigner,
     SignedHead,
     SigningKeys,
+    key_entry,
     parse_keys_document,
     verify_signed_head,
 )
@@ -56,17 +57,7 @@ async def test_well_known_file_and_list_signing_keys_agree(served: StackFactory)
             listed = await pb_grpc.GameServiceStub(channel).ListSigningKeys(
                 pb.ListSigningKeysRequest(), timeout=10
             )
-        assert [
-            {
-                "key_id": k.key_id,
-                "algorithm": k.algorithm,
-                "public_key": k.public_key,
-                "valid_from": k.valid_from,
-                "valid_until": k.valid_until,
-                "current": k.current,
-            }
-            for k in listed.keys
-        ] == document["keys"]
+        assert [key_entry(k) for k in listed.keys] == document["keys"]
         over_http = await rpc(http, "ListSigningKeys", {})
         assert over_http.status_code == 200, over_http.text
         assert over_http.json() == document  # the same document, field for field
