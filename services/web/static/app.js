@@ -252,7 +252,9 @@ async function submit(actionJson) {
 // ---- the event stream (WatchGame as server-sent events) ----
 function addEvent(event) {
   const meta = event.metadata || {};
-  const who = meta.seat >= 0 && table.game ? seatLabel(table.game, meta.seat) : "system";
+  // Events can arrive before GetGame has answered: a seat's event is still the seat's.
+  const seatName = table.game ? seatLabel(table.game, meta.seat) : `seat ${meta.seat}`;
+  const who = meta.seat >= 0 ? seatName : "system";
   let payload = event.payload_json || "";
   if (payload.length > 160) payload = `${payload.slice(0, 159)}…`;
   const item = el("li", `v${event.version} ${event.type} — ${who} ${payload}`, {
