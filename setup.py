@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 import build_stubs  # noqa: E402
 
-RULES = [Path("services/engine/rules/teotihuacan"), Path("services/engine/rules/archaeology")]
+RULES = [Path("services/games/teotihuacan/rules"), Path("services/games/archaeology/rules")]
 SHARED = [  # helpers every ruleset's decisions and folds call
-    Path("services/engine/rules/frozen.py"),
-    Path("services/engine/rules/public_events.py"),
+    Path("services/engine/domain/rules_support/frozen.py"),
+    Path("services/engine/domain/rules_support/public_events.py"),
 ]
 INTERPRETED = {"__init__.py", "options.py", "state.py"}
 # The bot worker's policies, not the rules: Teotihuacan's package, Archaeology's module.

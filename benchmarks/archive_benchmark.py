@@ -6,7 +6,7 @@ move carries a fresh random command id, as a client's retry-safe call does; fixe
 seeds, so every code version plays the same games), then:
 
 1. ``before``: the game's keys and bytes (``MEMORY USAGE`` summed) once it has ended;
-2. ``archived``: the same right after ``archive_finished`` (services.engine.retention);
+2. ``archived``: the same right after ``archive_finished`` (services.engine.adapters.retention);
 3. ``after read``: the same after a cold GetGame of the archived game (a fresh
    engine and snapshot cache load it, as a restarted or another process would).
 
@@ -34,11 +34,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from benchmarks.eventlog_benchmark import redis_url
-from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.retention import archive_finished
-from services.engine.rulesets import RulesetRegistry, default_registry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.retention import archive_finished
+from services.engine.domain.engine import Engine
+from services.engine.domain.game_seats import SeatKind, SeatSpec
+from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from services.logging_setup import configure_logging
 
 SEATS = 4

@@ -34,11 +34,11 @@ import uuid
 from typing import Any
 
 from benchmarks.eventlog_benchmark import redis_url
-from services.engine.audit import audit_log
-from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.rulesets import default_registry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.audit import audit_log
+from services.engine.domain.engine import Engine
+from services.engine.domain.game_seats import SeatKind, SeatSpec
+from services.engine.domain.rulesets import default_registry
 from services.logging_setup import configure_logging
 
 SEATS = [SeatSpec(SeatKind.BOT, f"bot{i}") for i in range(4)]

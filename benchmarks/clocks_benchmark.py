@@ -27,14 +27,14 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from benchmarks.eventlog_benchmark import redis_url
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.rulesets import RulesetRegistry, default_registry
-from services.engine.store import RedisEventStore
-from services.engine.store.deadlines import RedisDeadlines
-from services.engine.timing.time_control import TimeControl, TimeoutPolicy
-from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.deadlines import RedisDeadlines
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game_seats import SeatKind, SeatSpec
+from services.engine.domain.rulesets import RulesetRegistry, default_registry
+from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
+from services.engine.domain.timing.timekeeper import Timekeeper, TimekeeperSettings
 from services.logging_setup import configure_logging
 
 SEATS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]

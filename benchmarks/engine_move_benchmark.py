@@ -27,11 +27,11 @@ import uuid
 from collections.abc import Sequence
 
 from benchmarks.process_cpu import add_window_options, cpu_per_move, print_windows, run_on_redis
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.rulesets import RulesetRegistry
-from services.engine.snapshots import SnapshotCache
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.snapshots import SnapshotCache
 from services.logging_setup import configure_logging
 from tests.nim import NimRuleset
 

@@ -5,7 +5,7 @@ player's client, the gateway (grpc.aio, the public face), the engine (on the eng
 link) and Redis (the durable append before any answer). This benchmark keeps those
 processes and hops and takes away everything else: a message of ``--bytes`` bytes goes
 from a grpc.aio client on a long-lived stream (one channel per caller, as each seat has)
-to a gateway that forwards it on one engine-link connection (services.engine.link_frames
+to a gateway that forwards it on one engine-link connection (services.engine.transport.link_frames
 framing, the request's number in front) to an engine that appends it to a Redis stream
 with one ``EVALSHA`` (a Lua ``XADD``, as the engine's compare-and-append is one script
 call) and answers the gateway, which answers the client. No rules, no hashing, no JSON,
@@ -52,7 +52,7 @@ from benchmarks.peer_benchmark import (
     spread,
 )
 from services.embedded_redis import EmbeddedRedis
-from services.engine.link_frames import BATCH, FrameReader, frame
+from services.engine.transport.link_frames import BATCH, FrameReader, frame
 from services.event_loop import run_service
 
 METHOD = "/bench.Floor/Move"

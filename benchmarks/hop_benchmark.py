@@ -4,7 +4,7 @@ An echo server and its client in two processes on loopback, both on uvloop (as e
 ``teoti`` service runs): a grpc.aio stream-stream call carrying each message and its echo
 (the EngineService.ExchangeBatches streams of the ``stream`` transport), and a plain
 asyncio TCP connection with the engine link's framing (``link``,
-services.engine.link_frames). For ``--concurrency`` callers at once it reports the echo
+services.engine.transport.link_frames). For ``--concurrency`` callers at once it reports the echo
 server's CPU per round trip (utime+stime of its process, every thread, from
 ``/proc/<pid>/stat``; the client's own CPU apart) and the wall time per round trip, over
 ``--runs`` runs (min / median / max), and the link ÷ gRPC ratios of each run. Every
@@ -30,7 +30,7 @@ from multiprocessing.connection import Connection
 
 import services  # noqa: F401 - the gRPC settings every teoti process runs with
 from benchmarks.bare_grpc import serve_stream_method
-from services.engine.link_frames import BATCH, FrameReader, frame
+from services.engine.transport.link_frames import BATCH, FrameReader, frame
 from services.event_loop import run_service
 
 METHOD = "/bench.Echo/Echo"

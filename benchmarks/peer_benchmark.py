@@ -75,7 +75,7 @@ import redis
 
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedis, free_port
-from services.engine.store.redis_client import redact_url
+from services.engine.adapters.redis_client import redact_url
 from services.event_loop import run_service
 
 ROOT = Path(__file__).resolve().parent.parent

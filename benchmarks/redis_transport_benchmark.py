@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from services.embedded_redis import EmbeddedRedis
-from services.engine.store.redis_client import RedisConfig
+from services.engine.adapters.redis_client import RedisConfig
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 

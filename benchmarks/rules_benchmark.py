@@ -31,11 +31,11 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.engine.rules.archaeology import decide
-from services.engine.rules.teotihuacan import flow
-from services.engine.ruleset import SetupRequest, decide_and_fold
-from services.engine.rulesets import default_registry
+from services.engine.domain.ruleset import SetupRequest, decide_and_fold
+from services.engine.domain.rulesets import default_registry
 from services.event_loop import service_gc
+from services.games.archaeology.rules import decide
+from services.games.teotihuacan.rules import flow
 
 DEFAULT_SEATS = {"teotihuacan": 4, "archaeology": 5}
 MAX_STEPS = 50_000

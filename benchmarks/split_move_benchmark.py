@@ -37,11 +37,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from benchmarks.process_cpu import add_window_options, cpu_per_move, print_windows, run_on_redis
-from services.engine.engine import Engine
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
 from services.logging_setup import configure_logging
 from services.rpc.limits import ClientRateLimiter, CreationQuota

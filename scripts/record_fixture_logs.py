@@ -8,7 +8,7 @@ Usage (from the repository root)::
 Each fixture is two files under ``tests/fixtures/logs/<ruleset>/``:
 
 - ``<name>.jsonl.gz``: one JSON object per stored event, in version order, exactly as
-  :class:`services.engine.store.records.StoredEvent` holds it: ``{version, type,
+  :class:`services.engine.domain.records.StoredEvent` holds it: ``{version, type,
   schema_version, payload, metadata: {command_id, seat, recorded_at}, hash}``. The
   engine's own events (GameCreated, SeatJoined, SeedRevealed) are included.
 - ``<name>.expected.json``: what folding the log gave when it was recorded:
@@ -43,10 +43,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from services.bot.policy import RandomPolicy  # noqa: E402
-from services.engine.event_json import event_to_json  # noqa: E402
-from services.engine.game import GameSnapshot  # noqa: E402
-from services.engine.store.records import StoredEvent  # noqa: E402
-from services.engine.timing.time_control import TimeControl, TimeoutPolicy  # noqa: E402
+from services.engine.domain.event_json import event_to_json  # noqa: E402
+from services.engine.domain.game import GameSnapshot  # noqa: E402
+from services.engine.domain.records import StoredEvent  # noqa: E402
+from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy  # noqa: E402
 from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
 
 FIXTURE_DIR = ROOT / "tests" / "fixtures" / "logs"

@@ -7,7 +7,7 @@ Usage (from the repository root)::
     .venv/bin/python scripts/record_tournament_fixture.py
 
 Writes ``tests/fixtures/tournament_logs/<name>.jsonl.gz`` (one stored event per line, as
-:func:`services.engine.event_json.event_to_json` writes game fixtures) and
+:func:`services.engine.domain.event_json.event_to_json` writes game fixtures) and
 ``<name>.expected.json`` (version, head hash, status, standings, the pairing replay
 result). As with game fixtures, THE COMMITTED FILES ARE THE CONTRACT: never regenerate
 one; record a new name to capture a new format.
@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 
 from services.app import all_in_one  # noqa: E402
 from services.embedded_redis import EmbeddedRedis  # noqa: E402
-from services.engine.event_json import event_to_json  # noqa: E402
+from services.engine.domain.event_json import event_to_json  # noqa: E402
 from services.tournament.aggregate import fold, replay_pairings  # noqa: E402
 from services.tournament.config import TournamentConfig  # noqa: E402
 from services.tournament.model import Format  # noqa: E402

@@ -18,23 +18,23 @@ import structlog
 from services.bot.queue import DEFAULT_MAX_DELIVERIES, TurnRequestQueue
 from services.bot.reconciler import DEFAULT_INTERVAL_S, TurnReconciler
 from services.bot.worker import BotWorker
-from services.engine.bot_credential import BotCredential
-from services.engine.client import EngineClient, InProcessEngineClient
-from services.engine.clock import SeedSource, random_seed
-from services.engine.engine import Engine
-from services.engine.exchange_server import ENGINE_SERVICE
-from services.engine.head_signing import HeadSigner, SigningKeys
-from services.engine.link_server import LinkServer
-from services.engine.reader import GameReader
-from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
-from services.engine.servicer import start_engine_link, start_engine_server
-from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
-from services.engine.store.deadlines import RedisDeadlines
-from services.engine.store.finished import GameEndPublisher
-from services.engine.store.keys import DEFAULT_SHARDS
-from services.engine.store.redis_client import POOL_SIZE, RedisConfig, as_config
-from services.engine.store.redis_store import RedisEventStore
-from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.engine.adapters.deadlines import RedisDeadlines
+from services.engine.adapters.finished import GameEndPublisher
+from services.engine.adapters.keys import DEFAULT_SHARDS
+from services.engine.adapters.redis_client import POOL_SIZE, RedisConfig, as_config
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.bot_credential import BotCredential
+from services.engine.domain.clock import SeedSource, random_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.head_signing import HeadSigner, SigningKeys
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
+from services.engine.domain.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
+from services.engine.domain.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.engine.entrypoints.servicer import start_engine_link, start_engine_server
+from services.engine.transport.client import EngineClient, InProcessEngineClient
+from services.engine.transport.exchange_server import ENGINE_SERVICE
+from services.engine.transport.link_server import LinkServer
 from services.env_defaults import env_number
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
@@ -442,10 +442,10 @@ async def run_engine(
     link_port: int = 0,
 ) -> None:
     """``teoti engine``: EngineService and the clocks' timekeeper until ``stop``; with a
-    ``link_port``, the engine link too (services.engine.link_server), on ``address``'s
+    ``link_port``, the engine link too (services.engine.transport.link_server), on ``address``'s
     host.
 
-    Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.bot_credential).
+    Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.domain.bot_credential).
     Raises BotSecretError before anything starts when it is unset or a placeholder (no
     separate bot worker could play), AddressInUse when the link's port is taken.
     """
@@ -515,7 +515,7 @@ async def run_gateway(
     which may write tournament logs and nothing of a game; docs/operations.md, "Redis
     users"); None: the gateway's own (a deployment with one Redis user for all).
     """
-    from services.engine.remote import RemoteEngineClient
+    from services.engine.transport.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     gateway = gateway or GatewaySettings()
@@ -619,10 +619,10 @@ async def run_bot(
     engine_transport: str = "",
 ) -> None:
     """``teoti bot``: the bot worker alone, submitting through a remote engine over
-    ``engine_transport`` (services.engine.remote.TRANSPORTS; "": the default). Raises
+    ``engine_transport`` (services.engine.transport.remote.TRANSPORTS; "": the default). Raises
     BotSecretError before anything starts when ``TEOTI_BOT_SECRET`` is unset or a
     placeholder (the engine would refuse every move)."""
-    from services.engine.remote import RemoteEngineClient
+    from services.engine.transport.remote import RemoteEngineClient
 
     credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
@@ -657,9 +657,9 @@ async def run_director(
 ) -> None:
     """``teoti director``: the tournament director alone, creating games through a
     remote engine (run as many as you like: they share one consumer group) over
-    ``engine_transport`` (services.engine.remote.TRANSPORTS; "": the default).
+    ``engine_transport`` (services.engine.transport.remote.TRANSPORTS; "": the default).
     ``health_address``: ``host:port`` of its gRPC health endpoint (empty: none)."""
-    from services.engine.remote import RemoteEngineClient
+    from services.engine.transport.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     store = await _answering(settings.store(redis), redis)

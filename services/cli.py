@@ -22,11 +22,13 @@ import grpc
 import structlog
 
 from services.embedded_redis import DataDirInUse
-from services.engine.audit import audit_log
-from services.engine.bot_credential import BotSecretError
-from services.engine.clock import fixed_seed, random_seed
-from services.engine.engine_events import ENGINE_EVENTS, GAME_CREATED, SEED_REVEALED
-from services.engine.errors import (
+from services.engine.adapters.keys import DEFAULT_SHARDS
+from services.engine.adapters.redis_client import POOL_SIZE
+from services.engine.domain.audit import audit_log
+from services.engine.domain.bot_credential import BotSecretError
+from services.engine.domain.clock import fixed_seed, random_seed
+from services.engine.domain.engine_events import ENGINE_EVENTS, GAME_CREATED, SEED_REVEALED
+from services.engine.domain.errors import (
     CorruptLog,
     GameNotFound,
     InvalidArgument,
@@ -35,26 +37,24 @@ from services.engine.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.engine.game import fold
-from services.engine.head_signing import (
+from services.engine.domain.game import fold
+from services.engine.domain.head_signing import (
     RETIRED_KEYS_ENV,
     SERVE_KEY_FILE,
     SIGNING_KEY_ENV,
     SignatureError,
     SigningKeyError,
 )
-from services.engine.public_log import PublicLogError, looks_like_file
-from services.engine.ruleset import DomainEvent, InvalidOptions, RulesetInfo, info_of
-from services.engine.rulesets import (
+from services.engine.domain.public_log import PublicLogError, looks_like_file
+from services.engine.domain.records import canonical_json
+from services.engine.domain.ruleset import DomainEvent, InvalidOptions, RulesetInfo, info_of
+from services.engine.domain.rulesets import (
     DEFAULT_RULESET,
     RulesetRegistry,
     default_registry,
     lazy_factory,
 )
-from services.engine.snapshots import DEFAULT_SNAPSHOT_EVERY
-from services.engine.store.keys import DEFAULT_SHARDS
-from services.engine.store.records import canonical_json
-from services.engine.store.redis_client import POOL_SIZE
+from services.engine.domain.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.env_defaults import env_number
 from services.event_loop import run_service
 from services.export_cli import export_game, replay_file
@@ -230,7 +230,7 @@ def _gateway_settings(args: argparse.Namespace) -> Any:
 
 def _redis_config(args: argparse.Namespace) -> Any:
     """The Redis of a service command: flags, else REDIS_CLUSTER_NODES, else REDIS_URL."""
-    from services.engine.store.redis_client import RedisConfig
+    from services.engine.adapters.redis_client import RedisConfig
 
     try:
         return RedisConfig.resolve(args.redis_url, args.redis_cluster_nodes)
@@ -292,11 +292,11 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 def _signing(args: argparse.Namespace, generated: Path | None) -> Any:
-    """The gateway's signing keys (services.engine.head_signing): ``--signing-key-file``,
+    """The gateway's signing keys (services.engine.domain.head_signing): ``--signing-key-file``,
     else (``teoti serve``) the key at ``generated``, made there on first run (mode 0600);
     else none. ``--retired-signing-keys``: public keys it signed with before, still
     published. Raises SigningKeyError for a key file it cannot use."""
-    from services.engine.head_signing import HeadSigner, SigningKeys, read_public_keys
+    from services.engine.domain.head_signing import HeadSigner, SigningKeys, read_public_keys
 
     signer = None
     if args.signing_key_file:
@@ -361,8 +361,8 @@ async def _engine(args: argparse.Namespace) -> int:
 
 
 def _timekeeper_settings(args: argparse.Namespace) -> Any:
-    """The timekeeper of ``teoti serve`` / ``teoti engine`` (services.engine.timing)."""
-    from services.engine.timing.timekeeper import TimekeeperSettings
+    """The timekeeper of ``teoti serve`` / ``teoti engine`` (services.engine.domain.timing)."""
+    from services.engine.domain.timing.timekeeper import TimekeeperSettings
 
     return TimekeeperSettings(interval_s=args.timekeeper_interval)
 
@@ -371,7 +371,7 @@ def _engine_target(args: argparse.Namespace) -> str:
     """``--engine``, checked up front for the link (its addresses are host:port pairs;
     a gRPC target is checked by gRPC as it connects). Raises UsageError."""
     if args.engine_transport == "link":
-        from services.engine.link_client import parse_target
+        from services.engine.transport.link_client import parse_target
 
         try:
             parse_target(args.engine)
@@ -445,7 +445,7 @@ async def _gateway(args: argparse.Namespace) -> int:
 async def _archive(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime, timedelta
 
-    from services.engine.retention import archive_finished
+    from services.engine.adapters.retention import archive_finished
 
     store = _store_settings(args).store(_need_redis(args))
     try:
@@ -505,7 +505,7 @@ async def _director(args: argparse.Namespace) -> int:
 
 
 async def _redis_acl(args: argparse.Namespace) -> int:
-    from services.engine.store.acl import MIN_REDIS, redis_cli_lines
+    from services.engine.adapters.acl import MIN_REDIS, redis_cli_lines
 
     try:
         version = tuple(int(part) for part in args.redis_version.split("."))
@@ -745,7 +745,7 @@ EXPORT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt")
 
 def _names_a_path(argument: str) -> bool:
     """True if ``teoti replay ARGUMENT`` can only mean a file: a path separator (never
-    in a game id, services.engine.store.keys) or an export's file ending."""
+    in a game id, services.engine.adapters.keys) or an export's file ending."""
     return "/" in argument or os.sep in argument or argument.endswith(EXPORT_SUFFIXES)
 
 
@@ -827,7 +827,7 @@ async def _server_signature(args: argparse.Namespace, events: Any, verdict: Any)
     verify with a key the server publishes and sign the head of the events this client
     read. Without one (a gateway without a signing key): a problem unless
     ``--unsigned-ok``."""
-    from services.engine.head_signing import SignedHead, verify_signed_head
+    from services.engine.domain.head_signing import SignedHead, verify_signed_head
     from services.export_cli import signer_line, verification_keys
 
     if verdict.signed_head is None:

@@ -1,5 +1,5 @@
 """``teoti export`` and ``teoti replay FILE``: a game's public log as a file, audited and
-replayed offline (file format: :mod:`services.engine.public_log`, docs/public-log.md).
+replayed offline (file format: :mod:`services.engine.domain.public_log`, docs/public-log.md).
 
 User-facing output goes to stdout, like the rest of ``teoti``.
 """
@@ -14,16 +14,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from services.engine.errors import CorruptLog, UnknownRuleset
-from services.engine.game import fold
-from services.engine.head_signing import (
+from services.engine.domain.errors import CorruptLog, UnknownRuleset
+from services.engine.domain.game import fold
+from services.engine.domain.head_signing import (
     HeadStatement,
     PublicKey,
     SignedHead,
     key_entry,
     read_public_keys,
 )
-from services.engine.public_log import (
+from services.engine.domain.public_log import (
     LogHeader,
     PublicLog,
     audit_public_log,
@@ -31,8 +31,8 @@ from services.engine.public_log import (
     read_public_log,
     write_public_log,
 )
-from services.engine.ruleset import DomainEvent, RuleViolation
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.ruleset import DomainEvent, RuleViolation
+from services.engine.domain.rulesets import RulesetRegistry
 
 Describer = Callable[[RulesetRegistry, str, DomainEvent], tuple[bool, str]]
 """(registry, ruleset name, event) -> (is milestone, one-line description)."""

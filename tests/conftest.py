@@ -17,8 +17,8 @@ import pytest
 import structlog
 
 from services.embedded_redis import EmbeddedRedis, EmbeddedRedisCluster
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.rulesets import RulesetRegistry
 
 # A split engine or bot worker refuses to start without a real shared bot secret (issue
 # 30 item 5): every process a test starts inherits this one, so the engines and bot
@@ -73,7 +73,7 @@ async def redis_store(redis_url: str, key_prefix: str) -> AsyncIterator[RedisEve
 
 def registry_with_nim() -> RulesetRegistry:
     """The default registry plus the test Nim ruleset."""
-    from services.engine.rulesets import default_registry
+    from services.engine.domain.rulesets import default_registry
     from tests.nim import NimRuleset
 
     reg = default_registry()

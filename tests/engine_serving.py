@@ -1,5 +1,5 @@
 """An engine served on loopback in this process, for tests and the in-process benchmarks:
-the engine link (services.engine.link_server) or EngineService over gRPC."""
+the engine link (services.engine.transport.link_server) or EngineService over gRPC."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from services.engine.engine import Engine
-from services.engine.servicer import start_engine_link, start_engine_server
+from services.engine.domain.engine import Engine
+from services.engine.entrypoints.servicer import start_engine_link, start_engine_server
 
 
 @asynccontextmanager

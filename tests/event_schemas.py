@@ -37,8 +37,8 @@ import structlog
 from genson import SchemaBuilder
 
 from services.bot.policy import RandomPolicy
-from services.engine.engine_events import ENGINE_EVENTS
-from services.engine.store.records import StoredEvent
+from services.engine.domain.engine_events import ENGINE_EVENTS
+from services.engine.domain.records import StoredEvent
 from tests.game_driver import OPEN, Fixture, bot, play, registry
 from tests.tournament_samples import SCOPE as TOURNAMENT_SCOPE
 from tests.tournament_samples import tournament_samples

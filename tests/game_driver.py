@@ -14,15 +14,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from services.bot.policy import Policy, RulesetPolicy
-from services.engine.engine import Engine
-from services.engine.game import GameSnapshot
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.rulesets import RulesetRegistry, default_registry
-from services.engine.store.deadlines import MemoryDeadlines
-from services.engine.store.memory import InMemoryEventStore
-from services.engine.store.records import StoredEvent
-from services.engine.timing.time_control import TimeControl
-from services.engine.timing.timekeeper import Timekeeper
+from services.engine.adapters.deadlines import MemoryDeadlines
+from services.engine.adapters.memory import InMemoryEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import GameSnapshot
+from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.rulesets import RulesetRegistry, default_registry
+from services.engine.domain.timing.time_control import TimeControl
+from services.engine.domain.timing.timekeeper import Timekeeper
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ from typing import Any
 
 import pytest
 
-from services.engine.ruleset import DomainEvent, Ruleset, SetupRequest, decide_and_fold
-from services.engine.store.records import canonical_json
+from services.engine.domain.records import canonical_json
+from services.engine.domain.ruleset import DomainEvent, Ruleset, SetupRequest, decide_and_fold
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from services.engine.ruleset import (
+from services.engine.domain.ruleset import (
     DomainEvent,
     GameResult,
     InvalidOptions,
@@ -183,7 +183,7 @@ class NimRuleset:
     def is_milestone(self, event: DomainEvent) -> bool:
         return event.type in {"PileSet", "GameWon"}
 
-    # Optional snapshot methods (services.engine.ruleset.SnapshottingRuleset).
+    # Optional snapshot methods (services.engine.domain.ruleset.SnapshottingRuleset).
     def snapshot(self, state: NimState) -> JsonDict:
         return {**asdict(state), "taken": list(state.taken), "lucky": list(state.lucky)}
 

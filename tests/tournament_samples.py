@@ -7,7 +7,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from services.engine.ruleset import DomainEvent
+from services.engine.domain.ruleset import DomainEvent
 from services.tournament import events as ev
 from services.tournament.aggregate import (
     TournamentState,

@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from services.engine.ruleset import BotPolicy, JsonDict, Ruleset, bot_policy_of
+from services.engine.domain.ruleset import BotPolicy, JsonDict, Ruleset, bot_policy_of
 
 Policy = BotPolicy
 """Chooses one of ``legal_actions`` (never empty) for ``seat`` in ``state``."""

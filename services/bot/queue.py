@@ -10,9 +10,9 @@ import structlog
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
-from services.engine.store.keys import RedisKeys
-from services.engine.store.records import TurnRequest
-from services.engine.store.redis_client import RedisClient
+from services.engine.adapters.keys import RedisKeys
+from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.records import TurnRequest
 
 log = structlog.get_logger(__name__)
 

@@ -45,11 +45,11 @@ from typing import Any
 import structlog
 from redis.exceptions import RedisError, ResponseError
 
-from services.engine.errors import CorruptLog, GameNotFound, UnknownRuleset
-from services.engine.reader import GameReader
-from services.engine.store.keys import NOT_A_GAME_PREFIX, RedisKeys
-from services.engine.store.records import TurnRequest
-from services.engine.store.redis_client import RedisClient
+from services.engine.adapters.keys import NOT_A_GAME_PREFIX, RedisKeys
+from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.errors import CorruptLog, GameNotFound, UnknownRuleset
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import TurnRequest
 
 log = structlog.get_logger(__name__)
 

@@ -15,10 +15,15 @@ from redis.exceptions import RedisError, ResponseError
 from services.bot.policy import Policy, RulesetPolicy
 from services.bot.queue import Delivery, TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
-from services.engine.client import EngineClient
-from services.engine.errors import GameNotFound, NotAuthorized, RuleViolation, VersionConflict
-from services.engine.reader import GameReader
-from services.engine.store.records import TurnRequest
+from services.engine.domain.errors import (
+    GameNotFound,
+    NotAuthorized,
+    RuleViolation,
+    VersionConflict,
+)
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import TurnRequest
+from services.engine.transport.client import EngineClient
 
 log = structlog.get_logger(__name__)
 

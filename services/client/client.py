@@ -13,7 +13,7 @@ import grpc
 from teoti_client.client import GameServiceClient
 from teoti_client.proto import game_service_pb2
 
-from services.engine.store.records import StoredEvent
+from services.engine.domain.records import StoredEvent
 from services.rpc.convert import event_from_proto
 from services.rpc.errors import from_rpc_error
 

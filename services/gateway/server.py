@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import grpc
 
-from services.engine.client import EngineClient
-from services.engine.head_signing import SigningKeys
-from services.engine.reader import GameReader
-from services.engine.rulesets import DEFAULT_RULESET
+from services.engine.domain.head_signing import SigningKeys
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer

@@ -9,7 +9,7 @@ first spends one unit of its client's rate limit (keyed by seat token, else by a
 :mod:`services.rpc.limits`); CreateGame also spends one of the caller's creation quota.
 WatchGame streams wait in the process's :class:`~services.gateway.watch_hub.WatchHub`,
 holding no Redis connection while idle. The gateway signs the heads it reports
-(GetSignedHead, VerifyGame) with its signing key (:mod:`services.engine.head_signing`),
+(GetSignedHead, VerifyGame) with its signing key (:mod:`services.engine.domain.head_signing`),
 on read only: a move costs no signature.
 """
 
@@ -22,20 +22,20 @@ from typing import Any
 import grpc
 import structlog
 
-from services.engine.client import EngineClient
-from services.engine.errors import InvalidArgument, NotAuthorized
-from services.engine.game import GameSnapshot
-from services.engine.game_seats import SeatKind, check_client_token, hash_token, new_token
-from services.engine.head_signing import SignedHead, SigningKeys
-from services.engine.reader import GameReader
-from services.engine.ruleset import RuleViolation, info_of
-from services.engine.rulesets import DEFAULT_RULESET
-from services.engine.store.records import (
+from services.engine.domain.errors import InvalidArgument, NotAuthorized
+from services.engine.domain.game import GameSnapshot
+from services.engine.domain.game_seats import SeatKind, check_client_token, hash_token, new_token
+from services.engine.domain.head_signing import SignedHead, SigningKeys
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import (
     GameIndexEntry,
     PrivateRecords,
     StoredEvent,
     canonical_json,
 )
+from services.engine.domain.ruleset import RuleViolation, info_of
+from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
 from services.gateway.watch_hub import WatchHub
 from services.rpc import deadlines

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from services.engine.game_seats import new_token
-from services.engine.store.records import StoredEvent, canonical_json
+from services.engine.domain.game_seats import new_token
+from services.engine.domain.records import StoredEvent, canonical_json
 from services.rpc.convert import parse_object
 from services.rpc.errors import stream_errors, unary_errors
 from services.rpc.generated import tournament_service_pb2 as pb

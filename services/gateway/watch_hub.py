@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from services.engine.game import GameSnapshot
-from services.engine.reader import GameReader
-from services.engine.store.protocol import EventStore
-from services.engine.store.records import StoredEvent
+from services.engine.domain.game import GameSnapshot
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.store_protocol import EventStore
 from services.rpc.limits import WatcherTooSlow
 
 log = structlog.get_logger(__name__)

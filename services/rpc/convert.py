@@ -8,8 +8,8 @@ from typing import Any
 
 from teoti_client.proto import game_service_pb2 as pb
 
-from services.engine.errors import InvalidArgument
-from services.engine.game_seats import (
+from services.engine.domain.errors import InvalidArgument
+from services.engine.domain.game_seats import (
     SeatKind,
     SeatSpec,
     check_client_token,
@@ -17,9 +17,13 @@ from services.engine.game_seats import (
     hash_token,
     new_token,
 )
-from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
-from services.engine.timing.seat_clocks import ClockState
-from services.engine.timing.time_control import TimeControl, TimeControlInvalid, TimeoutPolicy
+from services.engine.domain.records import EventMetadata, StoredEvent, canonical_json
+from services.engine.domain.timing.seat_clocks import ClockState
+from services.engine.domain.timing.time_control import (
+    TimeControl,
+    TimeControlInvalid,
+    TimeoutPolicy,
+)
 
 _KIND_TO_PROTO = {SeatKind.HUMAN: pb.SEAT_KIND_HUMAN, SeatKind.BOT: pb.SEAT_KIND_BOT}
 _PROTO_TO_KIND: dict[int, SeatKind] = {int(v): k for k, v in _KIND_TO_PROTO.items()}

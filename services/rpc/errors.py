@@ -27,7 +27,7 @@ from grpc_status import rpc_status
 from redis import exceptions as redis_errors
 from teoti_client.errors import DOMAIN as DOMAIN  # one spelling for server and client
 
-from services.engine.errors import (
+from services.engine.domain.errors import (
     ChainMismatch,
     CorruptLog,
     GameNotFound,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.engine.game import GameSnapshot
-from services.engine.store.records import canonical_json
+from services.engine.domain.game import GameSnapshot
+from services.engine.domain.records import canonical_json
 from services.rpc.convert import add_clocks, add_seats, time_control_to_proto
 
 

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from services.engine.fairness import commit
-from services.engine.ruleset import DomainEvent
-from services.engine.store.chain import GENESIS_HASH
-from services.engine.store.records import StoredEvent
+from services.engine.domain.chain import GENESIS_HASH
+from services.engine.domain.fairness import commit
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.ruleset import DomainEvent
 from services.tournament import events as ev
 from services.tournament.config import TournamentConfig, parse_instant
 from services.tournament.errors import TournamentRefused

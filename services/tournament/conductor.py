@@ -17,14 +17,14 @@ from collections.abc import Sequence
 
 import structlog
 
-from services.engine.client import EngineClient
-from services.engine.errors import VersionConflict
-from services.engine.game import GameSnapshot
-from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.ruleset import DomainEvent
-from services.engine.timing.time_control import TimeControl as GameClock
-from services.engine.timing.time_control import TimeoutPolicy
+from services.engine.domain.errors import VersionConflict
+from services.engine.domain.game import GameSnapshot
+from services.engine.domain.game_seats import SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.timing.time_control import TimeControl as GameClock
+from services.engine.domain.timing.time_control import TimeoutPolicy
+from services.engine.transport.client import EngineClient
 from services.tournament import events as ev
 from services.tournament.aggregate import (
     RUNNING,

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from services.engine.ruleset import RulesetInfo
-from services.engine.timing.time_control import TimeControl as GameClock
-from services.engine.timing.time_control import TimeControlInvalid, TimeoutPolicy
+from services.engine.domain.ruleset import RulesetInfo
+from services.engine.domain.timing.time_control import TimeControl as GameClock
+from services.engine.domain.timing.time_control import TimeControlInvalid, TimeoutPolicy
 from services.tournament.errors import InvalidTournament
 from services.tournament.model import Format, ScoringRules, TableSize, default_points
 from services.tournament.standings import TIEBREAKS
@@ -269,7 +269,7 @@ def validate(config: TournamentConfig, info: RulesetInfo, has_bot: bool) -> None
         raise InvalidTournament(bad, f"points_by_place has no entry for table sizes {missing}")
     clock = config.time_control
     if clock.is_set:
-        # The games' own rules for clocks (services.engine.timing), checked here so that a
+        # The games' own rules for clocks (services.engine.domain.timing), checked here so that a
         # started tournament never meets a table it cannot create.
         figures = GameClock(
             clock.base_ms, clock.increment_ms, clock.move_deadline_ms, TimeoutPolicy.FORFEIT

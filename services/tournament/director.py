@@ -2,7 +2,7 @@
 
 Like the bot worker over turn requests (services.bot.queue): every director process
 joins the group ``directors`` on each shard's ``finished`` stream
-(services.engine.store.finished), records the finished table of a tournament game
+(services.engine.adapters.finished), records the finished table of a tournament game
 (TableFinished), and lets the :class:`Conductor` open the next round or finish the
 tournament. An entry is acked (and deleted) only once handled, so a director killed
 mid-way leaves it pending for another (XAUTOCLAIM after ``claim_idle_ms``); handling is
@@ -23,10 +23,10 @@ import structlog
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
-from services.engine.errors import Unavailable
-from services.engine.store.finished import GameFinished
-from services.engine.store.keys import RedisKeys
-from services.engine.store.redis_client import RedisClient
+from services.engine.adapters.finished import GameFinished
+from services.engine.adapters.keys import RedisKeys
+from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.errors import Unavailable
 from services.rpc.errors import outage_of
 from services.tournament.aggregate import RUNNING
 from services.tournament.conductor import Conductor

@@ -8,8 +8,8 @@ carries a stable ``rule`` that becomes the ErrorInfo reason.
 
 from __future__ import annotations
 
-from services.engine.errors import GameNotFound, NotAuthorized
-from services.engine.ruleset import InvalidOptions, RuleViolation
+from services.engine.domain.errors import GameNotFound, NotAuthorized
+from services.engine.domain.ruleset import InvalidOptions, RuleViolation
 
 __all__ = ["InvalidTournament", "NotPermitted", "TournamentNotFound", "TournamentRefused"]
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.engine.fairness import commit
-from services.engine.ruleset import DomainEvent
+from services.engine.domain.fairness import commit
+from services.engine.domain.ruleset import DomainEvent
 from services.tournament.config import TournamentConfig
 from services.tournament.model import Pairing, TableResult
 

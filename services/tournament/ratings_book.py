@@ -19,7 +19,7 @@ from typing import Any
 
 from redis.exceptions import NoScriptError
 
-from services.engine.store.redis_client import RedisClient
+from services.engine.adapters.redis_client import RedisClient
 from services.tournament.ratings import Rating, leaderboard, update_ratings
 
 # KEYS: 1 players hash, 2 applied set. ARGV: 1 game id, then (player, old json or '',

@@ -24,18 +24,18 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.engine.clock import Clock, iso, system_clock
-from services.engine.ruleset import DomainEvent
-from services.engine.store.chain import GENESIS_HASH
-from services.engine.store.keys import check_game_id
-from services.engine.store.records import (
+from services.engine.adapters.keys import check_game_id
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.chain import GENESIS_HASH
+from services.engine.domain.clock import Clock, iso, system_clock
+from services.engine.domain.records import (
     SYSTEM_SEAT,
     EventMetadata,
     NewGame,
     PrivateRecords,
     StoredEvent,
 )
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.domain.ruleset import DomainEvent
 from services.tournament.aggregate import TournamentState, fold
 from services.tournament.config import TournamentConfig
 from services.tournament.errors import TournamentNotFound, TournamentRefused
@@ -203,7 +203,7 @@ class TournamentRepository:
 
     async def tournaments_of(self, game_ids: Sequence[str]) -> tuple[str | None, ...]:
         """:meth:`tournament_of` for each of ``game_ids``, in one pipelined round trip
-        (HGETs: the director's Redis user may run HGET, services.engine.store.acl)."""
+        (HGETs: the director's Redis user may run HGET, services.engine.adapters.acl)."""
         if not game_ids:
             return ()
         pipe = self._redis.pipeline(transaction=False)
@@ -215,7 +215,7 @@ class TournamentRepository:
     async def is_claimed(self, player: str) -> bool:
         """Whether a human player token holds the name ``player`` (its identity, or the
         exact name in an older version's claim)."""
-        # HGET, not HEXISTS: the director's Redis user may run HGET (services.engine.store.acl).
+        # HGET, not HEXISTS: the director's Redis user may run HGET (services.engine.adapters.acl).
         pipe = self._redis.pipeline(transaction=False)
         pipe.hget(self._players, name_key(player))
         pipe.hget(self._players, player)

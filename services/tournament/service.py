@@ -15,12 +15,12 @@ from typing import Any
 
 import structlog
 
-from services.engine.errors import VersionConflict
-from services.engine.game_seats import check_client_token, new_token
-from services.engine.ruleset import SetupRequest, bot_policy_of, info_of
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.chain import verify_chain
-from services.engine.store.records import PrivateRecords, canonical_json
+from services.engine.domain.chain import verify_chain
+from services.engine.domain.errors import VersionConflict
+from services.engine.domain.game_seats import check_client_token, new_token
+from services.engine.domain.records import PrivateRecords, canonical_json
+from services.engine.domain.ruleset import SetupRequest, bot_policy_of, info_of
+from services.engine.domain.rulesets import RulesetRegistry
 from services.tournament import events as ev
 from services.tournament.aggregate import (
     TournamentState,
@@ -261,7 +261,7 @@ class TournamentService:
 
 
 def _strong(token: str) -> str:
-    """``token`` if a client may choose it (services.engine.game_seats), else
+    """``token`` if a client may choose it (services.engine.domain.game_seats), else
     InvalidTournament ``seat_token_strength``."""
     try:
         return check_client_token(token)

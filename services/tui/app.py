@@ -25,9 +25,9 @@ from textual.geometry import Size
 from textual.widgets import Footer, Static
 
 from services.client import GameView
-from services.engine.errors import NotAuthorized, RuleViolation, VersionConflict
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.records import StoredEvent
+from services.engine.domain.errors import NotAuthorized, RuleViolation, VersionConflict
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.rulesets import RulesetRegistry
 from services.tui.backend import Frame, Session
 from services.tui.kit import Hotkey, TableKit, kit_for
 from services.tui.timeline import Timeline

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.client import GameView, LegalMove, SeatInfo, TeotiClient, TimeControl
-from services.engine.errors import InvalidArgument, InvalidOptions, UnknownRuleset
-from services.engine.ruleset import RulesetInfo, info_of
-from services.engine.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
-from services.engine.store.records import StoredEvent
+from services.engine.domain.errors import InvalidArgument, InvalidOptions, UnknownRuleset
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.ruleset import RulesetInfo, info_of
+from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.safe_text import printable
 
 

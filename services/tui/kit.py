@@ -4,7 +4,7 @@
 panels), the legal actions in the ruleset's ``describe_action`` words (sent by the
 server with each legal action), the log in its ``describe_event`` words, and whose turn
 it is. A game may enrich it with its own kit, a subclass living in
-``services/tui/games/<ruleset name>/`` and registered here by ruleset name (an import
+``services/games/<ruleset name>/`` and registered here by ruleset name (an import
 string, loaded only when that game is shown), so this module and the rest of the generic
 table import no game's package (import-linter contract in pyproject.toml).
 """
@@ -21,9 +21,9 @@ from rich.console import RenderableType
 from textual.app import App
 
 from services.client import GameView, LegalMove
-from services.engine.errors import UnknownRuleset
-from services.engine.ruleset import DomainEvent, Ruleset, info_of
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.errors import UnknownRuleset
+from services.engine.domain.ruleset import DomainEvent, Ruleset, info_of
+from services.engine.domain.rulesets import RulesetRegistry
 from services.tui.widgets.common import Panel
 from services.tui.widgets.scoring import render_result
 from services.tui.widgets.view import SeatsView, ViewPanel
@@ -50,7 +50,7 @@ class Hotkey:
 
 
 class TableKit:
-    """The generic table; subclass it (in ``services/tui/games/<name>/``) to enrich it.
+    """The generic table; subclass it (in ``services/games/<name>/``) to enrich it.
 
     Args:
         ruleset: the game's rules as the client holds them, for ``describe_event`` and
@@ -153,8 +153,8 @@ class TableKit:
 
 
 KITS: dict[str, str] = {
-    "teotihuacan": "services.tui.games.teotihuacan:TeotihuacanKit",
-    "archaeology": "services.tui.games.archaeology:ArchaeologyKit",
+    "teotihuacan": "services.games.teotihuacan.tui:TeotihuacanKit",
+    "archaeology": "services.games.archaeology.tui:ArchaeologyKit",
 }
 """Each game's own kit by ruleset name (``"module:Class"``); others get :class:`TableKit`."""
 
@@ -171,7 +171,7 @@ def kit_for(name: str, registry: RulesetRegistry | None = None) -> TableKit:
     cannot load still gets a generic table, whose log then shows event types.
     """
     if registry is None:
-        from services.engine.rulesets import default_registry
+        from services.engine.domain.rulesets import default_registry
 
         registry = default_registry()
     ruleset: Ruleset[Any] | None

@@ -18,10 +18,10 @@ from typing import Any
 import structlog
 
 from services.client import SeatInfo, TeotiClient, TimeControl
-from services.engine.errors import NotAuthorized
-from services.engine.ruleset import RulesetInfo
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.records import StoredEvent
+from services.engine.domain.errors import NotAuthorized
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.ruleset import RulesetInfo
+from services.engine.domain.rulesets import RulesetRegistry
 from services.proc_guard import ENDING_SIGNALS, on_ending_signals
 from services.tui.app import LiveApp, ReplayApp
 from services.tui.backend import Session, create_game

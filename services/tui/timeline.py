@@ -2,7 +2,7 @@
 
 ``teoti replay GAME_ID --step`` walks it forwards and backwards without asking the server
 again: the client holds the rules package, so it folds the events itself (as
-``services.engine.game.fold`` does) and projects each state with ``view(state, None)``.
+``services.engine.domain.game.fold`` does) and projects each state with ``view(state, None)``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.client import GameView, SeatInfo
-from services.engine.game import GameSnapshot, fold
-from services.engine.ruleset import DomainEvent
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.records import StoredEvent
+from services.engine.domain.game import GameSnapshot, fold
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.rulesets import RulesetRegistry
 
 
 @dataclass(frozen=True, slots=True)

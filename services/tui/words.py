@@ -1,7 +1,7 @@
 """Plain words the terminal table uses for any game: seat names and colours, refusals.
 
 Nothing here knows a game: a game's own words (tiles, boards, cards) live in its kit
-under :mod:`services.tui.games`.
+under :mod:`services.games`.
 """
 
 from __future__ import annotations

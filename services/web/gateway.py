@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from teoti_client.proto import game_service_pb2
 
-from services.engine.head_signing import WELL_KNOWN_PATH
+from services.engine.domain.head_signing import WELL_KNOWN_PATH
 from services.web.server import WebServer, WebSettings, build_app, start_web
 
 GAME_SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]

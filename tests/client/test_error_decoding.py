@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from teoti_client import errors as client_errors
 
-from services.engine.errors import (
+from services.engine.domain.errors import (
     ChainMismatch,
     GameNotFound,
     InvalidArgument,

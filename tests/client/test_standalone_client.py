@@ -29,7 +29,7 @@ from tests.nim import NimRuleset
 @pytest.fixture
 async def client(redis_url: str, key_prefix: str) -> AsyncIterator[TeotiClient]:
     from services.app import all_in_one
-    from services.engine.rulesets import default_registry
+    from services.engine.domain.rulesets import default_registry
 
     registry = default_registry()
     registry.register("nim", NimRuleset)
@@ -96,8 +96,8 @@ async def test_an_outage_stays_a_grpc_error() -> None:
 
 
 async def test_rulesets_and_their_seat_counts_come_from_the_server(client: TeotiClient) -> None:
-    from services.engine.ruleset import info_of
-    from services.engine.rulesets import default_registry
+    from services.engine.domain.ruleset import info_of
+    from services.engine.domain.rulesets import default_registry
 
     listed = {r.name: r for r in await client.list_rulesets()}
     registry = default_registry()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from services.bot.policy import RandomPolicy
-from services.engine.ruleset import BotPolicy
-from services.engine.rulesets import RulesetRegistry
-from services.engine.timing.seat_clocks import epoch_ms
+from services.engine.domain.ruleset import BotPolicy
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.timing.seat_clocks import epoch_ms
 from tests.conftest import registry_with_nim
 from tests.nim import NimRuleset
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services.engine.timing.seat_clocks import ClockState, SeatClock
-from services.engine.timing.time_control import TimeControl, TimeoutPolicy
+from services.engine.domain.timing.seat_clocks import ClockState, SeatClock
+from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 
 LIVE = TimeControl(base_ms=60_000, increment_ms=2_000, move_deadline_ms=30_000)
 

@@ -12,17 +12,17 @@ import pytest
 
 from services.bot.reconciler import TurnReconciler
 from services.embedded_redis import EmbeddedRedisCluster
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.snapshots import SnapshotCache
-from services.engine.store import RedisEventStore
-from services.engine.store.deadlines import RedisDeadlines
-from services.engine.store.records import TurnRequest
-from services.engine.store.redis_client import RedisConfig
-from services.engine.timing.time_control import TimeControl, TimeoutPolicy
-from services.engine.timing.timekeeper import Timekeeper
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.deadlines import RedisDeadlines
+from services.engine.adapters.redis_client import RedisConfig
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import TurnRequest
+from services.engine.domain.snapshots import SnapshotCache
+from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
+from services.engine.domain.timing.timekeeper import Timekeeper
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry
 
 SHARDS = 8

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.audit import audit_log
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import RuleViolation, VersionConflict
-from services.engine.game import GameSnapshot, SeatKind, SeatSpec, fold
-from services.engine.store import InMemoryEventStore
-from services.engine.store.deadlines import MemoryDeadlines
-from services.engine.timing.seat_clocks import epoch_ms, timeout_events
-from services.engine.timing.time_control import (
+from services.engine.adapters import InMemoryEventStore
+from services.engine.adapters.deadlines import MemoryDeadlines
+from services.engine.domain.audit import audit_log
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import RuleViolation, VersionConflict
+from services.engine.domain.game import GameSnapshot, SeatKind, SeatSpec, fold
+from services.engine.domain.timing.seat_clocks import epoch_ms, timeout_events
+from services.engine.domain.timing.time_control import (
     TimeControl,
     TimeControlInvalid,
     TimeoutPolicy,
     TimeoutPolicyUnsupported,
 )
-from services.engine.timing.timekeeper import Timekeeper
+from services.engine.domain.timing.timekeeper import Timekeeper
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]

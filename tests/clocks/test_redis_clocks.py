@@ -13,16 +13,16 @@ import pytest
 from services.bot.queue import TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
 from services.bot.worker import BotWorker
-from services.engine.client import InProcessEngineClient
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.store import RedisEventStore
-from services.engine.store.deadlines import RedisDeadlines
-from services.engine.store.records import TurnRequest
-from services.engine.timing.time_control import TimeControl, TimeoutPolicy
-from services.engine.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.deadlines import RedisDeadlines
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import TurnRequest
+from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
+from services.engine.domain.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.engine.transport.client import InProcessEngineClient
 from services.rpc.errors import error_info
 from services.rpc.stubs import load_stubs
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.audit import audit_log
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import InvalidArgument, RuleViolation
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.store import InMemoryEventStore
-from services.engine.timing.time_control import TimeControl, TimeoutPolicy
+from services.engine.adapters import InMemoryEventStore
+from services.engine.domain.audit import audit_log
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import InvalidArgument, RuleViolation
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 from tests.clocks.helpers import FakeClock, clock_registry
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]

@@ -199,7 +199,7 @@ def test_each_component_has_a_deployment(target: str) -> None:
 
 def test_probes(target: str) -> None:
     from services.bot.health import BOT_WORKER_SERVICE
-    from services.engine.servicer import ENGINE_SERVICE
+    from services.engine.entrypoints.servicer import ENGINE_SERVICE
     from services.gateway.server import GAME_SERVICE
     from services.tournament.director import DIRECTOR_SERVICE
 
@@ -319,8 +319,8 @@ def test_engine_calls_spread_over_every_engine_pod(target: str) -> None:
     """Issue 12: a ClusterIP pins each gateway connection to one engine pod; a headless
     Service's name lists every pod. Issue 16: the clients reach the engines on the engine
     link, the port every engine serves it on, through the Service and the policy."""
-    from services.engine.link_client import parse_target
-    from services.engine.remote import CHANNEL_OPTIONS
+    from services.engine.transport.link_client import parse_target
+    from services.engine.transport.remote import CHANNEL_OPTIONS
 
     docs = _render(target)
     engine = named(docs, "Service", "teoti-engine")
@@ -505,7 +505,7 @@ def test_each_service_logs_in_to_redis_as_its_own_user(target: str) -> None:
 def test_dev_redis_creates_each_services_acl_user() -> None:
     """The dev Redis's --user lines are exactly `teoti redis-acl` for its image's version,
     with each user's name and password from that service's Secret."""
-    from services.engine.store.acl import DEFAULT_USERNAMES, Role, acl_rules
+    from services.engine.adapters.acl import DEFAULT_USERNAMES, Role, acl_rules
 
     docs = _render("dev")
     (container,) = containers(named(docs, "StatefulSet", "teoti-redis"))
@@ -597,7 +597,7 @@ def test_no_overlay_ships_a_bot_credential_the_services_refuse(overlay: str) -> 
     """Issue 30 item 5: the engine and the bot worker refuse the public placeholder, so
     an overlay that applied it would start pods that exit at once; each overlay leaves
     the Secret to be created out of band (docs/operations.md)."""
-    from services.engine.bot_credential import BotCredential, BotSecretError
+    from services.engine.domain.bot_credential import BotCredential, BotSecretError
 
     for secret in of_kind(_render(overlay), "Secret"):
         if secret["metadata"]["name"] == "teoti-bot-credential":

@@ -31,11 +31,11 @@ CODE_DIRS = {"services/": "services/", "clients/python/teoti_client/": "teoti_cl
 PROBE = r"""
 import asyncio, json, sys
 import services
-from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.ruleset import info_of
-from services.engine.rulesets import default_registry
-from services.engine.store.memory import InMemoryEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.game_seats import SeatKind, SeatSpec
+from services.engine.domain.ruleset import info_of
+from services.engine.domain.rulesets import default_registry
+from services.engine.adapters.memory import InMemoryEventStore
 
 async def main():
     registry = default_registry()
@@ -86,7 +86,7 @@ def test_the_wheel_serves_every_registered_ruleset(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "unpacked")
 
     data_files = _tracked_data_files()
-    assert "services/engine/rules/archaeology/data/components.json" in data_files
+    assert "services/games/archaeology/rules/data/components.json" in data_files
     missing = [name for name in data_files if name not in names]
     assert not missing, f"the wheel lacks {missing}"
 
@@ -102,7 +102,7 @@ def test_the_wheel_serves_every_registered_ruleset(tmp_path: Path) -> None:
     assert probe.returncode == 0, probe.stdout + probe.stderr
     result = json.loads(probe.stdout.strip().splitlines()[-1])
     assert Path(result["services"]).is_relative_to(unpacked), result["services"]
-    from services.engine.rulesets import default_registry
+    from services.engine.domain.rulesets import default_registry
 
     assert sorted(result["rulesets"]) == default_registry().names()
     for name, (title, version) in result["rulesets"].items():

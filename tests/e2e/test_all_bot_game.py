@@ -11,8 +11,8 @@ import grpc
 import pytest
 
 from services.app import Stack, all_in_one
-from services.engine.game import fold
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.game import fold
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.stubs import load_stubs
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from services.app import Stack, all_in_one
 from services.cli import build_parser
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
 

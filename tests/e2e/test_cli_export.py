@@ -1,5 +1,5 @@
 """Audit without the server: ``teoti export`` writes a game's public log to a file, and
-``teoti replay --verify FILE`` checks it offline (services/engine/public_log.py) with
+``teoti replay --verify FILE`` checks it offline (services/engine/domain/public_log.py) with
 only the service's public key (issue 30 item 10: a re-hashed forgery fails)."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import Any
 
 from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.event_json import event_from_json, event_to_json
-from services.engine.game import fold
-from services.engine.head_signing import HeadSigner, SigningKeys, key_entry, public_pem
-from services.engine.public_log import FORMAT, FORMAT_VERSION
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.chain import hash_of
+from services.engine.domain.chain import hash_of
+from services.engine.domain.event_json import event_from_json, event_to_json
+from services.engine.domain.game import fold
+from services.engine.domain.head_signing import HeadSigner, SigningKeys, key_entry, public_pem
+from services.engine.domain.public_log import FORMAT, FORMAT_VERSION
+from services.engine.domain.rulesets import RulesetRegistry
 from tests.e2e.test_cli import stack, teoti
 
 __all__ = ["stack"]  # the fixture, shared with test_cli.py
@@ -241,7 +241,7 @@ async def test_a_retired_key_still_verifies_old_exports(
     new = HeadSigner.generate()
     retired = old.public.to_json() | {"valid_until": datetime.now(UTC).isoformat()}
     (tmp_path / "retired.json").write_text(json.dumps({"keys": [retired]}))
-    from services.engine.head_signing import read_public_keys
+    from services.engine.domain.head_signing import read_public_keys
 
     signing = SigningKeys(new, read_public_keys(tmp_path / "retired.json"))
     async with all_in_one(

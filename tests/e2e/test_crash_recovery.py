@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from services.embedded_redis import free_port
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import SYSTEM_SEAT, RedisEventStore
+from services.engine.adapters import SYSTEM_SEAT, RedisEventStore
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.remote import RemoteEngineClient
 from tests.faults import Proc
 
 
@@ -130,7 +130,7 @@ async def test_kill_9_engine_and_bot_mid_run(
         batches: dict[str, set[int]] = {}
         for event in events:
             if event.metadata.command_id:
-                # The key each command is deduplicated under (services.engine.commands).
+                # The key each command is deduplicated under (services.engine.domain.commands).
                 seat = event.metadata.seat
                 scope = "create" if seat == SYSTEM_SEAT else f"seat:{seat}"
                 key = f"{scope}|{event.metadata.command_id}"

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from services.embedded_redis import free_port
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.game_seats import hash_token
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.game_seats import hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.remote import RemoteEngineClient
 from tests.faults import Proc, engine_serving
 
 PLAYERS = 8

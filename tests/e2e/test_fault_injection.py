@@ -26,10 +26,10 @@ import grpc
 import pytest
 
 from services.embedded_redis import free_port
-from services.engine.errors import GameNotFound
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.errors import GameNotFound
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
 from services.rpc.stubs import load_stubs
 from tests.faults import Proc, RedisProcess

@@ -18,11 +18,11 @@ import pytest
 
 from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.audit import audit_log
-from services.engine.commitments import new_nonce
-from services.engine.errors import VersionConflict
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.chain import GENESIS_HASH, hash_of
+from services.engine.domain.audit import audit_log
+from services.engine.domain.chain import GENESIS_HASH, hash_of
+from services.engine.domain.commitments import new_nonce
+from services.engine.domain.errors import VersionConflict
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.limits import PeerRateLimiter
 from services.tui.timeline import Timeline
 from tests.e2e.test_cli import teoti

@@ -41,7 +41,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
-from services.engine.rulesets import default_registry
+from services.engine.domain.rulesets import default_registry
 
 pytestmark = pytest.mark.slow
 
@@ -243,7 +243,7 @@ def test_ships_the_compiled_rules(image: Image) -> None:
     # Both rulesets, less what setup.py leaves interpreted (Archaeology's bot: policy.py).
     interpreted = {"__init__.py", "options.py", "state.py", "policy.py"}
     modules = sorted(
-        f"services.engine.rules.{ruleset}.{p.stem}"
+        f"services.engine.domain.rules_support.{ruleset}.{p.stem}"
         for ruleset in ("teotihuacan", "archaeology")
         for p in (REPO / "services" / "engine" / "rules" / ruleset).glob("*.py")
         if p.name not in interpreted

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from services.app import Stack, all_in_one
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry
 
 
 @pytest.fixture

@@ -22,14 +22,14 @@ from typing import Any
 import grpc
 from google.rpc import status_pb2
 
-from services.engine.client import CommandResult
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import ENGINE_SERVICE
-from services.engine.store.redis_store import RedisEventStore
-from services.engine.timing.time_control import TimeControl
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.timing.time_control import TimeControl
+from services.engine.entrypoints.servicer import ENGINE_SERVICE
+from services.engine.transport.client import CommandResult
+from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from tests.engine_serving import engine_served
 
@@ -83,7 +83,7 @@ async def engine_server(
     transport: str = "stream",
 ) -> AsyncIterator[tuple[GatedEngine, Any, int]]:
     """A gated engine served on ``127.0.0.1:port`` (0: any free port): EngineService
-    over gRPC, or with ``transport="link"`` the engine link (services.engine.link_server).
+    over gRPC, or with ``transport="link"`` the engine link (services.engine.transport.link_server).
     Yields (the engine, its server, the bound port)."""
     engine = GatedEngine(store, registry)
     options = {"max_in_flight_per_exchange": max_in_flight, "stopping": stopping}

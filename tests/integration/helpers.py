@@ -10,12 +10,12 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.engine.client import EngineClient, InProcessEngineClient
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.servicer import start_engine_server
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.transport.client import EngineClient, InProcessEngineClient
+from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
 from services.rpc.stubs import load_stubs
 

@@ -13,9 +13,9 @@ import pytest
 
 from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.errors import InvalidArgument, NotAuthorized, RuleViolation
-from services.engine.game_seats import hash_token
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.errors import InvalidArgument, NotAuthorized, RuleViolation
+from services.engine.domain.game_seats import hash_token
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.limits import PeerRateLimiter
 from services.rpc.stubs import load_stubs
 from services.tui.launch import seat_for_token
@@ -148,7 +148,7 @@ async def test_no_token_derived_value_is_in_the_log_or_any_reply(
 async def test_a_weak_client_chosen_token_is_refused_naming_the_rule(
     client: TeotiClient,
 ) -> None:
-    """RULES: seat_token_strength (services/engine/game_seats.py): 22+ characters."""
+    """RULES: seat_token_strength (services/engine/domain/game_seats.py): 22+ characters."""
     for weak in ("ann-secret", "x" * 21, "has space 0123456789abcdef"):
         with pytest.raises(InvalidArgument, match="seat_token_strength"):
             await client.create_game([SeatInfo("human", "ann", token=weak)])

@@ -23,14 +23,14 @@ import pytest
 
 from services.app import all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.client import CommandResult
-from services.engine.engine import Engine
-from services.engine.errors import RuleViolation
-from services.engine.game_seats import SeatKind, SeatSpec
-from services.engine.retention import archive_finished
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
-from services.engine.store.archive import decode_entries, encode_entries
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.archive import decode_entries, encode_entries
+from services.engine.adapters.retention import archive_finished
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import RuleViolation
+from services.engine.domain.game_seats import SeatKind, SeatSpec
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.client import CommandResult
 
 SEATS = [
     SeatSpec(SeatKind.HUMAN, f"p{i}", hashlib.sha256(f"token-{i}".encode()).hexdigest())

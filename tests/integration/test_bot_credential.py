@@ -16,18 +16,18 @@ import structlog
 from services.bot.health import BotHealth
 from services.bot.queue import TurnRequestQueue
 from services.bot.worker import BotWorker, bot_command_id
-from services.engine.bot_credential import BOT_SECRET_ENV, BotCredential
-from services.engine.client import InProcessEngineClient
-from services.engine.engine import Engine
-from services.engine.errors import NotAuthorized
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.game_seats import hash_token
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_link, start_engine_server
-from services.engine.store.records import TurnRequest
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.bot_credential import BOT_SECRET_ENV, BotCredential
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import NotAuthorized
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.game_seats import hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import TurnRequest
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import start_engine_link, start_engine_server
+from services.engine.transport.client import InProcessEngineClient
+from services.engine.transport.remote import RemoteEngineClient
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,11 +10,11 @@ from grpc_health.v1 import health_pb2
 from services.bot.health import BOT_WORKER_SERVICE, BotHealth
 from services.bot.queue import TurnRequestQueue
 from services.bot.worker import BotWorker
-from services.engine.client import InProcessEngineClient
-from services.engine.engine import Engine
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.client import InProcessEngineClient
 from tests.integration.helpers import health_status
 
 SERVING = health_pb2.HealthCheckResponse.SERVING

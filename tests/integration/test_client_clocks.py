@@ -10,8 +10,8 @@ import pytest
 
 from services.app import all_in_one
 from services.client import SeatInfo, TeotiClient, TimeControl
-from services.engine.errors import InvalidArgument
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.errors import InvalidArgument
+from services.engine.domain.rulesets import RulesetRegistry
 
 
 @pytest.fixture

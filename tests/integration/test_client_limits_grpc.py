@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 
 from services.app import all_in_one
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.limits import ClientRateLimiter, CreationQuota
 from services.rpc.stubs import load_stubs
 

@@ -6,13 +6,13 @@ import asyncio
 import threading
 import uuid
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import RuleViolation, VersionConflict
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.ruleset import DomainEvent
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import EventMetadata, RedisEventStore
+from services.engine.adapters import EventMetadata, RedisEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import RuleViolation, VersionConflict
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.rulesets import RulesetRegistry
 
 META = "2024-01-01T00:00:00+00:00"
 
@@ -93,7 +93,7 @@ async def test_joins_of_different_seats_at_once_all_succeed(
 ) -> None:
     """A join names no version, so another seat's join landing first is no conflict of the
     caller's: every open seat claimed at once is claimed."""
-    from services.engine.game_seats import hash_token
+    from services.engine.domain.game_seats import hash_token
 
     engine = Engine(redis_store, registry, seed_source=fixed_seed("joins"))
     seats = [SeatSpec(SeatKind.HUMAN, "") for _ in range(4)]

@@ -19,12 +19,12 @@ import grpc
 import pytest
 
 from services.embedded_redis import free_port
-from services.engine.client import CommandResult
-from services.engine.errors import InvalidArgument, RuleViolation, VersionConflict
-from services.engine.exchange_client import ExchangeStream
-from services.engine.remote import RemoteEngineClient, transport_choice
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.errors import InvalidArgument, RuleViolation, VersionConflict
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.client import CommandResult
+from services.engine.transport.exchange_client import ExchangeStream
+from services.engine.transport.remote import RemoteEngineClient, transport_choice
 from services.rpc import deadlines
 from services.rpc.errors import outage_of
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
@@ -118,7 +118,7 @@ async def test_withdraw_seat_goes_on_every_transport(
 ) -> None:
     """Issue 30 item 4: a tournament's WithdrawPlayer settles the seat through the engine
     (Engine.withdraw_seat) whichever way the gateway or director reaches it."""
-    from services.engine.timing.time_control import TimeControl, TimeoutPolicy
+    from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 
     control = TimeControl(move_deadline_ms=86_400_000, policy=TimeoutPolicy.FORFEIT)
     async with (
@@ -306,7 +306,7 @@ async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
     places when the stream retired (the engine stops, or the stream aged out) was
     queued behind the half-close, never sent, and failed UNAVAILABLE once the stream
     ended. It must go on a usable stream instead, and succeed."""
-    monkeypatch.setattr("services.engine.exchange_client.MAX_IN_FLIGHT", 1)
+    monkeypatch.setattr("services.engine.transport.exchange_client.MAX_IN_FLIGHT", 1)
     async with draining_setup(redis_store, registry, "held-full", transport) as d:
         waiting = asyncio.create_task(d.client.create_game("nim", HUMANS, {}, "waiting"))
         await asyncio.sleep(0.2)  # it waits for the held call's place on ``old``

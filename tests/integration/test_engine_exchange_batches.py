@@ -18,16 +18,16 @@ from typing import Any
 import grpc
 import pytest
 
-from services.engine.exchange_client import (
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import EngineServicer
+from services.engine.transport.exchange_client import (
     CALLS_PER_TURN,
     EngineStreamsStub,
     ExchangePool,
     ExchangeStream,
 )
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import EngineServicer
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
@@ -174,7 +174,7 @@ async def test_an_aged_stream_carries_on_until_its_successor_is_ready(
 ) -> None:
     """No call waits for a new stream's headers in steady state: a stream past its age
     takes calls until the successor opened for it has the engine's headers."""
-    monkeypatch.setattr("services.engine.exchange_client.STREAM_MAX_AGE_S", 0.05)
+    monkeypatch.setattr("services.engine.transport.exchange_client.STREAM_MAX_AGE_S", 0.05)
     async with engine_channel(redis_store, registry) as (_, channel):
         stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
         pool = ExchangePool([stub], streams_per_channel=1)

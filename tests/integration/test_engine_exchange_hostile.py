@@ -16,14 +16,14 @@ from typing import Any
 import grpc
 import pytest
 
-from services.engine.errors import InvalidArgument
-from services.engine.exchange_client import MAX_CALL_BYTES, ExchangePool, ExchangeStream
-from services.engine.exchange_server import BATCHES_METADATA
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import ENGINE_SERVICE, EngineServicer
-from services.engine.store.records import canonical_json
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.errors import InvalidArgument
+from services.engine.domain.records import canonical_json
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import ENGINE_SERVICE, EngineServicer
+from services.engine.transport.exchange_client import MAX_CALL_BYTES, ExchangePool, ExchangeStream
+from services.engine.transport.exchange_server import BATCHES_METADATA
+from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from services.rpc.limits import MAX_REQUEST_BYTES

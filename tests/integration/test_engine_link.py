@@ -20,11 +20,19 @@ import grpc
 import pytest
 from google.rpc import status_pb2
 
-from services.engine.link_frames import BATCH, END, FINISH, HELLO, HELLO_MAGIC, FrameReader, frame
-from services.engine.link_server import LinkConnection
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.link_frames import (
+    BATCH,
+    END,
+    FINISH,
+    HELLO,
+    HELLO_MAGIC,
+    FrameReader,
+    frame,
+)
+from services.engine.transport.link_server import LinkConnection
+from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from tests.integration.exchange_engine import (
     HUMANS,
@@ -140,7 +148,7 @@ async def test_a_peer_that_does_not_open_with_a_hello_is_told_why_and_closed(
 async def test_a_peer_that_never_says_hello_is_closed(
     redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
 ) -> None:
-    monkeypatch.setattr("services.engine.link_server.HELLO_TIMEOUT_S", 0.2)
+    monkeypatch.setattr("services.engine.transport.link_server.HELLO_TIMEOUT_S", 0.2)
     async with link_server(redis_store, registry) as (_, _, port), raw_peer(port) as peer:
         status = await peer.end()
         assert status.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
@@ -270,9 +278,9 @@ async def test_an_address_that_does_not_answer_is_passed_over_for_the_next(
     """One engine of two gone silent (its SYNs dropped): each new connection tried on it
     first moves on to the other within its share of the connect time, so no call fails
     (a connect that hung for the whole budget failed every call of its stream)."""
-    monkeypatch.setattr("services.engine.link_client.CONNECT_TIMEOUT_S", 1.0)
-    monkeypatch.setattr("services.engine.link_client.MIN_ATTEMPT_S", 0.2)
-    monkeypatch.setattr("services.engine.exchange_client.STREAM_MAX_AGE_S", 0.01)
+    monkeypatch.setattr("services.engine.transport.link_client.CONNECT_TIMEOUT_S", 1.0)
+    monkeypatch.setattr("services.engine.transport.link_client.MIN_ATTEMPT_S", 0.2)
+    monkeypatch.setattr("services.engine.transport.exchange_client.STREAM_MAX_AGE_S", 0.01)
     with silent_address() as silent:
         async with (
             link_server(redis_store, registry) as (_, _, port),

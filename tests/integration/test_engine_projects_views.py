@@ -14,17 +14,17 @@ from typing import Any
 
 import pytest
 
-from services.engine.client import CommandResult
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.link_server import start_link_server
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import EngineServicer
-from services.engine.store import RedisEventStore
-from services.engine.timing.time_control import TimeControl
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.timing.time_control import TimeControl
+from services.engine.entrypoints.servicer import EngineServicer
+from services.engine.transport.client import CommandResult
+from services.engine.transport.link_server import start_link_server
+from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served

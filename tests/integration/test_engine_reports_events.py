@@ -8,16 +8,16 @@ import dataclasses
 
 import pytest
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import CorruptLog
-from services.engine.game import SeatKind, SeatSpec, fold
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_server
-from services.engine.store import RedisEventStore
-from services.engine.store.records import PrivateRecords
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import CorruptLog
+from services.engine.domain.game import SeatKind, SeatSpec, fold
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import PrivateRecords
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.transport.remote import RemoteEngineClient
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "a"), SeatSpec(SeatKind.HUMAN, "b")]
 

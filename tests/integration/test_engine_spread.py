@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from services.embedded_redis import free_port
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.remote import RemoteEngineClient
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.transport.remote import RemoteEngineClient
 from tests.faults import engine_serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ async def test_calls_spread_over_every_engine_process(
     # The gateway's engine streams each stay on the engine they opened on: those opened
     # while only some engines were connected are skewed until they age out (5 s). Short
     # ages here, so the measured calls go on streams opened once every engine is ready.
-    monkeypatch.setattr("services.engine.exchange_client.STREAM_MAX_AGE_S", 0.2)
+    monkeypatch.setattr("services.engine.transport.exchange_client.STREAM_MAX_AGE_S", 0.2)
     prefix = f"spread-{uuid.uuid4().hex[:8]}"
     ports = [free_port() for _ in range(ENGINES)]
     link_ports = [free_port() for _ in range(ENGINES)]

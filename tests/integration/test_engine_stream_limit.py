@@ -11,13 +11,13 @@ import asyncio
 
 import grpc
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.remote import RemoteEngineClient, refused_stream
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_server
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.transport.remote import RemoteEngineClient, refused_stream
 from services.rpc.errors import outage_of
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "a"), SeatSpec(SeatKind.HUMAN, "b")]

@@ -20,12 +20,12 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served

@@ -8,8 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.engine.ruleset import DomainEvent
-from services.engine.store import (
+from services.engine.adapters import (
     CommandKey,
     CommandRecord,
     EventMetadata,
@@ -19,6 +18,7 @@ from services.engine.store import (
     TurnRequest,
     VersionConflict,
 )
+from services.engine.domain.ruleset import DomainEvent
 
 META = EventMetadata(command_id="", seat=0, recorded_at="2024-01-01T00:00:00+00:00")
 

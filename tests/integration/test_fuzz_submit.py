@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.app import all_in_one
-from services.engine.store.records import canonical_json
+from services.engine.domain.records import canonical_json
 from services.rpc.errors import error_info
 from services.rpc.limits import PeerRateLimiter
 from services.rpc.stubs import load_stubs

@@ -11,10 +11,10 @@ from typing import Any
 import grpc
 import pytest
 
-from services.engine.engine import Engine
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
 from services.rpc.stubs import load_stubs
 from tests.integration.helpers import game_service

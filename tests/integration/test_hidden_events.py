@@ -16,12 +16,12 @@ import grpc
 import pytest
 
 from services.app import all_in_one
-from services.engine.audit import audit_log
-from services.engine.commitments import opens
-from services.engine.rules.teotihuacan.components import components
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.chain import verify_chain
-from services.engine.store.records import canonical_json
+from services.engine.domain.audit import audit_log
+from services.engine.domain.chain import verify_chain
+from services.engine.domain.commitments import opens
+from services.engine.domain.records import canonical_json
+from services.engine.domain.rulesets import RulesetRegistry
+from services.games.teotihuacan.rules.components import components
 from services.rpc.convert import event_from_proto
 from services.rpc.stubs import load_stubs
 

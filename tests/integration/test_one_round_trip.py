@@ -13,7 +13,7 @@ import pytest
 
 from services.app import Stack
 from services.client import SeatInfo, TeotiClient
-from services.engine.errors import NotAuthorized, RuleViolation
+from services.engine.domain.errors import NotAuthorized, RuleViolation
 from services.rpc.stubs import load_stubs
 
 HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]

@@ -16,15 +16,15 @@ from services.app import all_in_one
 from services.bot.queue import TurnRequestQueue
 from services.bot.worker import BotWorker
 from services.embedded_redis import free_port
-from services.engine.bot_credential import BotCredential
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.game_seats import hash_token
-from services.engine.reader import GameReader
-from services.engine.remote import RemoteEngineClient
-from services.engine.rulesets import RulesetRegistry
-from services.engine.servicer import start_engine_server
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.bot_credential import BotCredential
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.game_seats import hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
 from services.rpc.errors import error_info, retry_delay_s
 from services.rpc.limits import PeerRateLimiter

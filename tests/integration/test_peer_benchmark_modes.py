@@ -89,7 +89,7 @@ async def test_the_split_move_benchmark_plays_an_exact_count_and_counts_refusals
     from typing import Any
 
     from benchmarks.split_move_benchmark import play_games, split_path
-    from services.engine.errors import RuleViolation
+    from services.engine.domain.errors import RuleViolation
 
     errors: Counter[str] = Counter()
     tally = [0]

@@ -21,17 +21,17 @@ from services.bot import reconciler as reconciler_module
 from services.bot.queue import TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
 from services.bot.worker import BotWorker, bot_command_id
-from services.engine.bot_credential import BotCredential
-from services.engine.client import InProcessEngineClient
-from services.engine.engine import Engine
-from services.engine.errors import VersionConflict
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.game_seats import hash_token
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.snapshots import SnapshotCache
-from services.engine.store.records import TurnRequest
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.bot_credential import BotCredential
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import VersionConflict
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.game_seats import hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import TurnRequest
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.snapshots import SnapshotCache
+from services.engine.transport.client import InProcessEngineClient
 from tests.clocks.helpers import FakeClock
 
 HUMANS = [

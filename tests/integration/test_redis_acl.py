@@ -1,4 +1,4 @@
-"""Redis ACL users (services/engine/store/acl.py) against a real Redis: the engine, the
+"""Redis ACL users (services/engine/adapters/acl.py) against a real Redis: the engine, the
 gateway, the bot worker and the tournament director each log in as their own user and
 play whole games and a whole tournament, and the gateway's, the bot's and the director's
 users cannot read a game's secret seed (NOPERM) while the engine's can.
@@ -35,10 +35,10 @@ from services.app import (
     run_gateway,
 )
 from services.embedded_redis import free_port
-from services.engine.retention import archive_finished
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisKeys
-from services.engine.store.acl import Role, setuser_args
+from services.engine.adapters import RedisKeys
+from services.engine.adapters.acl import Role, setuser_args
+from services.engine.adapters.retention import archive_finished
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.generated import tournament_service_pb2 as tpb
 from services.rpc.generated import tournament_service_pb2_grpc as tpb_grpc
 from services.rpc.stubs import load_stubs

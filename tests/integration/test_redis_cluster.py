@@ -20,13 +20,13 @@ import redis
 from services.app import all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedisCluster
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore, RedisKeys
-from services.engine.store.redis_client import RedisConfig
-from services.engine.store.redis_store import APPEND_SHA
+from services.engine.adapters import RedisEventStore, RedisKeys
+from services.engine.adapters.redis_client import RedisConfig
+from services.engine.adapters.redis_store import APPEND_SHA
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
 from tests.integration.helpers import HUMANS, play_to_end
 
 SHARDS = 8

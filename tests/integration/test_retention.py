@@ -11,9 +11,9 @@ from pathlib import Path
 
 from services.app import all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.retention import archive_finished
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.archive import decode_entries, encode_entries
+from services.engine.adapters.archive import decode_entries, encode_entries
+from services.engine.adapters.retention import archive_finished
+from services.engine.domain.rulesets import RulesetRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
 HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]

@@ -17,18 +17,18 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import VersionConflict
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.ruleset import DomainEvent
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import EventMetadata, RedisEventStore
-from services.engine.store.chain import verify_chain
-from services.engine.store.finished import GameEndPublisher, GameFinished
-from services.engine.store.keys import RedisKeys
-from services.engine.store.records import CommandKey
-from services.engine.store.script_batches import ScriptBatches
+from services.engine.adapters import EventMetadata, RedisEventStore
+from services.engine.adapters.finished import GameEndPublisher, GameFinished
+from services.engine.adapters.keys import RedisKeys
+from services.engine.adapters.script_batches import ScriptBatches
+from services.engine.domain.chain import verify_chain
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import VersionConflict
+from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.domain.records import CommandKey
+from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.rulesets import RulesetRegistry
 
 META = EventMetadata("", 0, "2024-01-01T00:00:00+00:00")
 

@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 
 from services.client import TeotiClient
-from services.engine.head_signing import SERVE_KEY_FILE, HeadSigner
+from services.engine.domain.head_signing import SERVE_KEY_FILE, HeadSigner
 from tests.serve_process import Served, log_events, serving, wait_for
 
 

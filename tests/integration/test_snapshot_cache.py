@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec, fold
-from services.engine.rulesets import RulesetRegistry
-from services.engine.snapshots import SnapshotCache
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec, fold
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.snapshots import SnapshotCache
 
 
 async def test_engines_with_their_own_caches_take_turns_on_one_game(

@@ -25,7 +25,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 from services.app import Stack
 from services.client import TeotiClient
-from services.engine.client import InProcessEngineClient
+from services.engine.transport.client import InProcessEngineClient
 from services.gateway.server import create_server
 from services.gateway.servicer import STREAM_END_METADATA
 from services.rpc.limits import StreamBudget

@@ -6,13 +6,13 @@ import asyncio
 
 from services.bot.queue import TurnRequestQueue
 from services.bot.worker import BotWorker
-from services.engine.client import InProcessEngineClient
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.client import InProcessEngineClient
 
 BOTS = [SeatSpec(SeatKind.BOT, "b0"), SeatSpec(SeatKind.BOT, "b1")]
 

@@ -16,11 +16,11 @@ import pytest
 
 from services.app import all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.engine import Engine
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import InMemoryEventStore
+from services.engine.adapters import InMemoryEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
 from services.gateway.watch_hub import WatchHub
 from services.rpc.errors import status_for
 from services.rpc.limits import ClientRateLimiter, WatcherTooSlow

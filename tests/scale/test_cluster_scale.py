@@ -34,9 +34,9 @@ import pytest
 
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedisCluster, free_port
-from services.engine.errors import VersionConflict
-from services.engine.store import RedisEventStore
-from services.engine.store.redis_client import RedisConfig
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.redis_client import RedisConfig
+from services.engine.domain.errors import VersionConflict
 from services.rpc.stubs import load_stubs
 from tests.faults import Proc
 
@@ -275,7 +275,7 @@ async def run(
         assert "" not in batches, game
         for command_id, versions in batches.items():
             assert versions == list(range(versions[0], versions[-1] + 1)), (game, command_id)
-            # The key each command is deduplicated under (services.engine.commands).
+            # The key each command is deduplicated under (services.engine.domain.commands).
             scope = f"seat:{seats[command_id]}" if seats[command_id] >= 0 else "create"
             record = await store.command_result(game, f"{scope}|{command_id}")
             assert record is not None

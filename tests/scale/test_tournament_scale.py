@@ -26,8 +26,8 @@ import grpc
 import pytest
 
 from services.embedded_redis import EmbeddedRedisCluster, free_port
-from services.engine.store import RedisEventStore
-from services.engine.store.redis_client import RedisConfig
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.redis_client import RedisConfig
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.tournament.aggregate import fold

@@ -15,8 +15,8 @@ import pytest
 from services import cli
 from services.app import Stack, all_in_one
 from services.client import TeotiClient
-from services.engine.ruleset import info_of
-from services.engine.rulesets import RulesetRegistry, default_registry
+from services.engine.domain.ruleset import info_of
+from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from services.tui import launch
 from services.tui.app import LiveApp, ReplayApp
 from services.tui.backend import Session, create_game

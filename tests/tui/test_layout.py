@@ -48,7 +48,7 @@ async def test_the_choices_are_on_screen_on_your_turn(
         assert "Your choices" in screen and _fully_on_screen(app, app.actions)
         # Technology texts are whole (wrapped, never cut): the first one's last word shows.
         tech = app.frame.view.state["technologies"][0] if app.frame else 0
-        from services.tui.games.teotihuacan.words import technology_words
+        from services.games.teotihuacan.tui.words import technology_words
 
         last_word = technology_words(tech).split()[-1]
         assert last_word in screen

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 
 from services.client import TeotiClient
+from services.games.teotihuacan.tui.scoring import COLUMNS
 from services.tui.app import LiveApp
 from services.tui.backend import Session, create_game
 from services.tui.capture import screen_text
-from services.tui.games.teotihuacan.scoring import COLUMNS
 from services.tui.widgets.common import LETTERS
 from services.tui.widgets.scoring import ResultScreen
 from tests.tui.conftest import SCREEN, row_of, until

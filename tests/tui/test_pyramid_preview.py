@@ -5,16 +5,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from services.engine.rules.teotihuacan import TeotihuacanRuleset, pyramid
-from services.engine.ruleset import SetupRequest
-from services.tui.app import TableApp
-from services.tui.games.teotihuacan.pyramid import (
+from services.engine.domain.ruleset import SetupRequest
+from services.games.teotihuacan.rules import TeotihuacanRuleset, pyramid
+from services.games.teotihuacan.tui.pyramid import (
     PREVIEW_STYLE,
     PyramidPanel,
     icon_text,
     placement_of,
     render_grid,
 )
+from services.tui.app import TableApp
 from services.tui.kit import kit_for
 from services.tui.widgets.actions import ActionList, Choice
 from tests.tui.conftest import SCREEN

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from services.client import GameView, LegalMove, SeatInfo
-from services.engine.rules.teotihuacan.ruleset import TeotihuacanRuleset
-from services.engine.ruleset import SetupRequest
+from services.engine.domain.ruleset import SetupRequest
+from services.games.teotihuacan.rules.ruleset import TeotihuacanRuleset
 from services.tui.app import TableApp
 from services.tui.backend import Frame
 from services.tui.kit import kit_for

@@ -6,7 +6,7 @@ import json
 import re
 
 from services.client import SeatInfo, TeotiClient
-from services.engine.rulesets import default_registry
+from services.engine.domain.rulesets import default_registry
 from services.tui.app import LiveApp, ReplayApp
 from services.tui.backend import Session
 from services.tui.capture import screen_text

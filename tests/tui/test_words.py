@@ -8,10 +8,10 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 
-from services.engine.ruleset import DomainEvent
+from services.engine.domain.ruleset import DomainEvent
+from services.games.teotihuacan.tui.words import discovery_words, event_words
 from services.tui import saved_seats
 from services.tui.capture import screen_text
-from services.tui.games.teotihuacan.words import discovery_words, event_words
 from services.tui.widgets.actions import ActionList, Choice
 from services.tui.words import refusal_words
 

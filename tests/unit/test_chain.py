@@ -10,8 +10,7 @@ from typing import Any, cast
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.engine.ruleset import DomainEvent
-from services.engine.store.chain import (
+from services.engine.domain.chain import (
     GENESIS_HASH,
     chain_hash,
     chained,
@@ -20,7 +19,8 @@ from services.engine.store.chain import (
     hash_of,
     verify_chain,
 )
-from services.engine.store.records import EventMetadata, StoredEvent, canonical_json
+from services.engine.domain.records import EventMetadata, StoredEvent, canonical_json
+from services.engine.domain.ruleset import DomainEvent
 
 META = EventMetadata("cmd", 0, "2024-01-01T00:00:00+00:00")
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.engine.game_seats import hash_token
+from services.engine.domain.game_seats import hash_token
 from services.rpc.errors import status_for
 from services.rpc.limits import (
     ClientRateLimiter,

@@ -3,8 +3,8 @@ straight into a reply's repeated field (no message made apart and copied in, iss
 
 from __future__ import annotations
 
-from services.engine.timing.seat_clocks import ClockState, SeatClock
-from services.engine.timing.time_control import TimeControl
+from services.engine.domain.timing.seat_clocks import ClockState, SeatClock
+from services.engine.domain.timing.time_control import TimeControl
 from services.rpc.convert import add_clocks, clocks_to_proto
 from services.rpc.stubs import load_stubs
 

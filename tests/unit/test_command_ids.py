@@ -15,17 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.bot.worker import bot_command_id
-from services.engine.bot_credential import BotCredential
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import InvalidArgument, NotAuthorized, RuleViolation
-from services.engine.game import SeatKind, SeatSpec
-from services.engine.game_seats import hash_token
-from services.engine.ruleset import DomainEvent
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import EventMetadata, InMemoryEventStore, TurnRequest
-from services.engine.store.records import CommandRecord
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.adapters import EventMetadata, InMemoryEventStore, TurnRequest
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.bot_credential import BotCredential
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import InvalidArgument, NotAuthorized, RuleViolation
+from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.game_seats import hash_token
+from services.engine.domain.records import CommandRecord
+from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.rulesets import RulesetRegistry
 
 CREDENTIAL = BotCredential("test-bot-credential-0123456789")
 HUMANS = [
@@ -247,7 +247,7 @@ async def test_an_overlong_command_id_is_invalid(registry: RulesetRegistry) -> N
 
 async def test_an_action_whose_type_is_not_text_is_a_rule_refusal() -> None:
     """Fuzz finding (issue 12): Teotihuacan answered INTERNAL to ``{"type": []}``."""
-    from services.engine.rulesets import default_registry
+    from services.engine.domain.rulesets import default_registry
 
     engine = make_engine(default_registry())
     seats = [SeatSpec(SeatKind.HUMAN, n, hash_token(n)) for n in ("ann", "bob")]

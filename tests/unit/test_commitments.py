@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from services.engine.audit import audit_log
-from services.engine.commitments import NONCE_BYTES, commitment, new_nonce, opens
-from services.engine.engine import Engine
-from services.engine.game import fold
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.chain import GENESIS_HASH, hash_of
-from services.engine.store.memory import InMemoryEventStore
-from services.engine.store.records import StoredEvent
+from services.engine.adapters.memory import InMemoryEventStore
+from services.engine.domain.audit import audit_log
+from services.engine.domain.chain import GENESIS_HASH, hash_of
+from services.engine.domain.commitments import NONCE_BYTES, commitment, new_nonce, opens
+from services.engine.domain.engine import Engine
+from services.engine.domain.game import fold
+from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.rulesets import RulesetRegistry
 
 BOTS = [SeatSpec(SeatKind.BOT, "b0"), SeatSpec(SeatKind.BOT, "b1")]
 

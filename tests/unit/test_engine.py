@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import (
+from services.engine.adapters import CommandRecord, InMemoryEventStore, StoredEvent, TurnRequest
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import (
     GameNotFound,
     InvalidArgument,
     InvalidOptions,
@@ -18,9 +19,8 @@ from services.engine.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.engine.game import SeatKind, SeatSpec, fold
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import CommandRecord, InMemoryEventStore, StoredEvent, TurnRequest
+from services.engine.domain.game import SeatKind, SeatSpec, fold
+from services.engine.domain.rulesets import RulesetRegistry
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.engine.remote import channel_target
+from services.engine.transport.remote import channel_target
 
 
 def test_engine_targets() -> None:

@@ -4,12 +4,12 @@ read-only (the committed fixture logs were recorded in that format)."""
 
 from __future__ import annotations
 
-from services.engine import engine_events
-from services.engine.engine_events import GAME_CREATED, SEAT_JOINED
-from services.engine.fairness import commit
-from services.engine.game import fold
-from services.engine.game_seats import hash_token
-from services.engine.ruleset import DomainEvent
+from services.engine.domain import engine_events
+from services.engine.domain.engine_events import GAME_CREATED, SEAT_JOINED
+from services.engine.domain.fairness import commit
+from services.engine.domain.game import fold
+from services.engine.domain.game_seats import hash_token
+from services.engine.domain.ruleset import DomainEvent
 from tests.unit.test_fixture_logs import FIXTURES, expected_of, load_log, registry
 
 HASH = hash_token("some-old-token-0123456789")

@@ -1,4 +1,4 @@
-"""The Exchange streams' outbox (services/engine/exchange_outbox.py): what is queued in
+"""The Exchange streams' outbox (services/engine/transport/exchange_outbox.py): what is queued in
 the same loop turn goes as one batch, a lone item at once, a batch stays within its byte
 bound, close sends what is queued first."""
 
@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from services.engine.exchange_outbox import FRAMING_BYTES, Outbox
+from services.engine.transport.exchange_outbox import FRAMING_BYTES, Outbox
 
 
 class Sent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.exchange_server import (
+from services.engine.transport.exchange_server import (
     BATCH_FIELD,
     repeated_field,
     serialized_or_message,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from services.engine.fairness import DeferredRandom, rng_for
+from services.engine.domain.fairness import DeferredRandom, rng_for
 
 
 def draws(rng: random.Random) -> list[Any]:

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from services.engine.event_json import event_from_json
-from services.engine.game import fold
-from services.engine.rulesets import RulesetRegistry, default_registry
-from services.engine.store.chain import verify_chain
-from services.engine.store.records import StoredEvent
+from services.engine.domain.chain import verify_chain
+from services.engine.domain.event_json import event_from_json
+from services.engine.domain.game import fold
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from tests.nim import NimRuleset
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
@@ -130,7 +130,7 @@ def test_the_clock_fixtures_hold_every_clock_event() -> None:
 @pytest.mark.parametrize("path", CLOCKED, ids=lambda p: p.name)
 def test_a_clock_fixture_audits_clean_its_clocks_recomputed(path: Path) -> None:
     """The audit recomputes every clock event from the public log (times included)."""
-    from services.engine.audit import audit_log
+    from services.engine.domain.audit import audit_log
 
     expected = expected_of(path)
     report = audit_log(

@@ -7,14 +7,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import CorruptLog
-from services.engine.game import GameSnapshot, SeatKind, SeatSpec
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import InMemoryEventStore
-from services.engine.store.records import PrivateRecords
+from services.engine.adapters import InMemoryEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import CorruptLog
+from services.engine.domain.game import GameSnapshot, SeatKind, SeatSpec
+from services.engine.domain.reader import GameReader
+from services.engine.domain.records import PrivateRecords
+from services.engine.domain.rulesets import RulesetRegistry
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]
 

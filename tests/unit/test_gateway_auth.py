@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.errors import InvalidArgument, NotAuthorized
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import InMemoryEventStore
+from services.engine.adapters import InMemoryEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.errors import InvalidArgument, NotAuthorized
+from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
 from services.gateway.servicer import authorize_seat
 
 

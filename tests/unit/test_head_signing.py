@@ -1,6 +1,6 @@
 """Signed heads (issue 30 item 10): an export re-hashed after an edit no longer passes,
-because the service's Ed25519 signature binds its header (services/engine/head_signing.py,
-services/engine/public_log.check_signatures), tried on the committed fixture logs."""
+because the service's Ed25519 signature binds its header (services/engine/domain/head_signing.py,
+services/engine/domain/public_log.check_signatures), tried on the committed fixture logs."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from services.engine.game import fold
-from services.engine.head_signing import (
+from services.engine.domain.chain import hash_of
+from services.engine.domain.game import fold
+from services.engine.domain.head_signing import (
     HeadSigner,
     PublicKey,
     SignatureError,
@@ -28,9 +29,8 @@ from services.engine.head_signing import (
     read_public_keys,
     verify_signed_head,
 )
-from services.engine.public_log import PublicLog, audit_public_log, check_signatures
-from services.engine.store.chain import hash_of
-from services.engine.store.records import EventMetadata, StoredEvent
+from services.engine.domain.public_log import PublicLog, audit_public_log, check_signatures
+from services.engine.domain.records import EventMetadata, StoredEvent
 from tests.unit.test_fixture_logs import LOGS
 from tests.unit.test_fixture_logs import registry as fixture_registry
 from tests.unit.test_public_log import _exported
@@ -142,7 +142,7 @@ def test_a_forger_signing_with_their_own_key_or_editing_the_statement_fails() ->
 def test_the_signatures_survive_the_file_round_trip() -> None:
     import io
 
-    from services.engine.public_log import parse_public_log, write_public_log
+    from services.engine.domain.public_log import parse_public_log, write_public_log
 
     public = _finished()
     text = io.StringIO()

@@ -1,4 +1,4 @@
-"""The engine link's framing (services.engine.link_frames, issue 16): frames come out
+"""The engine link's framing (services.engine.transport.link_frames, issue 16): frames come out
 of a byte stream whole and in order however the stream is cut, and anything that is no
 frame of the link, or too large, is refused before its payload is held."""
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.engine.link_client import parse_target
-from services.engine.link_frames import (
+from services.engine.transport.link_client import parse_target
+from services.engine.transport.link_frames import (
     BATCH,
     END,
     FINISH,

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.engine.game_seats import new_token
+from services.engine.domain.game_seats import new_token
 
 
 def test_a_token_drawn_with_a_leading_dash_is_drawn_again(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.errors import InvalidArgument
+from services.engine.domain.errors import InvalidArgument
 from services.rpc.convert import parse_object
 
 

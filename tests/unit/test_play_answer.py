@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from services.engine.client import InProcessEngineClient
-from services.engine.clock import fixed_seed
-from services.engine.engine import Engine
-from services.engine.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.snapshots import SnapshotCache
-from services.engine.store import InMemoryEventStore
-from services.engine.timing.time_control import TimeControl
+from services.engine.adapters import InMemoryEventStore
+from services.engine.domain.clock import fixed_seed
+from services.engine.domain.engine import Engine
+from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.snapshots import SnapshotCache
+from services.engine.domain.timing.time_control import TimeControl
+from services.engine.transport.client import InProcessEngineClient
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
 from tests.servicer_context import ServicerContext

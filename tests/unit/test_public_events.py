@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from services.engine.rules import public_events
-from services.engine.rules.public_events import public_event
-from services.engine.ruleset import DomainEvent
-from services.engine.store.records import canonical_json
+from services.engine.domain.records import canonical_json
+from services.engine.domain.rules_support import public_events
+from services.engine.domain.rules_support.public_events import public_event
+from services.engine.domain.ruleset import DomainEvent
 
 
 def test_public_event_equals_the_dataclass_built_one() -> None:

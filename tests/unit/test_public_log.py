@@ -1,5 +1,5 @@
 """The exported public log file: round trip, clear refusals, and the offline audit
-(services/engine/public_log.py), tried on the committed fixture logs."""
+(services/engine/domain/public_log.py), tried on the committed fixture logs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from services.engine.public_log import (
+from services.engine.domain.public_log import (
     FORMAT,
     LogHeader,
     PublicLog,
@@ -19,7 +19,7 @@ from services.engine.public_log import (
     parse_public_log,
     write_public_log,
 )
-from services.engine.store.records import StoredEvent
+from services.engine.domain.records import StoredEvent
 from tests.unit.test_fixture_logs import LOGS, expected_of, load_log, registry
 
 

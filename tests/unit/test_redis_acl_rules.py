@@ -1,4 +1,4 @@
-"""The ACL rules of each role name exactly the keys of services/engine/store/keys.py it
+"""The ACL rules of each role name exactly the keys of services/engine/adapters/keys.py it
 needs (the integration test test_redis_acl.py runs them against a real Redis)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from fnmatch import fnmatchcase
 
 import pytest
 
-from services.engine.store import RedisKeys
-from services.engine.store.acl import (
+from services.engine.adapters import RedisKeys
+from services.engine.adapters.acl import (
     Role,
     acl_rules,
     key_patterns,

@@ -8,7 +8,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import UnixDomainSocketConnection
 
 from services.cli import UsageError, _redis_config, build_parser
-from services.engine.store.redis_client import RedisConfig, create_redis_client, parse_nodes
+from services.engine.adapters.redis_client import RedisConfig, create_redis_client, parse_nodes
 
 
 def test_parse_nodes() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from services.engine.ruleset import (
+from services.engine.domain.ruleset import (
     RuleViolation,
     SetupRequest,
     bot_policy_of,
@@ -19,7 +19,7 @@ from services.engine.ruleset import (
     info_of,
     supports_snapshots,
 )
-from services.engine.rulesets import default_registry
+from services.engine.domain.rulesets import default_registry
 from tests.nim import NimRuleset
 
 GAMES = 6

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.game_seats import SeatKind, SeatSpec
+from services.engine.domain.game_seats import SeatKind, SeatSpec
 from services.rpc.convert import add_seats, seats_to_proto
 from services.rpc.stubs import load_stubs
 

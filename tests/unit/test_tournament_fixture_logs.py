@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from services.engine.event_json import event_from_json
-from services.engine.store.chain import verify_chain
-from services.engine.store.records import StoredEvent
+from services.engine.domain.chain import verify_chain
+from services.engine.domain.event_json import event_from_json
+from services.engine.domain.records import StoredEvent
 from services.tournament import events as ev
 from services.tournament.aggregate import fold, replay_pairings
 

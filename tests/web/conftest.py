@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from services.app import Stack, all_in_one
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry
 
 StackFactory = Callable[..., AbstractAsyncContextManager[tuple[Stack, httpx.AsyncClient]]]
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from services.app import run_engine, run_gateway
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry
 from tests.web_serve import free_port
 
 

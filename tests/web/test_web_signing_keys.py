@@ -13,7 +13,8 @@ import pytest
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 
-from services.engine.head_signing import (
+from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.head_signing import (
     WELL_KNOWN_PATH,
     HeadSigner,
     SignedHead,
@@ -22,8 +23,7 @@ from services.engine.head_signing import (
     parse_keys_document,
     verify_signed_head,
 )
-from services.engine.reader import GameReader
-from services.engine.store.redis_store import RedisEventStore
+from services.engine.domain.reader import GameReader
 from services.gateway.server import create_server
 from services.rpc.errors import error_info
 from tests.e2e.test_cli import teoti
@@ -82,8 +82,8 @@ async def test_well_known_file_and_list_signing_keys_agree(served: StackFactory)
 async def test_a_gateway_without_a_key_refuses_to_sign(
     redis_store: RedisEventStore, registry_with_nim_reader: GameReader, tmp_path: Path
 ) -> None:
-    from services.engine.client import InProcessEngineClient
-    from services.engine.engine import Engine
+    from services.engine.domain.engine import Engine
+    from services.engine.transport.client import InProcessEngineClient
 
     engine = Engine(redis_store, registry_with_nim_reader.registry)
     created = await engine.create_game("nim", HUMANS, {}, command_id="c1")

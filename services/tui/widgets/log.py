@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import RichLog
 
-from services.engine.store.records import StoredEvent
+from services.engine.domain.records import StoredEvent
 
 if TYPE_CHECKING:
     from services.tui.kit import TableKit

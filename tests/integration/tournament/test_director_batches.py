@@ -7,12 +7,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from services.engine.client import InProcessEngineClient
-from services.engine.engine import Engine
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
-from services.engine.store.finished import GameEndPublisher
+from services.engine.adapters import RedisEventStore
+from services.engine.adapters.finished import GameEndPublisher
+from services.engine.domain.engine import Engine
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.client import InProcessEngineClient
 from services.tournament.conductor import Conductor
 from services.tournament.director import GROUP, Director, GameFinishedQueue
 from services.tournament.repository import TournamentRepository

@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 
 from services.app import Stack, all_in_one
-from services.engine.client import InProcessEngineClient
-from services.engine.ruleset import DomainEvent
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store.records import PrivateRecords
+from services.engine.domain.records import PrivateRecords
+from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.client import InProcessEngineClient
 from services.tournament.aggregate import TournamentState
 from services.tournament.conductor import Conductor
 from services.tournament.config import TournamentConfig

@@ -8,11 +8,11 @@ import asyncio
 from grpc_health.v1 import health_pb2
 
 from services.app import tournament_parts
-from services.engine.client import InProcessEngineClient
-from services.engine.engine import Engine
-from services.engine.reader import GameReader
-from services.engine.rulesets import RulesetRegistry
-from services.engine.store import RedisEventStore
+from services.engine.adapters import RedisEventStore
+from services.engine.domain.engine import Engine
+from services.engine.domain.reader import GameReader
+from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.client import InProcessEngineClient
 from services.rpc.progress_health import ProgressHealth
 from services.tournament.director import DIRECTOR_SERVICE
 from tests.integration.helpers import health_status

@@ -12,7 +12,7 @@ import pytest
 
 from services.app import all_in_one
 from services.cli import build_parser
-from services.engine.rulesets import RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc

@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from services.engine.rules.archaeology import ArchaeologyRuleset
-from services.engine.rules.archaeology import cards as c
-from services.engine.rules.archaeology.components import components
-from services.engine.rules.archaeology.state import GameState, Options, SeatState, Turn
-from services.engine.ruleset import DomainEvent, SetupRequest
+from services.engine.domain.ruleset import DomainEvent, SetupRequest
+from services.games.archaeology.rules import ArchaeologyRuleset
+from services.games.archaeology.rules import cards as c
+from services.games.archaeology.rules.components import components
+from services.games.archaeology.rules.state import GameState, Options, SeatState, Turn
 
 RULES = ArchaeologyRuleset()
 COMP = components()

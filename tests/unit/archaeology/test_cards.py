@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.rules.archaeology import cards as c
+from services.games.archaeology.rules import cards as c
 
 
 def test_add_sub_and_value_refuse_different_kinds() -> None:

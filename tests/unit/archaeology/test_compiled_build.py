@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from types import ModuleType
 
-from services.engine.rules.archaeology import (
+from services.games.archaeology.bots import policy
+from services.games.archaeology.rules import (
     cards,
     decide,
     dig,
@@ -21,7 +22,6 @@ from services.engine.rules.archaeology import (
     market,
     options,
     play,
-    policy,
     ruleset,
     state,
 )

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.archaeology import cards as c
-from services.engine.rules.archaeology.components import Components, load_data, parse_components
+from services.games.archaeology.rules import cards as c
+from services.games.archaeology.rules.components import Components, load_data, parse_components
 
 DATA = load_data()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.rules.archaeology.state import SandstormPending, ThiefPending
-from services.engine.ruleset import RuleViolation
+from services.engine.domain.ruleset import RuleViolation
+from services.games.archaeology.rules.state import SandstormPending, ThiefPending
 
 from .builders import COMP, RULES, cards, hand, play, secret, state, types
 

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from services.engine.rules.archaeology import ArchaeologyRuleset
-from services.engine.rules.archaeology import cards as c
-from services.engine.rules.archaeology.components import load_data, parse_components
-from services.engine.ruleset import InvalidOptions, RuleViolation, SetupRequest
+from services.engine.domain.ruleset import InvalidOptions, RuleViolation, SetupRequest
+from services.games.archaeology.rules import ArchaeologyRuleset
+from services.games.archaeology.rules import cards as c
+from services.games.archaeology.rules.components import load_data, parse_components
 
 from .builders import COMP, RULES, cards, hand, kind, new_game, play, state, types
 
@@ -244,8 +244,8 @@ def test_acting_out_of_turn_is_refused() -> None:
 
 def test_lucky_beginner_ties_are_drawn_among_the_lowest_only() -> None:
     """A7, E7: the lowest starting trade value starts; a tie is drawn at random."""
-    from services.engine.rules.archaeology.options import ArchaeologyOptions
-    from services.engine.rules.archaeology.setup import _first_seat
+    from services.games.archaeology.rules.options import ArchaeologyOptions
+    from services.games.archaeology.rules.setup import _first_seat
 
     cheap = min(COMP.kinds, key=lambda k: COMP.trade[kind(k)])
     dear = max(COMP.kinds, key=lambda k: COMP.trade[kind(k)])

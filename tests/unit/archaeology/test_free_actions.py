@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.archaeology import cards as c
-from services.engine.rules.archaeology import museum, ruins, turn
-from services.engine.rules.archaeology.decide import _free_actions
-from services.engine.rules.archaeology.state import GameState
-from services.engine.ruleset import JsonDict, RuleViolation
+from services.engine.domain.ruleset import JsonDict, RuleViolation
+from services.games.archaeology.rules import cards as c
+from services.games.archaeology.rules import museum, ruins, turn
+from services.games.archaeology.rules.decide import _free_actions
+from services.games.archaeology.rules.state import GameState
 
 from .builders import COMP, KINDS, RULES, new_game, play, state, with_turn
 from .test_random_playouts import SETUPS, play_out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.ruleset import RuleViolation
+from services.engine.domain.ruleset import RuleViolation
 
 from .builders import COMP, KINDS, RULES, cards, hand, kind, play, state, types
 

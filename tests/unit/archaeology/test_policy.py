@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from services.bot.policy import RandomPolicy
-from services.engine.rules.archaeology.policy import ArchaeologyBot
-from services.engine.rules.archaeology.state import GameState
-from services.engine.ruleset import SetupRequest
+from services.engine.domain.ruleset import SetupRequest
+from services.games.archaeology.bots.policy import ArchaeologyBot
+from services.games.archaeology.rules.state import GameState
 
 from .builders import COMP, RULES
 

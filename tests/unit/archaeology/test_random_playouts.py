@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.archaeology import cards as c
-from services.engine.rules.archaeology.state import GameState, MinePending
-from services.engine.ruleset import DomainEvent, RuleViolation, SetupRequest
+from services.engine.domain.ruleset import DomainEvent, RuleViolation, SetupRequest
+from services.games.archaeology.rules import cards as c
+from services.games.archaeology.rules.state import GameState, MinePending
 
 from .builders import COMP, RULES
 

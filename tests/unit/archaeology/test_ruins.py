@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.rules.archaeology.state import MinePending, PeekPending, TombPending
-from services.engine.ruleset import RuleViolation
+from services.engine.domain.ruleset import RuleViolation
+from services.games.archaeology.rules.state import MinePending, PeekPending, TombPending
 
 from .builders import COMP, RULES, cards, hand, kind, play, secret, state, types
 

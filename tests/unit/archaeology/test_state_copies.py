@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.archaeology import cards as c
-from services.engine.rules.archaeology.evolve import changed
-from services.engine.rules.archaeology.state import (
+from services.engine.domain.rules_support.frozen import replace
+from services.games.archaeology.rules import cards as c
+from services.games.archaeology.rules.evolve import changed
+from services.games.archaeology.rules.state import (
     MinePending,
     PeekPending,
     SandstormPending,
@@ -24,7 +25,6 @@ from services.engine.rules.archaeology.state import (
     TombPending,
     TradePending,
 )
-from services.engine.rules.frozen import replace
 
 from .builders import KINDS, new_game
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.archaeology import cards as c
-from services.engine.rules.archaeology.market import can_choose, choosable_kinds
-from services.engine.rules.archaeology.state import TradePending
+from services.games.archaeology.rules import cards as c
+from services.games.archaeology.rules.market import can_choose, choosable_kinds
+from services.games.archaeology.rules.state import TradePending
 
 from .builders import COMP, KINDS
 

@@ -7,11 +7,11 @@ import random
 import pytest
 
 from services.bot.policy import RandomPolicy, RulesetPolicy
-from services.engine.rules.archaeology import ArchaeologyRuleset
-from services.engine.rules.archaeology.policy import ArchaeologyBot
-from services.engine.rules.teotihuacan import TeotihuacanRuleset
-from services.engine.rules.teotihuacan.bots import GreedyPolicy, TeotibotPolicy, TeotihuacanBot
-from services.engine.ruleset import SetupRequest
+from services.engine.domain.ruleset import SetupRequest
+from services.games.archaeology.bots.policy import ArchaeologyBot
+from services.games.archaeology.rules import ArchaeologyRuleset
+from services.games.teotihuacan.bots import GreedyPolicy, TeotibotPolicy, TeotihuacanBot
+from services.games.teotihuacan.rules import TeotihuacanRuleset
 
 RULES = TeotihuacanRuleset()
 

@@ -6,10 +6,10 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from services.engine.rules.teotihuacan import TeotihuacanRuleset
-from services.engine.rules.teotihuacan.state import NOT_IN_PLAY, GameState, Player, Worker
-from services.engine.rules.teotihuacan.tasks import TakeTurn, Task
-from services.engine.ruleset import DomainEvent, SetupRequest
+from services.engine.domain.ruleset import DomainEvent, SetupRequest
+from services.games.teotihuacan.rules import TeotihuacanRuleset
+from services.games.teotihuacan.rules.state import NOT_IN_PLAY, GameState, Player, Worker
+from services.games.teotihuacan.rules.tasks import TakeTurn, Task
 
 RULES = TeotihuacanRuleset()
 

@@ -14,15 +14,16 @@ from typing import Any
 
 import pytest
 
-from services.engine.rules.teotihuacan.alchemy import ChooseTechnology
-from services.engine.rules.teotihuacan.calendar import score_eclipse
-from services.engine.rules.teotihuacan.components import components
-from services.engine.rules.teotihuacan.context import Context
-from services.engine.rules.teotihuacan.flow import run_until_decision
-from services.engine.rules.teotihuacan.main_action import AfterMainAction, workers_for_action
-from services.engine.rules.teotihuacan.nobles import ChooseBuildingRow
-from services.engine.rules.teotihuacan.state import GameState, state_from_dict, state_to_dict
-from services.engine.rules.teotihuacan.tasks import (
+from services.engine.domain.ruleset import RuleViolation
+from services.games.teotihuacan.rules.alchemy import ChooseTechnology
+from services.games.teotihuacan.rules.calendar import score_eclipse
+from services.games.teotihuacan.rules.components import components
+from services.games.teotihuacan.rules.context import Context
+from services.games.teotihuacan.rules.flow import run_until_decision
+from services.games.teotihuacan.rules.main_action import AfterMainAction, workers_for_action
+from services.games.teotihuacan.rules.nobles import ChooseBuildingRow
+from services.games.teotihuacan.rules.state import GameState, state_from_dict, state_to_dict
+from services.games.teotihuacan.rules.tasks import (
     BoardAction,
     EndTurn,
     PowerUps,
@@ -30,8 +31,7 @@ from services.engine.rules.teotihuacan.tasks import (
     TakeTurn,
     TempleSteps,
 )
-from services.engine.rules.teotihuacan.technologies import construction_discount
-from services.engine.ruleset import RuleViolation
+from services.games.teotihuacan.rules.technologies import construction_discount
 
 from .builders import (
     RULES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.engine.rules.teotihuacan.state import GameState
+from services.games.teotihuacan.rules.state import GameState
 
 from .builders import RULES, clear_board, goods, new_game, place, play, turn_of
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from services.engine.rules.teotihuacan import evolve, flow, tasks, turn
+from services.games.teotihuacan.rules import evolve, flow, tasks, turn
 
 
 def test_rules_modules_are_compiled_exactly_when_expected() -> None:

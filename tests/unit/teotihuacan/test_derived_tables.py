@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.engine.rules.teotihuacan import (
+from services.engine.domain.ruleset import SetupRequest
+from services.games.teotihuacan.rules import (
     alchemy,
     construction,
     pyramid,
@@ -25,20 +26,19 @@ from services.engine.rules.teotihuacan import (
     turn,
     workers,
 )
-from services.engine.rules.teotihuacan.components import PALACE, components
-from services.engine.rules.teotihuacan.frozen import (
+from services.games.teotihuacan.rules.components import PALACE, components
+from services.games.teotihuacan.rules.frozen import (
     replace,
     with_agenda,
     with_fields,
     with_item,
     with_player,
 )
-from services.engine.rules.teotihuacan.last_call import remember_last
-from services.engine.rules.teotihuacan.state import NOT_IN_PLAY, GameState, Worker
-from services.engine.rules.teotihuacan.tasks import TakeTurn
-from services.engine.rules.teotihuacan.workers import worker
-from services.engine.rules.teotihuacan.worship import _occupants, worship_occupant
-from services.engine.ruleset import SetupRequest
+from services.games.teotihuacan.rules.last_call import remember_last
+from services.games.teotihuacan.rules.state import NOT_IN_PLAY, GameState, Worker
+from services.games.teotihuacan.rules.tasks import TakeTurn
+from services.games.teotihuacan.rules.workers import worker
+from services.games.teotihuacan.rules.worship import _occupants, worship_occupant
 
 from .builders import RULES, fold, new_game, place
 

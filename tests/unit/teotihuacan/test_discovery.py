@@ -15,22 +15,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.teotihuacan.context import Context
-from services.engine.rules.teotihuacan.discovery import ClaimDiscovery
-from services.engine.rules.teotihuacan.main_action import (
+from services.engine.domain.ruleset import RuleViolation
+from services.games.teotihuacan.rules.context import Context
+from services.games.teotihuacan.rules.discovery import ClaimDiscovery
+from services.games.teotihuacan.rules.main_action import (
     use_extra_worker,
     workers_for_action,
 )
-from services.engine.rules.teotihuacan.state import GameState, state_to_dict
-from services.engine.rules.teotihuacan.tasks import (
+from services.games.teotihuacan.rules.state import GameState, state_to_dict
+from services.games.teotihuacan.rules.tasks import (
     BoardAction,
     PowerUps,
     ResourceChoice,
     Salary,
     TakeTurn,
 )
-from services.engine.rules.teotihuacan.temples import MajorStepChoice
-from services.engine.ruleset import RuleViolation
+from services.games.teotihuacan.rules.temples import MajorStepChoice
 
 from .builders import RULES, clear_board, fold, goods, new_game, place, play, play_all, turn_of
 

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from services.engine.rules.teotihuacan import flow
-from services.engine.rules.teotihuacan.frozen import replace
-from services.engine.ruleset import SetupRequest
+from services.engine.domain.ruleset import SetupRequest
+from services.games.teotihuacan.rules import flow
+from services.games.teotihuacan.rules.frozen import replace
 
 from .builders import RULES, fold
 

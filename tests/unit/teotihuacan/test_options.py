@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.engine.rules.teotihuacan.options import GameOptions, TeotibotOptions
-from services.engine.ruleset import InvalidOptions, SetupRequest
+from services.engine.domain.ruleset import InvalidOptions, SetupRequest
+from services.games.teotihuacan.rules.options import GameOptions, TeotibotOptions
 
 from .builders import RULES
 

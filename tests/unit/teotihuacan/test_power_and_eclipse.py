@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from services.engine.rules.teotihuacan.calendar import mask_sets_vp, salary_owed
-from services.engine.rules.teotihuacan.state import GameState, Player, Worker
-from services.engine.rules.teotihuacan.tasks import AscensionReward, Salary
+from services.games.teotihuacan.rules.calendar import mask_sets_vp, salary_owed
+from services.games.teotihuacan.rules.state import GameState, Player, Worker
+from services.games.teotihuacan.rules.tasks import AscensionReward, Salary
 
 from .builders import RULES, clear_board, fold, goods, new_game, place, play, turn_of
 
@@ -143,7 +143,7 @@ def test_unpaid_salary_costs_three_vp_each_never_below_zero(four: GameState) -> 
 
 
 def test_final_ranking_breaks_ties_by_cocoa_then_turn_order(four: GameState) -> None:
-    from services.engine.rules.teotihuacan.tasks import EclipseEnd
+    from services.games.teotihuacan.rules.tasks import EclipseEnd
 
     state = replace(four, eclipses=3, phase="eclipse", agenda=(EclipseEnd(seat=-1),))
     state = goods(state, 0, vp=10, cocoa=1)

@@ -11,16 +11,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.commitments import commitment, new_nonce
-from services.engine.rules.teotihuacan.components import components
-from services.engine.rules.teotihuacan.public_setup import (
+from services.engine.domain.commitments import commitment, new_nonce
+from services.engine.domain.ruleset import DomainEvent, SetupRequest
+from services.games.teotihuacan.rules.components import components
+from services.games.teotihuacan.rules.public_setup import (
     DISCOVERY_BAG,
     setup_event,
     state_from_setup,
 )
-from services.engine.rules.teotihuacan.state import GameState, state_to_dict
-from services.engine.rules.teotihuacan.tasks import AGENDA_FIELDS, TASK_TYPES, task_field_names
-from services.engine.ruleset import DomainEvent, SetupRequest
+from services.games.teotihuacan.rules.state import GameState, state_to_dict
+from services.games.teotihuacan.rules.tasks import AGENDA_FIELDS, TASK_TYPES, task_field_names
 
 from .builders import RULES
 

@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from services.engine.rules.teotihuacan import pyramid
-from services.engine.rules.teotihuacan.construction import PyramidConstruction
-from services.engine.rules.teotihuacan.decorations import (
+from services.engine.domain.ruleset import DomainEvent, RuleViolation
+from services.games.teotihuacan.rules import pyramid
+from services.games.teotihuacan.rules.construction import PyramidConstruction
+from services.games.teotihuacan.rules.decorations import (
     covered_icons,
     decoration_icons,
     gold_cost,
     legal_spaces,
 )
-from services.engine.rules.teotihuacan.state import GameState, state_to_dict
-from services.engine.rules.teotihuacan.tasks import ResourceChoice
-from services.engine.ruleset import DomainEvent, RuleViolation
+from services.games.teotihuacan.rules.state import GameState, state_to_dict
+from services.games.teotihuacan.rules.tasks import ResourceChoice
 
 from .builders import RULES, clear_board, fold, goods, new_game, place, play, turn_of
 from .test_random_playouts import check_invariants

@@ -8,9 +8,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.teotihuacan.components import MAX_POWER, TEMPLE_TOP_STEP, TEMPLES
-from services.engine.rules.teotihuacan.state import GameState
-from services.engine.ruleset import DomainEvent, RuleViolation, SetupRequest
+from services.engine.domain.ruleset import DomainEvent, RuleViolation, SetupRequest
+from services.games.teotihuacan.rules.components import MAX_POWER, TEMPLE_TOP_STEP, TEMPLES
+from services.games.teotihuacan.rules.state import GameState
 
 from .builders import RULES, fold
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from services.engine.rules.teotihuacan.state import state_to_dict
-from services.engine.ruleset import RuleViolation
+from services.engine.domain.ruleset import RuleViolation
+from services.games.teotihuacan.rules.state import state_to_dict
 
 from .builders import RULES, clear_board, new_game, place, turn_of
 

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.teotihuacan.royal import RoyalAbility
-from services.engine.rules.teotihuacan.state import GameState
-from services.engine.rules.teotihuacan.tasks import ResourceChoice, TakeTurn
+from services.games.teotihuacan.rules.royal import RoyalAbility
+from services.games.teotihuacan.rules.state import GameState
+from services.games.teotihuacan.rules.tasks import ResourceChoice, TakeTurn
 
 from .builders import RULES, clear_board, goods, new_game, place, play, play_all, turn_of
 
@@ -163,7 +163,7 @@ def test_royal_trade_refusal_names_the_rule_and_changes_nothing() -> None:
 
     import pytest
 
-    from services.engine.ruleset import RuleViolation
+    from services.engine.domain.ruleset import RuleViolation
 
     state = _worship(_at_palace(1, 2, cocoa=1))
     assert isinstance(state.agenda[-1], RoyalAbility)
@@ -259,7 +259,7 @@ def test_d16_zero_trades_is_a_choice_even_with_cocoa() -> None:
 def test_an_agenda_written_before_the_free_field_still_restores() -> None:
     # AgendaUpdated events and snapshots of older games hold royal_ability tasks without
     # ``free``; they fold with the default (no free payment).
-    from services.engine.rules.teotihuacan.tasks import task_from_dict, task_to_dict
+    from services.games.teotihuacan.rules.tasks import task_from_dict, task_to_dict
 
     old = {"kind": "royal_ability", "seat": 0, "tile": 1, "power": 3, "done": 0}
     task = task_from_dict(old)

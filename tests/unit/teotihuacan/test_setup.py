@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.rules.teotihuacan.state import NOT_IN_PLAY
-from services.engine.ruleset import InvalidOptions, SetupRequest
+from services.engine.domain.ruleset import InvalidOptions, SetupRequest
+from services.games.teotihuacan.rules.state import NOT_IN_PLAY
 
 from .builders import RULES, new_game
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.engine.rules.teotihuacan.components import components
-from services.engine.rules.teotihuacan.state import GameState
+from services.games.teotihuacan.rules.components import components
+from services.games.teotihuacan.rules.state import GameState
 
 from .builders import RULES, new_game, play
 

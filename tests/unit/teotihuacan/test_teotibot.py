@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.teotihuacan import pyramid
-from services.engine.rules.teotihuacan.solo.action_pyramid import flip, position_for, shift
-from services.engine.rules.teotihuacan.solo.seat import ACTION_TILES, TeotibotTurn
-from services.engine.rules.teotihuacan.state import GameState
-from services.engine.rules.teotihuacan.tasks import kind_of
-from services.engine.ruleset import DomainEvent, InvalidOptions, RuleViolation, SetupRequest
+from services.engine.domain.ruleset import DomainEvent, InvalidOptions, RuleViolation, SetupRequest
+from services.games.teotihuacan.rules import pyramid
+from services.games.teotihuacan.rules.solo.action_pyramid import flip, position_for, shift
+from services.games.teotihuacan.rules.solo.seat import ACTION_TILES, TeotibotTurn
+from services.games.teotihuacan.rules.state import GameState
+from services.games.teotihuacan.rules.tasks import kind_of
 
 from .builders import (
     RULES,
@@ -181,7 +181,7 @@ def test_alchemy_takes_the_lowest_technology_without_markers() -> None:
 
 
 def tech_number(state: GameState, slot: int) -> int:
-    from services.engine.rules.teotihuacan.components import components
+    from services.games.teotihuacan.rules.components import components
 
     return int(components().raw["technologies"][state.technologies[slot]]["number"])
 
@@ -452,8 +452,8 @@ def test_ten_cocoa_become_3_vp() -> None:
 
 
 def test_the_bot_pays_no_salary_and_scores_its_final_extras() -> None:
-    from services.engine.rules.teotihuacan.calendar import end_game, score_eclipse
-    from services.engine.rules.teotihuacan.context import Context
+    from services.games.teotihuacan.rules.calendar import end_game, score_eclipse
+    from services.games.teotihuacan.rules.context import Context
 
     state = goods(solo(), BOT, cocoa=4, wood=1, stone=2, gold=3, vp=50, temples=(10, 1, 1))
     state = goods(state, HUMAN, vp=0)
@@ -478,9 +478,9 @@ def test_d17_final_extras_come_at_the_eclipse_that_ends_the_game(
 ) -> None:
     # D17: "scored at the eclipse that ends the game, whichever it is": the 3rd eclipse, or
     # an earlier one made final by the completed pyramid; never at an eclipse that doesn't.
-    from services.engine.rules.teotihuacan.calendar import resolve_eclipse_end
-    from services.engine.rules.teotihuacan.context import Context
-    from services.engine.rules.teotihuacan.tasks import EclipseEnd
+    from services.games.teotihuacan.rules.calendar import resolve_eclipse_end
+    from services.games.teotihuacan.rules.context import Context
+    from services.games.teotihuacan.rules.tasks import EclipseEnd
 
     state = goods(solo(), BOT, cocoa=3, wood=2, stone=0, gold=1, vp=20, technologies=(5,))
     state = replace(state, eclipses=eclipses, final_eclipse=final, phase="eclipse")
@@ -498,8 +498,8 @@ def test_d17_final_extras_come_at_the_eclipse_that_ends_the_game(
 
 
 def test_a_tie_goes_to_the_bot() -> None:
-    from services.engine.rules.teotihuacan.calendar import end_game
-    from services.engine.rules.teotihuacan.context import Context
+    from services.games.teotihuacan.rules.calendar import end_game
+    from services.games.teotihuacan.rules.context import Context
 
     state = goods(
         goods(solo(), HUMAN, vp=40, cocoa=30),

@@ -10,8 +10,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules.teotihuacan.state import GameState
-from services.engine.ruleset import SetupRequest
+from services.engine.domain.ruleset import SetupRequest
+from services.games.teotihuacan.rules.state import GameState
 
 from .builders import RULES, fold
 from .test_random_playouts import check_invariants

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.rules.teotihuacan.tasks import BoardAction, PowerUps, TakeTurn
+from services.games.teotihuacan.rules.tasks import BoardAction, PowerUps, TakeTurn
 
 from .builders import RULES, clear_board, goods, new_game, place, play, turn_of
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from services.engine.ruleset import DomainEvent, RulesetInfo
-from services.engine.store.chain import GENESIS_HASH, chained, verify_chain
-from services.engine.store.records import EventMetadata, StoredEvent
+from services.engine.domain.chain import GENESIS_HASH, chained, verify_chain
+from services.engine.domain.records import EventMetadata, StoredEvent
+from services.engine.domain.ruleset import DomainEvent, RulesetInfo
 from services.tournament import events as ev
 from services.tournament.aggregate import (
     FINISHED,

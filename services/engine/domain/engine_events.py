@@ -1,0 +1,127 @@
+"""Events the engine itself writes (the ruleset never sees them), and their upcasters.
+
+Field by field in docs/events.md. Current versions:
+
+- ``GameCreated`` v3 ``{ruleset, seats: [{kind, name, open}], options, seed_commitment}``:
+  every log's first event. v2 also held each seat's ``token_hash`` (an unsalted SHA-256
+  of its token) and v1 the seed in clear as ``seed``; :func:`upcast` brings both to v3.
+- ``SeatJoined`` v2 ``{seat, name}``: an open seat was claimed (JoinGame). v1 also held
+  ``token_hash``.
+- ``SecretsRevealed`` v1 ``{secrets: [{id, value, nonce}]}``: opens earlier commitments
+  (when the rules make them public, and every one left when the game ends).
+- ``SeedRevealed`` v1 ``{seed}``: appended with the events that end the game.
+- The clock events (``ClockStarted``, ``ClocksUpdated``, ``SeatTimedOut``,
+  ``SeatTakenOver``, ``SeatForfeited``, ``SeatReclaimed``), all v1: see
+  :mod:`services.engine.domain.timing.seat_clocks`.
+
+Token hashes of v2/v1 logs are honoured read-only: :func:`legacy_token_hashes` reads
+them from the stored event (which cannot change without breaking the chain), nothing new
+is ever written there; new bindings live in service-only storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.engine.domain.fairness import commit
+from services.engine.domain.game_seats import SeatSpec
+from services.engine.domain.records import SecretValue
+from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.timing.seat_clocks import CLOCK_EVENTS
+
+GAME_CREATED = "GameCreated"
+GAME_CREATED_VERSION = 3
+SEAT_JOINED = "SeatJoined"
+SEAT_JOINED_VERSION = 2
+SECRETS_REVEALED = "SecretsRevealed"
+SEED_REVEALED = "SeedRevealed"
+ENGINE_EVENTS = (
+    frozenset({GAME_CREATED, SEAT_JOINED, SECRETS_REVEALED, SEED_REVEALED}) | CLOCK_EVENTS
+)
+"""Every engine event type, the clocks' included (services.engine.domain.timing.seat_clocks)."""
+
+
+def game_created(
+    ruleset: str, seats: Sequence[SeatSpec], options: Mapping[str, Any], seed: str
+) -> DomainEvent:
+    """The engine's first event of a game: commits to ``seed`` without revealing it."""
+    return DomainEvent(
+        GAME_CREATED,
+        {
+            "ruleset": ruleset,
+            "seats": [seat.to_json() for seat in seats],
+            "options": dict(options),
+            "seed_commitment": commit(seed),
+        },
+        GAME_CREATED_VERSION,
+    )
+
+
+def seat_joined(seat: int, name: str) -> DomainEvent:
+    """An open seat claimed (its token's binding is kept in service-only storage)."""
+    return DomainEvent(SEAT_JOINED, {"seat": seat, "name": name}, SEAT_JOINED_VERSION)
+
+
+def secrets_revealed(secrets: Mapping[str, SecretValue]) -> DomainEvent:
+    """Opens the commitments ``secrets`` (by id, in id order)."""
+    return DomainEvent(
+        SECRETS_REVEALED,
+        {
+            "secrets": [
+                {"id": secret_id, "value": secret.value, "nonce": secret.nonce}
+                for secret_id, secret in sorted(secrets.items())
+            ]
+        },
+    )
+
+
+def seed_revealed(seed: str) -> DomainEvent:
+    """The secret seed, published once the game is over."""
+    return DomainEvent(SEED_REVEALED, {"seed": seed})
+
+
+def legacy_seed(event: DomainEvent) -> str | None:
+    """The clear seed of a v1 GameCreated (public since it was written), else None."""
+    if event.type == GAME_CREATED and event.schema_version == 1:
+        return str(event.payload["seed"])
+    return None
+
+
+def legacy_token_hashes(event: DomainEvent) -> dict[int, str]:
+    """Seat -> token hash written in clear by older servers (GameCreated v1/v2, SeatJoined
+    v1), honoured read-only; empty for current events."""
+    if event.type == GAME_CREATED and event.schema_version < GAME_CREATED_VERSION:
+        return {
+            index: str(seat["token_hash"])
+            for index, seat in enumerate(event.payload.get("seats", []))
+            if seat.get("token_hash")
+        }
+    if event.type == SEAT_JOINED and event.schema_version < SEAT_JOINED_VERSION:
+        token_hash = str(event.payload.get("token_hash", ""))
+        return {int(event.payload["seat"]): token_hash} if token_hash else {}
+    return {}
+
+
+def _public_seat(seat: Mapping[str, Any]) -> dict[str, Any]:
+    """A v1/v2 seat ``{kind, name, token_hash?}`` as v3 ``{kind, name, open}``."""
+    spec = SeatSpec.from_json(seat)
+    return spec.to_json()
+
+
+def upcast(event: DomainEvent) -> DomainEvent:
+    """Bring an engine event to its current schema version (others are returned as is).
+
+    GameCreated v1 -> v3: ``seed`` becomes ``seed_commitment``; v1/v2 -> v3: seats lose
+    ``token_hash`` and gain ``open``. SeatJoined v1 -> v2: ``token_hash`` dropped.
+    """
+    if event.type == GAME_CREATED and event.schema_version < GAME_CREATED_VERSION:
+        payload = dict(event.payload)
+        if event.schema_version == 1:
+            payload["seed_commitment"] = commit(str(payload.pop("seed")))
+        payload["seats"] = [_public_seat(seat) for seat in payload.get("seats", [])]
+        return DomainEvent(GAME_CREATED, payload, GAME_CREATED_VERSION)
+    if event.type == SEAT_JOINED and event.schema_version < SEAT_JOINED_VERSION:
+        payload = {k: v for k, v in event.payload.items() if k != "token_hash"}
+        return DomainEvent(SEAT_JOINED, payload, SEAT_JOINED_VERSION)
+    return event

@@ -1,0 +1,149 @@
+"""The engine's command API as seen by the gateway and the bot, and its in-process adapter.
+
+``EngineClient`` has two adapters: :class:`InProcessEngineClient` (calls an Engine in
+this process) and ``services.engine.transport.remote.RemoteEngineClient`` (gRPC EngineService).
+Both raise the same domain errors, so callers never care which one they hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from services.engine.domain.game import SeatSpec
+from services.engine.domain.records import StoredEvent
+from services.engine.domain.timing.time_control import TimeControl
+
+if TYPE_CHECKING:
+    from services.engine.domain.engine import Engine
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """Outcome of an accepted command.
+
+    Attributes:
+        game_id: the game written to.
+        version: version of the log after the command.
+        first_version: version of the command's first event.
+        written: the events this command appended, as stored (SubmitAction and
+            CreateGame; empty for a command id applied before, from engines that do not
+            send them, and with a ``view``). Not compared: a retried command has the
+            same result without them.
+        view: only for a SubmitAction with ``return_view`` answered by a separate
+            engine: its EngineServiceSubmitActionResponse, whose ``game`` (a
+            GetGameResponse) and ``legal_actions`` are the acting seat's view of the
+            game right after the action (its version, or later if others acted since)
+            and its legal actions there, as GetGame and ListLegalActions show them to
+            the seat. None when the caller must project the game itself: an engine in
+            this process (whose cache the caller shares), or one from before
+            return_view. Not compared.
+    """
+
+    game_id: str
+    version: int
+    first_version: int
+    written: tuple[StoredEvent, ...] = field(default=(), compare=False)
+    view: Any = field(default=None, compare=False)
+
+
+class EngineClient(Protocol):
+    """Write side of the game service."""
+
+    async def create_game(
+        self,
+        ruleset: str,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        command_id: str = "",
+        time_control: TimeControl | None = None,
+    ) -> CommandResult:
+        """Create a game (with clocks if ``time_control`` is set). Raises InvalidArgument
+        (TimeControlInvalid, TimeoutPolicyUnsupported among them), UnknownRuleset,
+        InvalidOptions."""
+        ...
+
+    async def submit_action(
+        self,
+        game_id: str,
+        seat: int,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+        return_view: bool = False,
+    ) -> CommandResult:
+        """Decide and append one action; with ``return_view`` a separate engine also
+        answers with the seat's view and legal actions after it (``CommandResult.view``).
+
+        Raises GameNotFound, InvalidArgument (unknown seat), RuleViolation (illegal),
+        VersionConflict (stale ``expected_version``).
+        """
+        ...
+
+    async def join_game(
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+    ) -> CommandResult:
+        """Claim an open seat. Raises GameNotFound, InvalidArgument, RuleViolation."""
+        ...
+
+    async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
+        """Apply the game's timeout policy to the human ``seat`` now: its tournament player
+        withdrew (see Engine.withdraw_seat; nothing appended if there is nothing to settle,
+        then ``first_version`` equals ``version``). Raises GameNotFound, InvalidArgument."""
+        ...
+
+    async def close(self) -> None:
+        """Release resources (channels)."""
+        ...
+
+
+class InProcessEngineClient:
+    """EngineClient calling an :class:`Engine` directly (``teoti serve``, tests).
+
+    ``bot_key`` is the engine's bot credential for the bot worker's client, "" for the
+    gateway's (whose commands for bot seats the engine then refuses).
+    """
+
+    def __init__(self, engine: Engine, bot_key: str = "") -> None:
+        self._engine = engine
+        self._bot_key = bot_key
+
+    async def create_game(
+        self,
+        ruleset: str,
+        seats: Sequence[SeatSpec],
+        options: Mapping[str, Any],
+        command_id: str = "",
+        time_control: TimeControl | None = None,
+    ) -> CommandResult:
+        """See EngineClient.create_game."""
+        return await self._engine.create_game(ruleset, seats, options, command_id, time_control)
+
+    async def submit_action(
+        self,
+        game_id: str,
+        seat: int,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        command_id: str = "",
+        return_view: bool = False,
+    ) -> CommandResult:
+        """See EngineClient.submit_action. ``return_view`` asks nothing more here: the
+        caller reads the game from the cache it shares with this engine (no ``view``)."""
+        return await self._engine.submit_action(
+            game_id, seat, action, expected_version, command_id, bot_key=self._bot_key
+        )
+
+    async def join_game(
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+    ) -> CommandResult:
+        """See EngineClient.join_game."""
+        return await self._engine.join_game(game_id, seat, name, token_hash, command_id)
+
+    async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
+        """See EngineClient.withdraw_seat."""
+        return await self._engine.withdraw_seat(game_id, seat)
+
+    async def close(self) -> None:
+        """The engine is owned by whoever built it."""

@@ -1,0 +1,1 @@
+"""Archaeology: The New Expedition (2-5 players): rules, bots, terminal kit."""

@@ -1,0 +1,1 @@
+"""Archaeology's bot policies (the bot worker's, not the rules)."""
