@@ -11,7 +11,6 @@ from typing import Any
 import structlog
 from structlog.typing import FilteringBoundLogger
 
-from services.engine.adapters.keys import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.bot_credential import BotCredential
 from services.engine.domain.chain import GENESIS_HASH
 from services.engine.domain.clock import (
@@ -23,6 +22,7 @@ from services.engine.domain.clock import (
     random_seed,
     system_clock,
 )
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.commands import (
     action_command,
     create_command,
@@ -52,6 +52,7 @@ from services.engine.domain.errors import (
 )
 from services.engine.domain.fairness import commit, rng_for
 from services.engine.domain.game import GameSnapshot, SeatKind, SeatSpec
+from services.engine.domain.game_ids import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.game_seats import check_seat_name
 from services.engine.domain.records import (
     SYSTEM_SEAT,
@@ -77,7 +78,6 @@ from services.engine.domain.timing.engine_clock import (
 )
 from services.engine.domain.timing.seat_clocks import epoch_ms
 from services.engine.domain.timing.time_control import TimeControl
-from services.engine.transport.client import CommandResult
 
 log = structlog.get_logger(__name__)
 
