@@ -362,7 +362,7 @@ async def _engine(args: argparse.Namespace) -> int:
 
 def _timekeeper_settings(args: argparse.Namespace) -> Any:
     """The timekeeper of ``teoti serve`` / ``teoti engine`` (services.engine.domain.timing)."""
-    from services.engine.domain.timing.timekeeper import TimekeeperSettings
+    from services.engine.entrypoints.timekeeper import TimekeeperSettings
 
     return TimekeeperSettings(interval_s=args.timekeeper_interval)
 
