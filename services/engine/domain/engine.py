@@ -33,6 +33,13 @@ from services.engine.domain.commands import (
     request_hash,
 )
 from services.engine.domain.commitments import seal
+from services.engine.domain.engine_clock import (
+    ClockPlan,
+    check_seat,
+    creation_plan,
+    move_plan,
+    withdrawal_plan,
+)
 from services.engine.domain.engine_events import (
     ENGINE_EVENTS,
     SEED_REVEALED,
@@ -69,13 +76,6 @@ from services.engine.domain.ruleset import DomainEvent, SetupRequest, decide_and
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.snapshots import SnapshotCache
 from services.engine.domain.store_protocol import EventStore
-from services.engine.domain.timing.engine_clock import (
-    ClockPlan,
-    check_seat,
-    creation_plan,
-    move_plan,
-    withdrawal_plan,
-)
 from services.engine.domain.timing.seat_clocks import epoch_ms
 from services.engine.domain.timing.time_control import TimeControl
 
@@ -369,7 +369,7 @@ class Engine:
         reveals added, clock events around them), the turn requests to publish with them,
         the secrets to keep and the clock deadline to set. Raises InvalidArgument,
         NotAuthorized, RuleViolation (see :meth:`submit_action`; also ``seat_forfeited``,
-        ``reclaim_not_allowed`` of services.engine.domain.timing.engine_clock)."""
+        ``reclaim_not_allowed`` of services.engine.domain.engine_clock)."""
         bot_seat = 0 <= seat < len(snapshot.seats) and snapshot.seats[seat].kind is SeatKind.BOT
         if bot_seat and not is_bot:
             raise NotAuthorized(f"seat {seat} is a bot seat: only the bot worker plays it")
@@ -569,7 +569,7 @@ class Engine:
         """Settle the human ``seat`` of ``game_id`` now because its player withdrew from
         the game's tournament (issue 30 item 4): the game's timeout policy is applied to
         it at once, as the timekeeper does when its clock runs out (``SeatForfeited`` or
-        ``SeatTakenOver``, then ``ClocksUpdated``; services.engine.domain.timing.engine_clock
+        ``SeatTakenOver``, then ``ClocksUpdated``; services.engine.domain.engine_clock
         ``withdrawal_plan``), and a bot plays the seat to the game's end. Idempotent:
         nothing is appended (``first_version`` = ``version``) for a seat a bot already
         plays, a bot seat, a game that ended or one without a clock. Raises GameNotFound,
