@@ -34,7 +34,7 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
-from services.engine.domain.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.logging_setup import configure_logging
 
 SEATS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]

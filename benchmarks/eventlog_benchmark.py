@@ -29,10 +29,10 @@ import redis.asyncio as aioredis
 from benchmarks.harness import Errors
 from services.app import all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.adapters import EventMetadata, RedisEventStore
+from services.engine.adapters import RedisEventStore
 from services.engine.domain.chain import GENESIS_HASH
 from services.engine.domain.errors import RuleViolation
-from services.engine.domain.records import canonical_json
+from services.engine.domain.records import EventMetadata, canonical_json
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.rulesets import default_registry
 from services.logging_setup import configure_logging

@@ -30,8 +30,8 @@ from services.engine.domain.head_signing import HeadSigner, SigningKeys
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
 from services.engine.domain.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
-from services.engine.domain.timing.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.entrypoints.servicer import start_engine_link, start_engine_server
+from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.exchange_server import ENGINE_SERVICE
 from services.engine.transport.link_server import LinkServer

@@ -22,7 +22,9 @@ import grpc
 import structlog
 
 from services.embedded_redis import DataDirInUse
+from services.engine.adapters.key_files import RETIRED_KEYS_ENV, SERVE_KEY_FILE, SIGNING_KEY_ENV
 from services.engine.adapters.keys import DEFAULT_SHARDS
+from services.engine.adapters.log_files import looks_like_file
 from services.engine.adapters.redis_client import POOL_SIZE
 from services.engine.domain.audit import audit_log
 from services.engine.domain.bot_credential import BotSecretError
@@ -38,14 +40,8 @@ from services.engine.domain.errors import (
     VersionConflict,
 )
 from services.engine.domain.game import fold
-from services.engine.domain.head_signing import (
-    RETIRED_KEYS_ENV,
-    SERVE_KEY_FILE,
-    SIGNING_KEY_ENV,
-    SignatureError,
-    SigningKeyError,
-)
-from services.engine.domain.public_log import PublicLogError, looks_like_file
+from services.engine.domain.head_signing import SignatureError, SigningKeyError
+from services.engine.domain.public_log import PublicLogError
 from services.engine.domain.records import canonical_json
 from services.engine.domain.ruleset import DomainEvent, InvalidOptions, RulesetInfo, info_of
 from services.engine.domain.rulesets import (
@@ -296,13 +292,18 @@ def _signing(args: argparse.Namespace, generated: Path | None) -> Any:
     else (``teoti serve``) the key at ``generated``, made there on first run (mode 0600);
     else none. ``--retired-signing-keys``: public keys it signed with before, still
     published. Raises SigningKeyError for a key file it cannot use."""
-    from services.engine.domain.head_signing import HeadSigner, SigningKeys, read_public_keys
+    from services.engine.adapters.key_files import (
+        load_or_create_signer,
+        load_signer,
+        read_public_keys,
+    )
+    from services.engine.domain.head_signing import SigningKeys
 
     signer = None
     if args.signing_key_file:
-        signer = HeadSigner.load(Path(args.signing_key_file))
+        signer = load_signer(Path(args.signing_key_file))
     elif generated is not None:
-        signer, created = HeadSigner.load_or_create(generated)
+        signer, created = load_or_create_signer(generated)
         if created:
             log.info("signing_key_created", path=str(generated), key_id=signer.key_id)
     retired = read_public_keys(Path(args.retired_signing_keys)) if args.retired_signing_keys else []
@@ -362,7 +363,7 @@ async def _engine(args: argparse.Namespace) -> int:
 
 def _timekeeper_settings(args: argparse.Namespace) -> Any:
     """The timekeeper of ``teoti serve`` / ``teoti engine`` (services.engine.domain.timing)."""
-    from services.engine.domain.timing.timekeeper import TimekeeperSettings
+    from services.engine.entrypoints.timekeeper import TimekeeperSettings
 
     return TimekeeperSettings(interval_s=args.timekeeper_interval)
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from services.engine.adapters.key_files import read_public_keys
+from services.engine.adapters.log_files import read_public_log
 from services.engine.domain.errors import CorruptLog, UnknownRuleset
 from services.engine.domain.game import fold
 from services.engine.domain.head_signing import (
@@ -21,14 +23,12 @@ from services.engine.domain.head_signing import (
     PublicKey,
     SignedHead,
     key_entry,
-    read_public_keys,
 )
 from services.engine.domain.public_log import (
     LogHeader,
     PublicLog,
     audit_public_log,
     check_signatures,
-    read_public_log,
     write_public_log,
 )
 from services.engine.domain.ruleset import DomainEvent, RuleViolation

@@ -22,7 +22,7 @@ from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.domain.records import StoredEvent
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from services.engine.domain.timing.time_control import TimeControl
-from services.engine.domain.timing.timekeeper import Timekeeper
+from services.engine.entrypoints.timekeeper import Timekeeper
 
 
 @dataclass(frozen=True)

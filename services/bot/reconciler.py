@@ -45,9 +45,10 @@ from typing import Any
 import structlog
 from redis.exceptions import RedisError, ResponseError
 
-from services.engine.adapters.keys import NOT_A_GAME_PREFIX, RedisKeys
+from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.errors import CorruptLog, GameNotFound, UnknownRuleset
+from services.engine.domain.game_ids import NOT_A_GAME_PREFIX
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import TurnRequest
 

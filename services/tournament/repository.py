@@ -24,10 +24,10 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.engine.adapters.keys import check_game_id
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.chain import GENESIS_HASH
 from services.engine.domain.clock import Clock, iso, system_clock
+from services.engine.domain.game_ids import check_game_id
 from services.engine.domain.records import (
     SYSTEM_SEAT,
     EventMetadata,

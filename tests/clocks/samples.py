@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
-from services.engine.adapters import InMemoryEventStore, StoredEvent
+from services.engine.adapters import InMemoryEventStore
 from services.engine.adapters.deadlines import MemoryDeadlines
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.records import StoredEvent
 from services.engine.domain.timing.seat_clocks import CLOCK_EVENTS
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
-from services.engine.domain.timing.timekeeper import Timekeeper
+from services.engine.entrypoints.timekeeper import Timekeeper
 from tests.clocks.helpers import FakeClock, clock_registry
 
 _SEATS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]

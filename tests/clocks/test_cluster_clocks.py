@@ -22,7 +22,7 @@ from services.engine.domain.reader import GameReader
 from services.engine.domain.records import TurnRequest
 from services.engine.domain.snapshots import SnapshotCache
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
-from services.engine.domain.timing.timekeeper import Timekeeper
+from services.engine.entrypoints.timekeeper import Timekeeper
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry
 
 SHARDS = 8

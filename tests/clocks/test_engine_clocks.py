@@ -18,7 +18,7 @@ from services.engine.domain.timing.time_control import (
     TimeoutPolicy,
     TimeoutPolicyUnsupported,
 )
-from services.engine.domain.timing.timekeeper import Timekeeper
+from services.engine.entrypoints.timekeeper import Timekeeper
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]

@@ -21,7 +21,7 @@ from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import TurnRequest
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
-from services.engine.domain.timing.timekeeper import Timekeeper, TimekeeperSettings
+from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.transport.client import InProcessEngineClient
 from services.rpc.errors import error_info
 from services.rpc.stubs import load_stubs

@@ -241,7 +241,7 @@ async def test_a_retired_key_still_verifies_old_exports(
     new = HeadSigner.generate()
     retired = old.public.to_json() | {"valid_until": datetime.now(UTC).isoformat()}
     (tmp_path / "retired.json").write_text(json.dumps({"keys": [retired]}))
-    from services.engine.domain.head_signing import read_public_keys
+    from services.engine.adapters.key_files import read_public_keys
 
     signing = SigningKeys(new, read_public_keys(tmp_path / "retired.json"))
     async with all_in_one(

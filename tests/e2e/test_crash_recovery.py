@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from services.embedded_redis import free_port
-from services.engine.adapters import SYSTEM_SEAT, RedisEventStore
+from services.engine.adapters import RedisEventStore
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.reader import GameReader
+from services.engine.domain.records import SYSTEM_SEAT
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.transport.remote import RemoteEngineClient
 from tests.faults import Proc

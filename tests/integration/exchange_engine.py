@@ -23,12 +23,12 @@ import grpc
 from google.rpc import status_pb2
 
 from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.time_control import TimeControl
 from services.engine.entrypoints.servicer import ENGINE_SERVICE
-from services.engine.transport.client import CommandResult
 from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from tests.engine_serving import engine_served

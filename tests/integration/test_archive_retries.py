@@ -26,11 +26,11 @@ from services.client import SeatInfo, TeotiClient
 from services.engine.adapters import RedisEventStore
 from services.engine.adapters.archive import decode_entries, encode_entries
 from services.engine.adapters.retention import archive_finished
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.engine import Engine
 from services.engine.domain.errors import RuleViolation
 from services.engine.domain.game_seats import SeatKind, SeatSpec
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.transport.client import CommandResult
 
 SEATS = [
     SeatSpec(SeatKind.HUMAN, f"p{i}", hashlib.sha256(f"token-{i}".encode()).hexdigest())

@@ -6,11 +6,12 @@ import asyncio
 import threading
 import uuid
 
-from services.engine.adapters import EventMetadata, RedisEventStore
+from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.errors import RuleViolation, VersionConflict
 from services.engine.domain.game import SeatKind, SeatSpec
+from services.engine.domain.records import EventMetadata
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.rulesets import RulesetRegistry
 

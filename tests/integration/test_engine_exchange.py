@@ -20,9 +20,9 @@ import pytest
 
 from services.embedded_redis import free_port
 from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.errors import InvalidArgument, RuleViolation, VersionConflict
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.transport.client import CommandResult
 from services.engine.transport.exchange_client import ExchangeStream
 from services.engine.transport.remote import RemoteEngineClient, transport_choice
 from services.rpc import deadlines

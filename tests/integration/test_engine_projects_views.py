@@ -16,13 +16,13 @@ import pytest
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.time_control import TimeControl
 from services.engine.entrypoints.servicer import EngineServicer
-from services.engine.transport.client import CommandResult
 from services.engine.transport.link_server import start_link_server
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer

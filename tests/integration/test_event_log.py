@@ -9,16 +9,17 @@ import re
 
 import pytest
 
-from services.engine.adapters import ChainMismatch, EventMetadata, RedisEventStore, TurnRequest
+from services.engine.adapters import RedisEventStore
 from services.engine.domain.audit import audit_log
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.fairness import rng_for
 from services.engine.domain.reader import GameReader
-from services.engine.domain.records import NewGame
+from services.engine.domain.records import EventMetadata, NewGame, TurnRequest
 from services.engine.domain.ruleset import DomainEvent, SetupRequest
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.snapshots import SnapshotCache
+from services.engine.domain.store_errors import ChainMismatch
 from tests.integration.helpers import HUMANS, play_to_end
 
 

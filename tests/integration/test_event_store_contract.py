@@ -8,17 +8,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.engine.adapters import (
-    CommandKey,
-    CommandRecord,
-    EventMetadata,
-    EventStore,
-    InMemoryEventStore,
-    RedisEventStore,
-    TurnRequest,
-    VersionConflict,
-)
+from services.engine.adapters import InMemoryEventStore, RedisEventStore
+from services.engine.domain.records import CommandKey, CommandRecord, EventMetadata, TurnRequest
 from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.store_errors import VersionConflict
+from services.engine.domain.store_protocol import EventStore
 
 META = EventMetadata(command_id="", seat=0, recorded_at="2024-01-01T00:00:00+00:00")
 

@@ -21,9 +21,10 @@ from teoti_client.client import MoveResult
 
 from services.app import Stack, all_in_one
 from services.client import SeatInfo, TeotiClient
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.errors import NotAuthorized, RuleViolation
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.transport.client import CommandResult, InProcessEngineClient
+from services.engine.transport.client import InProcessEngineClient
 from services.gateway.server import create_server
 from services.rpc.limits import DEFAULT_ADDRESS_FACTOR, ClientRateLimiter, PlayStreamLimit
 from services.rpc.stubs import load_stubs

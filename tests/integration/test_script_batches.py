@@ -17,7 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services.engine.adapters import EventMetadata, RedisEventStore
+from services.engine.adapters import RedisEventStore
 from services.engine.adapters.finished import GameEndPublisher, GameFinished
 from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.script_batches import ScriptBatches
@@ -26,7 +26,7 @@ from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.errors import VersionConflict
 from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
-from services.engine.domain.records import CommandKey
+from services.engine.domain.records import CommandKey, EventMetadata
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.rulesets import RulesetRegistry
 

@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 
 from services.client import TeotiClient
-from services.engine.domain.head_signing import SERVE_KEY_FILE, HeadSigner
+from services.engine.adapters.key_files import SERVE_KEY_FILE, load_signer
 from tests.serve_process import Served, log_events, serving, wait_for
 
 
@@ -31,7 +31,7 @@ async def test_serve_makes_its_key_once_and_reuses_it(tmp_path: Path) -> None:
         created = wait_for(first.log, "signing_key_created", first.process)
         assert created["path"] == str(key_file)
         assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-        key_id = HeadSigner.load(key_file).key_id
+        key_id = load_signer(key_file).key_id
         assert created["key_id"] == key_id
         assert await _published(first) == [(key_id, True)]
         await _stop(first)

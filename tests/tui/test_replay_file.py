@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from services.engine.domain.public_log import LogHeader, read_public_log, write_public_log
+from services.engine.adapters.log_files import read_public_log
+from services.engine.domain.public_log import LogHeader, write_public_log
 from services.engine.domain.rulesets import default_registry
 from services.tui.app import ReplayApp
 from services.tui.capture import screen_text

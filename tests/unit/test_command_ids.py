@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.bot.worker import bot_command_id
-from services.engine.adapters import EventMetadata, InMemoryEventStore, TurnRequest
+from services.engine.adapters import InMemoryEventStore
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.bot_credential import BotCredential
 from services.engine.domain.clock import fixed_seed
@@ -23,7 +23,7 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.errors import InvalidArgument, NotAuthorized, RuleViolation
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.game_seats import hash_token
-from services.engine.domain.records import CommandRecord
+from services.engine.domain.records import CommandRecord, EventMetadata, TurnRequest
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.rulesets import RulesetRegistry
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.engine.adapters import CommandRecord, InMemoryEventStore, StoredEvent, TurnRequest
+from services.engine.adapters import InMemoryEventStore
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.errors import (
@@ -20,6 +20,7 @@ from services.engine.domain.errors import (
     VersionConflict,
 )
 from services.engine.domain.game import SeatKind, SeatSpec, fold
+from services.engine.domain.records import CommandRecord, StoredEvent, TurnRequest
 from services.engine.domain.rulesets import RulesetRegistry
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]

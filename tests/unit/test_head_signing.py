@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from services.engine.adapters.key_files import load_or_create_signer, load_signer, read_public_keys
 from services.engine.domain.chain import hash_of
 from services.engine.domain.game import fold
 from services.engine.domain.head_signing import (
@@ -26,7 +27,6 @@ from services.engine.domain.head_signing import (
     key_id,
     parse_keys_document,
     public_pem,
-    read_public_keys,
     verify_signed_head,
 )
 from services.engine.domain.public_log import PublicLog, audit_public_log, check_signatures
@@ -200,10 +200,10 @@ def test_public_keys_read_from_a_pem_or_a_keys_document(tmp_path: Path) -> None:
 
 def test_serve_s_key_is_made_once_mode_0600_then_reused(tmp_path: Path) -> None:
     path = tmp_path / "data" / "signing-key.pem"
-    first, created = HeadSigner.load_or_create(path)
+    first, created = load_or_create_signer(path)
     assert created and stat.S_IMODE(path.stat().st_mode) == 0o600
-    again, created_again = HeadSigner.load_or_create(path)
+    again, created_again = load_or_create_signer(path)
     assert not created_again and again.key_id == first.key_id
     (tmp_path / "not-a-key.pem").write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n")
     with pytest.raises(SigningKeyError, match="cannot read the signing key"):
-        HeadSigner.load(tmp_path / "not-a-key.pem")
+        load_signer(tmp_path / "not-a-key.pem")

@@ -96,7 +96,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
     Role.DIRECTOR: (
         # Every key of a tournament log (events, head, command ids, pairing seed, token
         # bindings, archive): the append script, XRANGE, GET, HGETALL. Game ids never
-        # start with "t-" (services.engine.adapters.keys.NOT_A_GAME_PREFIX).
+        # start with "t-" (services.engine.domain.game_ids.NOT_A_GAME_PREFIX).
         ("RW", "game:t-*"),
         ("R", "game:*:events"),  # XRANGE (folds a finished table to rank and rate it)
         ("R", "game:*:head"),  # HMGET

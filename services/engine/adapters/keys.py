@@ -34,16 +34,10 @@ Every process of one deployment must use the same prefix and shard count.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-_GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
-
-NOT_A_GAME_PREFIX = "t-"
-"""Logs whose id starts with this are not games (tournament logs, services.tournament):
-their appends name none of a shard's shared keys (games index, turn requests, deadlines;
-services.engine.adapters.redis_store), and listing games skips any an older version indexed."""
+from services.engine.domain.game_ids import check_game_id
 
 DEFAULT_SHARDS = 16
 """Default number of shards (turn-request streams and games indexes)."""
@@ -51,13 +45,6 @@ DEFAULT_SHARDS = 16
 _GAME_KEYS_CACHE = 8192
 """Games whose key prefix is remembered: an append names nine keys of its game, each
 otherwise a SHA-256 and a regex match (about 8.5 us a move, issue 16)."""
-
-
-def check_game_id(game_id: str) -> str:
-    """Return ``game_id`` if it is safe inside a key and hash tag; else raise ValueError."""
-    if not _GAME_ID_RE.match(game_id):
-        raise ValueError(f"invalid game id {game_id!r}")
-    return game_id
 
 
 @dataclass(frozen=True, slots=True)

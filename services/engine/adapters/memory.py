@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
-from services.engine.adapters.keys import NOT_A_GAME_PREFIX
 from services.engine.domain.chain import GENESIS_HASH, chained
+from services.engine.domain.game_ids import NOT_A_GAME_PREFIX
 from services.engine.domain.records import (
     AppendResult,
     CommandKey,

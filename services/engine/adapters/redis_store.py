@@ -20,7 +20,7 @@ from services.engine.adapters.archive import (
     encode_archive,
     revealed_secrets,
 )
-from services.engine.adapters.keys import DEFAULT_SHARDS, NOT_A_GAME_PREFIX, RedisKeys
+from services.engine.adapters.keys import DEFAULT_SHARDS, RedisKeys
 from services.engine.adapters.redis_client import (
     POOL_SIZE,
     RedisClient,
@@ -29,6 +29,7 @@ from services.engine.adapters.redis_client import (
 )
 from services.engine.adapters.script_batches import ScriptBatches
 from services.engine.domain.chain import GENESIS_HASH, chained
+from services.engine.domain.game_ids import NOT_A_GAME_PREFIX
 from services.engine.domain.records import (
     AppendResult,
     CommandKey,

@@ -16,7 +16,7 @@ What an auditor checks (also what ``teoti replay --verify`` and VerifyGame repor
    holding the commands can re-run ``ruleset.decide(state_at_v, seat, action, that rng)``.
 5. Clocks (a game with a time control): every ``ClocksUpdated`` and ``SeatTimedOut`` is
    what the clock rules give from the log before it
-   (:mod:`services.engine.domain.timing.clock_audit`).
+   (:mod:`services.engine.domain.clock_audit`).
 
 Everything here reads the public log only: the same events every reader gets.
 """
@@ -29,6 +29,7 @@ from typing import Any
 
 from services.engine.domain import engine_events
 from services.engine.domain.chain import verify_chain
+from services.engine.domain.clock_audit import check_clocks
 from services.engine.domain.commitments import committed_parts, opens
 from services.engine.domain.engine_events import GAME_CREATED, SECRETS_REVEALED, SEED_REVEALED
 from services.engine.domain.errors import CorruptLog, UnknownRuleset
@@ -38,7 +39,6 @@ from services.engine.domain.game_seats import SeatSpec
 from services.engine.domain.records import StoredEvent, canonical_json
 from services.engine.domain.ruleset import SEALED_KEY, DomainEvent, SetupRequest
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.domain.timing.clock_audit import check_clocks
 
 
 @dataclass(frozen=True, slots=True)

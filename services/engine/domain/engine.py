@@ -11,7 +11,6 @@ from typing import Any
 import structlog
 from structlog.typing import FilteringBoundLogger
 
-from services.engine.adapters.keys import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.bot_credential import BotCredential
 from services.engine.domain.chain import GENESIS_HASH
 from services.engine.domain.clock import (
@@ -23,6 +22,7 @@ from services.engine.domain.clock import (
     random_seed,
     system_clock,
 )
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.commands import (
     action_command,
     create_command,
@@ -33,6 +33,13 @@ from services.engine.domain.commands import (
     request_hash,
 )
 from services.engine.domain.commitments import seal
+from services.engine.domain.engine_clock import (
+    ClockPlan,
+    check_seat,
+    creation_plan,
+    move_plan,
+    withdrawal_plan,
+)
 from services.engine.domain.engine_events import (
     ENGINE_EVENTS,
     SEED_REVEALED,
@@ -52,6 +59,7 @@ from services.engine.domain.errors import (
 )
 from services.engine.domain.fairness import commit, rng_for
 from services.engine.domain.game import GameSnapshot, SeatKind, SeatSpec
+from services.engine.domain.game_ids import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.game_seats import check_seat_name
 from services.engine.domain.records import (
     SYSTEM_SEAT,
@@ -68,16 +76,8 @@ from services.engine.domain.ruleset import DomainEvent, SetupRequest, decide_and
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.snapshots import SnapshotCache
 from services.engine.domain.store_protocol import EventStore
-from services.engine.domain.timing.engine_clock import (
-    ClockPlan,
-    check_seat,
-    creation_plan,
-    move_plan,
-    withdrawal_plan,
-)
 from services.engine.domain.timing.seat_clocks import epoch_ms
 from services.engine.domain.timing.time_control import TimeControl
-from services.engine.transport.client import CommandResult
 
 log = structlog.get_logger(__name__)
 
@@ -369,7 +369,7 @@ class Engine:
         reveals added, clock events around them), the turn requests to publish with them,
         the secrets to keep and the clock deadline to set. Raises InvalidArgument,
         NotAuthorized, RuleViolation (see :meth:`submit_action`; also ``seat_forfeited``,
-        ``reclaim_not_allowed`` of services.engine.domain.timing.engine_clock)."""
+        ``reclaim_not_allowed`` of services.engine.domain.engine_clock)."""
         bot_seat = 0 <= seat < len(snapshot.seats) and snapshot.seats[seat].kind is SeatKind.BOT
         if bot_seat and not is_bot:
             raise NotAuthorized(f"seat {seat} is a bot seat: only the bot worker plays it")
@@ -569,7 +569,7 @@ class Engine:
         """Settle the human ``seat`` of ``game_id`` now because its player withdrew from
         the game's tournament (issue 30 item 4): the game's timeout policy is applied to
         it at once, as the timekeeper does when its clock runs out (``SeatForfeited`` or
-        ``SeatTakenOver``, then ``ClocksUpdated``; services.engine.domain.timing.engine_clock
+        ``SeatTakenOver``, then ``ClocksUpdated``; services.engine.domain.engine_clock
         ``withdrawal_plan``), and a bot plays the seat to the game's end. Idempotent:
         nothing is appended (``first_version`` = ``version``) for a seat a bot already
         plays, a bot seat, a game that ended or one without a clock. Raises GameNotFound,

@@ -19,6 +19,11 @@ Public keys are published by ListSigningKeys and ``/.well-known/teoti-signing-ke
 as ``{"keys": [{"key_id", "algorithm": "ed25519", "public_key": base64 raw key,
 "valid_from", "valid_until", "current"}]}`` (:meth:`SigningKeys.document`); retired keys
 stay published so old signatures still verify (docs/operations.md, "Signing keys").
+
+This module reads no file: key files (the gateway's private key, ``teoti serve``'s
+generated one, published and retired public keys) are read and created by
+:mod:`services.engine.adapters.key_files`, which hands their bytes to
+:meth:`HeadSigner.from_pem` and :func:`parse_public_keys`.
 """
 
 from __future__ import annotations
@@ -27,11 +32,9 @@ import base64
 import binascii
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -43,12 +46,6 @@ from services.engine.domain.records import canonical_json
 STATEMENT_FORMAT = "teoti-signed-head"
 STATEMENT_VERSION = 1
 ALGORITHM = "ed25519"
-SIGNING_KEY_ENV = "TEOTI_SIGNING_KEY_FILE"
-"""Path of the gateway's private key (PEM, PKCS#8), e.g. a mounted Kubernetes Secret."""
-RETIRED_KEYS_ENV = "TEOTI_RETIRED_SIGNING_KEYS_FILE"
-"""Path of a keys document (the well-known file's shape) of retired public keys."""
-SERVE_KEY_FILE = "signing-key.pem"
-"""``teoti serve``'s key, in its ``--data-dir`` (generated on first run, mode 0600)."""
 WELL_KNOWN_PATH = "/.well-known/teoti-signing-keys.json"
 
 
@@ -63,6 +60,16 @@ class SigningKeyError(ValueError):
 def key_id(public_key: bytes) -> str:
     """The id of a raw 32-byte Ed25519 public key: SHA-256 of it, first 16 hex digits."""
     return hashlib.sha256(public_key).hexdigest()[:16]
+
+
+def new_private_pem() -> bytes:
+    """A fresh Ed25519 private key as unencrypted PEM (PKCS#8), what a key file holds
+    (:meth:`HeadSigner.from_pem` reads it back)."""
+    return Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
 
 
 def _raw(public: Ed25519PublicKey) -> bytes:
@@ -254,40 +261,17 @@ class HeadSigner:
         return cls(Ed25519PrivateKey.generate(), _now())
 
     @classmethod
-    def load(cls, path: Path) -> HeadSigner:
-        """The signer of the PEM (PKCS#8) private key at ``path``; ``valid_from`` is the
-        file's modification time. Raises SigningKeyError (unreadable, not Ed25519)."""
+    def from_pem(cls, pem: bytes, valid_from: str = "", source: str = "") -> HeadSigner:
+        """The signer of a PEM (PKCS#8, unencrypted) private key; ``source`` names where
+        it came from in errors (a key file: :mod:`services.engine.adapters.key_files`).
+        Raises SigningKeyError (not a PEM private key, not Ed25519)."""
         try:
-            data = path.read_bytes()
-            modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-            key = serialization.load_pem_private_key(data, password=None)
-        except (OSError, ValueError, TypeError) as exc:
-            raise SigningKeyError(f"cannot read the signing key {path}: {exc}") from exc
+            key = serialization.load_pem_private_key(pem, password=None)
+        except (ValueError, TypeError) as exc:
+            raise SigningKeyError(f"cannot read the signing key {source}: {exc}") from exc
         if not isinstance(key, Ed25519PrivateKey):
-            raise SigningKeyError(f"the signing key {path} is not an Ed25519 private key")
-        return cls(key, modified.isoformat(timespec="milliseconds"))
-
-    @classmethod
-    def load_or_create(cls, path: Path) -> tuple[HeadSigner, bool]:
-        """``teoti serve``'s key: the one at ``path``, or a new one written there first
-        (mode 0600, created exclusively: two processes starting at once agree).
-        Returns (signer, created). Raises SigningKeyError."""
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return cls.load(path), False
-        except OSError as exc:
-            raise SigningKeyError(f"cannot create the signing key {path}: {exc}") from exc
-        with os.fdopen(descriptor, "wb") as out:
-            out.write(pem)
-        return cls.load(path), True
+            raise SigningKeyError(f"the signing key {source} is not an Ed25519 private key")
+        return cls(key, valid_from)
 
     def sign(
         self,
@@ -341,30 +325,28 @@ def parse_keys_document(data: Any) -> list[PublicKey]:
     return [PublicKey.from_json(entry) for entry in data["keys"]]
 
 
-def read_public_keys(path: Path) -> list[PublicKey]:
-    """The public keys in a file: a keys document (the well-known file, or a retired
-    keys file), or one PEM public key (``SubjectPublicKeyInfo``). Raises SigningKeyError."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SigningKeyError(f"cannot read public keys from {path}: {exc.strerror}") from exc
+def parse_public_keys(data: bytes, source: str) -> list[PublicKey]:
+    """The public keys in a file's bytes: a keys document (the well-known file, or a
+    retired keys file), or one PEM public key (``SubjectPublicKeyInfo``); ``source``
+    names the file in errors (read by :mod:`services.engine.adapters.key_files`).
+    Raises SigningKeyError."""
     if data.lstrip().startswith(b"-----BEGIN"):
         try:
             key = serialization.load_pem_public_key(data)
         except ValueError as exc:
-            raise SigningKeyError(f"{path}: not a PEM public key ({exc})") from exc
+            raise SigningKeyError(f"{source}: not a PEM public key ({exc})") from exc
         if not isinstance(key, Ed25519PublicKey):
-            raise SigningKeyError(f"{path}: not an Ed25519 public key")
+            raise SigningKeyError(f"{source}: not an Ed25519 public key")
         raw = _raw(key)
         return [PublicKey(key_id(raw), raw)]
     try:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SigningKeyError(f"{path}: neither a PEM public key nor a keys document") from exc
+        raise SigningKeyError(f"{source}: neither a PEM public key nor a keys document") from exc
     try:
         return parse_keys_document(document)
     except SigningKeyError as exc:
-        raise SigningKeyError(f"{path}: {exc}") from exc
+        raise SigningKeyError(f"{source}: {exc}") from exc
 
 
 def public_pem(key: PublicKey) -> str:

@@ -18,6 +18,9 @@ Format ``teoti-public-log`` version 1: UTF-8 JSON lines.
 A reader accepts any header whose ``format`` is ``teoti-public-log`` and whose
 ``format_version`` it knows; unknown header keys are ignored (a later exporter may add
 some without a version bump; removing or changing one bumps ``format_version``).
+
+Files are read by :mod:`services.engine.adapters.log_files`; this module parses lines
+and writes to a stream it is given, so the domain does no I/O of its own.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import IO, Any
 
 from services.engine.domain.audit import AuditReport, audit_log
@@ -153,16 +155,6 @@ def parse_public_log(lines: Sequence[str]) -> PublicLog:
         except ValueError as exc:
             raise PublicLogError(f"line {number}: {exc}") from exc
     return PublicLog(header, tuple(events))
-
-
-def read_public_log(path: Path) -> PublicLog:
-    """Read and parse the file at ``path``. Raises OSError, PublicLogError."""
-    return parse_public_log(path.read_text(encoding="utf-8").splitlines())
-
-
-def looks_like_file(argument: str) -> bool:
-    """True if a command-line game argument names an existing file (an exported log)."""
-    return Path(argument).is_file()
 
 
 def audit_public_log(log: PublicLog, registry: RulesetRegistry) -> AuditReport:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.engine.adapters.keys import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.audit import AuditReport, audit_log
 from services.engine.domain.errors import GameNotFound, InvalidArgument
 from services.engine.domain.game import GameSnapshot, fold
+from services.engine.domain.game_ids import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.records import GameIndexEntry, PrivateRecords, StoredEvent
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.snapshots import SnapshotCache

@@ -12,11 +12,11 @@ from typing import Any, Self
 import grpc
 
 from services.engine.domain.bot_credential import BOT_KEY_METADATA
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.errors import InvalidArgument
 from services.engine.domain.game import SeatSpec
 from services.engine.domain.records import canonical_json
 from services.engine.domain.timing.time_control import TimeControl
-from services.engine.transport.client import CommandResult
 from services.engine.transport.exchange_client import (
     MAX_CALL_BYTES,
     STREAMS_PER_CHANNEL,

@@ -22,8 +22,8 @@ from redis.exceptions import RedisError
 
 from services.engine.adapters.deadlines import Claim, DeadlineQueue
 from services.engine.domain.engine import Engine
+from services.engine.domain.engine_clock import timeout_plan
 from services.engine.domain.errors import ChainMismatch, CorruptLog, GameNotFound, VersionConflict
-from services.engine.domain.timing.engine_clock import timeout_plan
 from services.engine.domain.timing.seat_clocks import epoch_ms
 
 log = structlog.get_logger(__name__)
