@@ -270,20 +270,13 @@ async def _serve(args: argparse.Namespace) -> int:
             config,
             _address(args.host, args.port),
             registry,
-            key_prefix=args.key_prefix,
-            default_ruleset=args.ruleset,
-            shards=args.shards,
-            snapshot_every=args.snapshot_every,
-            limiter=_gateway_settings(args).limiter(),
-            quota=_gateway_settings(args).quota(),
-            pool_size=args.redis_pool_size,
-            watchers=_gateway_settings(args).watchers(),
-            play_streams=_gateway_settings(args).play_streams(),
-            streams=_gateway_settings(args).stream_budget(),
+            store=_store_settings(args),
+            limits=_gateway_settings(args).limits(),
             timekeeper=_timekeeper_settings(args),
             web_address=web_address,
             web=web,
             signing=signing,
+            default_ruleset=args.ruleset,
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
             await stop.wait()
@@ -534,13 +527,13 @@ async def _target(
     if args.target:
         yield str(args.target)
         return
-    from services.app import all_in_one
+    from services.app import BotSettings, all_in_one
 
     seeds = fixed_seed(str(args.seed)) if getattr(args, "seed", None) is not None else random_seed
     persist = data_dir is not None
     with _redis(os.environ.get("REDIS_URL"), data_dir, persist=persist) as url:
         async with all_in_one(
-            url, "127.0.0.1:0", registry, seed_source=seeds, bot_pause_s=bot_pause_s
+            url, "127.0.0.1:0", registry, seed_source=seeds, bot=BotSettings(pause_s=bot_pause_s)
         ) as stack:
             yield f"127.0.0.1:{stack.port}"
 

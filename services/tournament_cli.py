@@ -73,7 +73,7 @@ def print_standings(tournament: Any) -> None:
 
 
 async def _demo(args: argparse.Namespace) -> int:
-    from services.app import all_in_one
+    from services.app import StoreSettings, all_in_one
     from services.cli import UsageError, _registry
     from services.embedded_redis import EmbeddedRedis
 
@@ -93,7 +93,10 @@ async def _demo(args: argparse.Namespace) -> int:
         async with (
             # A fresh key prefix: a demo on a shared $REDIS_URL touches nothing else.
             all_in_one(
-                url, "127.0.0.1:0", registry, key_prefix=f"demo-{uuid.uuid4().hex[:12]}"
+                url,
+                "127.0.0.1:0",
+                registry,
+                store=StoreSettings(key_prefix=f"demo-{uuid.uuid4().hex[:12]}"),
             ) as stack,
             grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
         ):

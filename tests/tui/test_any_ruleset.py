@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from services import cli
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.client import TeotiClient
 from services.engine.domain.ruleset import info_of
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
@@ -101,7 +101,9 @@ async def nim_stack(
     redis_url: str, key_prefix: str, nim_registry: RulesetRegistry
 ) -> AsyncIterator[Stack]:
     """The whole service, knowing Nim."""
-    async with all_in_one(redis_url, registry=nim_registry, key_prefix=key_prefix) as running:
+    async with all_in_one(
+        redis_url, store=StoreSettings(key_prefix), registry=nim_registry
+    ) as running:
         yield running
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import all_in_one
+from services.app import StoreSettings, all_in_one
 from services.cli import build_parser
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
@@ -23,7 +23,10 @@ from services.tournament_cli import _config
 async def stub(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Any]:
     async with (
         all_in_one(
-            redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+            redis_url,
+            store=StoreSettings(key_prefix, shards=4),
+            registry=registry,
+            default_ruleset="nim",
         ) as stack,
         grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
     ):
@@ -79,7 +82,10 @@ async def test_a_clock_the_games_cannot_run_is_refused(stub: Any) -> None:
 @pytest.fixture
 async def target(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[str]:
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+        redis_url,
+        store=StoreSettings(key_prefix, shards=4),
+        registry=registry,
+        default_ruleset="nim",
     ) as stack:
         yield f"127.0.0.1:{stack.port}"
 
