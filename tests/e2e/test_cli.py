@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from services.app import Stack, StoreSettings, all_in_one
-from services.cli import build_parser
+from services.cli.commands import build_parser
 from services.engine.domain.rulesets import RulesetRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
