@@ -27,7 +27,7 @@ from collections.abc import Iterator
 import redis.asyncio as aioredis
 
 from benchmarks.harness import Errors
-from services.app import all_in_one
+from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.chain import GENESIS_HASH
@@ -101,11 +101,10 @@ async def submit_throughput(
     registry.register("nim", NimRuleset)
     async with all_in_one(
         url,
+        store=StoreSettings(prefix),
+        limits=GatewayLimits(limiter=ClientRateLimiter(rate=0), quota=CreationQuota(per_hour=0)),
         registry=registry,
-        key_prefix=prefix,
         default_ruleset="nim",
-        limiter=ClientRateLimiter(rate=0),
-        quota=CreationQuota(per_hour=0),
     ) as stack:
         client = TeotiClient(f"127.0.0.1:{stack.port}")
         deadline = time.perf_counter() + seconds

@@ -40,7 +40,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-import services  # noqa: F401 - the gRPC settings every teoti process runs with
 from benchmarks.bare_grpc import serve_stream_method
 from benchmarks.peer_benchmark import (
     Cell,

@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-import services  # noqa: F401 - the gRPC settings every teoti process runs with
 from benchmarks.bare_grpc import serve_stream_method
 from services.engine.transport.link_frames import BATCH, FrameReader, frame
 from services.event_loop import run_service

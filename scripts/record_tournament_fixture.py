@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from services.app import all_in_one  # noqa: E402
+from services.app import StoreSettings, all_in_one  # noqa: E402
 from services.embedded_redis import EmbeddedRedis  # noqa: E402
 from services.engine.domain.event_json import event_to_json  # noqa: E402
 from services.tournament.aggregate import fold, replay_pairings  # noqa: E402
@@ -48,7 +48,7 @@ async def record() -> tuple[list[Any], dict[str, Any]]:
         "fixture cup", "archaeology", {"ruin": "pyramid"}, Format.SWISS, 2, 2, rounds=2, rated=True
     )
     with EmbeddedRedis() as redis:
-        async with all_in_one(redis.url, key_prefix="fixture") as stack:
+        async with all_in_one(redis.url, store=StoreSettings("fixture")) as stack:
             assert stack.tournaments is not None
             state, _ = await stack.tournaments.create(config, organiser_token=ORGANISER)
             tid = state.tournament_id

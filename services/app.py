@@ -10,7 +10,7 @@ import os
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 import structlog
@@ -201,6 +201,26 @@ class GatewaySettings:
         one per process, shared by its gRPC and web faces."""
         return StreamBudget(self.streams, self.streams_per_address)
 
+    def limits(self) -> GatewayLimits:
+        """A fresh set of every limit above, for one gateway process."""
+        return GatewayLimits(
+            self.limiter(), self.quota(), self.watchers(), self.play_streams(), self.stream_budget()
+        )
+
+
+@dataclass(frozen=True)
+class GatewayLimits:
+    """The live limits of one gateway process, shared by its gRPC and web faces (a
+    client gets no more by using both): :meth:`GatewaySettings.limits` makes them from
+    settings; a test or an embedding program may give its own objects (a limiter with
+    its own clock or address factor). Each field left out is a fresh default one."""
+
+    limiter: ClientRateLimiter = field(default_factory=ClientRateLimiter)
+    quota: CreationQuota = field(default_factory=CreationQuota)
+    watchers: WatcherLimit = field(default_factory=WatcherLimit)
+    play_streams: PlayStreamLimit = field(default_factory=PlayStreamLimit)
+    streams: StreamBudget = field(default_factory=StreamBudget)
+
 
 @dataclass(frozen=True)
 class BotSettings:
@@ -292,77 +312,68 @@ async def all_in_one(
     redis_url: RedisConfig | str,
     address: str = "127.0.0.1:0",
     registry: RulesetRegistry | None = None,
-    key_prefix: str = "teoti",
-    seed_source: SeedSource = random_seed,
-    bot_concurrency: int = 4,
-    default_ruleset: str = DEFAULT_RULESET,
-    shards: int = DEFAULT_SHARDS,
-    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
-    limiter: ClientRateLimiter | None = None,
-    bot_pause_s: float = 0.0,
-    quota: CreationQuota | None = None,
-    pool_size: int = POOL_SIZE,
-    watchers: WatcherLimit | None = None,
-    director: bool = True,
-    play_streams: PlayStreamLimit | None = None,
+    *,
+    store: StoreSettings | None = None,
+    limits: GatewayLimits | None = None,
+    bot: BotSettings | None = None,
     timekeeper: TimekeeperSettings | None = None,
     web_address: str | None = None,
     web: WebSettings | None = None,
     signing: SigningKeys | None = None,
-    streams: StreamBudget | None = None,
+    seed_source: SeedSource = random_seed,
+    default_ruleset: str = DEFAULT_RULESET,
+    director: bool = True,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
-    ``bot_pause_s``: seconds each bot move waits (see :class:`BotSettings`);
-    ``limiter`` / ``quota`` / ``watchers`` / ``play_streams`` / ``streams``: the gateway's
-    limits, shared by its gRPC and web faces (defaults: :class:`GatewaySettings`);
-    ``pool_size``: Redis connections of the process; ``director``: run a tournament
-    director here (TournamentService is served either way); ``timekeeper``: the clocks'
-    timekeeper (default :class:`TimekeeperSettings`; interval 0: none);
-    ``web_address``: ``host:port`` of the web face (services.web; port 0: a free one),
-    None for none; ``web``: its settings; ``signing``: the keys the gateway signs heads
-    with and publishes (default: a key made for this run, held in memory only; ``teoti
-    serve`` passes the one in its data dir).
+
+    ``store``: keys, shards, snapshots and pool size (default :class:`StoreSettings`);
+    ``limits``: the gateway's limits, one set shared by its gRPC and web faces (default
+    ``GatewaySettings().limits()``); ``bot``: the bot worker's concurrency, pause per
+    move and the rest of :class:`BotSettings` (its ``health_address`` is not served
+    here: ``serve``'s health is the gateway's); ``timekeeper``: the clocks' timekeeper
+    (default :class:`TimekeeperSettings`; interval 0: none); ``web_address``:
+    ``host:port`` of the web face (services.web; port 0: a free one), None for none;
+    ``web``: its settings; ``signing``: the keys the gateway signs heads with and
+    publishes (default: a key made for this run, held in memory only; ``teoti serve``
+    passes the one in its data dir); ``director``: run a tournament director here
+    (TournamentService is served either way).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
     """
     registry = registry or default_registry()
-    settings = StoreSettings(key_prefix, shards, snapshot_every, pool_size)
-    store = await _answering(settings.store(redis_url), redis_url)
-    snapshots = SnapshotCache(store, registry, snapshot_every=snapshot_every)
+    settings = store or StoreSettings()
+    # One set of limits for both faces: a client gets no more by using both.
+    limits = limits or GatewaySettings().limits()
+    log_store = await _answering(settings.store(redis_url), redis_url)
+    snapshots = SnapshotCache(log_store, registry, snapshot_every=settings.snapshot_every)
     engine = Engine(
-        store,
+        log_store,
         registry,
         seed_source=seed_source,
         snapshots=snapshots,
-        on_finished=GameEndPublisher(store.client, store.keys, store.lane),
+        on_finished=GameEndPublisher(log_store.client, log_store.keys, log_store.lane),
     )
     client = InProcessEngineClient(engine)
     bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
-    reader = GameReader(store, registry, snapshots)
-    hub = WatchHub(store)
-    tournaments, director_loop = tournament_parts(store, client, reader, registry)
-    # One set of limits for both faces: a client gets no more by using both.
-    limiter = limiter or GatewaySettings().limiter()
-    quota = quota or GatewaySettings().quota()
-    watchers = watchers or GatewaySettings().watchers()
-    play_streams = play_streams or GatewaySettings().play_streams()
+    reader = GameReader(log_store, registry, snapshots)
+    hub = WatchHub(log_store)
+    tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
     signing = signing or SigningKeys(HeadSigner.generate())
-    streams = streams or GatewaySettings().stream_budget()
     server, port = await create_server(
         address,
         reader,
         client,
         default_ruleset,
-        limiter,
-        quota,
+        limits.limiter,
+        limits.quota,
         hub,
-        watchers,
+        limits.watchers,
         tournaments,
-        play_streams,
+        limits.play_streams,
         signing,
-        streams,
+        limits.streams,
     )
     web_server = None
     if web_address is not None:
@@ -376,40 +387,42 @@ async def all_in_one(
                     client,
                     default_ruleset,
                     hub,
-                    limiter,
-                    quota,
-                    watchers,
-                    play_streams,
+                    limits.limiter,
+                    limits.quota,
+                    limits.watchers,
+                    limits.play_streams,
                     signing,
-                    streams,
+                    limits.streams,
                 ),
                 web,
-                TournamentServicer(tournaments, default_ruleset, limiter, quota),
+                TournamentServicer(tournaments, default_ruleset, limits.limiter, limits.quota),
             )
         except BaseException:
             await server.stop(None)
             await hub.close()
-            await store.close()
+            await log_store.close()
             raise
     stop = asyncio.Event()
     readiness = asyncio.create_task(
-        follow_store(store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop)
+        follow_store(
+            log_store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop
+        )
     )
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     worker = asyncio.create_task(
-        _bot(
-            store,
-            reader,
-            bot_client,
-            BotSettings(concurrency=bot_concurrency, pause_s=bot_pause_s),
-        ).run(stop)
+        _bot(log_store, reader, bot_client, bot or BotSettings()).run(stop)
     )
-    keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
-    log.info("serving", port=port, redis=as_config(redis_url).describe(), key_prefix=key_prefix)
+    keeper = _timekeeper(engine, log_store, timekeeper or TimekeeperSettings(), stop)
+    log.info(
+        "serving",
+        port=port,
+        redis=as_config(redis_url).describe(),
+        key_prefix=settings.key_prefix,
+    )
     try:
         yield Stack(
             port,
-            store,
+            log_store,
             engine,
             reader,
             server,
@@ -429,7 +442,7 @@ async def all_in_one(
             await directing
         if keeper is not None:
             await keeper
-        await store.close()
+        await log_store.close()
 
 
 async def run_engine(

@@ -10,8 +10,11 @@ per message. Measured with benchmarks/peer_benchmark.py (docs/performance.md, is
 eighth round): server CPU per move x 0.83-0.88 and p50 latency x 0.74-0.87 (medians at
 1, 10 and 100 matches, serve and split).
 
-gRPC reads ``GRPC_EXPERIMENTS`` once, when ``grpc`` is first imported, so this runs from
-``services/__init__.py``, before any module of the project imports grpc. An operator's
+gRPC reads ``GRPC_EXPERIMENTS`` once, when ``grpc`` is first imported, so the processes'
+entry points run this before anything imports grpc: :func:`services.cli.main` (the
+``teoti`` console script and ``python -m services.cli``), the benchmark drivers' package
+and the test suite's. Importing :mod:`services` sets nothing (a library user's or a
+test's environment is its own). An operator's
 own ``GRPC_EXPERIMENTS`` is left as it is; ``GRPC_EXPERIMENTS=`` (empty) keeps gRPC's
 defaults. The switch is gRPC's documented one for these rollouts
 (``GRPC_EXPERIMENTS="-event_engine_listener"``); a later gRPC that no longer knows an

@@ -147,9 +147,9 @@ def _request(method: str, nth: int) -> dict[str, Any]:
 
 @pytest.fixture
 async def server_port(redis_url: str, key_prefix: str) -> AsyncIterator[int]:
-    from services.app import all_in_one
+    from services.app import StoreSettings, all_in_one
 
-    async with all_in_one(redis_url, key_prefix=key_prefix) as stack:
+    async with all_in_one(redis_url, store=StoreSettings(key_prefix)) as stack:
         yield stack.port
 
 

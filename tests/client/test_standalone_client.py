@@ -28,13 +28,13 @@ from tests.nim import NimRuleset
 
 @pytest.fixture
 async def client(redis_url: str, key_prefix: str) -> AsyncIterator[TeotiClient]:
-    from services.app import all_in_one
+    from services.app import StoreSettings, all_in_one
     from services.engine.domain.rulesets import default_registry
 
     registry = default_registry()
     registry.register("nim", NimRuleset)
     async with (
-        all_in_one(redis_url, key_prefix=key_prefix, registry=registry) as stack,
+        all_in_one(redis_url, store=StoreSettings(key_prefix), registry=registry) as stack,
         TeotiClient(f"127.0.0.1:{stack.port}") as connected,
     ):
         yield connected

@@ -250,7 +250,7 @@ def test_security_contexts(target: str) -> None:
 
 
 def test_args_parse_with_the_real_cli(target: str) -> None:
-    from services.cli import build_parser
+    from services.cli.commands import build_parser
 
     parser = build_parser()
     for deployment in of_kind(_render(target), "Deployment"):
@@ -540,8 +540,8 @@ def test_dev_redis_creates_each_services_acl_user() -> None:
 def test_the_gateways_tournaments_log_in_as_the_director(target: str) -> None:
     """TournamentService (in the gateway) writes tournament logs: it logs in as the
     director's user (the gateway's own is read only), through the variables the CLI
-    reads (services/cli.py)."""
-    from services.cli import TOURNAMENT_PASSWORD_ENV, TOURNAMENT_USERNAME_ENV
+    reads (services/cli/service_options.py)."""
+    from services.cli.service_options import TOURNAMENT_PASSWORD_ENV, TOURNAMENT_USERNAME_ENV
 
     (container,) = containers(named(_render(target), "Deployment", "teoti-gateway"))
     env = _env(container)
@@ -557,7 +557,7 @@ def test_directors_run_side_by_side(target: str) -> None:
     floor = 1 if target == "dev" else 2
     assert hpa["spec"]["minReplicas"] >= floor
     (container,) = containers(named(docs, "Deployment", "teoti-director"))
-    from services.cli import build_parser
+    from services.cli.commands import build_parser
 
     args = [re.sub(r"\$\((\w+)\)", "placeholder", a) for a in container["args"]]
     parsed = build_parser().parse_args(args)

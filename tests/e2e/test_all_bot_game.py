@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import BotSettings, Stack, StoreSettings, all_in_one
 from services.engine.domain.game import fold
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.stubs import load_stubs
@@ -19,7 +19,7 @@ from services.rpc.stubs import load_stubs
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim"
+        redis_url, store=StoreSettings(key_prefix), registry=registry, default_ruleset="nim"
     ) as s:
         yield s
 
@@ -79,7 +79,10 @@ async def test_paced_bots_wait_before_each_move(
     pause_s = 0.2
     async with (
         all_in_one(
-            redis_url, registry=registry, key_prefix=key_prefix, bot_pause_s=pause_s
+            redis_url,
+            store=StoreSettings(key_prefix),
+            bot=BotSettings(pause_s=pause_s),
+            registry=registry,
         ) as paced,
         grpc.aio.insecure_channel(f"127.0.0.1:{paced.port}") as channel,
     ):

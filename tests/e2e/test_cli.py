@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from services.app import Stack, all_in_one
-from services.cli import build_parser
+from services.app import Stack, StoreSettings, all_in_one
+from services.cli.commands import build_parser
 from services.engine.domain.rulesets import RulesetRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
-    async with all_in_one(redis_url, registry=registry, key_prefix=key_prefix) as s:
+    async with all_in_one(redis_url, store=StoreSettings(key_prefix), registry=registry) as s:
         yield s
 
 

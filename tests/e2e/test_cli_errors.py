@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from services import cli
-from services.cli import build_parser, main
+from services.cli import commands, main
+from services.cli.commands import build_parser
 from services.embedded_redis import free_port
 from services.tui import launch
 
@@ -84,7 +84,7 @@ BAD_INPUT: list[list[str]] = [
 def _no_global_logging(monkeypatch: pytest.MonkeyPatch) -> None:
     """main() runs in this process: keep it from pointing the process-wide logging at
     this test's captured stderr (closed afterwards) or at a log file of its own."""
-    monkeypatch.setattr(cli, "configure_logging", lambda level: None)
+    monkeypatch.setattr(commands, "configure_logging", lambda level: None)
     monkeypatch.setattr(launch, "log_to_file", lambda path, level="INFO": None)
 
 

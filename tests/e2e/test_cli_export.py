@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.chain import hash_of
 from services.engine.domain.event_json import event_from_json, event_to_json
@@ -232,7 +232,7 @@ async def test_a_retired_key_still_verifies_old_exports(
     old = HeadSigner.generate()
     exported = tmp_path / "old.jsonl"
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, signing=SigningKeys(old)
+        redis_url, store=StoreSettings(key_prefix), registry=registry, signing=SigningKeys(old)
     ) as first:
         target = f"127.0.0.1:{first.port}"
         game_id = await _finished_game(target)
@@ -245,7 +245,7 @@ async def test_a_retired_key_still_verifies_old_exports(
 
     signing = SigningKeys(new, read_public_keys(tmp_path / "retired.json"))
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, signing=signing
+        redis_url, store=StoreSettings(key_prefix), registry=registry, signing=signing
     ) as second:
         target = f"127.0.0.1:{second.port}"
         async with TeotiClient(target) as client:

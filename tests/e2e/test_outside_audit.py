@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.audit import audit_log
 from services.engine.domain.chain import GENESIS_HASH, hash_of
@@ -35,7 +35,10 @@ TOKENS = ("ann-audit-token-0123456789", "bob-audit-token-0123456789")
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, limiter=PeerRateLimiter(0)
+        redis_url,
+        store=StoreSettings(key_prefix),
+        limits=GatewayLimits(limiter=PeerRateLimiter(0)),
+        registry=registry,
     ) as s:
         yield s
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from tests.e2e.terminal import TEOTI, Terminal, redis_children, wait_gone
 
@@ -26,7 +26,7 @@ PLAY_FILES = ["--data-dir", "data", "--seats-file", "seats.json", "--log-file", 
 
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str) -> AsyncIterator[Stack]:
-    async with all_in_one(redis_url, key_prefix=key_prefix) as s:
+    async with all_in_one(redis_url, store=StoreSettings(key_prefix)) as s:
         yield s
 
 

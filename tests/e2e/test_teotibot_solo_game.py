@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.engine.domain.game import fold
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.limits import CreationQuota, PeerRateLimiter
@@ -32,10 +32,9 @@ async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> A
     unlimited = PeerRateLimiter(rate=1e6, burst=1e6)
     async with all_in_one(
         redis_url,
+        store=StoreSettings(key_prefix),
+        limits=GatewayLimits(limiter=unlimited, quota=CreationQuota(per_hour=0)),
         registry=registry,
-        key_prefix=key_prefix,
-        limiter=unlimited,
-        quota=CreationQuota(per_hour=0),
     ) as s:
         yield s
 

@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.engine.domain.game import fold
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.stubs import load_stubs
@@ -22,7 +22,7 @@ from services.rpc.stubs import load_stubs
 
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
-    async with all_in_one(redis_url, registry=registry, key_prefix=key_prefix) as s:
+    async with all_in_one(redis_url, store=StoreSettings(key_prefix), registry=registry) as s:
         yield s
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services import cli
-from services.cli import main
+from services.cli import commands, main
 
 
 def test_tournament_demo_prints_rounds_standings_and_verification(
@@ -14,7 +13,7 @@ def test_tournament_demo_prints_rounds_standings_and_verification(
 ) -> None:
     monkeypatch.setenv("REDIS_URL", redis_url)  # the session's Redis, not a second one
     # Its JSON log handler would outlive this test's captured stderr and break later logs.
-    monkeypatch.setattr(cli, "configure_logging", lambda level: None)
+    monkeypatch.setattr(commands, "configure_logging", lambda level: None)
     code = main(
         [
             "tournament",

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.engine.domain.rulesets import RulesetRegistry
 
 
@@ -15,6 +15,9 @@ async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> A
     """The whole service in this process on real Redis, Nim by default, over 4 shards
     (a module needing another set-up defines its own ``stack``)."""
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+        redis_url,
+        store=StoreSettings(key_prefix, shards=4),
+        registry=registry,
+        default_ruleset="nim",
     ) as s:
         yield s

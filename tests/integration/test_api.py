@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.errors import InvalidArgument, NotAuthorized, RuleViolation
 from services.engine.domain.game_seats import hash_token
@@ -268,7 +268,11 @@ async def test_rate_limit_per_connection(
 ) -> None:
     limiter = PeerRateLimiter(rate=1, burst=3)
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", limiter=limiter
+        redis_url,
+        store=StoreSettings(key_prefix),
+        limits=GatewayLimits(limiter=limiter),
+        registry=registry,
+        default_ruleset="nim",
     ) as stack:
         pb = load_stubs().game_pb2
         async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from services.app import all_in_one
+from services.app import StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.adapters import RedisEventStore
 from services.engine.adapters.archive import decode_entries, encode_entries
@@ -173,7 +173,10 @@ async def test_through_the_api_retries_of_an_archived_game_get_their_replies(
     options = {"max_take": 1}
     async with (
         all_in_one(
-            redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=2
+            redis_url,
+            store=StoreSettings(key_prefix, shards=2),
+            registry=registry,
+            default_ruleset="nim",
         ) as stack,
         TeotiClient(f"127.0.0.1:{stack.port}") as client,
     ):

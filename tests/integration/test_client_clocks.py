@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.app import all_in_one
+from services.app import StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient, TimeControl
 from services.engine.domain.errors import InvalidArgument
 from services.engine.domain.rulesets import RulesetRegistry
@@ -20,7 +20,10 @@ async def client(
 ) -> AsyncIterator[TeotiClient]:
     async with (
         all_in_one(
-            redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+            redis_url,
+            store=StoreSettings(key_prefix, shards=4),
+            registry=registry,
+            default_ruleset="nim",
         ) as stack,
         TeotiClient(f"127.0.0.1:{stack.port}") as c,
     ):

@@ -7,7 +7,7 @@ from typing import Any
 
 import grpc
 
-from services.app import all_in_one
+from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.limits import ClientRateLimiter, CreationQuota
 from services.rpc.stubs import load_stubs
@@ -26,11 +26,12 @@ async def test_fresh_connections_do_not_bypass_limits(
 ) -> None:
     async with all_in_one(
         redis_url,
+        store=StoreSettings(key_prefix),
+        limits=GatewayLimits(
+            limiter=ClientRateLimiter(rate=0.01, burst=5), quota=CreationQuota(per_hour=1, burst=2)
+        ),
         registry=registry,
-        key_prefix=key_prefix,
         default_ruleset="nim",
-        limiter=ClientRateLimiter(rate=0.01, burst=5),
-        quota=CreationQuota(per_hour=1, burst=2),
     ) as stack:
         stubs = load_stubs()
         pb = stubs.game_pb2
@@ -43,11 +44,12 @@ async def test_fresh_connections_do_not_bypass_limits(
 
     async with all_in_one(
         redis_url,
+        store=StoreSettings(key_prefix),
+        limits=GatewayLimits(
+            limiter=ClientRateLimiter(rate=0), quota=CreationQuota(per_hour=1, burst=2)
+        ),
         registry=registry,
-        key_prefix=key_prefix,
         default_ruleset="nim",
-        limiter=ClientRateLimiter(rate=0),
-        quota=CreationQuota(per_hour=1, burst=2),
     ) as stack:
         seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n) for n in ("a", "b")]
         for _ in range(5):

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.app import all_in_one
+from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.engine.domain.records import canonical_json
 from services.rpc.errors import error_info
 from services.rpc.limits import PeerRateLimiter
@@ -53,10 +53,10 @@ def server(redis_url: str) -> Iterator[Server]:
         stop["loop"] = asyncio.get_running_loop()
         async with all_in_one(
             redis_url,
+            store=StoreSettings("fuzz-" + threading.current_thread().name),
+            limits=GatewayLimits(limiter=PeerRateLimiter(rate=0)),
             registry=registry_with_nim(),
-            key_prefix="fuzz-" + threading.current_thread().name,
             default_ruleset="nim",
-            limiter=PeerRateLimiter(rate=0),
         ) as stack:
             port["port"] = stack.port
             ready.set()

@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import all_in_one
+from services.app import StoreSettings, all_in_one
 from services.engine.domain.audit import audit_log
 from services.engine.domain.chain import verify_chain
 from services.engine.domain.commitments import opens
@@ -31,7 +31,7 @@ TOKENS = ("ann-secret-0123456789abcdef", "bob-secret-0123456789abcdef")
 @pytest.fixture
 async def stub(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Any]:
     async with (
-        all_in_one(redis_url, registry=registry, key_prefix=key_prefix) as stack,
+        all_in_one(redis_url, store=StoreSettings(key_prefix), registry=registry) as stack,
         grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
     ):
         yield load_stubs().game_pb2_grpc.GameServiceStub(channel)

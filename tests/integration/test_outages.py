@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import all_in_one
+from services.app import BotSettings, GatewayLimits, StoreSettings, all_in_one
 from services.bot.queue import TurnRequestQueue
 from services.bot.worker import BotWorker
 from services.embedded_redis import free_port
@@ -47,10 +47,10 @@ async def test_redis_down_is_unavailable_and_service_resumes_when_it_returns(
     try:
         async with all_in_one(
             redis.url,
+            store=StoreSettings("outage"),
+            limits=GatewayLimits(limiter=PeerRateLimiter(rate=0)),
             registry=registry_with_nim(),
-            key_prefix="outage",
             default_ruleset="nim",
-            limiter=PeerRateLimiter(rate=0),
         ) as stack:
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}")
             stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
@@ -178,7 +178,10 @@ async def test_a_3_s_redis_outage_stalls_a_bot_game_less_than_5_s(tmp_path: Path
     redis = RedisProcess(tmp_path / "redis").start()
     try:
         async with all_in_one(
-            redis.url, registry=registry_with_nim(), key_prefix="stall", bot_pause_s=0.3
+            redis.url,
+            store=StoreSettings("stall"),
+            bot=BotSettings(pause_s=0.3),
+            registry=registry_with_nim(),
         ) as stack:
             bots = [SeatSpec(SeatKind.BOT, f"b{i}") for i in range(2)]
             created = await stack.engine.create_game("nim", bots, {"max_take": 1})

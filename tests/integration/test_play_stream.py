@@ -19,7 +19,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 from teoti_client.client import MoveResult
 
-from services.app import Stack, all_in_one
+from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.command_result import CommandResult
 from services.engine.domain.errors import NotAuthorized, RuleViolation
@@ -44,15 +44,14 @@ async def stub(stack: Stack) -> AsyncIterator[Any]:
 async def limited_stack(
     redis_url: str, key_prefix: str, registry: RulesetRegistry, **limits: Any
 ) -> AsyncIterator[Stack]:
-    """A service like ``stack``'s with the given ``limits`` (all_in_one's limiter /
-    play_streams arguments)."""
+    """A service like ``stack``'s with the given ``limits`` (GatewayLimits' limiter /
+    play_streams fields; the others are the defaults)."""
     async with all_in_one(
         redis_url,
+        store=StoreSettings(key_prefix, shards=4),
         registry=registry,
-        key_prefix=key_prefix,
         default_ruleset="nim",
-        shards=4,
-        **limits,
+        limits=GatewayLimits(**limits),
     ) as stack:
         yield stack
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import redis
 
-from services.app import all_in_one
+from services.app import StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedisCluster
 from services.engine.adapters import RedisEventStore, RedisKeys
@@ -90,7 +90,7 @@ async def test_games_played_through_engine_and_bot_workers_on_a_cluster(
 ) -> None:
     prefix = f"cl-{uuid.uuid4().hex[:8]}"
     async with (
-        all_in_one(config, registry=registry, key_prefix=prefix, shards=SHARDS) as stack,
+        all_in_one(config, store=StoreSettings(prefix, shards=SHARDS), registry=registry) as stack,
         TeotiClient(f"127.0.0.1:{stack.port}") as client,
     ):
         teoti = await client.create_game([SeatInfo("bot", "b0"), SeatInfo("bot", "b1")])

@@ -9,7 +9,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from services.app import all_in_one
+from services.app import StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.adapters.archive import decode_entries, encode_entries
 from services.engine.adapters.retention import archive_finished
@@ -50,7 +50,10 @@ async def test_finished_games_move_to_an_archive_that_reads_and_verifies(
 ) -> None:
     async with (
         all_in_one(
-            redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+            redis_url,
+            store=StoreSettings(key_prefix, shards=4),
+            registry=registry,
+            default_ruleset="nim",
         ) as stack,
         TeotiClient(f"127.0.0.1:{stack.port}") as client,
     ):

@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import all_in_one
+from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.adapters import InMemoryEventStore
 from services.engine.domain.engine import Engine
@@ -44,12 +44,10 @@ async def test_idle_watchers_on_one_connection_starve_no_call(
 ) -> None:
     async with all_in_one(
         redis_url,
+        store=StoreSettings(key_prefix, shards=4, pool_size=8),
+        limits=GatewayLimits(limiter=ClientRateLimiter(rate=0)),
         registry=registry,
-        key_prefix=key_prefix,
         default_ruleset="nim",
-        shards=4,
-        pool_size=8,
-        limiter=ClientRateLimiter(rate=0),
     ) as stack:
         target = f"127.0.0.1:{stack.port}"
         async with TeotiClient(target) as client:
@@ -168,10 +166,10 @@ async def test_a_client_watch_dropped_for_falling_behind_resumes_without_a_gap(
     machine) still sees every event once, in order."""
     async with all_in_one(
         redis_url,
+        store=StoreSettings(key_prefix),
+        limits=GatewayLimits(limiter=ClientRateLimiter(rate=0)),
         registry=registry,
-        key_prefix=key_prefix,
         default_ruleset="nim",
-        limiter=ClientRateLimiter(rate=0),
     ) as stack:
         stack.hub._buffer = 2  # drop the watcher after two unread events
         follows = 0

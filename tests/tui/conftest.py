@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from textual.pilot import Pilot
 
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.client import TeotiClient
 from services.tui.capture import screen_text
 
@@ -19,7 +19,7 @@ SCREEN = (170, 52)
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str) -> AsyncIterator[Stack]:
     """The whole service in this process (as ``teoti play`` embeds it)."""
-    async with all_in_one(redis_url, key_prefix=key_prefix) as running:
+    async with all_in_one(redis_url, store=StoreSettings(key_prefix)) as running:
         yield running
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from services import cli
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
+from services.cli import commands, games
 from services.client import TeotiClient
 from services.engine.domain.ruleset import info_of
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
@@ -101,7 +102,9 @@ async def nim_stack(
     redis_url: str, key_prefix: str, nim_registry: RulesetRegistry
 ) -> AsyncIterator[Stack]:
     """The whole service, knowing Nim."""
-    async with all_in_one(redis_url, registry=nim_registry, key_prefix=key_prefix) as running:
+    async with all_in_one(
+        redis_url, store=StoreSettings(key_prefix), registry=nim_registry
+    ) as running:
         yield running
 
 
@@ -136,7 +139,7 @@ async def test_nim_plays_on_the_generic_table(
 @pytest.fixture
 def _quiet_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """main() runs in this process: no process-wide logging set-up, files under tmp."""
-    monkeypatch.setattr(cli, "configure_logging", lambda level: None)
+    monkeypatch.setattr(commands, "configure_logging", lambda level: None)
     monkeypatch.setattr(launch, "log_to_file", lambda path, level="INFO": None)
     monkeypatch.chdir(tmp_path)
 
@@ -175,11 +178,11 @@ def test_seat_counts_and_solo_come_from_the_ruleset() -> None:
     teotihuacan = info_of(registry.get("teotihuacan"))
     archaeology = info_of(registry.get("archaeology"))
     assert teotihuacan.solo is not None
-    assert cli._table_seats(teotihuacan, None, False) == (teotihuacan.solo.seats, True)
-    assert cli._table_seats(teotihuacan, 3, False) == (3, False)
-    assert cli._table_seats(archaeology, None, False) == (max(2, archaeology.min_seats), False)
+    assert games.table_seats(teotihuacan, None, False) == (teotihuacan.solo.seats, True)
+    assert games.table_seats(teotihuacan, 3, False) == (3, False)
+    assert games.table_seats(archaeology, None, False) == (max(2, archaeology.min_seats), False)
     for seats in range(archaeology.min_seats, archaeology.max_seats + 1):
-        assert cli._table_seats(archaeology, seats, False) == (seats, False)
+        assert games.table_seats(archaeology, seats, False) == (seats, False)
 
 
 @pytest.mark.parametrize("stem", ["archaeology_3_pyramid", "nim_2_bots"])

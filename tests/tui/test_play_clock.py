@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.cli import UsageError, _play_clock, build_parser
+from services.cli.commands import build_parser
+from services.cli.errors import UsageError
+from services.cli.games import play_clock
 from services.client import TeotiClient, TimeControl
 from services.tui.backend import create_game
 
@@ -13,11 +15,11 @@ from services.tui.backend import create_game
 def test_play_flags_make_the_time_control() -> None:
     parser = build_parser()
     args = parser.parse_args(["play", "--base-ms", "600000", "--increment-ms", "10000"])
-    assert _play_clock(args) == TimeControl(600_000, 10_000, 0, "forfeit")
-    assert _play_clock(parser.parse_args(["play"])) is None
+    assert play_clock(args) == TimeControl(600_000, 10_000, 0, "forfeit")
+    assert play_clock(parser.parse_args(["play"])) is None
     joining = parser.parse_args(["play", "--join", "g1", "--move-deadline-ms", "60000"])
     with pytest.raises(UsageError):
-        _play_clock(joining)
+        play_clock(joining)
 
 
 async def test_the_new_game_and_the_persons_seat_are_clocked(client: TeotiClient) -> None:

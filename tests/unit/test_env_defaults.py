@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.cli import build_parser
+from services.cli.commands import build_parser
 from services.env_defaults import env_number
 from services.rpc.limits import DEFAULT_RATE
 

@@ -40,19 +40,58 @@ def test_the_default_turns_the_event_engine_listener_and_client_off() -> None:
     }
 
 
-def test_importing_the_cli_sets_it_before_grpc_is_imported() -> None:
-    # gRPC reads GRPC_EXPERIMENTS on its first import: the package's own import must set
-    # it without importing grpc first, and the CLI (every teoti process) must get it.
+def test_importing_the_project_changes_no_environment_variable() -> None:
+    # A library user (or a test) importing the package, the engine's domain or the
+    # CLI's entry module gets its environment as it was: the experiments are the
+    # processes' entry points' business, not an import's side effect.
     code = (
-        "import sys, os; import services; "
-        "print('grpc' in sys.modules, os.environ['GRPC_EXPERIMENTS']); "
-        "import services.cli; print(os.environ['GRPC_EXPERIMENTS'])"
+        "import os, sys; before = dict(os.environ); "
+        "import services, services.engine.domain.engine, services.cli; "
+        "print(dict(os.environ) == before, 'GRPC_EXPERIMENTS' in os.environ)"
     )
-    first, second = _fresh_python(code).splitlines()
-    assert first == f"False {GRPC_EXPERIMENTS_DEFAULT}"
-    assert second == GRPC_EXPERIMENTS_DEFAULT
+    assert _fresh_python(code) == "True False"
 
 
-def test_the_cli_keeps_an_operators_value() -> None:
-    code = "import os, services.cli; print(repr(os.environ['GRPC_EXPERIMENTS']))"
-    assert _fresh_python(code, GRPC_EXPERIMENTS="") == "''"
+# Runs ``teoti redis-acl`` (its lines on stdout) the way an entry runs it, then prints
+# GRPC_EXPERIMENTS as it was when grpc was first imported (gRPC reads it then, once)
+# and the command's exit code.
+_WATCH_GRPC_IMPORT = """
+import importlib.abc, os, runpy, sys
+from importlib.metadata import entry_points
+
+seen = []
+
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "grpc" and not seen:
+            seen.append(os.environ.get("GRPC_EXPERIMENTS"))
+        return None
+
+sys.meta_path.insert(0, Watch())
+sys.argv = ["teoti", "redis-acl"]
+try:
+    if "{entry}" == "console script":
+        (script,) = entry_points(group="console_scripts", name="teoti")
+        code = script.load()()
+    else:
+        runpy.run_module("services.cli", run_name="__main__", alter_sys=True)
+        code = None
+except SystemExit as done:
+    code = done.code
+print(repr(seen[0] if seen else None), code)
+"""
+
+
+def test_the_teoti_entries_set_the_default_before_grpc_is_imported() -> None:
+    # The console script (services.cli:main) and ``python -m services.cli``: gRPC must
+    # find the default when it is first imported, so every teoti process runs with it.
+    for entry in ("console script", "python -m"):
+        code = _WATCH_GRPC_IMPORT.replace("{entry}", entry)
+        last = _fresh_python(code).splitlines()[-1]
+        assert last == f"{GRPC_EXPERIMENTS_DEFAULT!r} 0", entry
+
+
+def test_the_teoti_entries_keep_an_operators_value() -> None:
+    for entry in ("console script", "python -m"):
+        code = _WATCH_GRPC_IMPORT.replace("{entry}", entry)
+        assert _fresh_python(code, GRPC_EXPERIMENTS="").splitlines()[-1] == "'' 0", entry

@@ -10,7 +10,7 @@ import pytest
 import structlog
 
 from services import logging_setup
-from services.cli import build_parser
+from services.cli.commands import build_parser
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from services.cli.tournament import print_round, print_standings
 from services.client import GameView, SeatInfo
 from services.engine.domain.game_seats import MAX_NAME_LENGTH, InvalidName, check_seat_name
 from services.engine.domain.ruleset import InvalidOptions
 from services.safe_text import printable
 from services.tournament.config import MAX_TOURNAMENT_NAME, check_tournament_name
-from services.tournament_cli import print_round, print_standings
 from services.tui.backend import Frame
 from services.tui.words import seat_label
 

@@ -161,11 +161,10 @@ def test_a_prefix_with_glob_characters_is_matched_literally() -> None:
 def test_teoti_redis_acl_prints_the_setuser_lines(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from services import cli
-    from services.cli import main
+    from services.cli import commands, main
 
     # Its log handler would outlive this test's captured output and break later logs.
-    monkeypatch.setattr(cli, "configure_logging", lambda level: None)
+    monkeypatch.setattr(commands, "configure_logging", lambda level: None)
 
     assert main(["redis-acl", "--key-prefix", "game", "--redis-version", "6.2"]) == 0
     assert capsys.readouterr().out.splitlines() == redis_cli_lines("game", (6, 2))

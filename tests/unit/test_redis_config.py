@@ -7,7 +7,9 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import UnixDomainSocketConnection
 
-from services.cli import UsageError, _redis_config, build_parser
+from services.cli.commands import build_parser
+from services.cli.errors import UsageError
+from services.cli.service_options import redis_config
 from services.engine.adapters.redis_client import RedisConfig, create_redis_client, parse_nodes
 
 
@@ -116,10 +118,10 @@ def test_a_url_redis_cannot_use_is_refused_when_configured(url: str) -> None:
 def test_every_service_command_takes_a_unix_socket_url(command: str) -> None:
     url = "unix:///tmp/teoti/redis.sock?db=0"
     args = build_parser().parse_args([command, "--redis-url", url])
-    assert _redis_config(args) == RedisConfig(url=url)
+    assert redis_config(args) == RedisConfig(url=url)
     bad = build_parser().parse_args([command, "--redis-url", "tcp://h:1"])
     with pytest.raises(UsageError):
-        _redis_config(bad)
+        redis_config(bad)
 
 
 def test_logged_unix_urls_hide_the_password_wherever_it_is() -> None:

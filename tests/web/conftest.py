@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.engine.domain.rulesets import RulesetRegistry
 
 StackFactory = Callable[..., AbstractAsyncContextManager[tuple[Stack, httpx.AsyncClient]]]
@@ -23,8 +23,8 @@ def served(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> StackF
     async def start(**kwargs: Any) -> AsyncIterator[tuple[Stack, httpx.AsyncClient]]:
         async with all_in_one(
             redis_url,
+            store=StoreSettings(key_prefix),
             registry=registry,
-            key_prefix=key_prefix,
             web_address="127.0.0.1:0",
             **kwargs,
         ) as stack:

@@ -14,6 +14,7 @@ import pytest
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 
+from services.app import GatewayLimits
 from services.rpc.limits import MAX_REQUEST_BYTES, ClientRateLimiter, WatcherLimit
 from services.web.server import WebSettings
 from tests.web.conftest import StackFactory
@@ -288,7 +289,7 @@ async def test_cors_preflight_and_origins(served: StackFactory) -> None:
 
 async def test_the_rate_limit_is_the_grpc_faces_own(served: StackFactory) -> None:
     limiter = ClientRateLimiter(rate=0.5, burst=3)
-    async with served(limiter=limiter) as (stack, http):
+    async with served(limits=GatewayLimits(limiter=limiter)) as (stack, http):
         async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
             stub = pb_grpc.GameServiceStub(channel)
             for _ in range(2):  # two of the address's three spent over gRPC
@@ -302,7 +303,7 @@ async def test_the_rate_limit_is_the_grpc_faces_own(served: StackFactory) -> Non
 
 
 async def test_open_streams_per_client_are_limited(served: StackFactory) -> None:
-    async with served(watchers=WatcherLimit(1)) as (_, http):
+    async with served(limits=GatewayLimits(watchers=WatcherLimit(1))) as (_, http):
         game = await nim_game(http)
         async with http.stream("GET", SERVICE + "WatchGame", params={"game_id": game}) as first:
             assert first.status_code == 200

@@ -21,7 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 import services.web.play_socket as play_socket
-from services.app import Stack
+from services.app import GatewayLimits, Stack
 from services.gateway.servicer import GameServicer
 from services.rpc.limits import ClientRateLimiter, PlayStreamLimit
 from services.web.face import parse_message
@@ -207,7 +207,7 @@ async def test_frames_over_the_size_limit_and_binary_frames_close_it(
 
 async def test_limits_per_message_per_opening_and_open_streams(served: StackFactory) -> None:
     limiter = ClientRateLimiter(rate=0.2, burst=4)
-    async with served(limiter=limiter) as (stack, _):
+    async with served(limits=GatewayLimits(limiter=limiter)) as (stack, _):
         async with opened(stack) as socket:  # the opening spends one of the address's 4
             player = Player(socket)
             public = {"get_game": {"game_id": "nope"}}  # no token: the address's bucket
@@ -224,7 +224,7 @@ async def test_limits_per_message_per_opening_and_open_streams(served: StackFact
             assert code == 1013 and why.startswith("rate_limited:")
     # Open streams per client: the gRPC face's own count (one Play per address here).
     play_streams = PlayStreamLimit(per_client=1, address_factor=1)
-    async with served(play_streams=play_streams) as (stack, _):
+    async with served(limits=GatewayLimits(play_streams=play_streams)) as (stack, _):
         async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
             call = pb_grpc.GameServiceStub(channel).Play()
             await call.write(pb.PlayRequest(request_id=1, get_game={"game_id": "nope"}))
@@ -284,7 +284,7 @@ async def test_32_in_flight_then_reading_stops_and_closing_cancels_them(
 
     monkeypatch.setattr(play_socket, "parse_message", counted)
     limit = PlayStreamLimit(per_client=1, address_factor=1)
-    async with served(play_streams=limit) as (stack, _):
+    async with served(limits=GatewayLimits(play_streams=limit)) as (stack, _):
         async with opened(stack) as socket:
             for i in range(1, 61):
                 await socket.send(json.dumps({"request_id": i, "get_game": {"game_id": f"g{i}"}}))

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
-from services.app import Stack, all_in_one
+from services.app import Stack, StoreSettings, all_in_one
 from services.engine.domain.records import PrivateRecords
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.rulesets import RulesetRegistry
@@ -48,7 +48,7 @@ class DyingRepository(TournamentRepository):
 @pytest.fixture
 async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Stack]:
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, shards=4, director=False
+        redis_url, store=StoreSettings(key_prefix, shards=4), registry=registry, director=False
     ) as s:
         yield s
 

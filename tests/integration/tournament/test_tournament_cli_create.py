@@ -10,20 +10,23 @@ from typing import Any
 import grpc
 import pytest
 
-from services.app import all_in_one
-from services.cli import build_parser
+from services.app import StoreSettings, all_in_one
+from services.cli.commands import build_parser
+from services.cli.tournament import tournament_config
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
-from services.tournament_cli import _config
 
 
 @pytest.fixture
 async def stub(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[Any]:
     async with (
         all_in_one(
-            redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+            redis_url,
+            store=StoreSettings(key_prefix, shards=4),
+            registry=registry,
+            default_ruleset="nim",
         ) as stack,
         grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
     ):
@@ -42,7 +45,7 @@ async def test_clock_flags_reach_the_tournament(stub: Any) -> None:
     args = create_args(
         "--base-ms", "300000", "--increment-ms", "5000", "--timeout-policy", "forfeit"
     )
-    request = pb.CreateTournamentRequest(config=_config(args, args.name))
+    request = pb.CreateTournamentRequest(config=tournament_config(args, args.name))
     created = await stub.CreateTournament(request)
     got = await stub.GetTournament(
         pb.GetTournamentRequest(tournament_id=created.tournament.tournament_id)
@@ -53,11 +56,11 @@ async def test_clock_flags_reach_the_tournament(stub: Any) -> None:
 
     correspondence = create_args("--move-deadline-ms", "86400000")
     created = await stub.CreateTournament(
-        pb.CreateTournamentRequest(config=_config(correspondence, "by post"))
+        pb.CreateTournamentRequest(config=tournament_config(correspondence, "by post"))
     )
     assert created.tournament.config.time_control.move_deadline_ms == 86_400_000
     # No flags: no clocks.
-    plain = _config(create_args(), "plain")
+    plain = tournament_config(create_args(), "plain")
     assert not plain.time_control.base_ms and not plain.time_control.move_deadline_ms
 
 
@@ -65,21 +68,28 @@ async def test_a_clock_the_games_cannot_run_is_refused(stub: Any) -> None:
     for flags in (("--increment-ms", "1000"), ("--base-ms", "5")):
         args = create_args(*flags)
         with pytest.raises(grpc.aio.AioRpcError) as caught:
-            await stub.CreateTournament(pb.CreateTournamentRequest(config=_config(args, "bad")))
+            await stub.CreateTournament(
+                pb.CreateTournamentRequest(config=tournament_config(args, "bad"))
+            )
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         info = error_info(caught.value)
         assert info is not None and info.reason == "time_control_invalid", flags
     # Nim has no bot to take over a seat.
     args = create_args("--base-ms", "60000", "--timeout-policy", "bot_takeover")
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await stub.CreateTournament(pb.CreateTournamentRequest(config=_config(args, "bad")))
+        await stub.CreateTournament(
+            pb.CreateTournamentRequest(config=tournament_config(args, "bad"))
+        )
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 @pytest.fixture
 async def target(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> AsyncIterator[str]:
     async with all_in_one(
-        redis_url, registry=registry, key_prefix=key_prefix, default_ruleset="nim", shards=4
+        redis_url,
+        store=StoreSettings(key_prefix, shards=4),
+        registry=registry,
+        default_ruleset="nim",
     ) as stack:
         yield f"127.0.0.1:{stack.port}"
 

@@ -1,5 +1,9 @@
 """``teoti tournament ...`` commands: a bot-only demo on an embedded Redis, and create /
-join / start / standings against a running server (TournamentService over gRPC)."""
+join / start / standings against a running server (TournamentService over gRPC).
+
+User-facing output goes to stdout; a secret shown once (an organiser or player token)
+goes to stderr, so ``TID=$(teoti tournament create ...)`` captures the id alone.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +17,15 @@ from typing import Any
 
 import grpc
 
+from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
+from services.cli.options import DEFAULT_GATEWAY, Subparsers, add_extra_ruleset, registry
+from services.engine.domain.rulesets import DEFAULT_RULESET
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.safe_text import printable
 
 ORGANISER_ENV = "TEOTI_ORGANISER_TOKEN"
+"""Default of ``--organiser-token``."""
 
 _FORMATS = {
     "swiss": pb.TOURNAMENT_FORMAT_SWISS,
@@ -26,7 +34,9 @@ _FORMATS = {
 }
 
 
-def _config(args: argparse.Namespace, name: str) -> Any:
+def tournament_config(args: argparse.Namespace, name: str) -> pb.TournamentConfig:
+    """The TournamentConfig named ``name`` of a ``demo`` or ``create`` command's shape
+    flags (ruleset, format, table sizes, rounds, clock, timeout policy)."""
     return pb.TournamentConfig(
         name=name,
         ruleset=args.ruleset,
@@ -73,11 +83,10 @@ def print_standings(tournament: Any) -> None:
 
 
 async def _demo(args: argparse.Namespace) -> int:
-    from services.app import all_in_one
-    from services.cli import UsageError, _registry
+    from services.app import StoreSettings, all_in_one
     from services.embedded_redis import EmbeddedRedis
 
-    registry = _registry(args.extra_ruleset)
+    rulesets = registry(args.extra_ruleset)
     # StartTournament's not_enough_players, checked before any Redis, server or
     # tournament is made for a demo that could not start.
     seats = args.min_table_size or args.table_size
@@ -93,7 +102,10 @@ async def _demo(args: argparse.Namespace) -> int:
         async with (
             # A fresh key prefix: a demo on a shared $REDIS_URL touches nothing else.
             all_in_one(
-                url, "127.0.0.1:0", registry, key_prefix=f"demo-{uuid.uuid4().hex[:12]}"
+                url,
+                "127.0.0.1:0",
+                rulesets,
+                store=StoreSettings(key_prefix=f"demo-{uuid.uuid4().hex[:12]}"),
             ) as stack,
             grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
         ):
@@ -106,7 +118,9 @@ async def _demo(args: argparse.Namespace) -> int:
 
 async def _run_demo(stub: Any, args: argparse.Namespace) -> int:
     name = f"{args.ruleset} {args.format} demo"
-    created = await stub.CreateTournament(pb.CreateTournamentRequest(config=_config(args, name)))
+    created = await stub.CreateTournament(
+        pb.CreateTournamentRequest(config=tournament_config(args, name))
+    )
     tid = created.tournament.tournament_id
     organiser = created.organiser_token
     print(f"Tournament {tid}: {args.players} bots, {args.rounds} rounds of {args.format}")
@@ -141,7 +155,7 @@ async def _run_demo(stub: Any, args: argparse.Namespace) -> int:
         f"({verified.rounds_checked} rounds re-derived from the revealed seed)"
         + (f": {verified.problem}" if verified.problem else "")
     )
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def _organiser_token(args: argparse.Namespace) -> str:
@@ -160,7 +174,7 @@ async def _create(args: argparse.Namespace) -> int:
     async def run(stub: Any) -> int:
         reply = await stub.CreateTournament(
             pb.CreateTournamentRequest(
-                config=_config(args, args.name),
+                config=tournament_config(args, args.name),
                 command_id=args.command_id,
                 organiser_token=_organiser_token(args),
             )
@@ -174,7 +188,7 @@ async def _create(args: argparse.Namespace) -> int:
                 f"export {ORGANISER_ENV}={reply.organiser_token}",
                 file=sys.stderr,
             )
-        return 0
+        return EXIT_OK
 
     return await _with_stub(args, run)
 
@@ -199,7 +213,7 @@ async def _join(args: argparse.Namespace) -> int:
                 f"export TEOTI_PLAYER_TOKEN={reply.player_token}",
                 file=sys.stderr,
             )
-        return 0
+        return EXIT_OK
 
     return await _with_stub(args, run)
 
@@ -212,7 +226,7 @@ async def _start(args: argparse.Namespace) -> int:
             )
         )
         print_round(reply.tournament.rounds[-1])
-        return 0
+        return EXIT_OK
 
     return await _with_stub(args, run)
 
@@ -226,19 +240,18 @@ async def _standings(args: argparse.Namespace) -> int:
         for round_ in tournament.rounds:
             print_round(round_)
         print_standings(tournament)
-        return 0
+        return EXIT_OK
 
     return await _with_stub(args, run)
 
 
-def add_commands(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add ``teoti tournament {demo,create,join,start,standings}`` to ``sub``;
-    ``common`` adds the options every command shares (``--extra-ruleset``)."""
+def add_tournament(sub: Subparsers) -> None:
+    """Add ``teoti tournament {demo,create,join,start,standings}`` to ``sub``."""
     tournament = sub.add_parser("tournament", help="host and follow tournaments")
     commands = tournament.add_subparsers(dest="tournament_command", required=True)
 
     def shape(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--ruleset", default="teotihuacan")
+        p.add_argument("--ruleset", default=DEFAULT_RULESET)
         p.add_argument("--options", default="", help="ruleset options as a JSON object")
         p.add_argument("--format", choices=sorted(_FORMATS), default="swiss")
         p.add_argument("--table-size", type=int, default=2, help="seats per table (preferred)")
@@ -269,7 +282,7 @@ def add_commands(sub: Any, common: Callable[[argparse.ArgumentParser], None]) ->
         )
 
     def target(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT")
+        p.add_argument("--target", default=DEFAULT_GATEWAY, metavar="HOST:PORT")
 
     def organiser(p: argparse.ArgumentParser, what: str) -> None:
         p.add_argument("--organiser-token", default="", help=f"{what} (default ${ORGANISER_ENV})")
@@ -277,7 +290,7 @@ def add_commands(sub: Any, common: Callable[[argparse.ArgumentParser], None]) ->
     demo = commands.add_parser("demo", help="a bot-only tournament on an embedded Redis")
     shape(demo)
     demo.add_argument("--players", type=int, default=16)
-    common(demo)
+    add_extra_ruleset(demo)
     demo.set_defaults(run=_demo)
 
     create = commands.add_parser("create", help="create a tournament; prints its id")
