@@ -7,7 +7,8 @@ This builds the wheel as the Dockerfile does (``pip wheel --no-deps``, here with
 isolation: offline, with this venv's setuptools and grpcio-tools), then:
 
 - every file git tracks under ``services/`` and ``clients/python/teoti_client/`` that is
-  not Python (data tables, the web face's static files, ``py.typed``) is in it;
+  not Python (data tables, the web face's static files, ``py.typed``) is in it, and
+  nothing of a game's own tests (``services/games/<name>/tests/``) is;
 - unpacked into a scratch folder and imported from there alone (not from the checkout:
   checked), every registered ruleset answers what ListRulesets asks of it and creates a
   game on the in-memory store.
@@ -63,7 +64,9 @@ def _tracked_data_files() -> list[str]:
     ).stdout.split()
     found = []
     for path in listed:
-        if path.endswith(".py"):
+        # A game's own tests (services/games/<name>/tests/: golden games, fixture logs)
+        # stay in the checkout: setup.py leaves every ``*.tests`` package out of the wheel.
+        if path.endswith(".py") or "/tests/" in path:
             continue
         for source, target in CODE_DIRS.items():
             if path.startswith(source):
@@ -89,6 +92,8 @@ def test_the_wheel_serves_every_registered_ruleset(tmp_path: Path) -> None:
     assert "services/games/archaeology/rules/data/components.json" in data_files
     missing = [name for name in data_files if name not in names]
     assert not missing, f"the wheel lacks {missing}"
+    shipped_tests = sorted(name for name in names if "/tests/" in name)
+    assert not shipped_tests, f"the wheel ships test files {shipped_tests[:5]}"
 
     unpacked = tmp_path / "unpacked"
     probe = subprocess.run(

@@ -202,7 +202,7 @@ def test_property_each_id_of_a_seat_applies_once_and_only_for_its_first_content(
     with the same content returns that result, with other content is refused."""
     import asyncio
 
-    from tests.conftest import registry_with_nim
+    from tests.plugin import registry_with_nim
 
     async def run() -> None:
         engine = make_engine(registry_with_nim())
