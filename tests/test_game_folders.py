@@ -1,0 +1,328 @@
+"""A game is one folder (issue 31): no tracked file outside ``services/games/<name>/`` names it.
+
+For every game folder under ``services/games/`` (the folder's name is the ruleset's name),
+this lists each file git tracks outside that folder whose path or text names the game, as
+a word, in any case: ``teotihuacan/first_game``, ``schemas_teotihuacan_0`` and
+``"Teotihuacan"`` name it; ``TeotihuacanRuleset`` (one identifier) and ``teoti`` do not.
+A third game therefore touches nothing outside its folder but its one entry-point line.
+
+Not counted, each for its reason:
+
+- the project's own names (``PROJECT_NAMES``): the ``teotihuacan-server`` distribution,
+  the ``teotihuacan_server`` entry-point group and the ``teotihuacan-client`` distribution
+  name the project, which happens to share the first game's name;
+- ``docs/``, ``README*`` and every ``*.md`` file: prose for readers, who are told what the
+  games are (each game's page, the event-schema registry of each ruleset);
+- in ``pyproject.toml``, the lines of the games' entry-point table: that one line per game
+  is how the platform finds a game installed from any distribution;
+- ``deploy/k8s/overlays/production/``: the production overlay's Kubernetes namespace and
+  host names are the deployment's name (``teotihuacan``), chosen by whoever deploys the
+  project, not the game.
+
+``PENDING`` lists, per game, the files that still name it (a ratchet): a file named there
+must still name the game (so the list only shrinks as files move into the game's folder),
+and any file not named there fails the test.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+GAMES = REPO / "services" / "games"
+
+PROJECT_NAMES = ("teotihuacan-server", "teotihuacan_server", "teotihuacan-client")
+"""The project's own names (distributions and entry-point group), not the game's."""
+
+PROSE_DIRS = ("docs/",)
+"""Folders of prose for readers (see the module doc)."""
+
+DEPLOYMENT_NAMED = ("deploy/k8s/overlays/production/",)
+"""Folders whose names are the deployment's choice (see the module doc)."""
+
+ENTRY_POINT_TABLE = '[project.entry-points."teotihuacan_server.games"]'
+"""pyproject.toml's table of one line per game (see the module doc)."""
+
+PENDING: dict[str, frozenset[str]] = {
+    # The ratchet: files that still name a game and are to move into its folder (or to
+    # iterate the registered games). A file leaves this list when it no longer names it.
+    "archaeology": frozenset(
+        {
+            "benchmarks/archive_benchmark.py",
+            "benchmarks/rules_benchmark.py",
+            "proto/gameserver/v1/game_service.proto",
+            "pyproject.toml",
+            "scripts/record_fixture_logs.py",
+            "scripts/record_tournament_fixture.py",
+            "services/bot/policy.py",
+            "services/engine/adapters/archive.py",
+            "services/engine/domain/ruleset.py",
+            "services/engine/domain/rulesets.py",
+            "services/tui/__init__.py",
+            "services/tui/kit.py",
+            "services/web/static/index.html",
+            "setup.py",
+            "tests/browser/test_browser_play.py",
+            "tests/client/test_standalone_client.py",
+            "tests/deploy/test_wheel.py",
+            "tests/e2e/test_cli.py",
+            "tests/e2e/test_cli_errors.py",
+            "tests/e2e/test_play_terminal.py",
+            "tests/event_schemas.py",
+            "tests/fixtures/logs/archaeology/archaeology_2_tomb_long_expedition.expected.json",
+            "tests/fixtures/logs/archaeology/archaeology_2_tomb_long_expedition.jsonl.gz",
+            "tests/fixtures/logs/archaeology/archaeology_3_pyramid.expected.json",
+            "tests/fixtures/logs/archaeology/archaeology_3_pyramid.jsonl.gz",
+            "tests/fixtures/logs/archaeology/archaeology_4_temple_unfinished.expected.json",
+            "tests/fixtures/logs/archaeology/archaeology_4_temple_unfinished.jsonl.gz",
+            "tests/fixtures/logs/archaeology/archaeology_5_buried_sand_hell.expected.json",
+            "tests/fixtures/logs/archaeology/archaeology_5_buried_sand_hell.jsonl.gz",
+            "tests/fixtures/tournament_logs/archaeology_swiss_5_bots.expected.json",
+            "tests/fixtures/tournament_logs/archaeology_swiss_5_bots.jsonl.gz",
+            "tests/golden.py",
+            "tests/image/test_image.py",
+            "tests/integration/test_archive_retries.py",
+            "tests/integration/test_concurrent_writers.py",
+            "tests/integration/test_engine_projects_views.py",
+            "tests/tui/test_any_ruleset.py",
+            "tests/unit/bot/test_policies.py",
+            "tests/unit/test_fixture_logs.py",
+            "tests/unit/test_play_answer.py",
+            "tests/unit/test_ruleset_contract.py",
+        }
+    ),
+    "teotihuacan": frozenset(
+        {
+            ".ci/run",
+            "benchmarks/archive_benchmark.py",
+            "benchmarks/audit_benchmark.py",
+            "benchmarks/rules_benchmark.py",
+            "clients/python/pyproject.toml",
+            "proto/gameserver/v1/game_service.proto",
+            "proto/gameserver/v1/tournament_service.proto",
+            "pyproject.toml",
+            "scripts/compile_rules.sh",
+            "scripts/record_fixture_logs.py",
+            "services/bot/policy.py",
+            "services/cli.py",
+            "services/engine/adapters/archive.py",
+            "services/engine/domain/ruleset.py",
+            "services/engine/domain/rulesets.py",
+            "services/games/archaeology/tests/test_golden_games.py",
+            "services/gateway/watch_hub.py",
+            "services/tournament_cli.py",
+            "services/tui/__init__.py",
+            "services/tui/kit.py",
+            "services/tui/widgets/actions.py",
+            "services/web/static/index.html",
+            "setup.py",
+            "tests/browser/test_browser_play.py",
+            "tests/clocks/test_redis_clocks.py",
+            "tests/e2e/test_cli_export.py",
+            "tests/e2e/test_outside_audit.py",
+            "tests/e2e/test_teotibot_solo_game.py",
+            "tests/e2e/test_teotihuacan_bot_game.py",
+            "tests/event_schemas.py",
+            "tests/fixtures/logs/teotihuacan/draft_dark_advanced_3.expected.json",
+            "tests/fixtures/logs/teotihuacan/draft_dark_advanced_3.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/first_game_4_bots.expected.json",
+            "tests/fixtures/logs/teotihuacan/first_game_4_bots.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/joined_seat_2.expected.json",
+            "tests/fixtures/logs/teotihuacan/joined_seat_2.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/joined_seat_sealed.expected.json",
+            "tests/fixtures/logs/teotihuacan/joined_seat_sealed.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/solo_teotibot.expected.json",
+            "tests/fixtures/logs/teotihuacan/solo_teotibot.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/standard_3_humans.expected.json",
+            "tests/fixtures/logs/teotihuacan/standard_3_humans.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/standard_3_sealed.expected.json",
+            "tests/fixtures/logs/teotihuacan/standard_3_sealed.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/teotihuacan_clock_takeover.expected.json",
+            "tests/fixtures/logs/teotihuacan/teotihuacan_clock_takeover.jsonl.gz",
+            "tests/fixtures/logs/teotihuacan/unfinished_standard_4.expected.json",
+            "tests/fixtures/logs/teotihuacan/unfinished_standard_4.jsonl.gz",
+            "tests/golden.py",
+            "tests/image/test_image.py",
+            "tests/integration/test_api.py",
+            "tests/integration/test_engine_projects_views.py",
+            "tests/integration/test_engine_reports_events.py",
+            "tests/integration/test_grpc_errors.py",
+            "tests/integration/test_hidden_events.py",
+            "tests/integration/test_redis_cluster.py",
+            "tests/nim.py",
+            "tests/scale/test_cluster_scale.py",
+            "tests/scale/test_tournament_scale.py",
+            "tests/tournament_samples.py",
+            "tests/tui/__snapshots__/test_snapshots/test_table_snapshot[120x40-seats].svg",
+            "tests/tui/__snapshots__/test_snapshots/test_table_snapshot[120x40].svg",
+            "tests/tui/__snapshots__/test_snapshots/test_table_snapshot[170x52].svg",
+            "tests/tui/__snapshots__/test_snapshots/test_table_snapshot[80x24-log].svg",
+            "tests/tui/__snapshots__/test_snapshots/test_table_snapshot[80x24-seats].svg",
+            "tests/tui/__snapshots__/test_snapshots/test_table_snapshot[80x24].svg",
+            "tests/tui/__snapshots__/test_snapshots/test_table_snapshot[too-small].svg",
+            "tests/tui/test_any_ruleset.py",
+            "tests/tui/test_layout.py",
+            "tests/tui/test_play.py",
+            "tests/tui/test_pyramid_preview.py",
+            "tests/tui/test_replay_file.py",
+            "tests/tui/test_snapshots.py",
+            "tests/tui/test_words.py",
+            "tests/unit/bot/test_policies.py",
+            "tests/unit/test_command_ids.py",
+            "tests/unit/test_commitments.py",
+            "tests/unit/test_engine.py",
+            "tests/unit/test_engine_upcast.py",
+            "tests/unit/test_event_schemas.py",
+            "tests/unit/test_fixture_logs.py",
+            "tests/unit/test_play_answer.py",
+            "tests/unit/test_ruleset_contract.py",
+        }
+    ),
+}
+
+
+def game_names() -> list[str]:
+    """The game folders under services/games/ (a package each), by name."""
+    return sorted(p.name for p in GAMES.iterdir() if (p / "__init__.py").is_file())
+
+
+def tracked_files() -> list[str]:
+    """Paths (relative to the checkout) of every file git tracks."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+    ).stdout.decode()
+    return [path for path in listed.split("\0") if path]
+
+
+def name_pattern(game: str) -> re.Pattern[str]:
+    """``game`` as a word in any case: not inside a longer run of letters and digits
+    (``_``, ``-``, ``.`` and ``/`` separate words here, as in file and module names)."""
+    return re.compile(rf"(?<![a-z0-9]){re.escape(game)}(?![a-z0-9])", re.IGNORECASE)
+
+
+def without_project_names(text: str) -> str:
+    """``text`` with the project's own names blanked out (they are not the game's)."""
+    for name in PROJECT_NAMES:
+        text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
+    return text
+
+
+def is_prose(path: str) -> bool:
+    """True for docs/, README files and Markdown (see the module doc)."""
+    name = path.rsplit("/", 1)[-1]
+    return path.startswith(PROSE_DIRS) or name.startswith("README") or name.endswith(".md")
+
+
+def without_entry_points(text: str) -> str:
+    """pyproject.toml's text without its games' entry-point table (one line per game)."""
+    kept: list[str] = []
+    in_table = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = stripped == ENTRY_POINT_TABLE
+        if not in_table:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def checked_text(path: str) -> str | None:
+    """What of ``path`` the check reads: its path, and its text unless it is binary
+    (a gzip log names its game in its path; its bytes are compressed)."""
+    data = (REPO / path).read_bytes()
+    if b"\0" in data[:8192]:
+        return path
+    text = data.decode("utf-8", errors="replace")
+    if path == "pyproject.toml":
+        text = without_entry_points(text)
+    return f"{path}\n{text}"
+
+
+def files_naming(game: str, files: list[str]) -> Iterator[str]:
+    """The files outside ``services/games/<game>/`` that name ``game`` (not counting the
+    exclusions of the module doc)."""
+    pattern = name_pattern(game)
+    folder = f"services/games/{game}/"
+    for path in files:
+        if path.startswith(folder) or is_prose(path) or path.startswith(DEPLOYMENT_NAMED):
+            continue
+        if not (REPO / path).is_file():  # deleted in the work tree, not yet committed
+            continue
+        text = checked_text(path)
+        if text is not None and pattern.search(without_project_names(text)):
+            yield path
+
+
+@pytest.fixture(scope="module")
+def files() -> list[str]:
+    """Every tracked file, or skip outside a git checkout (an unpacked sdist has no list)."""
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout: no list of tracked files")
+    return tracked_files()
+
+
+def test_every_game_folder_is_a_registered_ruleset() -> None:
+    from services.engine.domain.rulesets import default_registry
+
+    assert game_names() == default_registry().names()
+
+
+def test_the_word_match_tells_the_game_from_the_project() -> None:
+    pattern = name_pattern("teotihuacan")
+    named = [
+        'ruleset="teotihuacan"',
+        "tests/fixtures/logs/teotihuacan/x.jsonl.gz",
+        "schemas_teotihuacan_0",
+        "Teotihuacan: City of Gods",
+        "services.games.teotihuacan.rules",
+    ]
+    not_named = [
+        "pip install teotihuacan-server",
+        'group = "teotihuacan_server.games"',
+        "the teotihuacan-client distribution",
+        "TEOTI_BOT_SECRET",
+        "TeotihuacanRuleset",
+        "teotibot",
+    ]
+    assert all(pattern.search(without_project_names(text)) for text in named)
+    assert not any(pattern.search(without_project_names(text)) for text in not_named)
+    assert not name_pattern("nim").search("minimal animation")
+
+
+def test_the_entry_point_line_is_the_only_line_of_pyproject_allowed_to_name_a_game() -> None:
+    text = "\n".join(
+        [
+            "[project]",
+            'name = "teotihuacan-server"',
+            ENTRY_POINT_TABLE,
+            'archaeology = "services.games.archaeology:GAME"',
+            "[tool.pytest.ini_options]",
+            'x = ["archaeology"]',
+        ]
+    )
+    kept = without_entry_points(text)
+    assert "services.games.archaeology:GAME" not in kept
+    assert 'x = ["archaeology"]' in kept
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_no_file_outside_a_game_folder_names_the_game(game: str, files: list[str]) -> None:
+    pending = PENDING.get(game, frozenset())
+    new = sorted(set(files_naming(game, files)) - pending)
+    assert not new, (
+        f"{len(new)} files outside services/games/{game}/ name {game!r}; move them into the "
+        f"game's folder or make them iterate the registered games:\n" + "\n".join(new)
+    )
+
+
+@pytest.mark.parametrize("game", sorted(PENDING))
+def test_the_pending_list_only_shrinks(game: str, files: list[str]) -> None:
+    listed = PENDING[game]
+    naming = set(files_naming(game, files))
+    moved = sorted(listed - naming)
+    assert not moved, f"these no longer name {game!r}: remove them from PENDING: {moved}"
