@@ -2,8 +2,9 @@
 
 The game is set up locally from a fixed seed (no server, no clock), so every run draws
 the same screen; the SVGs live in ``__snapshots__``. After a deliberate change to the
-screen, review and refresh them with ``pytest tests/tui/test_snapshots.py
---snapshot-update``. Textual is pinned in pyproject.toml: its rendering is the snapshot.
+screen, review and refresh them with ``pytest
+services/games/teotihuacan/tests/tui/test_snapshots.py --snapshot-update``. Textual is
+pinned in pyproject.toml: its rendering is the snapshot.
 """
 
 from __future__ import annotations
