@@ -49,7 +49,7 @@ from services.engine.domain.game import GameSnapshot  # noqa: E402
 from services.engine.domain.records import StoredEvent  # noqa: E402
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy  # noqa: E402
 from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
-from tests.games import fixture_log_dir, game_names, samples_of  # noqa: E402
+from tests.game_samples import fixture_log_dir, game_names, samples_of  # noqa: E402
 
 FORMAT_DATE = "2026-12-01"
 """The code date whose log format the fixtures recorded today show."""

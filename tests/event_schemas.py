@@ -40,7 +40,7 @@ from services.bot.policy import RandomPolicy
 from services.engine.domain.engine_events import ENGINE_EVENTS
 from services.engine.domain.records import StoredEvent
 from tests.game_driver import OPEN, Fixture, bot, play, registry
-from tests.games import game_names, samples_of
+from tests.game_samples import game_names, samples_of
 from tests.tournament_samples import SCOPE as TOURNAMENT_SCOPE
 from tests.tournament_samples import tournament_samples
 
@@ -55,7 +55,7 @@ Key = tuple[str, str, int]
 def sample_games(seeds: int = 1) -> list[Fixture]:
     """Seeded random games covering every option set of each ruleset (and every engine
     event: an open seat is claimed with JoinGame in a game of each seed 0). Each game's
-    own sample games come from its folder (``samples.py``, tests/games.py)."""
+    own sample games come from its folder (``samples.py``, tests/game_samples.py)."""
     games: list[Fixture] = []
     for seed in range(seeds):
         for name in game_names():

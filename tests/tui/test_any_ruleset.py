@@ -23,7 +23,7 @@ from services.tui.capture import screen_text
 from services.tui.kit import TableKit, kit_for
 from services.tui.timeline import Timeline
 from services.tui.widgets.scoring import ResultScreen
-from tests.games import game_names
+from tests.game_samples import game_names
 from tests.nim import NimRuleset
 from tests.tui.conftest import my_turn, until
 from tests.unit.test_fixture_logs import LOGS, expected_of, load_log

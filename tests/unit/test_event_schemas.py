@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from tests.event_schemas import check, keyed_payloads, load_registry, played_samples, scope_of
-from tests.games import game_names, samples_of
+from tests.game_samples import game_names, samples_of
 from tests.unit.test_fixture_logs import LOGS, expected_of, load_log, log_id
 
 

@@ -23,11 +23,11 @@ from services.engine.domain.event_json import event_from_json
 from services.engine.domain.game import fold
 from services.engine.domain.records import StoredEvent
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
-from tests.games import fixture_log_dirs, game_names, samples_of
+from tests.game_samples import fixture_log_dirs, game_names, samples_of
 from tests.nim import NimRuleset
 
 LOG_DIRS = fixture_log_dirs()
-"""Ruleset -> its fixture folder (tests/games.py: each game's folder, and Nim's)."""
+"""Ruleset -> its fixture folder (tests/game_samples.py: each game's folder, and Nim's)."""
 LOGS = [
     path for _, folder in sorted(LOG_DIRS.items()) for path in sorted(folder.glob("*.jsonl.gz"))
 ]

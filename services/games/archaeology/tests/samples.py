@@ -1,4 +1,4 @@
-"""Archaeology's samples for the generic tests (tests/games.py): the fixture logs
+"""Archaeology's samples for the generic tests (tests/game_samples.py): the fixture logs
 recorded for it and the games that sample its event schemas."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from services.bot.policy import RandomPolicy
 from tests.game_driver import Fixture, bot, human
-from tests.games import GameSamples
+from tests.game_samples import GameSamples
 
 RULESET = "archaeology"
 

@@ -1,4 +1,4 @@
-"""Teotihuacan's samples for the generic tests (tests/games.py): the fixture logs
+"""Teotihuacan's samples for the generic tests (tests/game_samples.py): the fixture logs
 recorded for it and the games that sample its event schemas."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from services.bot.policy import RandomPolicy
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 from tests.game_driver import OPEN, Fixture, bot, human
-from tests.games import GameSamples
+from tests.game_samples import GameSamples
 
 RULESET = "teotihuacan"
 
