@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.engine.domain.ruleset import info_of
 from services.engine.domain.rulesets import default_registry
 from tests.game_driver import Fixture
 
@@ -52,6 +53,17 @@ class GameSamples:
 def game_names() -> list[str]:
     """The registered games (the shipped rulesets), sorted."""
     return default_registry().names()
+
+
+def game_seating(seats: int) -> str:
+    """The first registered game (by name) whose RulesetInfo allows ``seats`` seats, for a
+    generic test that needs a real game of that size. Raises LookupError if none does."""
+    registry = default_registry()
+    for name in registry.names():
+        info = info_of(registry.get(name))
+        if info.min_seats <= seats <= info.max_seats:
+            return name
+    raise LookupError(f"no registered game seats {seats}")
 
 
 def game_dir(name: str) -> Path:
