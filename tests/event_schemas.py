@@ -146,7 +146,7 @@ SEALED_SCHEMA: dict[str, Any] = {
     },
 }
 """The engine's reserved ``sealed`` key: secret ids are the ruleset's (often numbered, as
-Archaeology's ``dug:<n>``), so the schema fixes the shape of each commitment, not the ids."""
+``dug:<n>``), so the schema fixes the shape of each commitment, not the ids."""
 
 
 TOURNAMENT_OPTIONS_SCHEMA: dict[str, Any] = {

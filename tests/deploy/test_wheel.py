@@ -1,8 +1,8 @@
 """Issue 30 item 14: the built wheel carries every file the code needs, for every game.
 
-Editable installs read the source tree, so a data file missing from the wheel (as
-Archaeology's ``rules/archaeology/data/components.json`` was: CreateGame of Archaeology
-and ListRulesets as a whole failed in the container image) shows only once installed.
+Editable installs read the source tree, so a data file missing from the wheel (as the
+second game's ``rules/data/components.json`` was: CreateGame of that game and
+ListRulesets as a whole failed in the container image) shows only once installed.
 This builds the wheel as the Dockerfile does (``pip wheel --no-deps``, here without build
 isolation: offline, with this venv's setuptools and grpcio-tools), then:
 
@@ -23,6 +23,8 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+from services.engine.domain.rulesets import default_registry
 
 REPO = Path(__file__).resolve().parents[2]
 CODE_DIRS = {"services/": "services/", "clients/python/teoti_client/": "teoti_client/"}
@@ -89,7 +91,11 @@ def test_the_wheel_serves_every_registered_ruleset(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "unpacked")
 
     data_files = _tracked_data_files()
-    assert "services/games/archaeology/rules/data/components.json" in data_files
+    for name in default_registry().names():  # every game's data folder is checked
+        data = f"services/games/{name}/rules/data/"
+        if (REPO / data).is_dir():
+            assert any(path.startswith(data) for path in data_files), name
+    assert any("/rules/data/" in path for path in data_files)
     missing = [name for name in data_files if name not in names]
     assert not missing, f"the wheel lacks {missing}"
     shipped_tests = sorted(name for name in names if "/tests/" in name)
@@ -107,8 +113,6 @@ def test_the_wheel_serves_every_registered_ruleset(tmp_path: Path) -> None:
     assert probe.returncode == 0, probe.stdout + probe.stderr
     result = json.loads(probe.stdout.strip().splitlines()[-1])
     assert Path(result["services"]).is_relative_to(unpacked), result["services"]
-    from services.engine.domain.rulesets import default_registry
-
     assert sorted(result["rulesets"]) == default_registry().names()
     for name, (title, version) in result["rulesets"].items():
         assert title and version >= 2, (name, title, version)

@@ -1,6 +1,6 @@
 """Hidden information as salted commitments (docs/events.md "Commitments"), generic over
 rulesets: the test Nim's ``lucky`` variant seals a number per seat and reveals them
-mid-game; Teotihuacan's standard setup seals hands, choices and the discovery bag.
+mid-game (a game's own secrets are tested in its folder, services/games/<name>/tests/).
 
 Checked here: the documented byte format, fresh 256-bit nonces, nothing recoverable by
 trying every candidate, the secrets kept in service-only storage with the append, the
