@@ -96,6 +96,13 @@ def fixture_log_dir(ruleset: str) -> Path:
     return TEST_FIXTURE_LOGS / ruleset
 
 
+def tournament_log_dirs() -> list[Path]:
+    """Folders of recorded tournament logs: each game's ``tests/tournament_logs/`` (a
+    tournament of its tables) and ``tests/fixtures/tournament_logs/`` (Nim's, if any)."""
+    dirs = [game_dir(name) / "tests" / "tournament_logs" for name in game_names()]
+    return [REPO / "tests" / "fixtures" / "tournament_logs", *dirs]
+
+
 def fixture_log_dirs() -> dict[str, Path]:
     """Ruleset name -> fixture log folder, for every ruleset that has fixture logs."""
     names = {p.name for p in TEST_FIXTURE_LOGS.iterdir() if p.is_dir()}

@@ -3,7 +3,7 @@
 Seeded random Archaeology games, one setup per ruin, over 2-5 seats and every variant
 (``long_expedition``, ``sand_hell``, ``lucky_beginner``), are written out one line per
 action and per event in ``golden/<setup>.seed<N>.txt`` (format and machinery:
-tests/golden.py, shared with Teotihuacan). They pin the rules' behaviour, hidden values
+tests/golden.py, shared with every game). They pin the rules' behaviour, hidden values
 included, so that a refactor or a speed-up that changes any game is caught even when every
 invariant still holds.
 

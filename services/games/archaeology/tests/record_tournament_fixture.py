@@ -4,10 +4,10 @@ holds it.
 
 Usage (from the repository root)::
 
-    .venv/bin/python scripts/record_tournament_fixture.py
+    .venv/bin/python -m services.games.archaeology.tests.record_tournament_fixture
 
-Writes ``tests/fixtures/tournament_logs/<name>.jsonl.gz`` (one stored event per line, as
-:func:`services.engine.domain.event_json.event_to_json` writes game fixtures) and
+Writes ``tournament_logs/<name>.jsonl.gz`` next to this file (one stored event per line,
+as :func:`services.engine.domain.event_json.event_to_json` writes game fixtures) and
 ``<name>.expected.json`` (version, head hash, status, standings, the pairing replay
 result). As with game fixtures, THE COMMITTED FILES ARE THE CONTRACT: never regenerate
 one; record a new name to capture a new format.
@@ -25,7 +25,7 @@ from typing import Any
 
 import structlog
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -37,7 +37,7 @@ from services.tournament.config import TournamentConfig  # noqa: E402
 from services.tournament.model import Format  # noqa: E402
 from services.tournament.repository import stream_id  # noqa: E402
 
-FOLDER = ROOT / "tests" / "fixtures" / "tournament_logs"
+FOLDER = Path(__file__).resolve().parent / "tournament_logs"
 NAME = "archaeology_swiss_5_bots"
 ORGANISER = "fixture-organiser-token-0123456789abcdef"
 
