@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from services.engine.domain.ruleset import info_of
 from services.engine.domain.rulesets import default_registry
@@ -33,6 +34,15 @@ def no_schema_games(seed: int) -> list[Fixture]:
 
 
 @dataclass(frozen=True)
+class BenchSetup:
+    """A named option set the benchmarks play (``benchmarks/rules_benchmark.py`` prints
+    its name beside the figures)."""
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class GameSamples:
     """What a game's folder gives the generic tests.
 
@@ -43,11 +53,22 @@ class GameSamples:
             played to infer and check its event schemas (``tests/event_schemas.py``).
         schema_events: (event type, schema version) pairs the seed-0 schema games must
             emit (tests/unit/test_event_schemas.py): the rarer ones an option set exists for.
+        bench_seats: seats per game the benchmarks play by default.
+        bench_setups: the option sets the benchmarks play: the first by default; the one
+            named ``standard``, if any, is the game's setup with hidden information
+            (``--standard``, and the log benchmarks' games).
     """
 
     fixture_logs: tuple[Fixture, ...] = ()
     schema_games: Callable[[int], list[Fixture]] = no_schema_games
     schema_events: frozenset[tuple[str, int]] = frozenset()
+    bench_seats: int = 4
+    bench_setups: tuple[BenchSetup, ...] = (BenchSetup("default"),)
+
+    def bench_setup(self, standard: bool) -> BenchSetup:
+        """The ``standard`` setup if asked for and declared, else the first."""
+        named = [s for s in self.bench_setups if s.name == "standard"]
+        return named[0] if standard and named else self.bench_setups[0]
 
 
 def game_names() -> list[str]:

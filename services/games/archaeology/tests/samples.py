@@ -7,7 +7,7 @@ from typing import Any
 
 from services.bot.policy import RandomPolicy
 from tests.game_driver import Fixture, bot, human
-from tests.game_samples import GameSamples
+from tests.game_samples import BenchSetup, GameSamples
 
 RULESET = "archaeology"
 
@@ -74,4 +74,10 @@ def schema_games(seed: int) -> list[Fixture]:
     ]
 
 
-SAMPLES = GameSamples(fixture_logs=FIXTURE_LOGS, schema_games=schema_games)
+SAMPLES = GameSamples(
+    fixture_logs=FIXTURE_LOGS,
+    schema_games=schema_games,
+    bench_seats=5,
+    # Every setup deals hidden cards and dig results: no separate standard setup.
+    bench_setups=(BenchSetup("default (random ruin)", {}),),
+)

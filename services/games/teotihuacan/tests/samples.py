@@ -8,7 +8,7 @@ from typing import Any
 from services.bot.policy import RandomPolicy
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 from tests.game_driver import OPEN, Fixture, bot, human
-from tests.game_samples import GameSamples
+from tests.game_samples import BenchSetup, GameSamples
 
 RULESET = "teotihuacan"
 
@@ -139,5 +139,11 @@ SAMPLES = GameSamples(
     schema_games=schema_games,
     schema_events=frozenset(
         {("StartingTilesChosen", 2), ("TeotibotActionChosen", 1), ("StartingTileDrafted", 1)}
+    ),
+    bench_seats=4,
+    # The standard setup deals secret starting tiles: its log holds commitments and reveals.
+    bench_setups=(
+        BenchSetup("first_game", {"first_game": True}),
+        BenchSetup("standard", {"first_game": False}),
     ),
 )
