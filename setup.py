@@ -71,7 +71,8 @@ class BuildPyWithStubs(build_py):
 
 setup(
     packages=[
-        *find_namespace_packages(include=["services*"]),
+        # A game's own tests (services/games/<name>/tests/, issue 31) stay in the checkout.
+        *find_namespace_packages(include=["services*"], exclude=["*.tests", "*.tests.*"]),
         "teoti_client",
         "teoti_client.proto",
     ],

@@ -40,12 +40,16 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from services.logging_setup import configure_logging
+from tests.game_samples import samples_of
 
 SEATS = 4
-"""Seats per game (both shipped rulesets take 4)."""
-OPTIONS: dict[str, dict[str, Any]] = {"teotihuacan": {"first_game": False}}
-"""Options per ruleset (default: none). Teotihuacan's standard setup deals secret
-starting tiles, so its log holds commitments and reveals like Archaeology's."""
+"""Seats per game (every shipped game takes 4)."""
+
+
+def options_of(ruleset: str) -> dict[str, Any]:
+    """The options a ``ruleset`` game is played with: its standard setup (hidden
+    information: commitments and reveals in the log), as its folder's samples declare."""
+    return dict(samples_of(ruleset).bench_setup(standard=True).options)
 
 
 async def play_game(engine: Engine, ruleset: str, seed: int) -> str:
@@ -55,7 +59,7 @@ async def play_game(engine: Engine, ruleset: str, seed: int) -> str:
         SeatSpec(SeatKind.HUMAN, f"p{i}", hashlib.sha256(f"t{seed}-{i}".encode()).hexdigest())
         for i in range(SEATS)
     ]
-    options = OPTIONS.get(ruleset, {})
+    options = options_of(ruleset)
     game = (await engine.create_game(ruleset, seats, options, uuid.uuid4().hex)).game_id
     rng = random.Random(seed)
     snapshot = await engine.load(game)

@@ -1,8 +1,9 @@
 """Audit benchmark: how fast a finished game's public log is verified, and its size in Redis.
 
-Plays finished 4-seat Teotihuacan games (standard setup: secret starting tiles, so the
-log holds commitments and reveals) through the engine on a Redis store, by seeded random
-legal moves, then:
+Plays finished 4-seat games of one ruleset (the default, ``--ruleset`` another) in its
+standard setup (hidden information: the log holds commitments and reveals; the setups
+are the game folder's samples, tests/game_samples.py) through the engine on a Redis
+store, by seeded random legal moves, then:
 
 1. Audit speed: ``audit_log`` (what VerifyGame and ``teoti replay --verify`` run: chain,
    public fold, commitments and reveals, seed and setup re-derivation) over the game's
@@ -17,7 +18,7 @@ code is 1 if there was any. Runs unchanged on older code without the sealed/toke
 (they are measured when the store has them), so before/after figures compare.
 
 Run: ``python -m benchmarks.audit_benchmark [--redis-url URL] [--games 3] [--runs 5]
-[--first-game]``
+[--first-game] [--ruleset NAME]``
 from the repository root (embedded Redis if no URL / REDIS_URL).
 """
 
@@ -38,19 +39,19 @@ from services.engine.adapters import RedisEventStore
 from services.engine.domain.audit import audit_log
 from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec
-from services.engine.domain.rulesets import default_registry
+from services.engine.domain.rulesets import DEFAULT_RULESET, default_registry
 from services.logging_setup import configure_logging
+from tests.game_samples import game_names, samples_of
 
 SEATS = [SeatSpec(SeatKind.BOT, f"bot{i}") for i in range(4)]
-OPTIONS: dict[str, Any] = {"first_game": False}
 KEY_KINDS = ("events", "head", "commands", "secret", "sealed", "tokens", "snapshot")
 
 
 async def play_game(
-    store: RedisEventStore, engine: Engine, seed: int, options: dict[str, Any]
+    store: RedisEventStore, engine: Engine, seed: int, options: dict[str, Any], ruleset: str
 ) -> str:
-    """A finished game played by seeded random legal moves; its id."""
-    game = (await engine.create_game("teotihuacan", SEATS, options)).game_id
+    """A finished ``ruleset`` game played by seeded random legal moves; its id."""
+    game = (await engine.create_game(ruleset, SEATS, options)).game_id
     rng = random.Random(seed)
     snapshot = await engine.load(game)
     while not snapshot.is_terminal():
@@ -78,7 +79,9 @@ def spread(values: list[float]) -> str:
     return f"{min(values):,.0f} / {statistics.median(values):,.0f} / {max(values):,.0f}"
 
 
-async def run(url: str, games: int, runs: int, options: dict[str, Any]) -> int:
+async def run(
+    url: str, games: int, runs: int, options: dict[str, Any], ruleset: str = DEFAULT_RULESET
+) -> int:
     prefix = f"bench-audit-{uuid.uuid4().hex[:8]}"
     store = RedisEventStore.from_url(url, prefix=prefix)
     registry = default_registry()
@@ -91,7 +94,7 @@ async def run(url: str, games: int, runs: int, options: dict[str, Any]) -> int:
     lengths: list[float] = []
     for seed in range(games):
         try:
-            game = await play_game(store, engine, seed, options)
+            game = await play_game(store, engine, seed, options, ruleset)
         except Exception as exc:  # a benchmark counts and reports, it does not stop
             errors += 1
             print(f"ERROR playing game {seed}: {exc!r}")
@@ -130,13 +133,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
-        "--first-game", action="store_true", help="first-game setup (no hidden information)"
+        "--first-game", action="store_true", help="the game's first (default) setup"
     )
+    parser.add_argument("--ruleset", default=DEFAULT_RULESET, choices=game_names())
     args = parser.parse_args()
     configure_logging("WARNING")
     with redis_url(args.redis_url) as url:
-        options = {"first_game": True} if args.first_game else OPTIONS
-        sys.exit(asyncio.run(run(url, args.games, args.runs, options)))
+        setup = samples_of(args.ruleset).bench_setup(standard=not args.first_game)
+        code = asyncio.run(run(url, args.games, args.runs, dict(setup.options), args.ruleset))
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -1,22 +1,22 @@
 """Rules engine benchmark: random legal games on one core, for every registered board game.
 
-For each ruleset measured (by default Teotihuacan with 4 seats and Archaeology with 5, one
-beside the other) it plays ``--games`` seeded random games, ``--runs`` times, and prints:
+For each ruleset measured (by default every registered game, the default ruleset first,
+each with the seats and setup its folder's samples declare, tests/game_samples.py) it plays ``--games`` seeded random games, ``--runs`` times, and prints:
 
 - legal-actions + apply steps per second (apply = decide, returning the events and the
   new state), min / median / max over the runs;
 - the wall time of one full game, min / median / max (and p90) over every game played;
 - errors: games that raised or did not end within ``MAX_STEPS`` decisions (listed).
 
-Run: ``python -m benchmarks.rules_benchmark [--ruleset all|teotihuacan|archaeology]
-[--seats N] [--games N] [--runs N] [--standard] [--gc service|default]``.
+Run: ``python -m benchmarks.rules_benchmark [--ruleset all|<game>] [--seats N]
+[--games N] [--runs N] [--standard] [--gc service|default]``.
 The games run with the garbage collector's thresholds of the project's processes
 (``services.event_loop.service_gc``), as the bot worker and ``teoti audit`` run the
 rules; ``--gc default`` measures with CPython's own (700, 10, 10).
 ``scripts/compile_rules.sh .venv/bin/python -m benchmarks.rules_benchmark`` measures the
-mypyc-compiled rules of both rulesets (docs/performance.md); the first line printed says
-which build was measured. Targets (Teotihuacan): >= 50,000 steps/s and a median full game
-< 100 ms.
+mypyc-compiled rules of every game (docs/performance.md); the first line printed says
+which build was measured. Targets (the default ruleset): >= 50,000 steps/s and a median
+full game < 100 ms.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib
 import random
 import statistics
 import time
@@ -32,12 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.engine.domain.ruleset import SetupRequest, decide_and_fold
-from services.engine.domain.rulesets import default_registry
+from services.engine.domain.rulesets import DEFAULT_RULESET, default_registry
 from services.event_loop import service_gc
-from services.games.archaeology.rules import decide
-from services.games.teotihuacan.rules import flow
+from tests.game_samples import game_names, samples_of
 
-DEFAULT_SEATS = {"teotihuacan": 4, "archaeology": 5}
+GAMES = sorted(game_names(), key=lambda name: (name != DEFAULT_RULESET, name))
+"""The games measured by default, the default ruleset first."""
 MAX_STEPS = 50_000
 """Decisions after which a random game counts as an error (none comes near it)."""
 
@@ -63,14 +64,11 @@ def play_one(rules: Any, seed: int, seats: int, options: dict[str, Any]) -> int:
     return steps
 
 
-RULES_MODULES = {"teotihuacan": flow, "archaeology": decide}
-"""One rules module of each ruleset, whose file tells the build it was imported from."""
-
-
 def rules_build(name: str) -> str:
     """``"compiled (mypyc)"`` when ruleset ``name``'s rules modules are C extensions, else
-    ``"interpreted"``."""
-    module = RULES_MODULES[name]
+    ``"interpreted"`` (told by the file of its ``rules/ruleset.py``, which setup.py
+    compiles)."""
+    module = importlib.import_module(f"services.games.{name}.rules.ruleset")
     return "compiled (mypyc)" if str(module.__file__).endswith(".so") else "interpreted"
 
 
@@ -145,10 +143,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=100, help="games per run (default 100)")
     parser.add_argument("--runs", type=int, default=3, help="runs per ruleset (default 3)")
-    parser.add_argument("--ruleset", default="all", choices=["all", *sorted(DEFAULT_SEATS)])
-    parser.add_argument("--seats", type=int, help="seats per game (default: 4, archaeology 5)")
+    parser.add_argument("--ruleset", default="all", choices=["all", *GAMES])
+    parser.add_argument("--seats", type=int, help="seats per game (default: the game's)")
     parser.add_argument(
-        "--standard", action="store_true", help="teotihuacan: standard setup, not first game"
+        "--standard", action="store_true", help="each game's standard setup, if it has one"
     )
     parser.add_argument(
         "--gc",
@@ -157,10 +155,8 @@ def main() -> None:
         help="collector thresholds: the services' (as bots and audits run), or CPython's",
     )
     args = parser.parse_args()
-    names = sorted(DEFAULT_SEATS, reverse=True) if args.ruleset == "all" else [args.ruleset]
-    builds = "; ".join(
-        f"{name}: {rules_build(name)}" for name in sorted(DEFAULT_SEATS, reverse=True)
-    )
+    names = GAMES if args.ruleset == "all" else [args.ruleset]
+    builds = "; ".join(f"{name}: {rules_build(name)}" for name in GAMES)
     collector = service_gc() if args.gc == "service" else contextlib.nullcontext()
     with collector:
         print(f"rules build: {builds}  gc thresholds: {gc.get_threshold()}")
@@ -170,14 +166,11 @@ def main() -> None:
 
 def _measure_and_report(name: str, args: argparse.Namespace) -> None:
     """Measure ruleset ``name`` as ``args`` say and print its block."""
-    seats = args.seats or DEFAULT_SEATS[name]
-    if name == "teotihuacan":
-        options: dict[str, Any] = {"first_game": not args.standard}
-        setup = "standard" if args.standard else "first_game"
-    else:
-        options, setup = {}, "default (random ruin)"
-    result = measure(name, seats, options, args.games, args.runs)
-    report(name, seats, setup, args.games, args.runs, result)
+    samples = samples_of(name)
+    seats = args.seats or samples.bench_seats
+    setup = samples.bench_setup(args.standard)
+    result = measure(name, seats, dict(setup.options), args.games, args.runs)
+    report(name, seats, setup.name, args.games, args.runs, result)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 #
 #   scripts/compile_rules.sh                                        # build only
 #   scripts/compile_rules.sh .venv/bin/python -m benchmarks.rules_benchmark
-#   TEOTI_EXPECT_COMPILED_RULES=1 scripts/compile_rules.sh .venv/bin/pytest tests/unit/teotihuacan
+#   TEOTI_EXPECT_COMPILED_RULES=1 scripts/compile_rules.sh .venv/bin/pytest services/games
 #
 # Uses the project's .venv (mypy ships mypyc; setup.py says what is compiled) and gcc.
 # The copy lives in build/compiled-rules (git-ignored); the checkout itself stays pure

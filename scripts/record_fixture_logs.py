@@ -5,7 +5,9 @@ Usage (from the repository root)::
     .venv/bin/python scripts/record_fixture_logs.py            # write the missing fixtures
     .venv/bin/python scripts/record_fixture_logs.py --list     # what it would record
 
-Each fixture is two files under ``tests/fixtures/logs/<ruleset>/``:
+Each fixture is two files in its ruleset's folder: ``services/games/<ruleset>/tests/
+fixture_logs/`` for a game (which declares its fixtures in that folder's ``samples.py``),
+``tests/fixtures/logs/<ruleset>/`` for the test-only Nim (declared here):
 
 - ``<name>.jsonl.gz``: one JSON object per stored event, in version order, exactly as
   :class:`services.engine.domain.records.StoredEvent` holds it: ``{version, type,
@@ -42,66 +44,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from services.bot.policy import RandomPolicy  # noqa: E402
 from services.engine.domain.event_json import event_to_json  # noqa: E402
 from services.engine.domain.game import GameSnapshot  # noqa: E402
 from services.engine.domain.records import StoredEvent  # noqa: E402
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy  # noqa: E402
 from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
+from tests.game_samples import fixture_log_dir, game_names, samples_of  # noqa: E402
 
-FIXTURE_DIR = ROOT / "tests" / "fixtures" / "logs"
 FORMAT_DATE = "2026-12-01"
 """The code date whose log format the fixtures recorded today show."""
 
 
-FIXTURES: tuple[Fixture, ...] = (
-    Fixture(
-        "first_game_4_bots",
-        "teotihuacan",
-        (bot("b0"), bot("b1"), bot("b2"), bot("b3")),
-        {"first_game": True},
-    ),
-    Fixture(
-        "standard_3_humans",
-        "teotihuacan",
-        (human("ann"), human("bob"), bot("cat")),
-        {"first_game": False},
-        policy=RandomPolicy,
-    ),
-    Fixture(
-        "draft_dark_advanced_3",
-        "teotihuacan",
-        (human("ann"), bot("bo"), bot("cy")),
-        {
-            "first_game": False,
-            "draft_starting_tiles": True,
-            "dark_eclipse": True,
-            "advanced_worship": True,
-        },
-        policy=RandomPolicy,
-    ),
-    Fixture(
-        "solo_teotibot",
-        "teotihuacan",
-        (human("ann"), bot("Teotibot")),
-        {"solo": True, "first_game": False},
-    ),
-    Fixture(
-        "joined_seat_2",
-        "teotihuacan",
-        (bot("bo"), OPEN),
-        {"first_game": True},
-        joins=((1, "dee", "fixture-token-dee-0123456789abcdef"),),
-        policy=RandomPolicy,
-    ),
-    Fixture(
-        "unfinished_standard_4",
-        "teotihuacan",
-        (human("ann"), bot("bo"), human("cy"), bot("di")),
-        {"first_game": False},
-        policy=RandomPolicy,
-        stop_after=150,
-    ),
+TEST_GAME_FIXTURES: tuple[Fixture, ...] = (
     Fixture("nim_2_bots", "nim", (bot("n0"), bot("n1")), {"max_take": 3}),
     Fixture(
         "nim_3_joined",
@@ -111,53 +65,8 @@ FIXTURES: tuple[Fixture, ...] = (
         joins=((1, "joiner", "fixture-token-joiner-0123456789abcdef"),),
     ),
     Fixture("nim_unfinished", "nim", (bot("n0"), bot("n1")), {}, stop_after=4),
-    # The format after issue 11 (hidden values as commitments, SecretsRevealed, tokens out
-    # of the log: GameCreated v3, SeatJoined v2), and the second ruleset (issue 14).
-    Fixture(
-        "standard_3_sealed",
-        "teotihuacan",
-        (human("ann"), bot("bob"), bot("cat")),
-        {"first_game": False},
-        policy=RandomPolicy,
-    ),
-    Fixture(
-        "joined_seat_sealed",
-        "teotihuacan",
-        (bot("bo"), OPEN),
-        {"first_game": False},
-        joins=((1, "dee", "fixture-token-dee-0123456789abcdef"),),
-        policy=RandomPolicy,
-        stop_after=120,
-    ),
+    # The format after issue 11 (hidden values as commitments, SecretsRevealed).
     Fixture("nim_lucky_2", "nim", (bot("n0"), bot("n1")), {"max_take": 2, "lucky": True}),
-    Fixture(
-        "archaeology_3_pyramid",
-        "archaeology",
-        (human("ann"), bot("bo"), bot("cy")),
-        {"ruin": "pyramid"},
-        policy=RandomPolicy,
-    ),
-    Fixture(
-        "archaeology_5_buried_sand_hell",
-        "archaeology",
-        tuple(bot(f"a{n}") for n in range(5)),
-        {"ruin": "buried_ruins", "sand_hell": True, "lucky_beginner": True},
-    ),
-    Fixture(
-        "archaeology_2_tomb_long_expedition",
-        "archaeology",
-        (bot("a0"), bot("a1")),
-        {"ruin": "tomb", "long_expedition": True},
-        policy=RandomPolicy,
-    ),
-    Fixture(
-        "archaeology_4_temple_unfinished",
-        "archaeology",
-        (human("ann"), bot("bo"), bot("cy"), bot("di")),
-        {"ruin": "temple"},
-        policy=RandomPolicy,
-        stop_after=120,
-    ),
     # Clocks (engine events ClockStarted, ClocksUpdated, SeatTimedOut, SeatForfeited): bob
     # lets his clock run out at version 6, forfeits, and a zombie finishes for him.
     Fixture(
@@ -178,18 +87,14 @@ FIXTURES: tuple[Fixture, ...] = (
         time_control=TimeControl(0, 0, 86_400_000, TimeoutPolicy.FORFEIT),
         withdrawals=((6, 1),),
     ),
-    # SeatTakenOver and SeatReclaimed: ann runs out at version 17, a bot takes her seat,
-    # and her next move reclaims it.
-    Fixture(
-        "teotihuacan_clock_takeover",
-        "teotihuacan",
-        (human("ann"), bot("bo")),
-        {"first_game": True},
-        time_control=TimeControl(600_000, 10_000, 0, TimeoutPolicy.BOT_TAKEOVER),
-        timeouts=(17,),
-        stop_after=80,
-    ),
 )
+"""The fixtures of the test-only Nim ruleset (tests/nim.py), which has no game folder."""
+
+
+def fixtures() -> tuple[Fixture, ...]:
+    """Every fixture: Nim's, then each registered game's own (its ``samples.py``)."""
+    games = tuple(f for name in game_names() for f in samples_of(name).fixture_logs)
+    return TEST_GAME_FIXTURES + games
 
 
 def expected_json(snapshot: GameSnapshot, events: int) -> dict[str, Any]:
@@ -217,7 +122,7 @@ def expected_json(snapshot: GameSnapshot, events: int) -> dict[str, Any]:
 
 def paths(fixture: Fixture) -> tuple[Path, Path]:
     """(log file, expected-state file) of ``fixture``."""
-    folder = FIXTURE_DIR / fixture.ruleset
+    folder = fixture_log_dir(fixture.ruleset)
     return folder / f"{fixture.name}.jsonl.gz", folder / f"{fixture.name}.expected.json"
 
 
@@ -243,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     reg = registry()
-    for fixture in FIXTURES:
+    for fixture in fixtures():
         log_path, expected_path = paths(fixture)
         if args.list:
             exists = "exists" if log_path.exists() else "missing"

@@ -17,7 +17,7 @@ Commands (from the repository root)::
 registered one: a changed payload needs a new schema_version (and an upcaster), which
 then gets its own file while the old one stays for old logs. Only to widen a schema the
 sample games had not fully covered (no payload of that version changed), name it:
-``--replace teotihuacan/GameSetUp.v1``.
+``--replace <ruleset>/GameSetUp.v1``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from services.bot.policy import RandomPolicy
 from services.engine.domain.engine_events import ENGINE_EVENTS
 from services.engine.domain.records import StoredEvent
 from tests.game_driver import OPEN, Fixture, bot, play, registry
+from tests.game_samples import game_names, samples_of
 from tests.tournament_samples import SCOPE as TOURNAMENT_SCOPE
 from tests.tournament_samples import tournament_samples
 
@@ -50,60 +51,15 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 Key = tuple[str, str, int]
 """(scope, event type, schema version)."""
 
-_TEOTI_OPTION_SETS: tuple[tuple[int, dict[str, Any]], ...] = (
-    (2, {"first_game": True}),
-    (3, {"first_game": True}),
-    (4, {"first_game": True}),
-    (2, {"first_game": False}),
-    (4, {"first_game": False}),
-    (3, {"first_game": False, "draft_starting_tiles": True}),
-    (3, {"first_game": False, "dark_eclipse": True}),
-    (3, {"first_game": False, "advanced_worship": True}),
-    (4, {"first_game": False, "draft_starting_tiles": True, "dark_eclipse": True,
-         "advanced_worship": True}),
-    (2, {"solo": True, "first_game": False}),
-    (2, {"solo": True, "first_game": True}),
-    (2, {"solo": True, "first_game": False, "dark_eclipse": True,
-         "teotibot": {"power_nobles": 1, "resources": -1, "temple_bonus_vp": 5}}),
-)  # fmt: skip
-
-
-_ARCHAEOLOGY_OPTION_SETS: tuple[tuple[int, dict[str, Any]], ...] = tuple(
-    (seats, {"ruin": ruin, **variants})
-    for seats, ruin, variants in (
-        (2, "pyramid", {"long_expedition": True}),
-        (3, "temple", {"sand_hell": True}),
-        (4, "tomb", {"lucky_beginner": True}),
-        (5, "mine", {}),
-        (3, "sphinx", {"sand_hell": True, "lucky_beginner": True}),
-        (5, "buried_ruins", {"sand_hell": True}),
-        (4, "buried_ruins", {}),
-        (2, "temple", {}),
-    )
-)
-
 
 def sample_games(seeds: int = 1) -> list[Fixture]:
     """Seeded random games covering every option set of each ruleset (and every engine
-    event: an open seat is claimed with JoinGame in each set's first game)."""
+    event: an open seat is claimed with JoinGame in a game of each seed 0). Each game's
+    own sample games come from its folder (``samples.py``, tests/game_samples.py)."""
     games: list[Fixture] = []
     for seed in range(seeds):
-        for index, (seats, options) in enumerate(_TEOTI_OPTION_SETS):
-            specs = [bot(f"s{n}") for n in range(seats)]
-            joins: tuple[tuple[int, str, str], ...] = ()
-            if seed == 0 and not options.get("solo"):
-                specs[-1] = OPEN
-                joins = ((seats - 1, "joiner", f"schema-token-{index}-0123456789abcdef"),)
-            games.append(
-                Fixture(
-                    f"schemas_teotihuacan_{index}_{seed}",
-                    "teotihuacan",
-                    tuple(specs),
-                    options,
-                    joins=joins,
-                    policy=RandomPolicy,
-                )
-            )
+        for name in game_names():
+            games.extend(samples_of(name).schema_games(seed))
         games.append(
             Fixture(
                 f"schemas_nim_{seed}",
@@ -114,16 +70,6 @@ def sample_games(seeds: int = 1) -> list[Fixture]:
                 policy=RandomPolicy,
             )
         )
-        for index, (seats, options) in enumerate(_ARCHAEOLOGY_OPTION_SETS):
-            games.append(
-                Fixture(
-                    f"schemas_archaeology_{index}_{seed}",
-                    "archaeology",
-                    tuple(bot(f"a{n}") for n in range(seats)),
-                    options,
-                    policy=RandomPolicy,
-                )
-            )
         games.append(  # hidden information: sealed lucky numbers, revealed mid-game
             Fixture(
                 f"schemas_nim_lucky_{seed}",
@@ -200,7 +146,7 @@ SEALED_SCHEMA: dict[str, Any] = {
     },
 }
 """The engine's reserved ``sealed`` key: secret ids are the ruleset's (often numbered, as
-Archaeology's ``dug:<n>``), so the schema fixes the shape of each commitment, not the ids."""
+``dug:<n>``), so the schema fixes the shape of each commitment, not the ids."""
 
 
 TOURNAMENT_OPTIONS_SCHEMA: dict[str, Any] = {

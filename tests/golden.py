@@ -14,8 +14,7 @@ the game, though the log holds only their commitments.
 
 A ruleset's test module declares one :class:`GoldenGames` and calls :meth:`GoldenGames.check`
 from its parametrized test and :meth:`GoldenGames.main` from its ``__main__`` (the
-``--update`` entry point); see tests/unit/teotihuacan/test_golden_games.py and
-tests/unit/archaeology/test_golden_games.py.
+``--update`` entry point); see each game's ``services/games/<name>/tests/test_golden_games.py``.
 """
 
 from __future__ import annotations

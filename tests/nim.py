@@ -1,4 +1,4 @@
-"""A tiny Nim ruleset that exercises the generic infrastructure (not Teotihuacan).
+"""A tiny Nim ruleset that exercises the generic infrastructure (no shipped game).
 
 Seats take 1..max_take stones in turn; whoever takes the last stone wins. The starting
 pile is drawn from the setup rng and recorded in ``PileSet`` so folding never draws.

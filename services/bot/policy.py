@@ -31,8 +31,8 @@ class RandomPolicy:
 
 
 class RulesetPolicy:
-    """The bot worker's default: each ruleset's own bot (``bot_policy()``: Teotibot and
-    greedy play for Teotihuacan, the heuristic bot for Archaeology), else random play."""
+    """The bot worker's default: each ruleset's own bot (its ``bot_policy()``: a game's
+    folder holds it in ``bots/``), else random play."""
 
     name = "ruleset"
 

@@ -282,8 +282,7 @@ def add_play(sub: Subparsers) -> None:
     mode.add_argument(
         "--solo",
         action="store_true",
-        help="you against the game's own solo opponent (the default when it has one, "
-        "e.g. Teotihuacan's Teotibot)",
+        help="you against the game's own solo opponent (the default when it has one)",
     )
     mode.add_argument("--join", metavar="GAME_ID", help="play a seat of an existing game")
     mode.add_argument(

@@ -35,8 +35,8 @@ from services.rpc.limits import WatcherTooSlow
 log = structlog.get_logger(__name__)
 
 WATCH_BUFFER = 1024
-"""Events buffered per watcher before it is dropped as too slow (a whole game of
-Teotihuacan is a few hundred events, so only a stalled client reaches it)."""
+"""Events buffered per watcher before it is dropped as too slow (a whole game of the
+shipped games is a few hundred events, so only a stalled client reaches it)."""
 WATCH_BATCH = 64
 """Events read per game per read-loop step (and per catch-up read)."""
 DEFAULT_BLOCK_MS = 500

@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 
+from tests.game_samples import game_names
+
 expect: Any = pytest.importorskip("playwright.sync_api").expect
 
 
 def create(page: Any, name: str, ruleset: str, players: int, others: str = "open") -> str:
     """Create a game from the lobby form; returns its id (the page sits at seat 0)."""
     page.fill("#player-name", name)
-    if ruleset in ("teotihuacan", "archaeology"):
+    if ruleset in game_names():  # the lobby lists the registered games
         page.select_option("#create-ruleset", ruleset)
     else:
         page.fill("#create-ruleset-other", ruleset)
@@ -87,7 +89,7 @@ def play_move(mover: Any, watchers: list[Any], pick: str = "first") -> int:
     return reached
 
 
-@pytest.mark.parametrize("ruleset", ["teotihuacan", "archaeology"])
+@pytest.mark.parametrize("ruleset", game_names())
 def test_browser_two_people_play_and_see_each_other(new_page: Any, ruleset: str) -> None:
     ann = new_page()
     game_id = create(ann, "ann", ruleset, 2)
@@ -176,7 +178,7 @@ def test_browser_a_bad_action_is_refused_with_its_rule(new_page: Any) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ruleset", ["archaeology", "teotihuacan"])
+@pytest.mark.parametrize("ruleset", game_names())
 def test_browser_a_whole_game_against_a_bot(new_page: Any, ruleset: str) -> None:
     """One person plays a whole game of a real ruleset in the browser against a bot."""
     ann = new_page()

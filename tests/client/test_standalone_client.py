@@ -23,6 +23,7 @@ from teoti_client import (
     VersionConflict,
 )
 
+from tests.game_samples import game_names
 from tests.nim import NimRuleset
 
 
@@ -116,13 +117,14 @@ async def test_rulesets_and_their_seat_counts_come_from_the_server(client: Teoti
         else:
             assert entry.solo_options == dict(info.solo.options)
             assert (entry.solo_seats, entry.solo_opponent) == (info.solo.seats, info.solo.opponent)
-    # The same metadata refuses a seat count at creation, naming the rule.
-    too_many = listed["archaeology"].max_seats + 1
-    with pytest.raises(InvalidArgument) as refused:
-        await client.create_game(
-            [SeatInfo("bot", f"bot {i}") for i in range(too_many)], ruleset="archaeology"
-        )
-    assert refused.value.reason == "seat_count" and str(too_many) in str(refused.value)
+    # The same metadata refuses a seat count at creation, naming the rule (every game).
+    for name in game_names():
+        too_many = listed[name].max_seats + 1
+        with pytest.raises(InvalidArgument) as refused:
+            await client.create_game(
+                [SeatInfo("bot", f"bot {i}") for i in range(too_many)], ruleset=name
+            )
+        assert refused.value.reason == "seat_count" and str(too_many) in str(refused.value)
 
 
 async def test_a_seat_follows_the_others_moves_with_its_view(client: TeotiClient) -> None:

@@ -8,8 +8,8 @@ from services.bot.policy import RandomPolicy
 from services.engine.domain.ruleset import BotPolicy
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.seat_clocks import epoch_ms
-from tests.conftest import registry_with_nim
 from tests.nim import NimRuleset
+from tests.plugin import registry_with_nim
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 START_MS = epoch_ms(START)

@@ -1,13 +1,14 @@
 """Issue 30 item 14: the built wheel carries every file the code needs, for every game.
 
-Editable installs read the source tree, so a data file missing from the wheel (as
-Archaeology's ``rules/archaeology/data/components.json`` was: CreateGame of Archaeology
-and ListRulesets as a whole failed in the container image) shows only once installed.
+Editable installs read the source tree, so a data file missing from the wheel (as the
+second game's ``rules/data/components.json`` was: CreateGame of that game and
+ListRulesets as a whole failed in the container image) shows only once installed.
 This builds the wheel as the Dockerfile does (``pip wheel --no-deps``, here without build
 isolation: offline, with this venv's setuptools and grpcio-tools), then:
 
 - every file git tracks under ``services/`` and ``clients/python/teoti_client/`` that is
-  not Python (data tables, the web face's static files, ``py.typed``) is in it;
+  not Python (data tables, the web face's static files, ``py.typed``) is in it, and
+  nothing of a game's own tests (``services/games/<name>/tests/``) is;
 - unpacked into a scratch folder and imported from there alone (not from the checkout:
   checked), every registered ruleset answers what ListRulesets asks of it and creates a
   game on the in-memory store.
@@ -22,6 +23,8 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+from services.engine.domain.rulesets import default_registry
 
 REPO = Path(__file__).resolve().parents[2]
 CODE_DIRS = {"services/": "services/", "clients/python/teoti_client/": "teoti_client/"}
@@ -63,7 +66,9 @@ def _tracked_data_files() -> list[str]:
     ).stdout.split()
     found = []
     for path in listed:
-        if path.endswith(".py"):
+        # A game's own tests (services/games/<name>/tests/: golden games, fixture logs)
+        # stay in the checkout: setup.py leaves every ``*.tests`` package out of the wheel.
+        if path.endswith(".py") or "/tests/" in path:
             continue
         for source, target in CODE_DIRS.items():
             if path.startswith(source):
@@ -86,9 +91,15 @@ def test_the_wheel_serves_every_registered_ruleset(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "unpacked")
 
     data_files = _tracked_data_files()
-    assert "services/games/archaeology/rules/data/components.json" in data_files
+    for name in default_registry().names():  # every game's data folder is checked
+        data = f"services/games/{name}/rules/data/"
+        if (REPO / data).is_dir():
+            assert any(path.startswith(data) for path in data_files), name
+    assert any("/rules/data/" in path for path in data_files)
     missing = [name for name in data_files if name not in names]
     assert not missing, f"the wheel lacks {missing}"
+    shipped_tests = sorted(name for name in names if "/tests/" in name)
+    assert not shipped_tests, f"the wheel ships test files {shipped_tests[:5]}"
 
     unpacked = tmp_path / "unpacked"
     probe = subprocess.run(
@@ -102,8 +113,6 @@ def test_the_wheel_serves_every_registered_ruleset(tmp_path: Path) -> None:
     assert probe.returncode == 0, probe.stdout + probe.stderr
     result = json.loads(probe.stdout.strip().splitlines()[-1])
     assert Path(result["services"]).is_relative_to(unpacked), result["services"]
-    from services.engine.domain.rulesets import default_registry
-
     assert sorted(result["rulesets"]) == default_registry().names()
     for name, (title, version) in result["rulesets"].items():
         assert title and version >= 2, (name, title, version)

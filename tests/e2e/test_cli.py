@@ -56,22 +56,6 @@ async def test_demo_then_replay_verify(stack: Stack) -> None:
     assert "eclipse 3 scored" in out and "verify: OK" in out
 
 
-async def test_an_archaeology_demo_of_five_bots_ends_and_verifies(stack: Stack) -> None:
-    """Issue 14: the second ruleset through the same service, five bot seats."""
-    target = f"127.0.0.1:{stack.port}"
-    code, out = await teoti(
-        "demo", "--target", target, "--ruleset", "archaeology", "--players", "5"
-    )
-    assert code == 0, out
-    assert "the expedition ends" in out
-    places = re.findall(r"^\s+\d\. .+ \(seat \d\): \d+ points?$", out, re.M)
-    assert len(places) == 5
-    game_id = re.search(r"game id: (\w+)", out)
-    assert game_id is not None
-    code, out = await teoti("replay", game_id.group(1), "--target", target, "--verify")
-    assert code == 0 and "verify: OK" in out, out
-
-
 async def test_replay_of_an_unknown_game_fails_clearly(stack: Stack) -> None:
     code, out = await teoti("replay", "nosuchgame", "--target", f"127.0.0.1:{stack.port}")
     assert code == 2 and "unknown game 'nosuchgame'" in out and "Traceback" not in out

@@ -10,7 +10,23 @@ import pytest
 from services.cli import commands, main
 from services.cli.commands import build_parser
 from services.embedded_redis import free_port
+from services.engine.domain.ruleset import info_of
+from services.engine.domain.rulesets import default_registry
 from services.tui import launch
+
+
+def _seat_refusals() -> list[list[str]]:
+    """For every registered game: a demo of one seat more than it seats, and a solo demo
+    when it has no solo mode (the seat counts are the game's RulesetInfo)."""
+    registry = default_registry()
+    refused = []
+    for name in registry.names():
+        info = info_of(registry.get(name))
+        refused.append(["demo", "--ruleset", name, "--players", str(info.max_seats + 1)])
+        if info.solo is None:
+            refused.append(["demo", "--ruleset", name, "--solo"])
+    return refused
+
 
 BAD_INPUT: list[list[str]] = [
     ["nosuchcommand"],
@@ -52,8 +68,7 @@ BAD_INPUT: list[list[str]] = [
     ["demo", "--options", "not json"],
     ["demo", "--options", '"solo"'],
     ["demo", "--players", "7"],
-    ["demo", "--ruleset", "archaeology", "--players", "6"],
-    ["demo", "--ruleset", "archaeology", "--solo"],
+    *_seat_refusals(),
     ["demo", "--timeout", "soon"],
     ["demo", "--extra-ruleset", "bad"],
     ["replay"],

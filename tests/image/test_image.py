@@ -240,12 +240,13 @@ def test_teoti_help(image: Image) -> None:
 
 
 def test_ships_the_compiled_rules(image: Image) -> None:
-    # Both rulesets, less what setup.py leaves interpreted (Archaeology's bot: policy.py).
+    # Every registered game's rules (services/games/<name>/rules/), less what setup.py
+    # leaves interpreted (a game's bot policy among them).
     interpreted = {"__init__.py", "options.py", "state.py", "policy.py"}
     modules = sorted(
-        f"services.engine.domain.rules_support.{ruleset}.{p.stem}"
-        for ruleset in ("teotihuacan", "archaeology")
-        for p in (REPO / "services" / "engine" / "rules" / ruleset).glob("*.py")
+        f"services.games.{name}.rules.{p.stem}"
+        for name in RULESETS
+        for p in (REPO / "services" / "games" / name / "rules").glob("*.py")
         if p.name not in interpreted
     )
     assert modules

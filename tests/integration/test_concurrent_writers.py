@@ -14,6 +14,7 @@ from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.records import EventMetadata
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.rulesets import RulesetRegistry
+from tests.game_samples import game_seating
 
 META = "2024-01-01T00:00:00+00:00"
 
@@ -98,7 +99,7 @@ async def test_joins_of_different_seats_at_once_all_succeed(
 
     engine = Engine(redis_store, registry, seed_source=fixed_seed("joins"))
     seats = [SeatSpec(SeatKind.HUMAN, "") for _ in range(4)]
-    game = (await engine.create_game("archaeology", seats, {})).game_id
+    game = (await engine.create_game(game_seating(4), seats, {})).game_id
     rivals = [Engine(redis_store, registry) for _ in range(4)]  # separate caches, as gateways
     tokens = [f"player-{n}-{uuid.uuid4().hex}" for n in range(4)]
     await asyncio.gather(

@@ -28,6 +28,7 @@ from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
+from tests.game_samples import game_names
 from tests.servicer_context import ServicerContext
 
 pb = load_stubs().game_pb2
@@ -113,15 +114,15 @@ async def answers_as_the_reads(
     return answered
 
 
-@pytest.mark.parametrize(
-    ("ruleset", "clocked", "transport"),
-    [
-        ("teotihuacan", False, "link"),
-        ("archaeology", True, "link"),
-        ("archaeology", False, "stream"),
-        ("teotihuacan", True, "unary"),
-    ],
-)
+def _view_cases() -> list[tuple[str, bool, str]]:
+    """(ruleset, clocked, transport): the registered games in turn over each transport,
+    clocked and not (every game both ways when there are two or more)."""
+    names = game_names()
+    ways = [(False, "link"), (True, "link"), (False, "stream"), (True, "unary")]
+    return [(names[(i + 1) % len(names)], *way) for i, way in enumerate(ways)]
+
+
+@pytest.mark.parametrize(("ruleset", "clocked", "transport"), _view_cases())
 async def test_the_engine_answers_the_view_the_gateway_would_show(
     redis_url: str,
     key_prefix: str,

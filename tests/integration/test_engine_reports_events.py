@@ -116,7 +116,7 @@ async def test_a_new_game_is_folded_from_the_reported_events_as_a_load_would(
             GameReader(gateway_store, registry).created(game, forged, bindings)
 
         # A setup with secrets (commitments) needs the sealed records: read instead.
-        sealed = await client.create_game("teotihuacan", seats, {"first_game": False})
+        sealed = await client.create_game("nim", seats, {"max_take": 3, "lucky": True})
         assert sealed.written
         assert reader.created(sealed.game_id, sealed.written, bindings) is None
     finally:

@@ -22,7 +22,7 @@ from services.engine.domain.records import canonical_json
 from services.rpc.errors import error_info
 from services.rpc.limits import PeerRateLimiter
 from services.rpc.stubs import load_stubs
-from tests.conftest import registry_with_nim
+from tests.plugin import registry_with_nim
 
 REFUSALS = {
     grpc.StatusCode.INVALID_ARGUMENT,

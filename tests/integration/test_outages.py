@@ -29,8 +29,8 @@ from services.gateway.server import create_server
 from services.rpc.errors import error_info, retry_delay_s
 from services.rpc.limits import PeerRateLimiter
 from services.rpc.stubs import load_stubs
-from tests.conftest import registry_with_nim
 from tests.faults import RedisProcess
+from tests.plugin import registry_with_nim
 
 
 def _unavailable(error: Any, reason: str) -> None:

@@ -43,7 +43,7 @@ from services.rpc.generated import tournament_service_pb2 as tpb
 from services.rpc.generated import tournament_service_pb2_grpc as tpb_grpc
 from services.rpc.stubs import load_stubs
 from services.tournament.repository import stream_id
-from tests.conftest import registry_with_nim
+from tests.plugin import registry_with_nim
 
 SHARDS = 4
 

@@ -109,7 +109,7 @@ async def test_games_played_through_engine_and_bot_workers_on_a_cluster(
                 break
             await asyncio.sleep(0.1)
         assert all(view.finished for view in views), [v.version for v in views]
-        assert views[0].version > 100  # a whole Teotihuacan game
+        assert views[0].version > 100  # a whole game of the default ruleset
         for game in games:
             assert (await client.verify(game)).ok
         keys = stack.store.keys

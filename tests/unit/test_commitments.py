@@ -1,6 +1,6 @@
 """Hidden information as salted commitments (docs/events.md "Commitments"), generic over
 rulesets: the test Nim's ``lucky`` variant seals a number per seat and reveals them
-mid-game; Teotihuacan's standard setup seals hands, choices and the discovery bag.
+mid-game (a game's own secrets are tested in its folder, services/games/<name>/tests/).
 
 Checked here: the documented byte format, fresh 256-bit nonces, nothing recoverable by
 trying every candidate, the secrets kept in service-only storage with the append, the
@@ -55,7 +55,7 @@ def _clock() -> datetime:
     return datetime(2026, 12, 1, tzinfo=UTC)
 
 
-async def _play(
+async def play_seeded(
     registry: RulesetRegistry,
     ruleset: str,
     seats: list[SeatSpec],
@@ -96,7 +96,7 @@ def _with_payload(events: list[StoredEvent], version: int, payload: Any) -> list
 async def test_nim_lucky_numbers_are_committed_kept_aside_and_revealed_by_the_rules(
     registry: RulesetRegistry,
 ) -> None:
-    store, game = await _play(registry, "nim", BOTS, {"lucky": True}, "seed-lucky-1")
+    store, game = await play_seeded(registry, "nim", BOTS, {"lucky": True}, "seed-lucky-1")
     events = await store.read(game)
     private = await store.read_private(game)
     pile_set = events[1].payload
@@ -124,7 +124,7 @@ async def test_nim_lucky_numbers_are_committed_kept_aside_and_revealed_by_the_ru
 async def test_a_seat_sees_its_own_secret_and_a_public_fold_folds_without_it(
     registry: RulesetRegistry,
 ) -> None:
-    store, game = await _play(registry, "nim", BOTS, {"lucky": True}, "seed-lucky-2", 3)
+    store, game = await play_seeded(registry, "nim", BOTS, {"lucky": True}, "seed-lucky-2", 3)
     events = await store.read(game)
     private = await store.read_private(game)
     whole = fold(game, events, registry, private)
@@ -138,23 +138,10 @@ async def test_a_seat_sees_its_own_secret_and_a_public_fold_folds_without_it(
     assert audit_log(game, events, registry).ok  # mid-game, from the public events alone
 
 
-async def test_the_end_reveals_every_secret_left(registry: RulesetRegistry) -> None:
-    """Teotihuacan's hands, discovery bag and returned tiles are revealed only at the end."""
-    seats = [SeatSpec(SeatKind.BOT, f"b{i}") for i in range(2)]
-    store, game = await _play(registry, "teotihuacan", seats, {"first_game": False}, "end-1")
-    events = await store.read(game)
-    assert events[-1].type == "SeedRevealed" and events[-2].type == "SecretsRevealed"
-    final = {s["id"] for s in events[-2].payload["secrets"]}
-    assert final == {"discovery_bag", "returned_discoveries", "starting_hand:0", "starting_hand:1"}
-    report = audit_log(game, events, registry, await store.head(game))
-    assert report.ok and report.seed_verified, report.problems
-    assert report.commitments == report.reveals_verified == 6  # + the two choices
-
-
 async def test_tampering_is_detected_and_the_first_bad_version_named(
     registry: RulesetRegistry,
 ) -> None:
-    store, game = await _play(registry, "nim", BOTS, {"lucky": True}, "seed-lucky-3")
+    store, game = await play_seeded(registry, "nim", BOTS, {"lucky": True}, "seed-lucky-3")
     events = await store.read(game)
     assert audit_log(game, events, registry).ok
     reveal = next(e for e in events if e.type == "SecretsRevealed")

@@ -1,16 +1,15 @@
 """Engine events of older versions (docs/events.md): GameCreated v1/v2 and SeatJoined v1
 upcast to today's shapes, and the token hashes old logs hold in clear are honoured
-read-only (the committed fixture logs were recorded in that format)."""
+read-only (shown on a game's committed fixture logs, recorded in that format: in its
+folder, services/games/<name>/tests/)."""
 
 from __future__ import annotations
 
 from services.engine.domain import engine_events
 from services.engine.domain.engine_events import GAME_CREATED, SEAT_JOINED
 from services.engine.domain.fairness import commit
-from services.engine.domain.game import fold
 from services.engine.domain.game_seats import hash_token
 from services.engine.domain.ruleset import DomainEvent
-from tests.unit.test_fixture_logs import FIXTURES, expected_of, load_log, registry
 
 HASH = hash_token("some-old-token-0123456789")
 
@@ -56,16 +55,3 @@ def test_seat_joined_v1_loses_its_token_hash() -> None:
     v1 = DomainEvent(SEAT_JOINED, {"seat": 1, "name": "dee", "token_hash": HASH})
     assert engine_events.upcast(v1) == DomainEvent(SEAT_JOINED, {"seat": 1, "name": "dee"}, 2)
     assert engine_events.legacy_token_hashes(v1) == {1: HASH}
-
-
-def test_old_logs_tokens_still_act_for_their_seats() -> None:
-    """Fixture logs of today's format: the hashes in them are honoured read-only."""
-    for name, seat, token in (
-        ("standard_3_humans", 0, "fixture-token-ann-0123456789abcdef"),
-        ("joined_seat_2", 1, "fixture-token-dee-0123456789abcdef"),
-    ):
-        path = FIXTURES / "teotihuacan" / f"{name}.jsonl.gz"
-        game = fold(expected_of(path)["game_id"], load_log(path), registry())
-        assert game.seats[seat].accepts(token)
-        assert not game.seats[seat].accepts("fixture-token-eve-0123456789abcdef")
-        assert not game.seats[seat].is_open

@@ -1,6 +1,7 @@
 """Old logs fold forever: every committed fixture log reaches its recorded final state.
 
-The fixtures under ``tests/fixtures/logs/<ruleset>/`` are real games recorded by
+The fixtures of each game (``services/games/<ruleset>/tests/fixture_logs/``) and of the
+test-only Nim (``tests/fixtures/logs/nim/``) are real games recorded by
 ``scripts/record_fixture_logs.py`` with the code of their ``format_date``, stored exactly
 as the store held them. They are never regenerated: when an event's schema changes, its
 upcaster (``engine_events.upcast`` / ``Ruleset.upcast``) must make these logs fold to
@@ -22,10 +23,20 @@ from services.engine.domain.event_json import event_from_json
 from services.engine.domain.game import fold
 from services.engine.domain.records import StoredEvent
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
+from tests.game_samples import fixture_log_dirs, game_names, samples_of
 from tests.nim import NimRuleset
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
-LOGS = sorted(FIXTURES.glob("*/*.jsonl.gz"))
+LOG_DIRS = fixture_log_dirs()
+"""Ruleset -> its fixture folder (tests/game_samples.py: each game's folder, and Nim's)."""
+LOGS = [
+    path for _, folder in sorted(LOG_DIRS.items()) for path in sorted(folder.glob("*.jsonl.gz"))
+]
+RULESET_OF = {path: name for name, folder in LOG_DIRS.items() for path in folder.glob("*.jsonl.gz")}
+
+
+def log_id(path: Path) -> str:
+    """``<ruleset>/<file name>``: a fixture's test id."""
+    return f"{RULESET_OF[path]}/{path.name}"
 
 
 def load_log(path: Path) -> list[StoredEvent]:
@@ -48,30 +59,27 @@ def expected_of(path: Path) -> dict[str, Any]:
     return data
 
 
+NIM_FIXTURES = {
+    "nim/nim_2_bots",
+    "nim/nim_3_joined",
+    "nim/nim_unfinished",
+    "nim/nim_lucky_2",
+    "nim/nim_withdraw_forfeit",
+}
+
+
 def test_fixtures_cover_every_ruleset_and_option_set() -> None:
-    names = {f"{p.parent.name}/{p.name.removesuffix('.jsonl.gz')}" for p in LOGS}
-    assert {
-        "teotihuacan/first_game_4_bots",
-        "teotihuacan/standard_3_humans",
-        "teotihuacan/draft_dark_advanced_3",
-        "teotihuacan/solo_teotibot",
-        "teotihuacan/joined_seat_2",
-        "teotihuacan/unfinished_standard_4",
-        "nim/nim_2_bots",
-        "nim/nim_3_joined",
-        "nim/nim_unfinished",
-        "teotihuacan/standard_3_sealed",
-        "teotihuacan/joined_seat_sealed",
-        "nim/nim_lucky_2",
-        "nim/nim_withdraw_forfeit",
-        "archaeology/archaeology_3_pyramid",
-        "archaeology/archaeology_5_buried_sand_hell",
-        "archaeology/archaeology_2_tomb_long_expedition",
-        "archaeology/archaeology_4_temple_unfinished",
-    } <= names
+    names = {log_id(p).removesuffix(".jsonl.gz") for p in LOGS}
+    declared = {  # every game's recorded fixtures, as its folder's samples.py lists them
+        f"{name}/{fixture.name}"
+        for name in game_names()
+        for fixture in samples_of(name).fixture_logs
+    }
+    assert NIM_FIXTURES | declared <= names
+    assert {name.split("/")[0] for name in names} >= set(game_names())
 
 
-@pytest.mark.parametrize("path", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", LOGS, ids=log_id)
 def test_fixture_log_chains_and_folds_to_its_recorded_final_state(path: Path) -> None:
     events = load_log(path)
     expected = expected_of(path)

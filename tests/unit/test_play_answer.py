@@ -21,6 +21,7 @@ from services.engine.domain.timing.time_control import TimeControl
 from services.engine.transport.client import InProcessEngineClient
 from services.gateway.servicer import GameServicer
 from services.rpc.stubs import load_stubs
+from tests.game_samples import game_names
 from tests.servicer_context import ServicerContext
 
 pb = load_stubs().game_pb2
@@ -95,7 +96,7 @@ async def test_a_refusal_after_the_answer_was_begun_answers_alone(
 HIDDEN_TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
 
 
-@pytest.mark.parametrize("ruleset", ["teotihuacan", "archaeology"])
+@pytest.mark.parametrize("ruleset", game_names())
 @pytest.mark.parametrize("clocked", [False, True])
 async def test_moves_of_hidden_information_games_answer_as_the_unary_reads(
     registry: RulesetRegistry, ruleset: str, clocked: bool

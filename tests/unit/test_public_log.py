@@ -20,7 +20,7 @@ from services.engine.domain.public_log import (
     write_public_log,
 )
 from services.engine.domain.records import StoredEvent
-from tests.unit.test_fixture_logs import LOGS, expected_of, load_log, registry
+from tests.unit.test_fixture_logs import LOGS, expected_of, load_log, log_id, registry
 
 
 def _exported(path: Path) -> PublicLog:
@@ -43,7 +43,7 @@ def _exported(path: Path) -> PublicLog:
     return parse_public_log(text.getvalue().splitlines())
 
 
-@pytest.mark.parametrize("path", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", LOGS, ids=log_id)
 def test_every_fixture_log_round_trips_and_verifies_offline(path: Path) -> None:
     public = _exported(path)
     assert list(public.events) == load_log(path)

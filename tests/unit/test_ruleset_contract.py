@@ -24,7 +24,20 @@ from tests.nim import NimRuleset
 
 GAMES = 6
 MAX_STEPS = 20_000
-SEATS = {"teotihuacan": (2, 3, 4), "archaeology": (2, 3, 4, 5), "nim": (2, 3, 4)}
+
+
+def _seat_counts() -> dict[str, tuple[int, ...]]:
+    """Seat counts swept per ruleset: every count each registered game's RulesetInfo
+    allows (min to max), and the test Nim's."""
+    registry = default_registry()
+    counts = {"nim": (2, 3, 4)}
+    for name in registry.names():
+        info = info_of(registry.get(name))
+        counts[name] = tuple(range(info.min_seats, info.max_seats + 1))
+    return counts
+
+
+SEATS = _seat_counts()
 
 
 def _rulesets() -> list[Any]:

@@ -1,7 +1,7 @@
-"""Recorded tournament logs (tests/fixtures/tournament_logs, written once by
-scripts/record_tournament_fixture.py) still chain, fold to their recorded standings and
-replay their pairings from the revealed seed: the tournament events are a permanent
-contract, like the games'."""
+"""Recorded tournament logs (each game's tests/tournament_logs/, written once by its
+record_tournament_fixture.py; see tests/game_samples.py) still chain, fold to their
+recorded standings and replay their pairings from the revealed seed: the tournament
+events are a permanent contract, like the games'."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from services.engine.domain.event_json import event_from_json
 from services.engine.domain.records import StoredEvent
 from services.tournament import events as ev
 from services.tournament.aggregate import fold, replay_pairings
+from tests.game_samples import tournament_log_dirs
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tournament_logs"
-LOGS = sorted(FIXTURES.glob("*.jsonl.gz"))
+LOGS = sorted(path for folder in tournament_log_dirs() for path in folder.glob("*.jsonl.gz"))
 
 
 def load_log(path: Path) -> list[StoredEvent]:

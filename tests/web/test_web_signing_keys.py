@@ -118,6 +118,6 @@ async def test_a_gateway_without_a_key_refuses_to_sign(
 
 @pytest.fixture
 def registry_with_nim_reader(redis_store: RedisEventStore) -> GameReader:
-    from tests.conftest import registry_with_nim
+    from tests.plugin import registry_with_nim
 
     return GameReader(redis_store, registry_with_nim())

@@ -21,8 +21,8 @@ Formats, told apart by their tag:
 
 Base64 because the store's client decodes replies as text. Measured, base64 included:
 2.2x smaller than the stream's field bytes for a 21-event Nim log, 3.0x for 577 events of
-Teotihuacan (``z1``). The command ids make a ``z2`` blob 17% (Teotihuacan) to 32%
-(Archaeology) larger with random client ids (benchmarks/archive_benchmark.py,
+the first game (``z1``). The command ids make a ``z2`` blob 17% to 32% (by game)
+larger with random client ids (benchmarks/archive_benchmark.py,
 docs/operations.md "Retention").
 
 The sealed secrets (values, nonces and entitled seats of every commitment) are not in

@@ -1,7 +1,7 @@
 """The decision at hand: the seat's legal actions, grouped and named in game terms.
 
 Arrow keys move, Enter chooses. The game's kit names and groups them; its free actions
-(e.g. Teotihuacan's unlock) are listed last under their own heading whenever legal.
+(e.g. an unlock) are listed last under their own heading whenever legal.
 """
 
 from __future__ import annotations

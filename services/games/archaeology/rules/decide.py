@@ -103,7 +103,7 @@ def _free_actions(comp: Components, state: GameState, seat: int) -> list[JsonDic
     actions: list[JsonDict] = []
     sales: list[JsonDict] = []
     # One pass over the hand lists both the offers and the sales (museum.sellable's order,
-    # held to it by tests/unit/archaeology/test_free_actions.py).
+    # held to it by services/games/archaeology/tests/test_free_actions.py).
     for k, held in enumerate(state.seats[seat].hand):
         if held:
             name = kinds[k]

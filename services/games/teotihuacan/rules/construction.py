@@ -109,7 +109,7 @@ def can_place(state: GameState, seat: int) -> bool:
     Asked at every Construction board action, while listing the placements builds every
     (tile, slot, payment, rotation): every offered tile fits every legal slot in some
     rotation, so a placement exists exactly when a tile is offered and one payment for
-    a legal slot's level is in hand (tests/unit/teotihuacan/test_derived_tables.py).
+    a legal slot's level is in hand (services/games/teotihuacan/tests/test_derived_tables.py).
     """
     if not state.pyramid_offer:
         return False

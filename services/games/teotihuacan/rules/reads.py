@@ -6,7 +6,7 @@ properties from a rules module enters the interpreter: ``Worker.in_play``,
 ``Player.amount``, ``Player.temple`` and ``Player.workers_in_play`` were about two such
 calls per decision. The rules' hot paths
 call these instead; each answers exactly what the method it stands for answers
-(tests/unit/teotihuacan/test_derived_tables.py holds them to the methods over every state
+(services/games/teotihuacan/tests/test_derived_tables.py holds them to the methods over every state
 of seeded games).
 """
 

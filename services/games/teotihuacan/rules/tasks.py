@@ -96,7 +96,7 @@ class EclipseEnd(Task):
 # task, 4,000 for a board action): as many as the rest of a small step. A task is an
 # immutable value, so the rules take the one shared value of each, as the fold does for
 # workers (``workers.py``): equal to a new one, so nothing can tell
-# (tests/unit/teotihuacan/test_derived_tables.py). The tables hold only values the rules
+# (services/games/teotihuacan/tests/test_derived_tables.py). The tables hold only values the rules
 # reached (seats, boards, worker ids and step counts of a game: a few hundred at most).
 
 _TAKE_TURN: Final[dict[int, TakeTurn]] = {}
@@ -238,7 +238,7 @@ AGENDA_FIELDS: Final[dict[str, tuple[str, ...]]] = {
 """The public wire format of an agenda entry (``AgendaUpdated`` v1, docs/events.md):
 ``{"kind": <kind>, <these fields>}`` per task kind, written here and not reflected from
 the task classes, so renaming a class or a field cannot silently change the logs'
-schema (tests/unit/teotihuacan/test_public_log.py checks the classes still match)."""
+schema (services/games/teotihuacan/tests/test_public_log.py checks the classes still match)."""
 
 
 def task_to_dict(task: Task) -> dict[str, Any]:

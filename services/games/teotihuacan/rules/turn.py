@@ -203,7 +203,7 @@ def _turn_options(state: GameState, task: TakeTurn) -> list[Action]:
 def listed_turn_options(state: GameState, seat: int, movable: list[int]) -> list[Action]:
     """The options of ``seat``'s turn with its ``movable`` workers, listed in full (the
     active movement effects included; the short way of a turn without any must equal
-    this, tests/unit/teotihuacan/test_derived_tables.py)."""
+    this, services/games/teotihuacan/tests/test_derived_tables.py)."""
     player = state.players[seat]
     teleport = TELEPORT in player.active_effects
     moves: list[Action] = []

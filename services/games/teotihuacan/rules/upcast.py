@@ -3,7 +3,7 @@
 Old logs wrote hidden information in clear (it was redacted only on display, after
 hashing), so it is public there: an upcast event carries those values as ``sealed``
 values without commitments, and folds exactly like a current event folded whole.
-Each conversion is tested in tests/unit/teotihuacan/test_upcast.py.
+Each conversion is tested in services/games/teotihuacan/tests/test_upcast.py.
 
 - ``GameSetUp`` v1 ``{state}`` -> v2 (see :mod:`.public_setup`).
 - ``StartingTilesChosen`` v1 ``{seat, tiles}`` -> v2 ``{seat}`` + sealed ``choice:<seat>``.

@@ -6,7 +6,7 @@ worship spaces), 225 values in all. Folding builds one for nearly every worker e
 and a frozen slotted dataclass's ``__init__`` sets each field through
 ``object.__setattr__`` (about 5 times this table's lookup), so the fold takes the shared
 value instead: equal to a new one, and immutable, so nothing can tell
-(tests/unit/teotihuacan/test_derived_tables.py).
+(services/games/teotihuacan/tests/test_derived_tables.py).
 """
 
 from __future__ import annotations
