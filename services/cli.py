@@ -224,7 +224,6 @@ def _gateway_settings(args: argparse.Namespace) -> Any:
         play_streams_per_client=args.max_play_streams_per_client,
         streams_per_address=args.max_streams_per_address,
         engine_channels=getattr(args, "engine_channels", 4),
-        engine_transport=getattr(args, "engine_transport", ""),
     )
 
 
@@ -355,7 +354,6 @@ async def _engine(args: argparse.Namespace) -> int:
         _stop_event(),
         _store_settings(args),
         _timekeeper_settings(args),
-        link_port=args.link_port,
     )
     return 0
 
@@ -368,29 +366,8 @@ def _timekeeper_settings(args: argparse.Namespace) -> Any:
 
 
 def _engine_target(args: argparse.Namespace) -> str:
-    """``--engine``, checked up front for the link (its addresses are host:port pairs;
-    a gRPC target is checked by gRPC as it connects). Raises UsageError."""
-    if args.engine_transport == "link":
-        from services.engine.transport.link_client import parse_target
-
-        try:
-            parse_target(args.engine)
-        except ValueError as error:
-            raise UsageError(f"--engine: {error}") from None
+    """``--engine`` (a gRPC target, checked by gRPC as it connects)."""
     return str(args.engine)
-
-
-def engine_transport_opt(p: argparse.ArgumentParser) -> None:
-    """``--engine-transport`` of the processes sending commands to engines (--engine)."""
-    p.add_argument(
-        "--engine-transport",
-        choices=("stream", "unary", "link"),
-        default=os.environ.get("TEOTI_ENGINE_TRANSPORT") or "stream",
-        help="stream: engine commands multiplexed on a few EngineService.Exchange streams; "
-        "unary: one call each (engines without Exchange); link: the same streams on the "
-        "engine link, --engine naming the engines' --link-port (docs/operations.md). "
-        "Default $TEOTI_ENGINE_TRANSPORT, else %(default)s",
-    )
 
 
 def timekeeper_opt(p: argparse.ArgumentParser) -> None:
@@ -484,7 +461,6 @@ async def _bot(args: argparse.Namespace) -> int:
             f"0.0.0.0:{args.health_port}" if args.health_port else "",
             reconcile_s=args.reconcile_s,
         ),
-        engine_transport=args.engine_transport,
     )
     return 0
 
@@ -499,7 +475,6 @@ async def _director(args: argparse.Namespace) -> int:
         _stop_event(),
         _store_settings(args),
         f"0.0.0.0:{args.health_port}" if args.health_port else "",
-        engine_transport=args.engine_transport,
     )
     return 0
 
@@ -1013,14 +988,6 @@ def build_parser() -> argparse.ArgumentParser:
     engine = sub.add_parser("engine", help="EngineService alone")
     engine.add_argument("--host", default="127.0.0.1")
     engine.add_argument("--port", type=_port, default=50052)
-    engine.add_argument(
-        "--link-port",
-        type=_port,
-        default=env_number("TEOTI_LINK_PORT", int, 0),
-        help="also serve the engine link (plain TCP, for --engine-transport link clients; "
-        "docs/operations.md) on this port of --host (0: off); default $TEOTI_LINK_PORT, "
-        "else off",
-    )
     redis_opt(engine)
     timekeeper_opt(engine)
     common(engine)
@@ -1038,7 +1005,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=env_number("TEOTI_ENGINE_CHANNELS", int, 4),
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
-    engine_transport_opt(gateway)
     signing_opt(gateway, "none: it signs nothing (GetSignedHead refused, exports unsigned)")
     web_opt(gateway, 0)
     gateway.add_argument(
@@ -1074,7 +1040,6 @@ def build_parser() -> argparse.ArgumentParser:
     director.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP
     )
-    engine_transport_opt(director)
     director.add_argument(
         "--health-port",
         type=_port,
@@ -1092,7 +1057,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
     bot.add_argument("--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=ENGINE_HELP)
-    engine_transport_opt(bot)
     bot.add_argument("--concurrency", type=int, default=4)
     bot.add_argument(
         "--claim-idle-ms",
