@@ -171,7 +171,7 @@ async def read_next(call: Any) -> Any:
 def create_request(
     command_id: str = "", request_id: int = 0, timeout_ms: int = 0
 ) -> pb.EngineServiceExchangeRequest:
-    """An Exchange request to create a game of nim between HUMANS (``request_id`` and
+    """An ExchangeBatches request to create a game of nim between HUMANS (``request_id`` and
     ``timeout_ms`` 0: left for an ExchangeStream to number, and no timeout)."""
     request = pb.EngineServiceCreateGameRequest(ruleset="nim", command_id=command_id)
     request.seats.add(kind=1, name="ann", token_hash="a" * 64)

@@ -219,12 +219,12 @@ async def start_engine_server(
     """Start an EngineService server on ``address`` (port 0: any). Returns (server, port).
 
     ``max_streams_per_connection`` is the calls one gateway connection may have open at
-    once; a gateway's calls beyond it wait in its client, they do not fail (an Exchange
-    stream is one call for as long as it is open). ``max_in_flight_per_exchange`` is the
-    commands of one Exchange stream worked on at once. When ``stopping`` is set (stop the
-    server right after), every Exchange stream is told to drain, so gateways move their
-    commands to other engines during the stop's grace instead of losing those in flight
-    when it ends.
+    once; a gateway's calls beyond it wait in its client, they do not fail (an
+    ExchangeBatches stream is one call for as long as it is open).
+    ``max_in_flight_per_exchange`` is the commands of one stream worked on at once. When
+    ``stopping`` is set (stop the server right after), every stream is told to drain, so
+    gateways move their commands to other engines during the stop's grace instead of
+    losing those in flight when it ends.
 
     Connections are closed (gracefully) after ENGINE_CONNECTION_AGE_MS, so clients
     resolve the engines' name again and spread onto engines added since (a headless
