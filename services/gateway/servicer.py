@@ -341,7 +341,7 @@ class GameServicer:
         token = entries[-1].to_token() if len(entries) == size else ""
         return pb.ListGamesResponse(games=games, next_page_token=token)
 
-    def _listed(self, snapshot: GameSnapshot, request: Any) -> bool:
+    def _listed(self, snapshot: GameSnapshot, request: pb.ListGamesRequest) -> bool:
         if request.ruleset and snapshot.ruleset_name != request.ruleset:
             return False
         status = int(request.status)
@@ -564,7 +564,7 @@ class GameServicer:
             snapshot.is_terminal(),
         )
 
-    def _signed_proto(self, signed: SignedHead, into: Any) -> Any:
+    def _signed_proto(self, signed: SignedHead, into: pb.SignedHead) -> pb.SignedHead:
         into.statement_json = signed.statement
         into.signature = signed.signature
         into.key_id = signed.key_id
@@ -644,7 +644,7 @@ class GameServicer:
                 await context.send_initial_metadata(())
                 seated = False
 
-                async def answer(message: Any) -> Any:
+                async def answer(message: pb.PlayRequest | BadRequest) -> pb.PlayResponse:
                     nonlocal seated
                     reply = await self.play_answer(message, context)
                     seated = seated or _passed_seat_check(message, reply)
@@ -669,7 +669,9 @@ class GameServicer:
                 raise
             await abort_for(context, exc)
 
-    async def play_answer(self, message: Any, context: Context) -> Any:
+    async def play_answer(
+        self, message: pb.PlayRequest | BadRequest, context: Context
+    ) -> pb.PlayResponse:
         """The PlayResponse to one PlayRequest: the unary method's response, or its
         refusal as a PlayError (a message that sets no request, or is not a PlayRequest
         at all, is INVALID_ARGUMENT ``malformed_request``, answered with the request_id
@@ -703,7 +705,7 @@ class GameServicer:
             reply.error.CopyFrom(self._play_error(exc, inner))
         return reply
 
-    def _play_error(self, exc: Exception, request: Any) -> Any:
+    def _play_error(self, exc: Exception, request: Any) -> pb.PlayError:
         """A PlayError with the status the unary call would have ended with (an
         unexpected error is logged with the request's game id and seat)."""
         status = rich_status(exc)

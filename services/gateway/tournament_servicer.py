@@ -38,7 +38,7 @@ _FORMAT_NUMBERS = {
 }
 
 
-def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
+def config_from_proto(message: pb.TournamentConfig, default_ruleset: str) -> TournamentConfig:
     """A TournamentConfig from its message. Raises InvalidTournament, InvalidArgument."""
     if message.format not in _FORMATS:
         raise InvalidTournament("invalid_config", f"unknown format {message.format}")
@@ -67,7 +67,7 @@ def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
     )
 
 
-def config_to_proto(config: TournamentConfig) -> Any:
+def config_to_proto(config: TournamentConfig) -> pb.TournamentConfig:
     """The message of a TournamentConfig."""
     clock = config.time_control
     return pb.TournamentConfig(
@@ -98,7 +98,7 @@ def config_to_proto(config: TournamentConfig) -> Any:
     )
 
 
-def tournament_to_proto(state: TournamentState) -> Any:
+def tournament_to_proto(state: TournamentState) -> pb.Tournament:
     """The Tournament message: players, rounds with tables, standings."""
     withdrawn = {e.player for e in state.entrants if e.withdrawn}
     tiebreaks = list(state.config.tiebreaks)
@@ -147,7 +147,7 @@ def tournament_to_proto(state: TournamentState) -> Any:
     )
 
 
-def event_to_proto(event: StoredEvent) -> Any:
+def event_to_proto(event: StoredEvent) -> pb.TournamentEvent:
     """A TournamentEvent message, exactly as stored and hash-chained."""
     return pb.TournamentEvent(
         version=event.version,
