@@ -34,7 +34,7 @@ from services.engine.domain.records import (
     canonical_json,
 )
 from services.engine.domain.ruleset import RuleViolation, info_of
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
 from services.gateway.watch_hub import WatchHub
@@ -196,7 +196,7 @@ class GameServicer:
         self,
         reader: GameReader,
         client: EngineClient,
-        default_ruleset: str = DEFAULT_RULESET,
+        default_ruleset: str | None = None,
         hub: WatchHub | None = None,
         limiter: ClientRateLimiter | None = None,
         quota: CreationQuota | None = None,
@@ -208,7 +208,7 @@ class GameServicer:
     ) -> None:
         self._reader = reader
         self._client = client
-        self._default_ruleset = default_ruleset
+        self._default_ruleset = default_ruleset or installed_default()
         self.hub = hub or WatchHub(reader.store)
         self._limiter = limiter or ClientRateLimiter()
         self._quota = quota or CreationQuota()

@@ -11,9 +11,9 @@ from services.engine.domain.ruleset import (
     DomainEvent,
     GameResult,
     JsonDict,
-    RulesetInfo,
     SetupRequest,
 )
+from services.games.archaeology import GAME
 from services.games.archaeology.bots.policy import ArchaeologyBot
 
 from . import decide as rules
@@ -36,12 +36,10 @@ class ArchaeologyRuleset:
     """
 
     name = "archaeology"
+    declaration = GAME  # title, seats (those of the data file) and capabilities, as data
 
     def __init__(self, comp: Components | None = None) -> None:
         self.comp = comp or components()
-        self.info = RulesetInfo(
-            "Archaeology: The New Expedition", self.comp.min_seats, self.comp.max_seats
-        )
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         """The opening event (A2). Raises InvalidOptions for bad options or seat count."""
