@@ -33,7 +33,7 @@ from services.engine.domain.records import (
     StoredEvent,
     canonical_json,
 )
-from services.engine.domain.ruleset import RuleViolation, info_of
+from services.engine.domain.ruleset import RuleViolation
 from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
@@ -565,12 +565,12 @@ class GameServicer:
 
     @unary_errors
     async def ListRulesets(self, request: Any, context: Context) -> Any:
-        """Every registered ruleset with its metadata (``RulesetInfo``), sorted by name."""
+        """Every registered ruleset with its metadata (its declaration's ``RulesetInfo``),
+        sorted by name; one whose declaration cannot be loaded is logged and left out."""
         self._admit(context)
-        registry = self._reader.registry
         reply = self._pb.ListRulesetsResponse()
-        for name in registry.names():
-            info = info_of(registry.get(name))
+        for declared in self._reader.registry.declarations():
+            name, info = declared.name, declared.info
             entry = reply.rulesets.add(
                 name=name,
                 title=info.title,

@@ -131,6 +131,9 @@ def test_declared_capabilities_must_exist_on_the_class() -> None:
     registry.register("nim", Boastful)
     with pytest.raises(UnknownRuleset, match="apply, bot_policy"):
         registry.get("nim")
+    registry.register("other", NimRuleset)
+    with pytest.raises(UnknownRuleset, match="all three must agree"):
+        registry.get("other")
 
 
 def test_decide_and_fold_uses_apply_only_when_declared() -> None:

@@ -133,8 +133,11 @@ class RulesetRegistry:
             raise UnknownRuleset(
                 f"ruleset {name!r}: its class declares {own.name!r}, not the installed game"
             )
-        if ruleset.name != own.name:
-            raise UnknownRuleset(f"ruleset {name!r}: name {ruleset.name!r} != {own.name!r}")
+        if not name == ruleset.name == own.name:  # the name games are logged and folded by
+            raise UnknownRuleset(
+                f"ruleset {name!r}: its name is {ruleset.name!r} and its declaration's "
+                f"{own.name!r}; all three must agree"
+            )
         missing = missing_methods(own, ruleset)
         if missing:
             raise UnknownRuleset(
