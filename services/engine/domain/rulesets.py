@@ -98,7 +98,8 @@ class RulesetRegistry:
             return self._instances[name]
         factory = self._factories.get(name)
         if factory is None:
-            raise UnknownRuleset(f"unknown ruleset {name!r}; known: {', '.join(self.names())}")
+            known = ", ".join(self.names()) or f"none (no entry point in {ENTRY_POINT_GROUP!r})"
+            raise UnknownRuleset(f"unknown ruleset {name!r}; known: {known}")
         try:
             ruleset = factory()
         except (ImportError, AttributeError) as exc:
@@ -199,7 +200,10 @@ def default_ruleset(games: Iterable[GameDeclaration] | None = None) -> str:
     when there is no game at all."""
     listed = sorted(installed_games() if games is None else games, key=lambda g: g.name)
     if not listed:
-        raise UnknownRuleset(f"no game is installed (entry-point group {ENTRY_POINT_GROUP!r})")
+        raise UnknownRuleset(
+            f"no game is installed (entry-point group {ENTRY_POINT_GROUP!r}): install the "
+            "server (pip install -e . in a checkout) so its games' entry points are registered"
+        )
     flagged = [g.name for g in listed if g.default]
     if len(flagged) > 1:
         log.error("several_default_games", games=flagged, chosen=flagged[0])
