@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -12,6 +13,7 @@ from services.games.archaeology.bots.policy import ArchaeologyBot
 from services.games.archaeology.rules import ArchaeologyRuleset
 from services.games.teotihuacan.bots import GreedyPolicy, TeotibotPolicy, TeotihuacanBot
 from services.games.teotihuacan.rules import TeotihuacanRuleset
+from tests.nim import NIM
 
 RULES = TeotihuacanRuleset()
 
@@ -63,5 +65,6 @@ def test_the_worker_default_plays_each_rulesets_own_bot() -> None:
 
     class Plain:  # a ruleset without a bot of its own (e.g. the test Nim)
         name = "plain"
+        declaration = replace(NIM, name="plain")  # declares no bot of its own
 
     assert isinstance(policy.policy_for(Plain()), RandomPolicy)  # type: ignore[arg-type]

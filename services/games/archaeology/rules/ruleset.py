@@ -14,7 +14,6 @@ from services.engine.domain.ruleset import (
     SetupRequest,
 )
 from services.games.archaeology import GAME
-from services.games.archaeology.bots.policy import ArchaeologyBot
 
 from . import decide as rules
 from .components import Components, components
@@ -104,7 +103,11 @@ class ArchaeologyRuleset:
         return event.type in MILESTONES
 
     def bot_policy(self) -> BotPolicy:
-        """The heuristic bot for bot seats (:mod:`.policy`)."""
+        """The heuristic bot for bot seats (``services.games.archaeology.bots.policy``)."""
+        # Imported on use: the bot imports these rules, and the engine never needs it (a
+        # top-level import made importing the bot first a circular import).
+        from services.games.archaeology.bots.policy import ArchaeologyBot
+
         return ArchaeologyBot(self.comp)
 
     def snapshot(self, state: GameState) -> JsonDict:
