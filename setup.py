@@ -13,10 +13,11 @@ Rules, optional native build with mypyc (docs/performance.md).
 ``TEOTI_COMPILE_RULES=1`` and mypy installed in the build environment
 (``pip install --no-build-isolation``), the rules modules are compiled to C extensions:
 same code, same events, about 1.5x the steps per second (benchmarks/rules_benchmark.py).
-Both rulesets are compiled. Left as Python: ``options.py`` (pydantic models), ``state.py``
-(the state classes stay ordinary dict-backed classes so ``frozen.replace`` can copy them
-in one C call) and the bot worker's policies, not the rules (Teotihuacan's ``bots``
-package, Archaeology's ``policy.py``).
+Every game's ``rules/`` folder (``services/games/*/rules``) is compiled, so a new game
+needs no line here. Left as Python in each: ``__init__.py``, ``options.py`` (pydantic
+models) and ``state.py`` (the state classes stay ordinary dict-backed classes so
+``frozen.replace`` can copy them in one C call); a game's bots and terminal kit live
+outside ``rules/`` and stay Python.
 """
 
 from __future__ import annotations
@@ -32,23 +33,22 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 import build_stubs  # noqa: E402
 
-RULES = [Path("services/games/teotihuacan/rules"), Path("services/games/archaeology/rules")]
+GAMES = Path("services/games")
 SHARED = [  # helpers every ruleset's decisions and folds call
     Path("services/engine/domain/rules_support/frozen.py"),
     Path("services/engine/domain/rules_support/public_events.py"),
 ]
 INTERPRETED = {"__init__.py", "options.py", "state.py"}
-# The bot worker's policies, not the rules: Teotihuacan's package, Archaeology's module.
-BOTS = {"bots", "policy.py"}
 
 
 def compiled_rules_modules() -> list[str]:
-    """Paths of the rules modules mypyc compiles, sorted."""
+    """Paths of the rules modules mypyc compiles (every game's ``rules/`` folder but the
+    INTERPRETED names, plus the SHARED helpers), sorted."""
     modules = [
         p
-        for rules in RULES
+        for rules in sorted(GAMES.glob("*/rules"))
         for p in rules.rglob("*.py")
-        if p.name not in INTERPRETED and not BOTS.intersection(p.parts)
+        if p.name not in INTERPRETED
     ]
     modules += SHARED
     return sorted(str(p) for p in modules)

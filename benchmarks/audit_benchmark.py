@@ -39,7 +39,7 @@ from services.engine.adapters import RedisEventStore
 from services.engine.domain.audit import audit_log
 from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec
-from services.engine.domain.rulesets import DEFAULT_RULESET, default_registry
+from services.engine.domain.rulesets import default_registry, default_ruleset
 from services.logging_setup import configure_logging
 from tests.game_samples import game_names, samples_of
 
@@ -80,7 +80,7 @@ def spread(values: list[float]) -> str:
 
 
 async def run(
-    url: str, games: int, runs: int, options: dict[str, Any], ruleset: str = DEFAULT_RULESET
+    url: str, games: int, runs: int, options: dict[str, Any], ruleset: str = default_ruleset()
 ) -> int:
     prefix = f"bench-audit-{uuid.uuid4().hex[:8]}"
     store = RedisEventStore.from_url(url, prefix=prefix)
@@ -135,7 +135,7 @@ def main() -> None:
     parser.add_argument(
         "--first-game", action="store_true", help="the game's first (default) setup"
     )
-    parser.add_argument("--ruleset", default=DEFAULT_RULESET, choices=game_names())
+    parser.add_argument("--ruleset", default=default_ruleset(), choices=game_names())
     args = parser.parse_args()
     configure_logging("WARNING")
     with redis_url(args.redis_url) as url:

@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.engine.domain.ruleset import SetupRequest, decide_and_fold
-from services.engine.domain.rulesets import DEFAULT_RULESET, default_registry
+from services.engine.domain.rulesets import default_registry, default_ruleset
 from services.event_loop import service_gc
 from tests.game_samples import game_names, samples_of
 
-GAMES = sorted(game_names(), key=lambda name: (name != DEFAULT_RULESET, name))
+GAMES = sorted(game_names(), key=lambda name: (name != default_ruleset(), name))
 """The games measured by default, the default ruleset first."""
 MAX_STEPS = 50_000
 """Decisions after which a random game counts as an error (none comes near it)."""

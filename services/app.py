@@ -23,12 +23,13 @@ from services.engine.adapters.finished import GameEndPublisher
 from services.engine.adapters.keys import DEFAULT_SHARDS
 from services.engine.adapters.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.adapters.redis_store import RedisEventStore
+from services.engine.domain import rulesets
 from services.engine.domain.bot_credential import BotCredential
 from services.engine.domain.clock import SeedSource, random_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.head_signing import HeadSigner, SigningKeys
 from services.engine.domain.reader import GameReader
-from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
+from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from services.engine.domain.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
 from services.engine.entrypoints.servicer import start_engine_server
 from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
@@ -317,7 +318,7 @@ async def all_in_one(
     web: WebSettings | None = None,
     signing: SigningKeys | None = None,
     seed_source: SeedSource = random_seed,
-    default_ruleset: str = DEFAULT_RULESET,
+    default_ruleset: str | None = None,
     director: bool = True,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
@@ -339,6 +340,7 @@ async def all_in_one(
     bot worker (finishing in-flight requests), then closes Redis.
     """
     registry = registry or default_registry()
+    default_ruleset = default_ruleset or rulesets.default_ruleset()
     settings = store or StoreSettings()
     # One set of limits for both faces: a client gets no more by using both.
     limits = limits or GatewaySettings().limits()
@@ -555,7 +557,7 @@ async def run_gateway(
         servicer = GameServicer(
             reader,
             client,
-            DEFAULT_RULESET,
+            rulesets.default_ruleset(),
             hub,
             limiter,
             quota,
@@ -568,7 +570,7 @@ async def run_gateway(
             web_address,
             servicer,
             web,
-            TournamentServicer(tournaments, DEFAULT_RULESET, limiter, quota),
+            TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
         )
     readiness = asyncio.create_task(
         follow_store(store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop)

@@ -21,15 +21,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from services.engine.domain.game_declaration import Capability, GameDeclaration
 from services.engine.domain.ruleset import (
     DomainEvent,
     GameResult,
     InvalidOptions,
     JsonDict,
-    RulesetInfo,
     RuleViolation,
     Sealed,
     SetupRequest,
+)
+
+NIM = GameDeclaration(
+    name="nim",
+    title="Nim (test ruleset)",
+    ruleset="tests.nim:NimRuleset",
+    min_seats=2,
+    max_seats=4,
+    capabilities=frozenset({Capability.SNAPSHOTS}),  # no apply, no bot of its own
 )
 
 
@@ -55,7 +64,7 @@ def lucky_id(seat: int) -> str:
 
 class NimRuleset:
     name = "nim"
-    info = RulesetInfo("Nim (test ruleset)", 2, 4)
+    declaration = NIM
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         if not 2 <= request.seat_count <= 4:

@@ -11,7 +11,7 @@ Not counted, each for its reason:
 - the project's own names (``PROJECT_NAMES``): the ``teotihuacan-server`` distribution,
   the ``teotihuacan_server`` entry-point group and the ``teotihuacan-client`` distribution
   (``teotihuacan_client-*.whl``) name the project, which shares the first game's name;
-- this check itself, which must spell those names (and its pending list);
+- this check itself, which must spell those names;
 - ``docs/``, ``README*`` and every ``*.md`` file: prose for readers, who are told what the
   games are (each game's page, the event-schema registry of each ruleset);
 - in ``pyproject.toml``, the lines of the games' entry-point table: that one line per game
@@ -19,10 +19,6 @@ Not counted, each for its reason:
 - ``deploy/k8s/overlays/production/``: the production overlay's Kubernetes namespace and
   host names are the deployment's name (``teotihuacan``), chosen by whoever deploys the
   project, not the game.
-
-``PENDING`` lists, per game, the files that still name it (a ratchet): a file named there
-must still name the game (so the list only shrinks as files move into the game's folder),
-and any file not named there fails the test.
 """
 
 from __future__ import annotations
@@ -47,7 +43,7 @@ PROJECT_NAMES = (
 group), not the game's."""
 
 THIS_CHECK = "tests/test_game_folders.py"
-"""This file: it spells the project's names and its pending list, so it names the games."""
+"""This file: it spells the project's names and examples of the word match."""
 
 PROSE_DIRS = ("docs/",)
 """Folders of prose for readers (see the module doc)."""
@@ -57,37 +53,6 @@ DEPLOYMENT_NAMED = ("deploy/k8s/overlays/production/",)
 
 ENTRY_POINT_TABLE = '[project.entry-points."teotihuacan_server.games"]'
 """pyproject.toml's table of one line per game (see the module doc)."""
-
-PENDING: dict[str, frozenset[str]] = {
-    # The ratchet: files that still name a game. Each is another part's of issue 31, and
-    # leaves this list when that part lands (the test then fails until it is removed):
-    # - games-core (GameDeclaration, entry points): the registry (rulesets.py), the
-    #   ruleset contract's docstrings (ruleset.py), the TUI's kit list and package doc,
-    #   the web page's hard-coded <option>s, setup.py's mypyc list;
-    # - pyproject.toml: the project's description.
-    "archaeology": frozenset(
-        {
-            "services/engine/domain/ruleset.py",
-            "services/engine/domain/rulesets.py",
-            "services/tui/__init__.py",
-            "services/tui/kit.py",
-            "services/web/static/index.html",
-            "setup.py",
-        }
-    ),
-    "teotihuacan": frozenset(
-        {
-            "pyproject.toml",
-            "services/engine/domain/ruleset.py",
-            "services/engine/domain/rulesets.py",
-            "services/tui/__init__.py",
-            "services/tui/kit.py",
-            "services/web/static/index.html",
-            "setup.py",
-        }
-    ),
-}
-
 
 def game_names() -> list[str]:
     """The game folders under services/games/ (a package each), by name."""
@@ -217,17 +182,8 @@ def test_the_entry_point_line_is_the_only_line_of_pyproject_allowed_to_name_a_ga
 
 @pytest.mark.parametrize("game", game_names())
 def test_no_file_outside_a_game_folder_names_the_game(game: str, files: list[str]) -> None:
-    pending = PENDING.get(game, frozenset())
-    new = sorted(set(files_naming(game, files)) - pending)
+    new = sorted(files_naming(game, files))
     assert not new, (
         f"{len(new)} files outside services/games/{game}/ name {game!r}; move them into the "
         f"game's folder or make them iterate the registered games:\n" + "\n".join(new)
     )
-
-
-@pytest.mark.parametrize("game", sorted(PENDING))
-def test_the_pending_list_only_shrinks(game: str, files: list[str]) -> None:
-    listed = PENDING[game]
-    naming = set(files_naming(game, files))
-    moved = sorted(listed - naming)
-    assert not moved, f"these no longer name {game!r}: remove them from PENDING: {moved}"

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from services.engine.domain.ruleset import DomainEvent
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset
 from services.tournament import events as ev
 from services.tournament.aggregate import (
     TournamentState,
@@ -30,7 +30,7 @@ _CONFIGS = (
         9,
         TournamentConfig(
             "sample tables",
-            DEFAULT_RULESET,  # its options: the default game's first-game setup
+            default_ruleset(),  # its options: the default game's first-game setup
             {"first_game": True},
             Format.SWISS,
             3,

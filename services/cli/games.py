@@ -27,7 +27,7 @@ from services.cli.options import (
 )
 from services.engine.domain.clock import fixed_seed, random_seed
 from services.engine.domain.ruleset import InvalidOptions, RulesetInfo, info_of
-from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry, default_ruleset
 from services.safe_text import printable
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ def add_demo(sub: Subparsers) -> None:
         "--players", type=int, default=2, help="seats, all bots (the ruleset says how many)"
     )
     demo.add_argument("--seed", help="game seed (embedded server only)")
-    demo.add_argument("--ruleset", default=DEFAULT_RULESET)
+    demo.add_argument("--ruleset", default=default_ruleset())
     demo.add_argument(
         "--options", type=json_object, default={}, help="ruleset options as a JSON object"
     )
@@ -276,8 +276,8 @@ def add_play(sub: Subparsers) -> None:
     mode = play.add_mutually_exclusive_group()
     play.add_argument(
         "--ruleset",
-        default=DEFAULT_RULESET,
-        help=f"game of a new game (default {DEFAULT_RULESET}; --extra-ruleset adds more)",
+        default=default_ruleset(),
+        help=f"game of a new game (default {default_ruleset()}; --extra-ruleset adds more)",
     )
     mode.add_argument(
         "--solo",
@@ -345,7 +345,7 @@ def add_watch(sub: Subparsers) -> None:
         help="gateway (default: 127.0.0.1:50051 with a GAME_ID; without one, an embedded "
         "server for a new all-bot game)",
     )
-    watch.add_argument("--ruleset", default=DEFAULT_RULESET, help="game of a new all-bot game")
+    watch.add_argument("--ruleset", default=default_ruleset(), help="game of a new all-bot game")
     watch.add_argument(
         "--players", type=int, help="seats of a new all-bot game (the game says how many)"
     )

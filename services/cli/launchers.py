@@ -19,7 +19,7 @@ from services.cli import service_options as opts
 from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from services.cli.options import Subparsers, add_extra_ruleset, port, registry
 from services.engine.adapters.key_files import SERVE_KEY_FILE
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset
 from services.env_defaults import env_number
 from services.proc_guard import on_ending_signals
 
@@ -214,7 +214,7 @@ def add_serve(sub: Subparsers) -> None:
         help="embedded Redis data folder, made mode 0700, with its Unix socket redis.sock "
         "(used when no Redis URL is given)",
     )
-    serve.add_argument("--ruleset", default=DEFAULT_RULESET, help="default ruleset of CreateGame")
+    serve.add_argument("--ruleset", default=default_ruleset(), help="default ruleset of CreateGame")
     opts.add_signing_options(
         serve, f"{SERVE_KEY_FILE} in --data-dir, made on first run (mode 0600)"
     )

@@ -19,7 +19,7 @@ import grpc
 
 from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from services.cli.options import DEFAULT_GATEWAY, Subparsers, add_extra_ruleset, registry
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.safe_text import printable
@@ -251,7 +251,7 @@ def add_tournament(sub: Subparsers) -> None:
     commands = tournament.add_subparsers(dest="tournament_command", required=True)
 
     def shape(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--ruleset", default=DEFAULT_RULESET)
+        p.add_argument("--ruleset", default=default_ruleset())
         p.add_argument("--options", default="", help="ruleset options as a JSON object")
         p.add_argument("--format", choices=sorted(_FORMATS), default="swiss")
         p.add_argument("--table-size", type=int, default=2, help="seats per table (preferred)")

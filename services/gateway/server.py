@@ -7,7 +7,7 @@ from teoti_client.proto import game_service_pb2_grpc
 
 from services.engine.domain.head_signing import SigningKeys
 from services.engine.domain.reader import GameReader
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S
 from services.gateway.servicer import GameServicer
@@ -72,7 +72,7 @@ async def create_server(
     servicer = GameServicer(
         reader,
         client,
-        default_ruleset or DEFAULT_RULESET,
+        default_ruleset or installed_default(),
         hub=hub,
         limiter=limiter,
         quota=quota,
@@ -88,7 +88,7 @@ async def create_server(
         from services.rpc.generated import tournament_service_pb2_grpc
 
         tournament_servicer = TournamentServicer(
-            tournaments, default_ruleset or DEFAULT_RULESET, limiter, quota
+            tournaments, default_ruleset or installed_default(), limiter, quota
         )
         registrars.append(
             lambda s: tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(

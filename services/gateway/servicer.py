@@ -34,8 +34,8 @@ from services.engine.domain.records import (
     StoredEvent,
     canonical_json,
 )
-from services.engine.domain.ruleset import RuleViolation, info_of
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.ruleset import RuleViolation
+from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
 from services.gateway.watch_hub import WatchHub
@@ -196,7 +196,7 @@ class GameServicer:
         self,
         reader: GameReader,
         client: EngineClient,
-        default_ruleset: str = DEFAULT_RULESET,
+        default_ruleset: str | None = None,
         hub: WatchHub | None = None,
         limiter: ClientRateLimiter | None = None,
         quota: CreationQuota | None = None,
@@ -208,7 +208,7 @@ class GameServicer:
     ) -> None:
         self._reader = reader
         self._client = client
-        self._default_ruleset = default_ruleset
+        self._default_ruleset = default_ruleset or installed_default()
         self.hub = hub or WatchHub(reader.store)
         self._limiter = limiter or ClientRateLimiter()
         self._quota = quota or CreationQuota()
@@ -597,12 +597,12 @@ class GameServicer:
     async def ListRulesets(
         self, request: pb.ListRulesetsRequest, context: Context
     ) -> pb.ListRulesetsResponse:
-        """Every registered ruleset with its metadata (``RulesetInfo``), sorted by name."""
+        """Every registered ruleset with its metadata (its declaration's ``RulesetInfo``),
+        sorted by name; one whose declaration cannot be loaded is logged and left out."""
         self._admit(context)
-        registry = self._reader.registry
         reply = pb.ListRulesetsResponse()
-        for name in registry.names():
-            info = info_of(registry.get(name))
+        for declared in self._reader.registry.declarations():
+            name, info = declared.name, declared.info
             entry = reply.rulesets.add(
                 name=name,
                 title=info.title,

@@ -16,8 +16,8 @@ from typing import Any
 from services.client import GameView, LegalMove, SeatInfo, TeotiClient, TimeControl
 from services.engine.domain.errors import InvalidArgument, InvalidOptions, UnknownRuleset
 from services.engine.domain.records import StoredEvent
-from services.engine.domain.ruleset import RulesetInfo, info_of
-from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry, default_registry
+from services.engine.domain.ruleset import RulesetInfo
+from services.engine.domain.rulesets import RulesetRegistry, default_registry, default_ruleset
 from services.safe_text import printable
 
 
@@ -65,9 +65,9 @@ class NewGame:
 def ruleset_info(ruleset: str = "", registry: RulesetRegistry | None = None) -> RulesetInfo:
     """The ``RulesetInfo`` of ``ruleset`` ("" = the default) as this client's registry
     knows it; a ruleset it cannot load gets the permissive default (no solo mode)."""
-    name = ruleset or DEFAULT_RULESET
+    name = ruleset or default_ruleset()
     try:
-        return info_of((registry or default_registry()).get(name))
+        return (registry or default_registry()).declaration(name).info
     except UnknownRuleset:
         return RulesetInfo(name, 1, 8)  # as info_of's default: the server checks seats
 

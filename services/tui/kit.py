@@ -3,15 +3,14 @@
 :class:`TableKit` is the generic table for any ruleset: the seat's JSON view (generic
 panels), the legal actions in the ruleset's ``describe_action`` words (sent by the
 server with each legal action), the log in its ``describe_event`` words, and whose turn
-it is. A game may enrich it with its own kit, a subclass living in
-``services/games/<ruleset name>/`` and registered here by ruleset name (an import
-string, loaded only when that game is shown), so this module and the rest of the generic
-table import no game's package (import-linter contract in pyproject.toml).
+it is. A game may enrich it with its own kit, a subclass living in its folder
+(``services/games/<name>/tui``) and named by its declaration (``GameDeclaration.tui_kit``,
+an import string loaded only when that game is shown), so this module and the rest of the
+generic table import no game's package (import-linter contract in pyproject.toml).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +22,7 @@ from textual.app import App
 from services.client import GameView, LegalMove
 from services.engine.domain.errors import UnknownRuleset
 from services.engine.domain.ruleset import DomainEvent, Ruleset, info_of
-from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry, default_registry, load_object
 from services.tui.widgets.common import Panel
 from services.tui.widgets.scoring import render_result
 from services.tui.widgets.view import SeatsView, ViewPanel
@@ -77,7 +76,7 @@ class TableKit:
 
     def __init__(self, ruleset: Ruleset[Any] | None = None, name: str = "") -> None:
         self.ruleset = ruleset
-        self.name = name or str(getattr(ruleset, "name", "game"))
+        self.name = name or (ruleset.name if ruleset is not None else "game")
         self.title = info_of(ruleset).title if ruleset is not None else self.name
 
     def board_panels(self) -> list[Panel]:
@@ -152,27 +151,14 @@ class TableKit:
         """The cursor moved to ``action`` in the choice list (e.g. preview it on a panel)."""
 
 
-KITS: dict[str, str] = {
-    "teotihuacan": "services.games.teotihuacan.tui:TeotihuacanKit",
-    "archaeology": "services.games.archaeology.tui:ArchaeologyKit",
-}
-"""Each game's own kit by ruleset name (``"module:Class"``); others get :class:`TableKit`."""
-
-
-def register_kit(name: str, target: str) -> None:
-    """Use the kit ``target`` (``"module:Class"``, a TableKit subclass) for ruleset ``name``."""
-    KITS[name] = target
-
-
 def kit_for(name: str, registry: RulesetRegistry | None = None) -> TableKit:
-    """The table kit of ruleset ``name``: its own (:data:`KITS`) or the generic one.
+    """The table kit of ruleset ``name``: the one its declaration names
+    (``GameDeclaration.tui_kit``) or the generic one.
 
-    The ruleset comes from ``registry`` (default: the shipped rulesets); one this client
+    The ruleset comes from ``registry`` (default: the installed games); one this client
     cannot load still gets a generic table, whose log then shows event types.
     """
     if registry is None:
-        from services.engine.domain.rulesets import default_registry
-
         registry = default_registry()
     ruleset: Ruleset[Any] | None
     try:
@@ -180,10 +166,8 @@ def kit_for(name: str, registry: RulesetRegistry | None = None) -> TableKit:
     except UnknownRuleset as error:
         log.warning("ruleset_not_available_here", ruleset=name, error=str(error))
         ruleset = None
-    target = KITS.get(name)
+    target = registry.declaration(name).tui_kit if ruleset is not None else None
     if target is None:
         return TableKit(ruleset, name)
-    module_name, _, attr = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), attr)
-    kit: TableKit = cls(ruleset, name)
+    kit: TableKit = load_object(target)(ruleset, name)
     return kit

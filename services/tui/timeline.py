@@ -101,7 +101,7 @@ def _view(snap: GameSnapshot) -> GameView:
         seats=tuple(SeatInfo(seat.kind.value, seat.name, seat.is_open) for seat in snap.seats),
         seats_to_act=tuple(ruleset.seats_to_act(state)),
         finished=bool(ruleset.is_terminal(state)),
-        scores=tuple(ruleset.scores(state)) if hasattr(ruleset, "scores") else (),
+        scores=tuple(ruleset.scores(state)),  # part of every ruleset's contract
         ranking=tuple(result.ranking) if result is not None else (),
         head_hash=snap.head_hash,
         seed_commitment=snap.seed_commitment,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from services.bot.policy import RandomPolicy
+from services.engine.domain.game_declaration import Capability
 from services.engine.domain.ruleset import BotPolicy
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.seat_clocks import epoch_ms
-from tests.nim import NimRuleset
+from tests.nim import NIM, NimRuleset
 from tests.plugin import registry_with_nim
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -37,6 +39,12 @@ class BotNimRuleset(NimRuleset):
     """Nim with a bot of its own, so BOT_TAKEOVER is allowed."""
 
     name = "botnim"
+    declaration = replace(
+        NIM,
+        name="botnim",
+        ruleset="tests.clocks.helpers:BotNimRuleset",
+        capabilities=NIM.capabilities | {Capability.BOT_POLICY},
+    )
 
     def bot_policy(self) -> BotPolicy:
         return RandomPolicy()

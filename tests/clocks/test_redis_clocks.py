@@ -22,7 +22,7 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import TurnRequest
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.transport.client import InProcessEngineClient
@@ -122,7 +122,7 @@ async def _wait_until(condition: Any, timeout_s: float = 60.0) -> None:
     raise AssertionError("condition not reached")
 
 
-@pytest.mark.parametrize("ruleset", ["nim", DEFAULT_RULESET])
+@pytest.mark.parametrize("ruleset", ["nim", default_ruleset()])
 async def test_a_forfeited_seat_is_played_by_the_zombie_and_ranked_last(
     redis_store: RedisEventStore, ruleset: str
 ) -> None:

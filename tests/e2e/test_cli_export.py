@@ -17,7 +17,7 @@ from services.engine.domain.event_json import event_from_json, event_to_json
 from services.engine.domain.game import fold
 from services.engine.domain.head_signing import HeadSigner, SigningKeys, key_entry, public_pem
 from services.engine.domain.public_log import FORMAT, FORMAT_VERSION
-from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry, default_ruleset
 from tests.e2e.test_cli import stack, teoti
 
 __all__ = ["stack"]  # the fixture, shared with test_cli.py
@@ -81,7 +81,7 @@ async def test_export_then_verify_offline_and_catch_tampering(stack: Stack, tmp_
     lines = _lines(exported)
     header, events = lines[0], lines[1:]
     assert header["format"] == FORMAT and header["format_version"] == FORMAT_VERSION
-    assert header["game_id"] == game_id and header["ruleset"] == DEFAULT_RULESET
+    assert header["game_id"] == game_id and header["ruleset"] == default_ruleset()
     assert header["finished"] is True and header["events"] == len(events)
     assert [e["version"] for e in events] == list(range(1, len(events) + 1))
     assert events[0]["type"] == "GameCreated" and events[-1]["type"] == "SeedRevealed"
@@ -206,7 +206,7 @@ async def test_rehashed_forgeries_fail_verify_naming_the_signature(
     head = lines[0]["head"]
     assert isinstance(head, dict)
     resigned["signatures"] = [
-        mallory.sign(game_id, DEFAULT_RULESET, head["version"], head["hash"], True).to_json()
+        mallory.sign(game_id, default_ruleset(), head["version"], head["hash"], True).to_json()
     ]
     _write(tmp_path / "resigned.jsonl", [resigned, *lines[1:]])
     code, out = await teoti(

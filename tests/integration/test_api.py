@@ -16,7 +16,7 @@ from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.errors import InvalidArgument, NotAuthorized, RuleViolation
 from services.engine.domain.game_seats import hash_token
-from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry, default_ruleset
 from services.rpc.limits import PeerRateLimiter
 from services.tui.launch import seat_for_token
 
@@ -236,7 +236,7 @@ async def test_list_games_pages_and_filters(client: TeotiClient) -> None:
         if not token:
             break
     assert seen == games  # oldest first, each once, across shards
-    assert (await client.list_games(ruleset=DEFAULT_RULESET))[0] == []
+    assert (await client.list_games(ruleset=default_ruleset()))[0] == []
     assert (await client.list_games(status=2))[0] == []
     with pytest.raises(InvalidArgument):
         await client.list_games(page_token="garbage")

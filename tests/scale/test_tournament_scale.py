@@ -28,7 +28,7 @@ import pytest
 from services.embedded_redis import EmbeddedRedisCluster, free_port
 from services.engine.adapters import RedisEventStore
 from services.engine.adapters.redis_client import RedisConfig
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.tournament.aggregate import fold
@@ -102,7 +102,7 @@ async def run(
     started_at = time.monotonic()
     config = pb.TournamentConfig(
         name="scale",
-        ruleset=DEFAULT_RULESET,
+        ruleset=default_ruleset(),
         options_json='{"first_game": true}',
         format=pb.TOURNAMENT_FORMAT_SWISS,
         min_seats=TABLE,
@@ -168,7 +168,7 @@ async def run(
     recomputed = [(row.player, row.rank, row.points) for row in fold(log).standings()]
     served = [(row.player, row.rank, row.points) for row in got.standings]
     assert recomputed == served
-    board = await stub.GetLeaderboard(pb.GetLeaderboardRequest(ruleset=DEFAULT_RULESET))
+    board = await stub.GetLeaderboard(pb.GetLeaderboardRequest(ruleset=default_ruleset()))
     assert len(board.rows) == PLAYERS and all(row.games == ROUNDS for row in board.rows)
     return {
         "players": PLAYERS,

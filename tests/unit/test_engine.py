@@ -21,7 +21,7 @@ from services.engine.domain.errors import (
 )
 from services.engine.domain.game import SeatKind, SeatSpec, fold
 from services.engine.domain.records import CommandRecord, StoredEvent, TurnRequest
-from services.engine.domain.rulesets import DEFAULT_RULESET, RulesetRegistry
+from services.engine.domain.rulesets import RulesetRegistry, default_ruleset
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann"), SeatSpec(SeatKind.HUMAN, "bob")]
 
@@ -141,7 +141,7 @@ async def test_game_over_refuses_actions_and_fold_matches(registry: RulesetRegis
 
 
 def test_the_default_ruleset_is_registered_lazily(registry: RulesetRegistry) -> None:
-    assert DEFAULT_RULESET in registry.names()
+    assert default_ruleset() in registry.names()
 
 
 async def test_engine_remembers_its_own_appends_exactly_as_the_log_folds(

@@ -1,6 +1,6 @@
 """The contract between the generic game service and one game's rules.
 
-The event store, engine, gateway and bot worker know nothing about Teotihuacan: they
+The event store, engine, gateway and bot worker know no game: they
 talk to a :class:`Ruleset`. A ruleset is pure (no I/O, no clock, no global randomness):
 random outcomes come in through the ``rng`` argument and are written into the events it
 returns (RULES.md D7), so folding events never draws randomness again.
@@ -20,7 +20,8 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from enum import Enum
+from typing import Any, Protocol, TypeVar, cast
 
 JsonDict = dict[str, Any]
 
@@ -129,15 +130,71 @@ class SetupRequest:
     seat_names: tuple[str, ...] = ()
 
 
+class Capability(Enum):
+    """An OPTIONAL part of the ruleset contract that a game declares it implements
+    (``GameDeclaration.capabilities``), so the platform reads it as data instead of
+    probing the ruleset with ``getattr``. Values are stable names (docs, errors)."""
+
+    # Identity hash in C: members are singletons, and decide_and_fold tests APPLY on every
+    # step (Enum's own __hash__ is a Python call, about 0.3 us more per step).
+    __hash__ = object.__hash__
+
+    APPLY = "apply"
+    """``apply(state, seat, action, rng) -> (events, state)``: decide and the state it
+    folded (see :func:`decide_and_fold`)."""
+    SNAPSHOTS = "snapshots"
+    """``snapshot(state)`` and ``restore(data)`` (:class:`SnapshottingRuleset`)."""
+    BOT_POLICY = "bot_policy"
+    """``bot_policy() -> BotPolicy``: the game's own bot (:func:`bot_policy_of`)."""
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """Names of the ruleset methods this capability promises."""
+        return _CAPABILITY_METHODS[self]
+
+
+_CAPABILITY_METHODS: dict[Capability, tuple[str, ...]] = {
+    Capability.APPLY: ("apply",),
+    Capability.SNAPSHOTS: ("snapshot", "restore"),
+    Capability.BOT_POLICY: ("bot_policy",),
+}
+_APPLY = Capability.APPLY  # module constant: decide_and_fold runs on every step
+
+
+class Declaration(Protocol):
+    """What the platform reads of a game's declaration through its ruleset: the fields of
+    :class:`~services.engine.domain.game_declaration.GameDeclaration` this contract uses
+    (typed structurally, so the declaration module may import this one without a cycle)."""
+
+    @property
+    def name(self) -> str:
+        """The ruleset's registered name."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """The optional methods the ruleset implements."""
+        ...
+
+    @property
+    def info(self) -> RulesetInfo:
+        """Title, seats and solo mode."""
+        ...
+
+
 class Ruleset(Protocol[StateT]):
     """A game's pure rules, in the OpenSpiel vocabulary, over frozen state.
 
     ``setup`` returns the opening events; ``evolve`` folds one event into a state
     (``evolve(None, first_event)`` builds the initial state); ``decide`` validates one
-    action of one seat and returns the events it causes.
+    action of one seat and returns the events it causes. ``declaration`` is the game's
+    :class:`~services.engine.domain.game_declaration.GameDeclaration` (the same object
+    its package exports as ``GAME``): title, seats, solo mode and the optional methods
+    (:class:`Capability`) this class implements.
     """
 
     name: str
+    declaration: Declaration
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         """Opening events of a new game. Raises InvalidOptions."""
@@ -197,9 +254,10 @@ class Ruleset(Protocol[StateT]):
 class SnapshottingRuleset(Ruleset[StateT], Protocol[StateT]):
     """A ruleset whose state can be saved and restored, so long games load from a snapshot.
 
-    OPTIONAL: the service checks for these methods with :func:`supports_snapshots` and
-    folds the whole log for a ruleset without them. ``restore(snapshot(s))`` must equal
-    ``s`` (a snapshot is only a cache: deleting it never changes a game).
+    OPTIONAL (:attr:`Capability.SNAPSHOTS`): the service asks :func:`supports_snapshots`
+    and folds the whole log for a ruleset that does not declare it.
+    ``restore(snapshot(s))`` must equal ``s`` (a snapshot is only a cache: deleting it
+    never changes a game).
     """
 
     def snapshot(self, state: StateT) -> JsonDict:
@@ -208,6 +266,16 @@ class SnapshottingRuleset(Ruleset[StateT], Protocol[StateT]):
 
     def restore(self, data: JsonDict) -> StateT:
         """Inverse of :meth:`snapshot`. May raise any error for data it cannot read."""
+        ...
+
+
+class ApplyingRuleset(Ruleset[StateT], Protocol[StateT]):
+    """A ruleset that returns the state it folded while deciding (:attr:`Capability.APPLY`)."""
+
+    def apply(
+        self, state: StateT, seat: int, action: Mapping[str, Any], rng: random.Random
+    ) -> tuple[list[DomainEvent], StateT]:
+        """``decide`` plus the state after its events. Raises RuleViolation."""
         ...
 
 
@@ -220,14 +288,13 @@ def decide_and_fold(
 ) -> tuple[list[DomainEvent], StateT]:
     """``ruleset.decide`` and the state after its events.
 
-    A ruleset may offer an OPTIONAL ``apply(state, seat, action, rng) -> (events, state)``
-    that returns the state it folded while deciding (Teotihuacan and Archaeology do), which
-    saves folding the events a second time; without it the events are folded here. Both
-    give the same result (tests/unit/test_ruleset_contract.py). Raises RuleViolation.
+    A ruleset declaring :attr:`Capability.APPLY` (both shipped games do) returns
+    the state it folded while deciding, which saves folding the events a second time;
+    without it the events are folded here. Both give the same result
+    (tests/unit/test_ruleset_contract.py). Raises RuleViolation.
     """
-    apply = getattr(ruleset, "apply", None)
-    if callable(apply):
-        events, after = apply(state, seat, action, rng)
+    if _APPLY in ruleset.declaration.capabilities:
+        events, after = cast("ApplyingRuleset[StateT]", ruleset).apply(state, seat, action, rng)
         return list(events), after
     events = list(ruleset.decide(state, seat, action, rng))
     for event in events:
@@ -235,20 +302,19 @@ def decide_and_fold(
     return events, state
 
 
-def supports_snapshots(ruleset: object) -> bool:
-    """True if ``ruleset`` implements the optional :class:`SnapshottingRuleset` methods."""
-    return callable(getattr(ruleset, "snapshot", None)) and callable(
-        getattr(ruleset, "restore", None)
-    )
+def supports_snapshots(ruleset: Ruleset[Any]) -> bool:
+    """True if ``ruleset`` declares the optional :class:`SnapshottingRuleset` methods
+    (:attr:`Capability.SNAPSHOTS`)."""
+    return Capability.SNAPSHOTS in ruleset.declaration.capabilities
 
 
 class BotPolicy(Protocol):
     """How a bot seat of one ruleset picks its action (the bot worker plays it through the
     same command path as a person's).
 
-    A ruleset offers its own bot with an OPTIONAL ``bot_policy() -> BotPolicy`` method (see
-    :func:`bot_policy_of`); the worker plays uniformly random legal actions for a ruleset
-    without one.
+    A ruleset offers its own bot with an OPTIONAL ``bot_policy() -> BotPolicy`` method
+    (:attr:`Capability.BOT_POLICY`, see :func:`bot_policy_of`); the worker plays uniformly
+    random legal actions for a ruleset without one.
     """
 
     name: str
@@ -266,13 +332,20 @@ class BotPolicy(Protocol):
         ...
 
 
-def bot_policy_of(ruleset: object) -> BotPolicy | None:
-    """The ruleset's own bot (its optional ``bot_policy()``), or None."""
-    factory = getattr(ruleset, "bot_policy", None)
-    if not callable(factory):
+class BotRuleset(Ruleset[StateT], Protocol[StateT]):
+    """A ruleset with a bot of its own (:attr:`Capability.BOT_POLICY`)."""
+
+    def bot_policy(self) -> BotPolicy:
+        """A new bot for the game's bot seats."""
+        ...
+
+
+def bot_policy_of(ruleset: Ruleset[Any]) -> BotPolicy | None:
+    """The ruleset's own bot (its optional ``bot_policy()``, declared with
+    :attr:`Capability.BOT_POLICY`), or None."""
+    if Capability.BOT_POLICY not in ruleset.declaration.capabilities:
         return None
-    policy: BotPolicy = factory()
-    return policy
+    return cast("BotRuleset[Any]", ruleset).bot_policy()
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +355,7 @@ class SoloMode:
     Attributes:
         options: options that select the solo mode (e.g. ``{"solo": True}``).
         seats: seats of a solo game (the person's seat is 0, the others are bots).
-        opponent: the opponent's name, e.g. ``"Teotibot"``.
+        opponent: the opponent's name, shown to the person (e.g. in ``teoti play``).
     """
 
     options: Mapping[str, Any]
@@ -296,7 +369,7 @@ class RulesetInfo:
     the API read it instead of assuming one game).
 
     Attributes:
-        title: the game's name, e.g. ``"Teotihuacan: City of Gods"``.
+        title: the game's name for people (its declaration's ``title``).
         min_seats / max_seats: seat counts of a multiplayer game.
         solo: the solo mode, or None when the game has none.
     """
@@ -316,10 +389,6 @@ class RulesetInfo:
             )
 
 
-def info_of(ruleset: object) -> RulesetInfo:
-    """A ruleset's OPTIONAL ``info`` (:class:`RulesetInfo`), or a permissive default naming
-    it (1 to 8 seats, no solo mode) for a ruleset that declares none."""
-    info = getattr(ruleset, "info", None)
-    if isinstance(info, RulesetInfo):
-        return info
-    return RulesetInfo(str(getattr(ruleset, "name", "game")), 1, 8)
+def info_of(ruleset: Ruleset[Any]) -> RulesetInfo:
+    """A ruleset's :class:`RulesetInfo`: title, seats and solo mode of its declaration."""
+    return ruleset.declaration.info

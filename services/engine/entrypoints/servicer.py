@@ -11,7 +11,7 @@ import grpc
 
 from services.engine.domain.bot_credential import BOT_KEY_METADATA
 from services.engine.domain.engine import Engine
-from services.engine.domain.rulesets import DEFAULT_RULESET
+from services.engine.domain.rulesets import default_ruleset
 from services.engine.transport.exchange_server import (
     BATCHES_METADATA,
     MAX_IN_FLIGHT,
@@ -118,7 +118,7 @@ class EngineServicer:
         """The engine's answer to ``request``, written into ``reply`` (an empty one: the
         response's own field, so nothing is copied, issue 16)."""
         result = await self._engine.create_game(
-            request.ruleset or DEFAULT_RULESET,
+            request.ruleset or default_ruleset(),
             seats_from_engine_proto(request.seats),
             parse_object(request.options_json, "options_json"),
             request.command_id,

@@ -378,6 +378,26 @@ async function refreshGames() {
   }
 }
 
+/** Fill the ruleset list from ListRulesets (the games this server has installed; the
+ * page names none): each game's title, the server's default selected, and the players
+ * field's maximum the largest table of them (a form outside it is not sent). */
+async function loadRulesets() {
+  let rulesets;
+  try {
+    rulesets = (await call("ListRulesets", {})).rulesets || [];
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    $("server-status").textContent = `${error.reason}: ${error.message}`;
+    return;
+  }
+  const select = $("create-ruleset");
+  select.replaceChildren(...rulesets.map((r) => el("option", r.title || r.name, { value: r.name })));
+  const chosen = rulesets.find((r) => r.is_default);
+  if (chosen) select.value = chosen.name;
+  const most = Math.max(...rulesets.map((r) => r.max_seats || 1));
+  if (Number.isFinite(most)) $("create-players").max = String(most);
+}
+
 async function createGame(event) {
   event.preventDefault();
   const ruleset = $("create-ruleset-other").value.trim() || $("create-ruleset").value;
@@ -431,4 +451,5 @@ $("leave").addEventListener("click", () => {
   $("lobby").hidden = false;
   refreshGames();
 });
+loadRulesets();
 if (!resume()) refreshGames(); else $("server-status").textContent = "connected";

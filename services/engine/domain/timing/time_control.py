@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from services.engine.domain.errors import InvalidArgument
-from services.engine.domain.ruleset import bot_policy_of
+from services.engine.domain.ruleset import Ruleset, bot_policy_of
 
 MIN_MS = 1_000
 """Shortest base time or per-move deadline (1 s)."""
@@ -86,9 +86,10 @@ class TimeControl:
             TimeoutPolicy(data["timeout_policy"]),
         )
 
-    def check(self, ruleset: object) -> TimeControl:
+    def check(self, ruleset: Ruleset[Any] | None) -> TimeControl:
         """This time control if ``ruleset`` can be played under it (see the module's
-        rules); raises TimeControlInvalid or TimeoutPolicyUnsupported."""
+        rules; None: the figures alone, as no ruleset has a bot); raises
+        TimeControlInvalid or TimeoutPolicyUnsupported."""
         figures = {
             "base_ms": self.base_ms,
             "increment_ms": self.increment_ms,
@@ -104,8 +105,10 @@ class TimeControl:
         for name in ("base_ms", "move_deadline_ms"):
             if 0 < figures[name] < MIN_MS:
                 raise TimeControlInvalid(f"time control {name} must be at least {MIN_MS} ms")
-        if self.policy is TimeoutPolicy.BOT_TAKEOVER and bot_policy_of(ruleset) is None:
-            name = getattr(ruleset, "name", "this ruleset")
+        if self.policy is TimeoutPolicy.BOT_TAKEOVER and (
+            ruleset is None or bot_policy_of(ruleset) is None
+        ):
+            name = ruleset.name if ruleset is not None else "this ruleset"
             raise TimeoutPolicyUnsupported(
                 f"{name} has no bot to take over a seat: choose the FORFEIT timeout policy"
             )

@@ -11,10 +11,9 @@ from services.engine.domain.ruleset import (
     DomainEvent,
     GameResult,
     JsonDict,
-    RulesetInfo,
     SetupRequest,
 )
-from services.games.archaeology.bots.policy import ArchaeologyBot
+from services.games.archaeology import GAME
 
 from . import decide as rules
 from .components import Components, components
@@ -36,12 +35,10 @@ class ArchaeologyRuleset:
     """
 
     name = "archaeology"
+    declaration = GAME  # title, seats (those of the data file) and capabilities, as data
 
     def __init__(self, comp: Components | None = None) -> None:
         self.comp = comp or components()
-        self.info = RulesetInfo(
-            "Archaeology: The New Expedition", self.comp.min_seats, self.comp.max_seats
-        )
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         """The opening event (A2). Raises InvalidOptions for bad options or seat count."""
@@ -106,7 +103,11 @@ class ArchaeologyRuleset:
         return event.type in MILESTONES
 
     def bot_policy(self) -> BotPolicy:
-        """The heuristic bot for bot seats (:mod:`.policy`)."""
+        """The heuristic bot for bot seats (``services.games.archaeology.bots.policy``)."""
+        # Imported on use: the bot imports these rules, and the engine never needs it (a
+        # top-level import made importing the bot first a circular import).
+        from services.games.archaeology.bots.policy import ArchaeologyBot
+
         return ArchaeologyBot(self.comp)
 
     def snapshot(self, state: GameState) -> JsonDict:

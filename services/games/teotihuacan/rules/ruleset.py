@@ -14,11 +14,10 @@ from services.engine.domain.ruleset import (
     GameResult,
     InvalidOptions,
     JsonDict,
-    RulesetInfo,
     RuleViolation,
     SetupRequest,
-    SoloMode,
 )
+from services.games.teotihuacan import GAME
 
 from . import describe, flow
 from .evolve import evolve
@@ -33,12 +32,7 @@ class TeotihuacanRuleset:
     """Teotihuacan: City of Gods, base game (RULES.md), for 2-4 seats."""
 
     name = "teotihuacan"
-    info = RulesetInfo(
-        "Teotihuacan: City of Gods",
-        2,
-        4,
-        SoloMode({"solo": True}, 2, "Teotibot"),  # RULES.md §8: seat 1 is Teotibot
-    )
+    declaration = GAME  # seats, solo mode (Teotibot) and capabilities, as data
 
     def setup(self, request: SetupRequest, rng: random.Random) -> list[DomainEvent]:
         """Opening events (RULES.md §1). Raises InvalidOptions for bad options or seat count."""
