@@ -1,12 +1,12 @@
 """The floor under the split deployment: its hops with no work, against boardgame.io (issue 16).
 
 The peer benchmark's split deployment answers a move through four processes: the
-player's client, the gateway (grpc.aio, the public face), the engine and Redis (the
-durable append before any answer). This benchmark keeps those processes and hops and takes away everything else: a message of ``--bytes`` bytes goes
+player's client, the gateway (grpc.aio, the public face), the engine (on the engine
+link) and Redis (the durable append before any answer). This benchmark keeps those
+processes and hops and takes away everything else: a message of ``--bytes`` bytes goes
 from a grpc.aio client on a long-lived stream (one channel per caller, as each seat has)
-to a gateway that forwards it on one plain TCP connection (each message framed by its
-length, the request's number in front: the cheapest hop two processes can have, below
-the gRPC stream the deployment uses) to an engine that appends it to a Redis stream
+to a gateway that forwards it on one engine-link connection (services.engine.transport.link_frames
+framing, the request's number in front) to an engine that appends it to a Redis stream
 with one ``EVALSHA`` (a Lua ``XADD``, as the engine's compare-and-append is one script
 call) and answers the gateway, which answers the client. No rules, no hashing, no JSON,
 no protobuf beyond gRPC's own framing, no logging: what any game service built this way
@@ -51,6 +51,7 @@ from benchmarks.peer_benchmark import (
     spread,
 )
 from services.embedded_redis import EmbeddedRedis
+from services.engine.transport.link_frames import BATCH, FrameReader, frame
 from services.event_loop import run_service
 
 METHOD = "/bench.Floor/Move"
@@ -62,44 +63,15 @@ REQUEST_ID = struct.Struct(">I")
 START_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 30.0
 MAX_PAYLOAD = 65_536
-"""Largest ``--bytes``: well inside the hop's frame limit (MAX_FRAME)."""
+"""Largest ``--bytes``: well inside the link's frame limit (MAX_FRAME)."""
 DEPTHS = ("redis", "engine", "gateway")
 """How deep a floor message goes before it is answered: through the engine to Redis (the
 split deployment's path, system ``floor``), to the engine only (``floor-engine``: no
 durable append), or the gateway only (``floor-gateway``: the public gRPC face alone)."""
 MAX_FRAME = 1 << 20
-LENGTH = struct.Struct(">I")
-"""The length in front of each message on the gateway-engine hop."""
 
 
-def frame(payload: bytes) -> bytes:
-    """``payload`` with its length in front."""
-    return LENGTH.pack(len(payload)) + payload
-
-
-class FrameReader:
-    """Splits the bytes read from the hop into messages (at most ``limit`` bytes each)."""
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._buffer = bytearray()
-
-    def feed(self, data: bytes) -> list[bytes]:
-        """The messages ``data`` completes. Raises ValueError for one over the limit."""
-        self._buffer += data
-        messages = []
-        while len(self._buffer) >= LENGTH.size:
-            (size,) = LENGTH.unpack_from(self._buffer)
-            if size > self._limit:
-                raise ValueError(f"a message of {size} bytes, over {self._limit}")
-            if len(self._buffer) < LENGTH.size + size:
-                break
-            messages.append(bytes(self._buffer[LENGTH.size : LENGTH.size + size]))
-            del self._buffer[: LENGTH.size + size]
-        return messages
-
-
-# --- engine: framed messages in, one EVALSHA each, framed answers out -------------------
+# --- engine: link frames in, one EVALSHA each, link frames out -------------------------
 
 
 async def _engine(redis_url: str, durable: bool, ready: Connection) -> None:
@@ -116,7 +88,7 @@ async def _engine(redis_url: str, durable: bool, ready: Connection) -> None:
             self.appending: set[asyncio.Task[None]] = set()
 
         def data_received(self, data: bytes) -> None:
-            for payload in self.frames.feed(data):
+            for _kind, payload in self.frames.feed(data):
                 task = loop.create_task(self.append(payload))
                 self.appending.add(task)
                 task.add_done_callback(self.appending.discard)
@@ -124,18 +96,18 @@ async def _engine(redis_url: str, durable: bool, ready: Connection) -> None:
         async def append(self, payload: bytes) -> None:
             if durable:
                 await store.evalsha(sha, 1, STREAM_KEY, payload[REQUEST_ID.size :])
-            self.transport.write(frame(payload))
+            self.transport.write(frame(BATCH, payload))
 
     server = await loop.create_server(Link, "127.0.0.1", 0)
     ready.send(server.sockets[0].getsockname()[1])
     await asyncio.Event().wait()
 
 
-# --- gateway: grpc.aio streams in, one TCP connection to the engine out -----------------
+# --- gateway: grpc.aio streams in, one engine-link connection out -----------------------
 
 
 class _EngineLink:
-    """One TCP connection to the engine, its answers matched to requests by number."""
+    """One link connection to the engine, its answers matched to requests by number."""
 
     def __init__(self) -> None:
         self.waiting: dict[int, asyncio.Future[bytes]] = {}
@@ -150,7 +122,7 @@ class _EngineLink:
     async def _read(self, reader: asyncio.StreamReader) -> None:
         frames = FrameReader(MAX_FRAME)
         while data := await reader.read(65536):
-            for payload in frames.feed(data):
+            for _kind, payload in frames.feed(data):
                 (number,) = REQUEST_ID.unpack_from(payload)
                 self.waiting.pop(number).set_result(payload[REQUEST_ID.size :])
 
@@ -159,7 +131,7 @@ class _EngineLink:
         self.next_id = number = (self.next_id + 1) & 0xFFFFFFFF
         answer = asyncio.get_running_loop().create_future()
         self.waiting[number] = answer
-        self.writer.write(frame(REQUEST_ID.pack(number) + message))
+        self.writer.write(frame(BATCH, REQUEST_ID.pack(number) + message))
         answered: bytes = await answer
         return answered
 

@@ -31,10 +31,11 @@ from services.engine.domain.head_signing import HeadSigner, SigningKeys
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry, default_registry
 from services.engine.domain.snapshots import DEFAULT_SNAPSHOT_EVERY, SnapshotCache
-from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.entrypoints.servicer import start_engine_link, start_engine_server
 from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.exchange_server import ENGINE_SERVICE
+from services.engine.transport.link_server import LinkServer
 from services.env_defaults import env_number
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
@@ -55,7 +56,7 @@ from services.rpc.limits import (
     StreamBudget,
     WatcherLimit,
 )
-from services.rpc.server import health_of
+from services.rpc.server import AddressInUse, health_of
 from services.rpc.store_readiness import follow_store
 from services.tournament.conductor import Conductor
 from services.tournament.director import Director, GameFinishedQueue
@@ -176,6 +177,9 @@ class GatewaySettings:
     """Of those, what one caller address may hold; <= 0: all of them."""
     engine_channels: int = 4
     """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
+    engine_transport: str = ""
+    """``stream``, ``unary`` or ``link`` (see remote.TRANSPORTS); "": $TEOTI_ENGINE_TRANSPORT,
+    else stream."""
 
     def limiter(self) -> ClientRateLimiter:
         """A fresh rate limiter with these settings."""
@@ -450,12 +454,15 @@ async def run_engine(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     timekeeper: TimekeeperSettings | None = None,
+    link_port: int = 0,
 ) -> None:
-    """``teoti engine``: EngineService and the clocks' timekeeper until ``stop``.
+    """``teoti engine``: EngineService and the clocks' timekeeper until ``stop``; with a
+    ``link_port``, the engine link too (services.engine.transport.link_server), on ``address``'s
+    host.
 
     Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.domain.bot_credential).
     Raises BotSecretError before anything starts when it is unset or a placeholder (no
-    separate bot worker could play).
+    separate bot worker could play), AddressInUse when the link's port is taken.
     """
     credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
@@ -468,14 +475,30 @@ async def run_engine(
         bot_credential=credential,
         on_finished=GameEndPublisher(store.client, store.keys, store.lane),
     )
-    server, port = await start_engine_server(engine, address, stopping=stop)
+    link: LinkServer | None = None
+    if link_port:
+        # Before EngineService: once its health says SERVING, the link takes connections.
+        host = address.rpartition(":")[0]
+        try:
+            link, link_port = await start_engine_link(engine, host, link_port, stopping=stop)
+        except OSError as error:
+            raise AddressInUse(f"{host}:{link_port}") from error
+    try:
+        server, port = await start_engine_server(engine, address, stopping=stop)
+    except BaseException:
+        if link is not None:
+            await link.stop(None)
+        raise
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
     readiness = asyncio.create_task(
         follow_store(store.client.ping, health_of(server), (ENGINE_SERVICE,), stop)
     )
-    log.info("engine_serving", port=port, redis=as_config(redis).describe())
+    log.info("engine_serving", port=port, link_port=link_port, redis=as_config(redis).describe())
     await stop.wait()
-    await server.stop(SHUTDOWN_GRACE_S)
+    if link is not None:
+        await asyncio.gather(server.stop(SHUTDOWN_GRACE_S), link.stop(SHUTDOWN_GRACE_S))
+    else:
+        await server.stop(SHUTDOWN_GRACE_S)
     if keeper is not None:
         await keeper
     await readiness
@@ -519,7 +542,9 @@ async def run_gateway(
         except BaseException:
             await store.close()
             raise
-    client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
+    client = RemoteEngineClient(
+        engine_target, channels=gateway.engine_channels, transport=gateway.engine_transport
+    )
     hub = WatchHub(store)
     reader = settings.reader(store, registry)
     # TournamentService here too (its Start creates round 1's games through the engine);
@@ -582,6 +607,7 @@ async def run_gateway(
         engine=engine_target,
         tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,
+        engine_transport=client.transport,
         signing_key_id=signing.signer.key_id if signing.signer else "",
         redis=as_config(redis).describe(),
         redis_pool_size=settings.pool_size,
@@ -605,8 +631,10 @@ async def run_bot(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     bot: BotSettings | None = None,
+    engine_transport: str = "",
 ) -> None:
-    """``teoti bot``: the bot worker alone, submitting through a remote engine. Raises
+    """``teoti bot``: the bot worker alone, submitting through a remote engine over
+    ``engine_transport`` (services.engine.transport.remote.TRANSPORTS; "": the default). Raises
     BotSecretError before anything starts when ``TEOTI_BOT_SECRET`` is unset or a
     placeholder (the engine would refuse every move)."""
     from services.engine.transport.remote import RemoteEngineClient
@@ -614,7 +642,11 @@ async def run_bot(
     credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
     store = await _answering(settings.store(redis), redis)
-    client = RemoteEngineClient(engine_target, bot_key=credential.secret)
+    client = RemoteEngineClient(
+        engine_target,
+        bot_key=credential.secret,
+        transport=engine_transport or None,
+    )
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     bot = bot or BotSettings()
     worker = _bot(store, settings.reader(store, registry), client, bot)
@@ -636,15 +668,17 @@ async def run_director(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     health_address: str = "",
+    engine_transport: str = "",
 ) -> None:
     """``teoti director``: the tournament director alone, creating games through a
-    remote engine (run as many as you like: they share one consumer group).
+    remote engine (run as many as you like: they share one consumer group) over
+    ``engine_transport`` (services.engine.transport.remote.TRANSPORTS; "": the default).
     ``health_address``: ``host:port`` of its gRPC health endpoint (empty: none)."""
     from services.engine.transport.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     store = await _answering(settings.store(redis), redis)
-    client = RemoteEngineClient(engine_target)
+    client = RemoteEngineClient(engine_target, transport=engine_transport or None)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
     if health_address:

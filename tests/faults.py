@@ -132,8 +132,8 @@ class Proc:
 
 
 async def engine_serving(port: int, seconds: float = 60) -> None:
-    """Wait until the ``teoti engine`` on gRPC ``port`` says SERVING; AssertionError
-    after ``seconds``."""
+    """Wait until the ``teoti engine`` on gRPC ``port`` says SERVING (its engine link, if
+    it serves one, listens before); AssertionError after ``seconds``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:

@@ -103,6 +103,7 @@ async def _engine(args: argparse.Namespace) -> int:
         stop_event(),
         opts.store_settings(args),
         opts.timekeeper_settings(args),
+        link_port=args.link_port,
     )
     return EXIT_OK
 
@@ -168,6 +169,7 @@ async def _bot(args: argparse.Namespace) -> int:
             f"0.0.0.0:{args.health_port}" if args.health_port else "",
             reconcile_s=args.reconcile_s,
         ),
+        engine_transport=args.engine_transport,
     )
     return EXIT_OK
 
@@ -182,6 +184,7 @@ async def _director(args: argparse.Namespace) -> int:
         stop_event(),
         opts.store_settings(args),
         f"0.0.0.0:{args.health_port}" if args.health_port else "",
+        engine_transport=args.engine_transport,
     )
     return EXIT_OK
 
@@ -231,6 +234,14 @@ def add_engine(sub: Subparsers) -> None:
     engine = sub.add_parser("engine", help="EngineService alone")
     engine.add_argument("--host", default="127.0.0.1")
     engine.add_argument("--port", type=port, default=50052)
+    engine.add_argument(
+        "--link-port",
+        type=port,
+        default=env_number("TEOTI_LINK_PORT", int, 0),
+        help="also serve the engine link (plain TCP, for --engine-transport link clients; "
+        "docs/operations.md) on this port of --host (0: off); default $TEOTI_LINK_PORT, "
+        "else off",
+    )
     opts.add_redis_options(engine)
     opts.add_timekeeper_option(engine)
     add_extra_ruleset(engine)
@@ -251,6 +262,7 @@ def add_gateway(sub: Subparsers) -> None:
         default=env_number("TEOTI_ENGINE_CHANNELS", int, 4),
         help="channels (connections per engine) to the engines (default %(default)s)",
     )
+    opts.add_engine_transport_option(gateway)
     opts.add_signing_options(
         gateway, "none: it signs nothing (GetSignedHead refused, exports unsigned)"
     )
@@ -294,6 +306,7 @@ def add_director(sub: Subparsers) -> None:
     director.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=opts.ENGINE_HELP
     )
+    opts.add_engine_transport_option(director)
     director.add_argument(
         "--health-port",
         type=port,
@@ -312,6 +325,7 @@ def add_bot(sub: Subparsers) -> None:
     bot.add_argument(
         "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=opts.ENGINE_HELP
     )
+    opts.add_engine_transport_option(bot)
     bot.add_argument("--concurrency", type=int, default=4)
     bot.add_argument(
         "--claim-idle-ms",

@@ -176,6 +176,19 @@ def add_web_options(p: argparse.ArgumentParser, default_port: int) -> None:
     )
 
 
+def add_engine_transport_option(p: argparse.ArgumentParser) -> None:
+    """``--engine-transport`` of the processes sending commands to engines (--engine)."""
+    p.add_argument(
+        "--engine-transport",
+        choices=("stream", "unary", "link"),
+        default=os.environ.get("TEOTI_ENGINE_TRANSPORT") or "stream",
+        help="stream: engine commands multiplexed on a few EngineService.Exchange streams; "
+        "unary: one call each (engines without Exchange); link: the same streams on the "
+        "engine link, --engine naming the engines' --link-port (docs/operations.md). "
+        "Default $TEOTI_ENGINE_TRANSPORT, else %(default)s",
+    )
+
+
 def add_timekeeper_option(p: argparse.ArgumentParser) -> None:
     """``--timekeeper-interval`` of the processes running an engine."""
     p.add_argument(
@@ -209,6 +222,7 @@ def gateway_settings(args: argparse.Namespace) -> GatewaySettings:
         play_streams_per_client=args.max_play_streams_per_client,
         streams_per_address=args.max_streams_per_address,
         engine_channels=getattr(args, "engine_channels", 4),
+        engine_transport=getattr(args, "engine_transport", ""),
     )
 
 
@@ -242,7 +256,15 @@ def need_redis(args: argparse.Namespace) -> RedisConfig:
 
 
 def engine_target(args: argparse.Namespace) -> str:
-    """``--engine`` (a gRPC target, checked by gRPC as it connects)."""
+    """``--engine``, checked up front for the link (its addresses are host:port pairs;
+    a gRPC target is checked by gRPC as it connects). Raises UsageError."""
+    if args.engine_transport == "link":
+        from services.engine.transport.link_client import parse_target
+
+        try:
+            parse_target(args.engine)
+        except ValueError as error:
+            raise UsageError(f"--engine: {error}") from None
     return str(args.engine)
 
 

@@ -317,8 +317,9 @@ def test_only_the_gateway_is_exposed(target: str) -> None:
 
 def test_engine_calls_spread_over_every_engine_pod(target: str) -> None:
     """Issue 12: a ClusterIP pins each gateway connection to one engine pod; a headless
-    Service named through gRPC's dns resolver lists every pod for round robin, on the
-    port every engine serves EngineService on, through the Service and the policy."""
+    Service's name lists every pod. Issue 16: the clients reach the engines on the engine
+    link, the port every engine serves it on, through the Service and the policy."""
+    from services.engine.transport.link_client import parse_target
     from services.engine.transport.remote import CHANNEL_OPTIONS
 
     docs = _render(target)
@@ -327,12 +328,13 @@ def test_engine_calls_spread_over_every_engine_pod(target: str) -> None:
     config = next(
         c for c in of_kind(docs, "ConfigMap") if c["metadata"]["name"].startswith("teoti-config")
     )
-    assert "TEOTI_ENGINE_TRANSPORT" not in config["data"]
-    assert config["data"]["ENGINE_TARGET"] == "dns:///teoti-engine:50052"
-    port = 50052
+    assert config["data"]["TEOTI_ENGINE_TRANSPORT"] == "link"
+    assert config["data"]["ENGINE_TARGET"] == "dns:///teoti-engine:50053"
+    ((host, port),) = parse_target(config["data"]["ENGINE_TARGET"])
+    assert host == "teoti-engine"
     (service_port,) = [p for p in engine["spec"]["ports"] if p["port"] == port]
     (container,) = containers(named(docs, "Deployment", "teoti-engine"))
-    assert f"--port={port}" in container["args"]
+    assert f"--link-port={port}" in container["args"]
     named_ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert named_ports[service_port["targetPort"]] == port
     policy = named(docs, "NetworkPolicy", "teoti-engine")

@@ -1,7 +1,8 @@
 """kill -9 of the bot worker and of the engine, as real ``teoti`` processes, mid-run.
 
 Games still finish after restarts, every game's hash chain verifies, no command id was
-applied twice, and nothing was dead-lettered.
+applied twice, and nothing was dead-lettered: with the bot worker's commands on gRPC
+streams, and on the engine link (``--engine-transport link``).
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ async def wait_until(predicate, seconds: float, what: str, poll_s: float = 0.1) 
 
 
 @pytest.mark.parametrize(
-    ("games", "rounds"),
+    ("games", "rounds", "transport"),
     [
-        pytest.param(10, 1, id="fast"),
-        pytest.param(40, 3, id="long", marks=pytest.mark.slow),
+        pytest.param(10, 1, "stream", id="fast"),
+        pytest.param(10, 1, "link", id="fast-link"),
+        pytest.param(40, 3, "stream", id="long", marks=pytest.mark.slow),
     ],
 )
 async def test_kill_9_engine_and_bot_mid_run(
@@ -45,20 +47,23 @@ async def test_kill_9_engine_and_bot_mid_run(
     tmp_path: Path,
     games: int,
     rounds: int,
+    transport: str,
 ) -> None:
     prefix = f"crash-{uuid.uuid4().hex[:8]}"
-    port = free_port()
+    port, link_port = free_port(), free_port()
     common = ["--redis-url", redis_url, "--key-prefix", prefix, "--shards", "4"]
     nim = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
     engine = Proc(
-        ["engine", "--port", str(port), *common, *nim],
+        ["engine", "--port", str(port), "--link-port", str(link_port), *common, *nim],
         tmp_path / "engine.log",
     )
     bot = Proc(
         [
             "bot",
             "--engine",
-            f"127.0.0.1:{port}",
+            f"127.0.0.1:{link_port if transport == 'link' else port}",
+            "--engine-transport",
+            transport,
             "--claim-idle-ms",
             "500",
             "--max-deliveries",

@@ -1,11 +1,11 @@
 """A rolling restart of the engines under load fails no command (issue 16; docs/operations.md,
-"Gateway to engine").
+"Gateway to engine" and "Engine link").
 
 Two real ``teoti engine`` processes on one Redis, and the gateway's engine client with
 games being created and played on them without pause. Each engine in turn gets SIGTERM
 (as Kubernetes stops a pod: it tells its streams to drain, answers what is in flight
 and stops within its grace) and is started again; then the other. Every command in that
-time must succeed, and every game's log verifies.
+time must succeed, on gRPC streams and on the engine link, and every game's log verifies.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import uuid
 from pathlib import Path
+
+import pytest
 
 from services.embedded_redis import free_port
 from services.engine.adapters import RedisEventStore
@@ -27,18 +29,26 @@ PLAYERS = 8
 """Concurrent games played through the restarts."""
 
 
+@pytest.mark.parametrize("transport", ["stream", "link"])
 async def test_a_rolling_restart_of_the_engines_fails_no_command(
-    redis_url: str, registry: RulesetRegistry, tmp_path: Path
+    redis_url: str, registry: RulesetRegistry, tmp_path: Path, transport: str
 ) -> None:
     prefix = f"rolling-{uuid.uuid4().hex[:8]}"
     common = ["--redis-url", redis_url, "--key-prefix", prefix, "--shards", "4"]
     nim = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
     ports = [free_port() for _ in range(2)]
+    links = [free_port() for _ in range(2)]
     engines = [
-        Proc(["engine", "--port", str(port), *common, *nim], tmp_path / f"engine-{i}.log")
-        for i, port in enumerate(ports)
+        Proc(
+            ["engine", "--port", str(port), "--link-port", str(link), *common, *nim],
+            tmp_path / f"engine-{i}.log",
+        )
+        for i, (port, link) in enumerate(zip(ports, links, strict=True))
     ]
-    client = RemoteEngineClient(",".join(f"127.0.0.1:{port}" for port in ports), timeout_s=10)
+    targets = links if transport == "link" else ports
+    client = RemoteEngineClient(
+        ",".join(f"127.0.0.1:{port}" for port in targets), timeout_s=10, transport=transport
+    )
     store = RedisEventStore.from_url(redis_url, prefix=prefix, shards=4)
     seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
     failures: list[str] = []
@@ -87,7 +97,7 @@ async def test_a_rolling_restart_of_the_engines_fails_no_command(
         await client.close()
         for engine in engines:
             engine.stop()
-    print(f"{moves[0]} moves in {len(games)} games, failures: {failures[:5]}")
+    print(f"{transport}: {moves[0]} moves in {len(games)} games, failures: {failures[:5]}")
     assert failures == []
     reader = GameReader(store, registry)
     for game in games:

@@ -24,7 +24,6 @@ from typing import Any
 
 import grpc
 import pytest
-from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.embedded_redis import free_port
 from services.engine.adapters import RedisEventStore
@@ -32,6 +31,7 @@ from services.engine.domain.errors import GameNotFound
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
+from services.rpc.stubs import load_stubs
 from tests.faults import Proc, RedisProcess
 
 SHARDS = 4
@@ -74,7 +74,7 @@ async def _play_person(stub: Any, game: str, token: str, acked: Acked, stop: asy
     lose the end of a game (or the whole game) it had acknowledged, and then the game
     waits for this person again (or no longer exists).
     """
-    pb = game_service_pb2
+    pb = load_stubs().game_pb2
     while not stop.is_set():
         try:
             state = await _retrying(stub.GetGame, pb.GetGameRequest(game_id=game))
@@ -141,9 +141,9 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
     )
     store = RedisEventStore.from_url(redis.url, prefix=prefix, shards=SHARDS)
     reader = GameReader(store, registry)
-    pb = game_service_pb2
+    pb = load_stubs().game_pb2
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{gateway_port}", options=CLIENT_CHANNEL)
-    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
     acked = Acked()
     stop = asyncio.Event()
     people: list[asyncio.Task[None]] = []

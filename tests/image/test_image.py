@@ -264,25 +264,29 @@ def test_engine_gateway_bot_play_a_demo_game(
     image: Image, redis_url: str, key_prefix: str, tmp_path: Path
 ) -> None:
     engine_port, gateway_port, bot_health_port = _free_port(), _free_port(), _free_port()
+    link_port = _free_port()
     env = {"REDIS_URL": redis_url}
     # Bot seats act under a credential only the engine and the bot worker hold (issue 12);
     # separate processes share it through the environment, as the k8s Secret does.
     bot_env = {**env, "TEOTI_BOT_SECRET": secrets.token_hex(16)}
     common = ["--key-prefix", key_prefix]
-    engine_target = f"127.0.0.1:{engine_port}"
+    # As deployed (deploy/k8s): commands on the engine link.
+    engine_target = f"127.0.0.1:{link_port}"
+    link = ["--engine-transport", "link"]
     services = {
         "engine": (
-            ["engine", "--port", str(engine_port), *common],
+            ["engine", "--port", str(engine_port), "--link-port", str(link_port), *common],
             engine_port,
             "gameserver.v1.EngineService",
         ),
         "gateway": (
-            ["gateway", "--port", str(gateway_port), "--engine", engine_target, *common],
+            ["gateway", "--port", str(gateway_port), "--engine", engine_target, *link, *common],
             gateway_port,
             "gameserver.v1.GameService",
         ),
         "bot": (
-            ["bot", "--engine", engine_target, "--health-port", str(bot_health_port), *common],
+            ["bot", "--engine", engine_target, *link, "--health-port", str(bot_health_port),
+             *common],
             bot_health_port,
             "gameserver.v1.BotWorker",
         ),

@@ -80,16 +80,29 @@ async def engine_server(
     port: int = 0,
     max_in_flight: int = 100,
     stopping: asyncio.Event | None = None,
+    transport: str = "stream",
 ) -> AsyncIterator[tuple[GatedEngine, Any, int]]:
     """A gated engine served on ``127.0.0.1:port`` (0: any free port): EngineService
-    over gRPC. Yields (the engine, its server, the bound port)."""
+    over gRPC, or with ``transport="link"`` the engine link (services.engine.transport.link_server).
+    Yields (the engine, its server, the bound port)."""
     engine = GatedEngine(store, registry)
     options = {"max_in_flight_per_exchange": max_in_flight, "stopping": stopping}
-    async with engine_served(engine, port, **options) as (server, bound):
+    async with engine_served(engine, transport, port, **options) as (server, bound):
         try:
             yield engine, server, bound
         finally:
             engine.gate.release.set()  # held calls go on before the server stops
+
+
+def link_server(*args: Any, **kwargs: Any) -> Any:
+    """:func:`engine_server` on the engine link."""
+    return engine_server(*args, **kwargs, transport="link")
+
+
+def served(transport: str) -> Callable[..., Any]:
+    """The engine server a client of ``transport`` talks to: :func:`engine_server` on the
+    link for ``link``, else on gRPC (same arguments, same yield)."""
+    return link_server if transport == "link" else engine_server
 
 
 @asynccontextmanager
@@ -171,7 +184,7 @@ async def read_next(call: Any) -> Any:
 def create_request(
     command_id: str = "", request_id: int = 0, timeout_ms: int = 0
 ) -> pb.EngineServiceExchangeRequest:
-    """An ExchangeBatches request to create a game of nim between HUMANS (``request_id`` and
+    """An Exchange request to create a game of nim between HUMANS (``request_id`` and
     ``timeout_ms`` 0: left for an ExchangeStream to number, and no timeout)."""
     request = pb.EngineServiceCreateGameRequest(ruleset="nim", command_id=command_id)
     request.seats.add(kind=1, name="ann", token_hash="a" * 64)

@@ -1,6 +1,6 @@
 """EngineService.ExchangeBatches (issue 16): the calls, and the answers, ready at the same
 moment share one message; a lone one is not held back; cancels and deadlines inside a
-batch.
+batch; an engine from before ExchangeBatches gets the calls on Exchange.
 
 A real EngineService over gRPC on loopback, a real Redis, the gated engine of
 tests.integration.exchange_engine ("held..." commands wait for the test, "instant..."
@@ -10,7 +10,9 @@ ones are answered at once).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
@@ -18,19 +20,26 @@ import pytest
 
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import EngineServicer
 from services.engine.transport.exchange_client import (
     CALLS_PER_TURN,
     EngineStreamsStub,
     ExchangePool,
     ExchangeStream,
 )
+from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
+    HUMANS,
+    GatedEngine,
     create_request,
     engine_channel,
+    fake_engine,
     read_next,
     refusal_code,
+    start_held,
+    stream_handler,
     until,
 )
 
@@ -263,3 +272,69 @@ async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
         assert engine.gate.cancelled == ["held-late"]
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
+
+
+@asynccontextmanager
+async def engine_without_batches(
+    store: RedisEventStore, registry: RulesetRegistry
+) -> AsyncIterator[tuple[GatedEngine, int]]:
+    """An engine served as before ExchangeBatches: only the unary methods and Exchange
+    (grpc answers UNIMPLEMENTED for the rest)."""
+    engine = GatedEngine(store, registry)
+    servicer = EngineServicer(engine)
+
+    def unary(method: Any, request: Any, response: Any) -> Any:
+        return grpc.unary_unary_rpc_method_handler(
+            method,
+            request_deserializer=request.FromString,
+            response_serializer=response.SerializeToString,
+        )
+
+    handlers = {
+        "CreateGame": unary(
+            servicer.CreateGame,
+            pb.EngineServiceCreateGameRequest,
+            pb.EngineServiceCreateGameResponse,
+        ),
+        "SubmitAction": unary(
+            servicer.SubmitAction,
+            pb.EngineServiceSubmitActionRequest,
+            pb.EngineServiceSubmitActionResponse,
+        ),
+        "JoinGame": unary(
+            servicer.JoinGame, pb.EngineServiceJoinGameRequest, pb.EngineServiceJoinGameResponse
+        ),
+        "Exchange": stream_handler(
+            servicer.Exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
+        ),
+    }
+    async with fake_engine(handlers) as port:
+        try:
+            yield engine, port
+        finally:
+            engine.gate.release.set()
+
+
+async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """Rolling upgrade, new gateway and old engine: the calls sent on an ExchangeBatches
+    stream come back UNIMPLEMENTED, unrun, and go again on Exchange streams, which the
+    pool keeps opening from then on; every call succeeds."""
+    async with (
+        engine_without_batches(redis_store, registry) as (engine, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=2) as client,
+    ):
+        created = await asyncio.gather(
+            *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(20))
+        )
+        moved = await asyncio.gather(
+            *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
+        )
+        assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
+        streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
+        assert streams and not any(s.batched for s in streams)
+        assert client._exchange._unbatched_until > time.monotonic()  # type: ignore[union-attr]
+        held = await start_held(client, engine, "held-old")
+        engine.gate.release.set()
+        assert (await held).version > 0

@@ -1,4 +1,4 @@
-"""EngineService.ExchangeBatches against a hostile peer, an oversized
+"""EngineService.Exchange and ExchangeBatches against a hostile peer, an oversized
 request and a misbehaving engine (issue 16's review): nothing of the engine grows
 without a limit, and one call's trouble fails that call alone.
 
@@ -34,6 +34,8 @@ from tests.integration.exchange_engine import (
     create_request,
     engine_channel,
     fake_engine,
+    read_next,
+    refusal_code,
     stream_handler,
     until,
 )
@@ -71,12 +73,13 @@ async def one_stream_pool(port: int) -> AsyncIterator[ExchangePool]:
             await pool.close()
 
 
+@pytest.mark.parametrize("method", ["Exchange", "ExchangeBatches"])
 async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry
+    redis_store: RedisEventStore, registry: RulesetRegistry, method: str
 ) -> None:
     async with engine_channel(redis_store, registry) as (_, channel):
         raw = channel.stream_stream(
-            "/gameserver.v1.EngineService/ExchangeBatches",
+            f"/gameserver.v1.EngineService/{method}",
             request_serializer=lambda b: b,
             response_deserializer=lambda b: b,
         )
@@ -146,16 +149,19 @@ async def test_a_request_larger_than_the_engine_takes_fails_alone(
         await stream.reader
 
 
+@pytest.mark.parametrize("transport", ["stream", "unary"])
 async def test_a_command_too_large_for_the_engine_is_refused_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry
+    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
 ) -> None:
     """The gateway re-encodes options_json and action_json canonically, which can make a
     command ~4x the public request that carried it (1e15 is 1000000000000000.0): past
-    what the engine takes, it is refused as the bad argument it is (the engine's
-    RESOURCE_EXHAUSTED read as an engine outage, UNAVAILABLE, and the client would
-    retry a request that can never succeed)."""
+    what the engine takes, it is refused as the bad argument it is, on either
+    transport (the engine's RESOURCE_EXHAUSTED read as an engine outage, UNAVAILABLE,
+    and the client would retry a request that can never succeed)."""
     async with served(redis_store, registry, max_in_flight=100) as (_, _, port):
-        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
+        client = RemoteEngineClient(
+            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
+        )
         try:
             huge = {"pad": [1e15] * 15_000}
             assert len(canonical_json(huge)) > MAX_REQUEST_BYTES > 5 * 15_000
@@ -181,9 +187,10 @@ def test_the_largest_request_a_stream_carries_fits_the_engines_limit_with_its_fr
 
 
 async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend() -> None:
-    """A stream that ends UNIMPLEMENTED after the engine's headers (a proxy, a
-    misbehaving engine) may have run its calls, so they fail UNAVAILABLE (an outage the
-    caller sees) and are never sent again by the pool."""
+    """UNIMPLEMENTED means "ran nothing" only before the engine said it serves
+    ExchangeBatches (its headers): a stream that ends UNIMPLEMENTED after them (a proxy,
+    a misbehaving engine) may have run its calls, so they fail UNAVAILABLE instead of
+    going again on Exchange (where this engine would run them a second time)."""
     taken: list[str] = []
 
     async def batches(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
@@ -192,9 +199,19 @@ async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend
             taken.extend(r.create_game.command_id for r in message.requests)
             await context.abort(grpc.StatusCode.UNIMPLEMENTED, "no longer")
 
+    async def exchange(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        async for request in requests:
+            taken.append(request.create_game.command_id)
+            answer = pb.EngineServiceExchangeResponse(request_id=request.request_id)
+            answer.create_game.game_id = "g"
+            await context.write(answer)
+
     handlers = {
         "ExchangeBatches": stream_handler(
             batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
+        ),
+        "Exchange": stream_handler(
+            exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
         ),
     }
     async with fake_engine(handlers) as port, one_stream_pool(port) as pool:
@@ -202,6 +219,32 @@ async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend
             await pool.call(create_request("once"), 5)
         assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
         assert taken == ["once"]
+
+
+async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_drain(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    """Rolling upgrade, old gateway and new engine: on Exchange each answer, refusal
+    and drain notice is a message of its own, as before ExchangeBatches, and what was
+    in flight when the engine started draining is still answered."""
+    stopping = asyncio.Event()
+    async with engine_channel(redis_store, registry, stopping=stopping) as (engine, channel):
+        call = pb_grpc.EngineServiceStub(channel).Exchange()
+        for request_id, command_id in ((1, "held-old"), (2, "instant-old"), (1, "held-again")):
+            await call.write(create_request(command_id, request_id))
+        first, second = await read_next(call), await read_next(call)
+        assert {first.request_id, second.request_id} == {1, 2}
+        refusal = first if first.request_id == 1 else second
+        assert refusal_code(refusal) == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert engine.gate.started == ["held-old"]
+        stopping.set()
+        drain = await read_next(call)
+        assert drain.drain and drain.request_id == 0
+        engine.gate.release.set()
+        held = await read_next(call)
+        assert held.request_id == 1 and held.WhichOneof("result") == "create_game"
+        await call.done_writing()
+        assert await call.code() == grpc.StatusCode.OK
 
 
 async def test_a_peer_answering_without_the_batches_header_fails_the_calls_at_once() -> None:

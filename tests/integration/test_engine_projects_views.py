@@ -1,7 +1,7 @@
 """Issue 16, no event folded twice: a gateway of the split deployment asks the engine for
 the moving seat's view and legal actions (EngineService ``return_view``) instead of
 folding the events the engine appended. The Play answer stays, byte for byte, what
-GetGame and ListLegalActions answer the seat, for games that hide
+GetGame and ListLegalActions answer the seat, on every transport, for games that hide
 hands and decks, with clocks or without; an engine from before ``return_view`` still
 gets the answer right (the gateway folds its events). Real engine, real Redis."""
 
@@ -13,7 +13,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import pytest
-from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
@@ -23,16 +22,16 @@ from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.time_control import TimeControl
-from services.engine.entrypoints.servicer import ENGINE_SERVICE, EngineServicer
+from services.engine.entrypoints.servicer import EngineServicer
+from services.engine.transport.link_server import start_link_server
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
-from services.rpc.generated import engine_service_pb2 as engine_pb
-from services.rpc.server import build_server
+from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
 from tests.game_samples import game_names
 from tests.servicer_context import ServicerContext
 
-pb = game_service_pb2
+pb = load_stubs().game_pb2
 TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
 
 
@@ -50,22 +49,18 @@ class RecordingClient(RemoteEngineClient):
 class EngineBeforeReturnView(EngineServicer):
     """An engine as it was before ``return_view``: it never sees the field."""
 
-    async def _submit_action(
-        self,
-        request: engine_pb.EngineServiceSubmitActionRequest,
-        bot_key: str,
-        reply: engine_pb.EngineServiceSubmitActionResponse,
-    ) -> None:
+    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
         request.ClearField("return_view")
-        await super()._submit_action(request, bot_key, reply)
+        return await super()._submit_action(request, bot_key, into)
 
 
 @asynccontextmanager
 async def split(
-    redis_url: str, key_prefix: str, registry: RulesetRegistry, old: bool = False
+    redis_url: str, key_prefix: str, registry: RulesetRegistry, transport: str, old: bool = False
 ) -> AsyncIterator[tuple[GameServicer, RecordingClient, Engine]]:
     """A gateway's servicer (its own store and cache, as `teoti gateway` has) sending its
-    commands to a separate engine (``old``: an engine from before return_view)."""
+    commands to a separate engine on ``transport`` (``old``: an engine from before
+    return_view, on the link)."""
     async with AsyncExitStack() as stack:
         engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
         stack.push_async_callback(engine_store.close)
@@ -73,13 +68,13 @@ async def split(
         stack.push_async_callback(gateway_store.close)
         engine = Engine(engine_store, registry, seed_source=fixed_seed("views"))
         if old:
-            servicer = EngineBeforeReturnView(engine)
-            server, port, _ = build_server("127.0.0.1:0", [servicer.add_to], [ENGINE_SERVICE])
-            await server.start()
-            stack.push_async_callback(server.stop, None)
+            link, port = await start_link_server(
+                EngineBeforeReturnView(engine).serve_link, "127.0.0.1", 0
+            )
+            stack.push_async_callback(link.stop, None)
         else:
-            _server, port = await stack.enter_async_context(engine_served(engine))
-        client = RecordingClient(f"127.0.0.1:{port}", timeout_s=30)
+            _server, port = await stack.enter_async_context(engine_served(engine, transport))
+        client = RecordingClient(f"127.0.0.1:{port}", timeout_s=30, transport=transport)
         client.results = []
         stack.push_async_callback(client.close)
         yield GameServicer(GameReader(gateway_store, registry), client), client, engine
@@ -119,28 +114,30 @@ async def answers_as_the_reads(
     return answered
 
 
-def _view_cases() -> list[tuple[str, bool]]:
-    """(ruleset, clocked): the registered games in turn, clocked and not (every game both
-    ways when there are two or more)."""
+def _view_cases() -> list[tuple[str, bool, str]]:
+    """(ruleset, clocked, transport): the registered games in turn over each transport,
+    clocked and not (every game both ways when there are two or more)."""
     names = game_names()
-    return [(names[(i + 1) % len(names)], clocked) for i, clocked in enumerate((False, True) * 2)]
+    ways = [(False, "link"), (True, "link"), (False, "stream"), (True, "unary")]
+    return [(names[(i + 1) % len(names)], *way) for i, way in enumerate(ways)]
 
 
-@pytest.mark.parametrize(("ruleset", "clocked"), _view_cases())
+@pytest.mark.parametrize(("ruleset", "clocked", "transport"), _view_cases())
 async def test_the_engine_answers_the_view_the_gateway_would_show(
     redis_url: str,
     key_prefix: str,
     registry: RulesetRegistry,
     ruleset: str,
     clocked: bool,
+    transport: str,
 ) -> None:
     """Hands and decks are hidden here: the engine shows each mover its own view only,
     the one the gateway's reads show it, and no events come with it."""
-    async with split(redis_url, key_prefix, registry) as (servicer, client, engine):
+    async with split(redis_url, key_prefix, registry, transport) as (servicer, client, engine):
         seats = [SeatSpec(SeatKind.HUMAN, f"p{n}", hash_token(t)) for n, t in enumerate(TOKENS)]
         control = TimeControl(base_ms=3_600_000, increment_ms=1_000) if clocked else None
         game = (await client.create_game(ruleset, seats, {}, time_control=control)).game_id
-        rng = random.Random(f"{ruleset}-{clocked}")
+        rng = random.Random(f"{ruleset}-{clocked}-{transport}")
         for request_id in range(1, 31):
             snapshot = await engine.load(game)
             if snapshot.is_terminal():
@@ -169,7 +166,7 @@ async def test_the_engine_answers_the_view_the_gateway_would_show(
 async def test_a_retried_command_answers_the_game_as_it_is_now(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
-    async with split(redis_url, key_prefix, registry) as (servicer, client, _engine):
+    async with split(redis_url, key_prefix, registry, "link") as (servicer, client, _engine):
         seats = [
             SeatSpec(SeatKind.HUMAN, n, hash_token(t))
             for n, t in zip("ab", TOKENS[:2], strict=True)
@@ -197,7 +194,7 @@ async def test_an_engine_from_before_return_view_is_folded_for(
 ) -> None:
     """Gateways may be upgraded before engines: an engine that never saw the field sends
     its events and no view, and the gateway folds them, answering the same."""
-    async with split(redis_url, key_prefix, registry, old=True) as (
+    async with split(redis_url, key_prefix, registry, "link", old=True) as (
         servicer,
         client,
         _engine,

@@ -2,7 +2,8 @@
 
 Three real ``teoti engine`` processes; the gateway's client (a pool of channels, each
 round robin over the target's addresses, as ``dns:///`` of a headless Service gives in
-Kubernetes) creates games concurrently, and each engine's log shows its share.
+Kubernetes; or, on the engine link, a pool of connections each to the next address)
+creates games concurrently, and each engine's log shows its share.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ ENGINES = 3
 GAMES = 90
 
 
-def _start_engine(port: int, log: Path, redis_url: str, prefix: str) -> subprocess.Popen[bytes]:
+def _start_engine(
+    port: int, link_port: int, log: Path, redis_url: str, prefix: str
+) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         return subprocess.Popen(
             [
@@ -37,6 +40,8 @@ def _start_engine(port: int, log: Path, redis_url: str, prefix: str) -> subproce
                 "engine",
                 "--port",
                 str(port),
+                "--link-port",
+                str(link_port),
                 "--redis-url",
                 redis_url,
                 "--key-prefix",
@@ -52,8 +57,9 @@ def _start_engine(port: int, log: Path, redis_url: str, prefix: str) -> subproce
         )
 
 
+@pytest.mark.parametrize("transport", ["stream", "link"])
 async def test_calls_spread_over_every_engine_process(
-    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: str
 ) -> None:
     # The gateway's engine streams each stay on the engine they opened on: those opened
     # while only some engines were connected are skewed until they age out (5 s). Short
@@ -61,17 +67,23 @@ async def test_calls_spread_over_every_engine_process(
     monkeypatch.setattr("services.engine.transport.exchange_client.STREAM_MAX_AGE_S", 0.2)
     prefix = f"spread-{uuid.uuid4().hex[:8]}"
     ports = [free_port() for _ in range(ENGINES)]
+    link_ports = [free_port() for _ in range(ENGINES)]
     logs = [tmp_path / f"engine-{i}.log" for i in range(ENGINES)]
     processes = [
-        _start_engine(port, log, redis_url, prefix) for port, log in zip(ports, logs, strict=True)
+        _start_engine(port, link, log, redis_url, prefix)
+        for port, link, log in zip(ports, link_ports, logs, strict=True)
     ]
-    client = RemoteEngineClient(",".join(f"127.0.0.1:{port}" for port in ports), timeout_s=30)
+    targets = link_ports if transport == "link" else ports
+    client = RemoteEngineClient(
+        ",".join(f"127.0.0.1:{port}" for port in targets), timeout_s=30, transport=transport
+    )
     try:
-        await asyncio.gather(*(engine_serving(port) for port in ports))
+        await asyncio.gather(*(engine_serving(port) for port in ports))  # the link is up before
         seats = [SeatSpec(SeatKind.BOT, "b1"), SeatSpec(SeatKind.BOT, "b2")]
         # Every channel connects to every engine (round robin connects to each address
         # once the channel leaves idle). Calls made together share a stream, so a burst
-        # of first calls no longer reaches every channel.
+        # of first calls no longer reaches every channel. (A link connection is opened
+        # per stream, to the next address: nothing to wait for.)
         await asyncio.gather(*(channel.channel_ready() for channel in client._channels))
         await asyncio.gather(*(client.create_game("nim", seats, {}) for _ in range(8)))
         await asyncio.sleep(0.5)  # every engine connected, the first streams aged out

@@ -8,7 +8,7 @@ the engine's cached game as it was when the command was first applied:
 2. after Redis lost acknowledged writes (tests/integration/test_recovery.py: caches
    never stay ahead of Redis), the cache holds versions the log no longer has.
 
-Real engines over gRPC, real Redis. (Found by a hostile review: both failed when
+Real engines on the engine link, real Redis. (Found by a hostile review: both failed when
 the engine answered every command from its cache.)
 """
 
@@ -19,7 +19,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from redis.asyncio import Redis
-from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.engine import Engine
@@ -28,23 +27,24 @@ from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
+from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
 from tests.servicer_context import ServicerContext
 
-pb = game_service_pb2
+pb = load_stubs().game_pb2
 TOKENS = ("seat-0-token-0123456789abcdef", "seat-1-token-0123456789abcdef")
 SEATS = [SeatSpec(SeatKind.HUMAN, n, hash_token(t)) for n, t in zip("ab", TOKENS, strict=True)]
 
 
 @asynccontextmanager
-async def remote_engine(
+async def engine_on_link(
     redis_url: str, prefix: str, registry: RulesetRegistry
 ) -> AsyncIterator[tuple[Engine, RemoteEngineClient, RedisEventStore]]:
     store = RedisEventStore.from_url(redis_url, prefix=prefix)
     engine = Engine(store, registry)
     try:
-        async with engine_served(engine) as (_server, port):
-            client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30)
+        async with engine_served(engine, "link") as (_server, port):
+            client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30, transport="link")
             try:
                 yield engine, client, store
             finally:
@@ -72,9 +72,11 @@ async def test_a_retry_on_the_engine_that_applied_it_shows_the_game_as_it_is_now
 ) -> None:
     async with AsyncExitStack() as stack:
         _e1, c1, gateway_store = await stack.enter_async_context(
-            remote_engine(redis_url, key_prefix, registry)
+            engine_on_link(redis_url, key_prefix, registry)
         )
-        _e2, c2, _ = await stack.enter_async_context(remote_engine(redis_url, key_prefix, registry))
+        _e2, c2, _ = await stack.enter_async_context(
+            engine_on_link(redis_url, key_prefix, registry)
+        )
         # One gateway whose client happens to reach engine 1 for seat 0's commands.
         gateway = GameServicer(GameReader(gateway_store, registry), c1)
         game = (await c1.create_game("nim", SEATS, {"max_take": 3})).game_id
@@ -111,7 +113,7 @@ async def test_after_lost_writes_a_retry_shows_only_versions_the_log_has(
 ) -> None:
     async with AsyncExitStack() as stack:
         _engine, client, store = await stack.enter_async_context(
-            remote_engine(redis_url, key_prefix, registry)
+            engine_on_link(redis_url, key_prefix, registry)
         )
         gateway = GameServicer(GameReader(store, registry), client)
         game = (await client.create_game("nim", SEATS, {"max_take": 1})).game_id

@@ -25,7 +25,6 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import NoPermissionError
-from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import (
     BotSettings,
@@ -42,6 +41,7 @@ from services.engine.adapters.retention import archive_finished
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.generated import tournament_service_pb2 as tpb
 from services.rpc.generated import tournament_service_pb2_grpc as tpb_grpc
+from services.rpc.stubs import load_stubs
 from services.tournament.repository import stream_id
 from tests.plugin import registry_with_nim
 
@@ -132,6 +132,7 @@ async def split_stack(
             BotSettings(concurrency=2, claim_idle_ms=1000),
         )
     )
+    stubs = load_stubs()
     async with AsyncExitStack() as exits:
         channel = await exits.enter_async_context(
             grpc.aio.insecure_channel(f"127.0.0.1:{gateway_port}")
@@ -139,8 +140,8 @@ async def split_stack(
         await asyncio.wait_for(channel.channel_ready(), 10)
         try:
             yield SplitStack(
-                game_service_pb2_grpc.GameServiceStub(channel),
-                game_service_pb2,
+                stubs.game_pb2_grpc.GameServiceStub(channel),
+                stubs.game_pb2,
                 tpb_grpc.TournamentServiceStub(channel),
             )
         finally:

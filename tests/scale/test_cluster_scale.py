@@ -32,13 +32,13 @@ from typing import Any
 
 import grpc
 import pytest
-from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedisCluster, free_port
 from services.engine.adapters import RedisEventStore
 from services.engine.adapters.redis_client import RedisConfig
 from services.engine.domain.errors import VersionConflict
+from services.rpc.stubs import load_stubs
 from tests.faults import Proc
 
 pytestmark = pytest.mark.slow
@@ -75,7 +75,7 @@ async def transient(call: Any, tally: Tally) -> Any:
 
 async def wait_for_new_event(stub: Any, game_id: str, version: int, seconds: float) -> None:
     """Block until the game has an event after ``version`` (or ``seconds`` pass)."""
-    pb = game_service_pb2
+    pb = load_stubs().game_pb2
     call = stub.WatchGame(pb.WatchGameRequest(game_id=game_id, from_version=version))
     try:
         await asyncio.wait_for(call.read(), seconds)
@@ -158,7 +158,7 @@ async def test_games_on_a_redis_cluster_survive_kill_9_of_an_engine_and_a_bot_wo
         store = RedisEventStore.from_config(config, prefix=prefix)
         clients = [TeotiClient(f"127.0.0.1:{p}", timeout_s=15) for p in gateway_ports]
         channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p}") for p in gateway_ports]
-        stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
+        stubs = [load_stubs().game_pb2_grpc.GameServiceStub(c) for c in channels]
         tally = Tally()
         try:
             for proc in procs:

@@ -1,6 +1,6 @@
-"""The ExchangeBatches streams' outbox (services/engine/transport/exchange_outbox.py):
-what is queued in the same loop turn goes as one batch, a lone item at once, a batch
-stays within its byte bound, close sends what is queued first."""
+"""The Exchange streams' outbox (services/engine/transport/exchange_outbox.py): what is queued in
+the same loop turn goes as one batch, a lone item at once, a batch stays within its byte
+bound, close sends what is queued first."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The engine's side of one EngineService.ExchangeBatches stream: its commands run
-concurrently (a bounded number at once) and each is answered, by request id, as soon as
-it is done (answers done at the same moment share one message)."""
+"""The engine's side of one EngineService.Exchange (or ExchangeBatches) stream: its
+commands run concurrently (a bounded number at once) and each is answered, by request
+id, as soon as it is done (answers done at the same moment share one ExchangeBatches
+message)."""
 
 from __future__ import annotations
 
@@ -38,20 +39,23 @@ ENGINE_SERVICE = "gameserver.v1.EngineService"
 
 BATCHES_METADATA = "x-teoti-exchange-batches"
 """Response header an ExchangeBatches stream opens with (value "1"), at once: it tells the
-client an engine accepted the stream before the client writes anything."""
+client the engine has the method before the client writes anything (an engine from
+before it answers UNIMPLEMENTED, with no such header)."""
 MAX_BATCH_BYTES = 1024 * 1024
 """Largest ExchangeBatches message of answers the engine sends (a single larger answer
 goes alone): well under the 4 MiB a grpc client receives by default."""
 
 
 class ExchangeSession:
-    """Serves one ExchangeBatches stream on ``context`` with ``answer`` for each command.
+    """Serves one Exchange (or, ``batched``, ExchangeBatches) stream on ``context`` with
+    ``answer`` for each command.
 
     Commands run in tasks of their own, at most ``max_in_flight`` at once (a command's
     place, or a refusal's, is free once its answer is written); each answer is sent when
-    ready (out of order). Answers ready at the same moment share one message. A request
-    whose ``timeout_ms`` passes is answered DEADLINE_EXCEEDED; a ``cancel`` request stops
-    its command with no answer; when the stream ends (the client half-closes: after its commands are
+    ready (out of order). Answers ready at the same moment share one ExchangeBatches
+    message; on Exchange each is a message of its own. A request whose ``timeout_ms``
+    passes is answered DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no
+    answer; when the stream ends (the client half-closes: after its commands are
     answered; the client goes away: at once) nothing of it keeps running.
     """
 
@@ -60,14 +64,16 @@ class ExchangeSession:
         context: grpc.aio.ServicerContext[Any, Any],
         answer: Answer,
         max_in_flight: int = MAX_IN_FLIGHT,
+        batched: bool = False,
         serialized: bool = False,
     ) -> None:
         self._context = context
         self._answer = answer
+        self._batched = batched
         # Batches written as their bytes (the method's serializer passes bytes through:
         # serialized_or_message): each answer is serialized once, when queued, instead of
         # being copied into a batch message (with its events) and sized apart (issue 16).
-        self._serialized = serialized
+        self._serialized = batched and serialized
         self._slots = asyncio.Semaphore(max_in_flight)
         self._running: dict[int, asyncio.Task[None]] = {}
         # Each running command's own deadline (timeout_ms); its cancellation answers
@@ -79,11 +85,9 @@ class ExchangeSession:
             self._send, _answer_size, MAX_BATCH_BYTES
         )
 
-    async def run(
-        self, requests: AsyncIterator[pb.EngineServiceExchangeBatchesRequest | BadRequest]
-    ) -> None:
-        """Serve ``requests`` (batches of requests) until the client half-closes and every
-        answer is written.
+    async def run(self, requests: AsyncIterator[Any]) -> None:
+        """Serve ``requests`` (Exchange requests, or ExchangeBatches batches of them)
+        until the client half-closes and every answer is written.
 
         Aborts the stream with INVALID_ARGUMENT for a message that does not parse
         (services.rpc.server.LenientParsing hands it over as a BadRequest).
@@ -96,6 +100,9 @@ class ExchangeSession:
             async for message in requests:
                 if isinstance(message, BadRequest):
                     await abort_for(self._context, message)
+                if not self._batched:
+                    await self._take(message, loop)
+                    continue
                 for request in message.requests:
                     await self._take(request, loop)
             while self._running:
@@ -112,9 +119,7 @@ class ExchangeSession:
         requests it sent before are still answered."""
         self._queue(pb.EngineServiceExchangeResponse(drain=True), False)
 
-    async def _take(
-        self, request: pb.EngineServiceExchangeRequest, loop: asyncio.AbstractEventLoop
-    ) -> None:
+    async def _take(self, request: Any, loop: asyncio.AbstractEventLoop) -> None:
         """Start (or cancel) ``request``'s command on ``loop`` (the running loop), once a
         place in flight is free."""
         if request.cancel:
@@ -140,7 +145,7 @@ class ExchangeSession:
             # cancel came in the same batch) never runs its body.
             task.add_done_callback(partial(self._finished, request_id))
 
-    async def _serve(self, request: pb.EngineServiceExchangeRequest) -> None:
+    async def _serve(self, request: Any) -> None:
         self._queue(await self._respond(request), True)
 
     def _queue(self, response: pb.EngineServiceExchangeResponse, frees: bool) -> None:
@@ -156,9 +161,7 @@ class ExchangeSession:
         if task.cancelled() or task.exception() is not None:
             self._slots.release()  # no answer was queued: its writing frees nothing
 
-    async def _respond(
-        self, request: pb.EngineServiceExchangeRequest
-    ) -> pb.EngineServiceExchangeResponse:
+    async def _respond(self, request: Any) -> pb.EngineServiceExchangeResponse:
         request_id = request.request_id
         response = pb.EngineServiceExchangeResponse(request_id=request_id)
         try:
@@ -187,9 +190,13 @@ class ExchangeSession:
                 await self._context.write(b"".join(repeated_field(BATCH_FIELD, b) for b in bodies))
             else:
                 messages = cast(list[pb.EngineServiceExchangeResponse], answers)
-                await self._context.write(
-                    pb.EngineServiceExchangeBatchesResponse(responses=messages)
-                )
+                if self._batched:
+                    await self._context.write(
+                        pb.EngineServiceExchangeBatchesResponse(responses=messages)
+                    )
+                else:
+                    for response in messages:
+                        await self._context.write(response)
         except Exception as exc:  # the stream is gone: nobody is left to answer
             log.debug("exchange_write_failed", error=clip(repr(exc)))
         finally:
@@ -230,12 +237,12 @@ def serialized_or_message(message: Any) -> bytes:
 
 
 class _DeadlinePassed(Exception):
-    """The request's own timeout_ms passed (answered like a call's own deadline)."""
+    """The request's own timeout_ms passed (answered like a unary call's deadline)."""
 
 
 def _refusal(request_id: int, exc: Exception) -> pb.EngineServiceExchangeResponse:
     """The answer refusing request ``request_id`` with ``exc``: the google.rpc.Status a
-    GameService call failing with it would carry (INTERNAL, logged, for an unmapped error)."""
+    unary call failing with it would carry (INTERNAL, logged, for an unmapped error)."""
     if isinstance(exc, _DeadlinePassed):
         status = status_pb2.Status(
             code=grpc.StatusCode.DEADLINE_EXCEEDED.value[0], message="Deadline Exceeded"
