@@ -17,7 +17,8 @@ dest="$root/build/compiled-rules"
 rm -rf "$dest"
 mkdir -p "$dest"
 cp -r "$root/services" "$root/tests" "$root/benchmarks" "$root/proto" "$root/docs" "$root/deploy" \
-  "$root/clients" "$root/pyproject.toml" "$root/setup.py" "$root/README.md" "$dest/"
+  "$root/clients" "$root/conftest.py" "$root/pyproject.toml" "$root/setup.py" "$root/README.md" \
+  "$dest/"
 find "$dest" -name __pycache__ -prune -exec rm -rf {} +
 "$venv/bin/python" -m pip install --quiet 'setuptools>=77' wheel
 (cd "$dest" && TEOTI_COMPILE_RULES=1 "$venv/bin/python" setup.py --quiet build_ext --inplace -j 2 >build.log 2>&1) \
