@@ -28,7 +28,8 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.time_control import TimeControl
-from services.engine.entrypoints.servicer import ENGINE_SERVICE
+from services.engine.entrypoints.servicer import ENGINE_SERVICE, start_engine_server
+from services.engine.transport.link_client import LinkStub, LinkTarget
 from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from tests.engine_serving import engine_served
@@ -80,29 +81,35 @@ async def engine_server(
     port: int = 0,
     max_in_flight: int = 100,
     stopping: asyncio.Event | None = None,
-    transport: str = "stream",
 ) -> AsyncIterator[tuple[GatedEngine, Any, int]]:
-    """A gated engine served on ``127.0.0.1:port`` (0: any free port): EngineService
-    over gRPC, or with ``transport="link"`` the engine link (services.engine.transport.link_server).
-    Yields (the engine, its server, the bound port)."""
+    """A gated engine's link (services.engine.transport.link_server) served on
+    ``127.0.0.1:port`` (0: any free port). Yields (the engine, its server, the bound
+    port)."""
     engine = GatedEngine(store, registry)
     options = {"max_in_flight_per_exchange": max_in_flight, "stopping": stopping}
-    async with engine_served(engine, transport, port, **options) as (server, bound):
+    async with engine_served(engine, port, **options) as (server, bound):
         try:
             yield engine, server, bound
         finally:
             engine.gate.release.set()  # held calls go on before the server stops
 
 
-def link_server(*args: Any, **kwargs: Any) -> Any:
-    """:func:`engine_server` on the engine link."""
-    return engine_server(*args, **kwargs, transport="link")
+link_server = engine_server
+"""The gated engine on its link (the name the link tests use)."""
 
 
-def served(transport: str) -> Callable[..., Any]:
-    """The engine server a client of ``transport`` talks to: :func:`engine_server` on the
-    link for ``link``, else on gRPC (same arguments, same yield)."""
-    return link_server if transport == "link" else engine_server
+@asynccontextmanager
+async def engine_link(
+    store: RedisEventStore,
+    registry: RulesetRegistry,
+    max_in_flight: int = 100,
+    stopping: asyncio.Event | None = None,
+) -> AsyncIterator[tuple[GatedEngine, LinkStub]]:
+    """:func:`engine_server` with a link stub for it, for tests that hold the streams
+    themselves (an ExchangeStream or a pool)."""
+    serving = engine_server(store, registry, max_in_flight=max_in_flight, stopping=stopping)
+    async with serving as (engine, _, port):
+        yield engine, LinkStub(LinkTarget(f"127.0.0.1:{port}"))
 
 
 @asynccontextmanager
@@ -112,14 +119,18 @@ async def engine_channel(
     max_in_flight: int = 100,
     stopping: asyncio.Event | None = None,
 ) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Channel]]:
-    """:func:`engine_server` with a channel open to it, for tests that hold the streams
-    themselves (an ExchangeStream, a pool, or a raw call)."""
-    serving = engine_server(store, registry, max_in_flight=max_in_flight, stopping=stopping)
-    async with (
-        serving as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
-        yield engine, channel
+    """A gated engine's EngineService over gRPC with a channel open to it, for the tests
+    that write raw calls to the engine's session."""
+    engine = GatedEngine(store, registry)
+    server, port = await start_engine_server(
+        engine, "127.0.0.1:0", max_in_flight_per_exchange=max_in_flight, stopping=stopping
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield engine, channel
+    finally:
+        engine.gate.release.set()
+        await server.stop(0)
 
 
 def stream_handler(

@@ -1,8 +1,9 @@
-"""EngineService.Exchange and ExchangeBatches against a hostile peer, an oversized
-request and a misbehaving engine (issue 16's review): nothing of the engine grows
-without a limit, and one call's trouble fails that call alone.
+"""The engine's Exchange sessions against a hostile peer and an oversized request
+(issue 16's review): nothing of the engine grows without a limit, and one call's trouble
+fails that call alone.
 
-A real EngineService over gRPC on loopback, a real Redis, the gated engine of
+A real engine on loopback (its link for clients' streams; EngineService for raw calls),
+a real Redis, the gated engine of
 tests.integration.exchange_engine ("held..." commands wait for the test).
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import grpc
 import pytest
@@ -21,8 +21,7 @@ from services.engine.domain.errors import InvalidArgument
 from services.engine.domain.records import canonical_json
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.entrypoints.servicer import ENGINE_SERVICE, EngineServicer
-from services.engine.transport.exchange_client import MAX_CALL_BYTES, ExchangePool, ExchangeStream
-from services.engine.transport.exchange_server import BATCHES_METADATA
+from services.engine.transport.exchange_client import MAX_CALL_BYTES, ExchangeStream
 from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
@@ -33,10 +32,10 @@ from tests.integration.exchange_engine import (
     GatedEngine,
     create_request,
     engine_channel,
-    fake_engine,
+    engine_link,
+    link_server,
     read_next,
     refusal_code,
-    stream_handler,
     until,
 )
 
@@ -60,17 +59,6 @@ async def served(
     finally:
         engine.gate.release.set()
         await server.stop(0)
-
-
-@asynccontextmanager
-async def one_stream_pool(port: int) -> AsyncIterator[ExchangePool]:
-    """A gateway's pool of one stream on one channel to ``127.0.0.1:port``, closed on exit."""
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
-        try:
-            yield pool
-        finally:
-            await pool.close()
 
 
 @pytest.mark.parametrize("method", ["Exchange", "ExchangeBatches"])
@@ -130,11 +118,8 @@ async def test_a_request_larger_than_the_engine_takes_fails_alone(
     """A request past the engine's message limit fails alone, RESOURCE_EXHAUSTED as a
     unary call would: the engine would end the whole stream for it, failing every
     other call in flight on it (other players' moves)."""
-    async with (
-        served(redis_store, registry, max_in_flight=100) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
-        stream = ExchangeStream(pb_grpc.EngineServiceStub(channel))
+    async with engine_link(redis_store, registry) as (engine, link):
+        stream = ExchangeStream(link)
         held = asyncio.create_task(stream.call(create_request("held-other"), 5))
         await until(lambda: engine.gate.started == ["held-other"], "the other call")
         huge = create_request("huge")
@@ -149,19 +134,16 @@ async def test_a_request_larger_than_the_engine_takes_fails_alone(
         await stream.reader
 
 
-@pytest.mark.parametrize("transport", ["stream", "unary"])
 async def test_a_command_too_large_for_the_engine_is_refused_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """The gateway re-encodes options_json and action_json canonically, which can make a
     command ~4x the public request that carried it (1e15 is 1000000000000000.0): past
-    what the engine takes, it is refused as the bad argument it is, on either
-    transport (the engine's RESOURCE_EXHAUSTED read as an engine outage, UNAVAILABLE,
+    what the engine takes, it is refused as the bad argument it is (the engine's
+    RESOURCE_EXHAUSTED read as an engine outage, UNAVAILABLE,
     and the client would retry a request that can never succeed)."""
-    async with served(redis_store, registry, max_in_flight=100) as (_, _, port):
-        client = RemoteEngineClient(
-            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
-        )
+    async with link_server(redis_store, registry) as (_, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
             huge = {"pad": [1e15] * 15_000}
             assert len(canonical_json(huge)) > MAX_REQUEST_BYTES > 5 * 15_000
@@ -184,41 +166,6 @@ def test_the_largest_request_a_stream_carries_fits_the_engines_limit_with_its_fr
     request.request_id, request.timeout_ms = 2**64 - 1, 2**32 - 1
     alone = pb.EngineServiceExchangeBatchesRequest(requests=[request])
     assert alone.ByteSize() <= MAX_REQUEST_BYTES
-
-
-async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend() -> None:
-    """UNIMPLEMENTED means "ran nothing" only before the engine said it serves
-    ExchangeBatches (its headers): a stream that ends UNIMPLEMENTED after them (a proxy,
-    a misbehaving engine) may have run its calls, so they fail UNAVAILABLE instead of
-    going again on Exchange (where this engine would run them a second time)."""
-    taken: list[str] = []
-
-    async def batches(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        await context.send_initial_metadata(((BATCHES_METADATA, "1"),))
-        async for message in requests:
-            taken.extend(r.create_game.command_id for r in message.requests)
-            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "no longer")
-
-    async def exchange(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        async for request in requests:
-            taken.append(request.create_game.command_id)
-            answer = pb.EngineServiceExchangeResponse(request_id=request.request_id)
-            answer.create_game.game_id = "g"
-            await context.write(answer)
-
-    handlers = {
-        "ExchangeBatches": stream_handler(
-            batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
-        ),
-        "Exchange": stream_handler(
-            exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
-        ),
-    }
-    async with fake_engine(handlers) as port, one_stream_pool(port) as pool:
-        with pytest.raises(grpc.aio.AioRpcError) as failed:
-            await pool.call(create_request("once"), 5)
-        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-        assert taken == ["once"]
 
 
 async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_drain(
@@ -245,28 +192,3 @@ async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_dr
         assert held.request_id == 1 and held.WhichOneof("result") == "create_game"
         await call.done_writing()
         assert await call.code() == grpc.StatusCode.OK
-
-
-async def test_a_peer_answering_without_the_batches_header_fails_the_calls_at_once() -> None:
-    """Something that answers ExchangeBatches with headers but not the engine's
-    x-teoti-exchange-batches (a proxy that drops it, no engine of ours) is given nothing
-    to run: its stream is ended, so its calls fail UNAVAILABLE at once instead of each
-    waiting out its deadline, and no such stream is left open (retired streams that
-    were never half-closed would pile up, one per place every STREAM_MAX_AGE_S)."""
-    taken: list[int] = []
-
-    async def batches(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        await context.send_initial_metadata((("x-other", "1"),))
-        async for message in requests:
-            taken.append(len(message.requests))
-        await asyncio.Event().wait()  # never ends the call itself
-
-    handler = stream_handler(
-        batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
-    )
-    async with fake_engine({"ExchangeBatches": handler}) as port, one_stream_pool(port) as pool:
-        with pytest.raises(grpc.aio.AioRpcError) as failed:
-            await pool.call(create_request("unheard"), 30)
-        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-        (stream,) = pool._streams
-        assert stream is not None and stream.ended and taken == []

@@ -22,6 +22,7 @@ from google.rpc import status_pb2
 
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import start_engine_server
 from services.engine.transport.link_frames import (
     BATCH,
     END,
@@ -36,8 +37,8 @@ from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from tests.integration.exchange_engine import (
     HUMANS,
+    GatedEngine,
     create_request,
-    engine_server,
     link_server,
     refusal_code,
     until,
@@ -140,7 +141,7 @@ async def test_a_peer_that_does_not_open_with_a_hello_is_told_why_and_closed(
             status = await peer.end()
             assert status.code == code.value[0] and says in status.message, status
         # The engine goes on serving others.
-        async with RemoteEngineClient(f"127.0.0.1:{port}", transport="link") as client:
+        async with RemoteEngineClient(f"127.0.0.1:{port}") as client:
             assert (await client.create_game("nim", HUMANS, {})).version > 0
         assert engine.gate.started == []
 
@@ -223,10 +224,9 @@ async def test_a_link_client_pointed_at_a_grpc_port_fails_unavailable_at_once(
 ) -> None:
     """A gateway configured with the engine's gRPC port for the link (a mistake) hears
     an outage that says so, in well under a call's deadline, and no command runs."""
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=20, transport="link") as client,
-    ):
+    engine = GatedEngine(redis_store, registry)
+    server, port = await start_engine_server(engine, "127.0.0.1:0")
+    async with RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=20) as client:
         loop = asyncio.get_running_loop()
         started = loop.time()
         with pytest.raises(grpc.aio.AioRpcError) as wrong:
@@ -235,6 +235,7 @@ async def test_a_link_client_pointed_at_a_grpc_port_fails_unavailable_at_once(
         assert "engine link" in (wrong.value.details() or ""), wrong.value.details()
         assert loop.time() - started < 6
         assert engine.gate.started == []
+    await server.stop(0)
 
 
 async def test_a_link_client_with_no_engine_there_fails_unavailable(
@@ -242,7 +243,7 @@ async def test_a_link_client_with_no_engine_there_fails_unavailable(
 ) -> None:
     async with link_server(redis_store, registry) as (_, server, port):
         await server.stop(0)
-    async with RemoteEngineClient(f"127.0.0.1:{port}", transport="link") as client:
+    async with RemoteEngineClient(f"127.0.0.1:{port}") as client:
         with pytest.raises(grpc.aio.AioRpcError) as down:
             await client.create_game("nim", HUMANS, {})
         assert down.value.code() == grpc.StatusCode.UNAVAILABLE
@@ -288,7 +289,6 @@ async def test_an_address_that_does_not_answer_is_passed_over_for_the_next(
                 f"127.0.0.1:{silent},127.0.0.1:{port}",
                 channels=1,
                 streams_per_channel=1,
-                transport="link",
             ) as client,
         ):
             for _ in range(6):  # each on a new connection, to either address first
@@ -301,7 +301,7 @@ async def test_a_link_target_by_name_is_resolved(
 ) -> None:
     async with (
         link_server(redis_store, registry) as (_, _, port),
-        RemoteEngineClient(f"dns:///localhost:{port}", transport="link") as client,
+        RemoteEngineClient(f"dns:///localhost:{port}") as client,
     ):
         assert (await client.create_game("nim", HUMANS, {})).version > 0
 
@@ -328,7 +328,7 @@ async def test_a_link_ended_unimplemented_before_its_hello_is_an_outage_not_a_fa
     async with (
         link_server(redis_store, registry) as (_, _, port),
         RemoteEngineClient(
-            f"127.0.0.1:{port}", timeout_s=5, channels=1, streams_per_channel=1, transport="link"
+            f"127.0.0.1:{port}", timeout_s=5, channels=1, streams_per_channel=1
         ) as client,
     ):
         loop = asyncio.get_running_loop()

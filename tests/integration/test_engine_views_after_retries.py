@@ -43,8 +43,8 @@ async def engine_on_link(
     store = RedisEventStore.from_url(redis_url, prefix=prefix)
     engine = Engine(store, registry)
     try:
-        async with engine_served(engine, "link") as (_server, port):
-            client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30, transport="link")
+        async with engine_served(engine) as (_server, port):
+            client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30)
             try:
                 yield engine, client, store
             finally:

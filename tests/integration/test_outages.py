@@ -23,7 +23,7 @@ from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.game_seats import hash_token
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.entrypoints.servicer import start_engine_link
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
 from services.rpc.errors import error_info, retry_delay_s
@@ -146,7 +146,7 @@ async def test_a_3_s_engine_outage_stalls_a_bot_game_less_than_5_s(
     credential = BotCredential.generate()
     engine = Engine(redis_store, registry, bot_credential=credential)
     port = free_port()
-    server, _ = await start_engine_server(engine, f"127.0.0.1:{port}")
+    server, _ = await start_engine_link(engine, "127.0.0.1", port)
     client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=2, bot_key=credential.secret)
     queue = TurnRequestQueue(redis_store.client, redis_store.keys, consumer="stall")
     worker = BotWorker(queue, GameReader(redis_store, registry), client, pause_s=0.3)
@@ -159,7 +159,7 @@ async def test_a_3_s_engine_outage_stalls_a_bot_game_less_than_5_s(
     async def outage() -> None:
         await servers[0].stop(0)
         await asyncio.sleep(3.0)
-        servers[0], _ = await start_engine_server(engine, f"127.0.0.1:{port}")
+        servers[0], _ = await start_engine_link(engine, "127.0.0.1", port)
 
     try:
         await asyncio.sleep(1.0)

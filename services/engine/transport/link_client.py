@@ -150,11 +150,6 @@ class LinkStub:
         bot_key = next((v for k, v in metadata or () if k == BOT_KEY_METADATA), "")
         return LinkCall(self._target, bot_key)
 
-    def Exchange(self, metadata: Any = None) -> LinkCall:
-        """The link has ExchangeBatches streams only (a pool never falls back on it: an
-        engine serving the link has them)."""
-        return self.ExchangeBatches(metadata)
-
 
 class LinkCall(asyncio.Protocol):
     """One link connection as a grpc.aio stream-stream call of ExchangeBatches (the part
