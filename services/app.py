@@ -480,7 +480,7 @@ async def run_engine(
     except OSError as error:
         raise AddressInUse(f"{host}:{link_port}") from error
     try:
-        server, port = await start_engine_server(engine, address, stopping=stop)
+        server, port = await start_engine_server(address)
     except BaseException:
         await link.stop(None)
         raise

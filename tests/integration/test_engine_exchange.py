@@ -1,8 +1,8 @@
 """The gateway's commands multiplexed on open streams, the engine link's connections
 (issue 16).
 
-A real engine on loopback (its link; EngineService for a raw call), a real Redis, the
-gated engine of tests.integration.exchange_engine ("held..." commands wait for the test).
+A real engine's link on loopback, a real Redis, the gated engine of
+tests.integration.exchange_engine ("held..." commands wait for the test).
 """
 
 from __future__ import annotations
@@ -26,16 +26,12 @@ from services.engine.transport.exchange_client import ExchangeStream
 from services.engine.transport.remote import RemoteEngineClient
 from services.rpc import deadlines
 from services.rpc.errors import outage_of
-from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
     HUMANS,
     GatedEngine,
     create_request,
-    engine_channel,
     engine_link,
     link_server,
-    read_next,
-    refusal_code,
     start_held,
     until,
 )
@@ -186,21 +182,6 @@ async def test_the_callers_deadline_bounds_the_wait_and_stops_the_engines_work(
         assert 0.25 < time.monotonic() - started < 2
         await until(lambda: engine.gate.cancelled == ["held-deadline"], "the engine to stop")
         assert (await client.create_game("nim", HUMANS, {})).version > 0
-
-
-async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    """The engine enforces timeout_ms itself (a client that waits longer still hears)."""
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).Exchange()
-        await call.write(create_request("held-own-timeout", 7, timeout_ms=200))
-        answer = await read_next(call)
-        assert answer.request_id == 7 and answer.WhichOneof("result") == "error"
-        assert refusal_code(answer) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
-        assert engine.gate.cancelled == ["held-own-timeout"]
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK
 
 
 async def test_a_cancelled_caller_leaves_nothing_behind(

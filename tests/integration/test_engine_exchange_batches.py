@@ -2,8 +2,8 @@
 moment share one message; a lone one is not held back; cancels and deadlines inside a
 batch.
 
-A real engine on loopback (its link for the client's streams; its session's raw calls
-on EngineService), a real Redis, the gated engine of tests.integration.exchange_engine
+A real engine's link on loopback (a client's streams, or a raw peer writing frames by
+hand), a real Redis, the gated engine of tests.integration.exchange_engine
 ("held..." commands wait for the test, "instant..." ones are answered at once).
 """
 
@@ -23,13 +23,15 @@ from services.engine.transport.exchange_client import (
     ExchangePool,
     ExchangeStream,
 )
+from services.engine.transport.link_frames import BATCH, FINISH
 from services.rpc.generated import engine_service_pb2 as pb
-from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
+    RawPeer,
+    batch,
     create_request,
-    engine_channel,
     engine_link,
-    read_next,
+    link_server,
+    raw_peer,
     refusal_code,
     until,
 )
@@ -77,13 +79,9 @@ class RecordingStub:
         return call
 
 
-def batch(*requests: pb.EngineServiceExchangeRequest) -> pb.EngineServiceExchangeBatchesRequest:
-    return pb.EngineServiceExchangeBatchesRequest(requests=requests)
-
-
-async def read_ids(call: Any) -> list[int]:
-    """The request ids answered by the next message of ``call`` (within 5 s)."""
-    return [response.request_id for response in (await read_next(call)).responses]
+async def read_ids(peer: RawPeer) -> list[int]:
+    """The request ids answered by the next batch ``peer`` reads (within 5 s)."""
+    return [response.request_id for response in (await peer.answers()).responses]
 
 
 async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
@@ -216,20 +214,21 @@ async def test_a_lone_call_is_written_at_once(
 async def test_answers_go_when_ready_a_slow_one_does_not_hold_the_others(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        await call.write(
+    async with link_server(redis_store, registry) as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
+        await peer.send(
+            BATCH,
             batch(
                 create_request("held-slow", 1),
                 create_request("instant-a", 2),
                 create_request("instant-b", 3),
-            )
+            ),
         )
-        assert await read_ids(call) == [2, 3]
+        assert await read_ids(peer) == [2, 3]
         engine.gate.release.set()
-        assert await read_ids(call) == [1]
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK
+        assert await read_ids(peer) == [1]
+        await peer.send(FINISH)
+        assert (await peer.end()).code == 0
 
 
 async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
@@ -238,30 +237,31 @@ async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
     """A command cancelled in the batch that carried it is stopped before it starts
     (its task never runs): it is answered nothing and its place in flight is free (one
     place here: the next command could not start otherwise)."""
-    async with engine_channel(redis_store, registry, max_in_flight=1) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
+    serving = link_server(redis_store, registry, max_in_flight=1)
+    async with serving as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
         cancel = pb.EngineServiceExchangeRequest(request_id=1, cancel=True)
-        await call.write(batch(create_request("held-cancelled", 1), cancel))
-        await call.write(batch(create_request("instant-next", 2)))
-        assert await read_ids(call) == [2]
+        await peer.send(BATCH, batch(create_request("held-cancelled", 1), cancel))
+        await peer.send(BATCH, batch(create_request("instant-next", 2)))
+        assert await read_ids(peer) == [2]
         assert engine.gate.started == []
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK  # no answer for 1 was left to send
+        await peer.send(FINISH)
+        assert (await peer.end()).code == 0  # no answer for 1 was left to send
 
 
 async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        await call.write(
-            batch(create_request("held-late", 1, timeout_ms=200), create_request("instant-ok", 2))
+    async with link_server(redis_store, registry) as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
+        await peer.send(
+            BATCH,
+            batch(create_request("held-late", 1, timeout_ms=200), create_request("instant-ok", 2)),
         )
-        assert await read_ids(call) == [2]
-        message = await read_next(call)
-        (late,) = message.responses
+        assert await read_ids(peer) == [2]
+        (late,) = (await peer.answers()).responses
         assert late.request_id == 1 and late.WhichOneof("result") == "error"
         assert refusal_code(late) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-late"]
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK
+        await peer.send(FINISH)
+        assert (await peer.end()).code == 0
