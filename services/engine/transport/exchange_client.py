@@ -62,8 +62,7 @@ its framing in an ExchangeBatches message, what the engine accepts in one messag
 def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
     """What a call on a stream that ended under it fails with: UNAVAILABLE, whatever the
     stream's own status (the engine going away surfaces as CANCELLED, INTERNAL, ...), so
-    the gateway answers it as an engine outage. The stream's details are kept (a refused
-    stream's "error code 7" among them, see services.engine.transport.remote.refused_stream)."""
+    the gateway answers it as an engine outage. The stream's details are kept."""
     if isinstance(error, grpc.aio.AioRpcError):
         details = f"engine stream ended: {error.code().name}: {error.details() or ''}"
     else:
