@@ -36,6 +36,8 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
+from teoti_client.proto import game_service_pb2
+
 from benchmarks.process_cpu import add_window_options, cpu_per_move, print_windows, run_on_redis
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.engine import Engine
@@ -45,12 +47,11 @@ from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
 from services.logging_setup import configure_logging
 from services.rpc.limits import ClientRateLimiter, CreationQuota
-from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
 from tests.nim import NimRuleset
 from tests.servicer_context import Refused, ServicerContext
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 
 
 @asynccontextmanager

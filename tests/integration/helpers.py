@@ -9,6 +9,7 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from teoti_client.proto import game_service_pb2_grpc
 
 from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
@@ -17,7 +18,6 @@ from services.engine.entrypoints.servicer import start_engine_link
 from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
-from services.rpc.stubs import load_stubs
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
 
@@ -52,7 +52,7 @@ async def game_service(
     server, port = await create_server("127.0.0.1:0", reader, client, default_ruleset)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            yield game_service_pb2_grpc.GameServiceStub(channel)
     finally:
         await server.stop(None)
         await client.close()

@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import pytest
+from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
@@ -26,12 +27,11 @@ from services.engine.entrypoints.servicer import EngineServicer
 from services.engine.transport.link_server import start_link_server
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
-from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
 from tests.game_samples import game_names
 from tests.servicer_context import ServicerContext
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
 
 

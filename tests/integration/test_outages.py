@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import BotSettings, GatewayLimits, StoreSettings, all_in_one
 from services.bot.queue import TurnRequestQueue
@@ -28,7 +29,6 @@ from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
 from services.rpc.errors import error_info, retry_delay_s
 from services.rpc.limits import PeerRateLimiter
-from services.rpc.stubs import load_stubs
 from tests.faults import RedisProcess
 from tests.plugin import registry_with_nim
 
@@ -43,7 +43,7 @@ async def test_redis_down_is_unavailable_and_service_resumes_when_it_returns(
     tmp_path: Path,
 ) -> None:
     redis = RedisProcess(tmp_path / "redis").start()
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     try:
         async with all_in_one(
             redis.url,
@@ -53,7 +53,7 @@ async def test_redis_down_is_unavailable_and_service_resumes_when_it_returns(
             default_ruleset="nim",
         ) as stack:
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}")
-            stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
             seat = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token="tok-ann-0123456789abcdefgh")
             created = await stub.CreateGame(
                 pb.CreateGameRequest(seats=[seat, pb.Seat(kind=pb.SEAT_KIND_BOT, name="b")])
@@ -102,10 +102,10 @@ async def test_engine_down_is_unavailable_at_the_gateway(
     game = (await engine.create_game("nim", seats, {})).game_id
     dead = RemoteEngineClient(f"127.0.0.1:{free_port()}", timeout_s=2)
     server, port = await create_server("127.0.0.1:0", GameReader(redis_store, registry), dead)
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
             submit = pb.SubmitActionRequest(
                 game_id=game,
                 seat=0,
