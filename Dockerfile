@@ -51,7 +51,7 @@ RUN python -m venv /opt/teoti \
 # The wheel carries the generated gRPC stubs (built in the build stage), so nothing is
 # generated or written at run time (the root filesystem may be read-only). Importing them
 # here proves they are there; byte-compiling now spares every start the work.
-RUN python -c "from services.rpc.stubs import load_stubs; load_stubs()" \
+RUN python -c "import teoti_client.proto.game_service_pb2_grpc, services.rpc.generated.engine_service_pb2, services.rpc.generated.tournament_service_pb2_grpc" \
     && python -m compileall -q /opt/teoti/lib/python3.11/site-packages/services \
        /opt/teoti/lib/python3.11/site-packages/teoti_client
 

@@ -1,5 +1,5 @@
 """A bare grpc.aio server of one stream-stream method, for the transport benchmarks
-(hop_benchmark, floor_benchmark): no service of ours, no serialization (bytes in, bytes
+(floor_benchmark): no service of ours, no serialization (bytes in, bytes
 out), so what is measured is gRPC's own cost and whatever the handler adds."""
 
 from __future__ import annotations

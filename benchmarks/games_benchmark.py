@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 import grpc
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from benchmarks.harness import (
     Errors,
@@ -30,7 +31,6 @@ from benchmarks.harness import (
     redis_url,
     split_services,
 )
-from services.rpc.stubs import load_stubs
 
 
 async def play(stub: Any, pb: Any, errors: Errors, latencies: list[float]) -> int:
@@ -80,10 +80,9 @@ async def play(stub: Any, pb: Any, errors: Errors, latencies: list[float]) -> in
 
 async def one_run(url: str, args: argparse.Namespace) -> dict[str, float]:
     errors = Errors()
-    stubs = load_stubs()
-    pb = stubs.game_pb2
+    pb = game_service_pb2
     async with split_services(url, "games", args.channels) as channels:
-        game_stubs = [stubs.game_pb2_grpc.GameServiceStub(c) for c in channels]
+        game_stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
         latencies: list[float] = []
         start = time.perf_counter()
         actions = await asyncio.gather(

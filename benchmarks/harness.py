@@ -164,12 +164,15 @@ async def split_services(
     limits; yields ``channels`` client channels to the gateway, each its own connection.
     Everything is closed and stopped on exit."""
     common = ["--redis-url", url, "--key-prefix", f"bench-{name}-{uuid.uuid4().hex[:8]}", *NIM]
-    engine = Service(["engine", *common]).start()
+    link_port = free_port()
+    engine = Service(["engine", "--link-port", str(link_port), *common]).start()
     gateway: Service | None = None
     opened: list[grpc.aio.Channel] = []
     try:
         await serving(engine)
-        gateway = Service(["gateway", "--engine", engine.target, *common, *UNLIMITED]).start()
+        gateway = Service(
+            ["gateway", "--engine", f"127.0.0.1:{link_port}", *common, *UNLIMITED]
+        ).start()
         await serving(gateway)
         opened = [
             grpc.aio.insecure_channel(gateway.target, options=CLIENT_CHANNEL_OPTIONS)

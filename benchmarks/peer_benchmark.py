@@ -5,8 +5,8 @@ turn, the drivers always take 1) with its own client, at 1, 10 and 100 concurren
 matches, interleaved A B A B over ``--reps`` repetitions:
 
 - **teoti**: split ``teoti engine`` and ``teoti gateway`` processes on one Redis (hash
-  chains, Lua compare-and-append; the gateway's commands on the engine link: as
-  deployed; ``--engine-transport stream`` for the gRPC streams), the test Nim ruleset
+  chains, Lua compare-and-append; the gateway's commands on the engine link, as
+  deployed), the test Nim ruleset
   registered with ``--extra-ruleset nim=tests.nim:NimRuleset`` (as the e2e tests do). The driver is
   :class:`TeotiClient` over gRPC, one channel per seat, one message per move
   (``TeotiClient.play``: a ``SubmitAction`` with ``return_view``, whose reply says whose
@@ -37,7 +37,6 @@ Run from the repository root::
         [--stream-and-unary]   # both, interleaved window by window
         [--three-calls]   # also teoti with GetGame + ListLegalActions + SubmitAction per move
         [--deployment serve]   # teoti serve (engine in the gateway's process), not split
-        [--engine-transport stream]   # split, the commands on gRPC streams, not the link
     .venv/bin/python -m benchmarks.peer_benchmark --many-games 1000 [--connections 50]
                           # 1,000 concurrent games through one gateway, teoti alone
 
@@ -185,7 +184,6 @@ def teoti_services(
     log_dir: Path,
     gateway_limits: Sequence[str] = NO_CREATION_QUOTA,
     deployment: str = "split",
-    engine_transport: str = "link",
 ) -> Iterator[tuple[str, list[int], int]]:
     """Yield (gateway target, server pids, redis pid): of a split deployment ([gateway,
     engine]), or with ``deployment="serve"`` of ``teoti serve`` (gateway, engine and bot
@@ -194,9 +192,7 @@ def teoti_services(
     ``gateway_limits`` are the gateway's limit flags: by default its rate limit per client
     stays on (its bookkeeping is part of a move's CPU), raised for one address playing
     every seat, and the creation quota is off (see NO_CREATION_QUOTA). A split
-    gateway sends its commands over ``engine_transport`` (``teoti gateway
-    --engine-transport``): ``link`` (the engine's ``--link-port``, as deployed), or the
-    gRPC ``stream`` or ``unary`` ones.
+    gateway sends its commands on the engine link (the engine's ``--link-port``).
     """
     prefix = f"peer-{uuid.uuid4().hex[:8]}"
     common = ["--redis-url", redis_url, "--key-prefix", prefix, "--extra-ruleset", NIM_RULESET]
@@ -220,12 +216,10 @@ def teoti_services(
         ["engine", "--port", str(engine_port), "--link-port", str(link_port), *common],
         log_dir / "engine.log",
     )
-    commands_port = link_port if engine_transport == "link" else engine_port
     gateway = Service(
         [
             "gateway",
-            *("--port", str(gateway_port), "--engine", f"127.0.0.1:{commands_port}"),
-            *("--engine-transport", engine_transport),
+            *("--port", str(gateway_port), "--engine", f"127.0.0.1:{link_port}"),
             *common,
             *gateway_limits,
         ],
@@ -564,9 +558,7 @@ async def run_many(args: argparse.Namespace, redis_url: str, log_dir: Path) -> l
     """``--many-games N``: N concurrent games through one gateway, teoti alone, the seats
     sharing ``--connections`` client connections; one window per repetition."""
     cells: list[Cell] = []
-    services = teoti_services(
-        redis_url, log_dir, NO_LIMITS, args.deployment, engine_transport=args.engine_transport
-    )
+    services = teoti_services(redis_url, log_dir, NO_LIMITS, args.deployment)
     with services as (target, pids, redis_pid):
         await wait_for_teoti(target)
         for rep in range(1, args.reps + 1):
@@ -607,7 +599,6 @@ async def run(args: argparse.Namespace, redis_url: str, log_dir: Path) -> list[C
                 redis_url,
                 log_dir,
                 deployment=args.deployment,
-                engine_transport=args.engine_transport,
             )
         )
         await wait_for_teoti(target)
@@ -666,13 +657,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="split",
         help="split: teoti gateway + teoti engine processes (as deployed on Kubernetes); "
         "serve: teoti serve, one process calling its engine in-process",
-    )
-    parser.add_argument(
-        "--engine-transport",
-        choices=("link", "stream", "unary"),
-        default="link",
-        help="split: how the gateway sends commands to the engine: link (the engine link, "
-        "as deployed), stream (ExchangeBatches on gRPC) or unary (a gRPC call each)",
     )
     parser.add_argument(
         "--unary",

@@ -3,8 +3,8 @@ and the engine's Python, without the public gRPC face (issue 16).
 
 A gateway's :class:`GameServicer` answers Play messages (``SubmitAction`` with
 ``return_view``, as the peer benchmark's client plays) with ``play_answer``; its
-:class:`RemoteEngineClient` sends the commands on the engine link (``--engine-transport
-stream`` for the gRPC streams) to an engine served in the same process, on a real Redis.
+:class:`RemoteEngineClient` sends the commands on the engine link to an engine served in
+the same process, on a real Redis.
 ``--games`` Nim games are played at once (two seats, a pile of 10..20, every move takes
 1), a finished game replaced by a new one, so creation is in the figure as in the peer
 benchmark. After a one-second warm-up it reports this process's CPU (user+system) per
@@ -22,7 +22,7 @@ eleventh round). Every error is counted and printed; exit status 1 if there was 
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.split_move_benchmark [--games 1,10,100] [--seconds 4]
-        [--reps 3] [--engine-transport link|stream] [--redis-url URL] [--moves N]
+        [--reps 3] [--redis-url URL] [--moves N]
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
+from teoti_client.proto import game_service_pb2
+
 from benchmarks.process_cpu import add_window_options, cpu_per_move, print_windows, run_on_redis
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.engine import Engine
@@ -45,21 +47,20 @@ from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
 from services.logging_setup import configure_logging
 from services.rpc.limits import ClientRateLimiter, CreationQuota
-from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
 from tests.nim import NimRuleset
 from tests.servicer_context import Refused, ServicerContext
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 
 
 @asynccontextmanager
 async def split_path(
-    redis_url: str, transport: str
+    redis_url: str,
 ) -> AsyncIterator[tuple[GameServicer, RemoteEngineClient]]:
-    """A gateway servicer whose engine client talks to an engine served on loopback in
-    this process (the engine link, or its gRPC server for ``stream``), each with a store
-    of its own on ``redis_url`` under a fresh key prefix."""
+    """A gateway servicer whose engine client talks to an engine's link served on
+    loopback in this process, each with a store of its own on ``redis_url`` under a
+    fresh key prefix."""
     registry = RulesetRegistry()
     registry.register("nim", NimRuleset)
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
@@ -73,8 +74,8 @@ async def split_path(
         gateway_store = RedisEventStore.from_url(redis_url, prefix=prefix)
         stack.push_async_callback(gateway_store.close)
         engine = Engine(engine_store, registry)
-        _server, port = await stack.enter_async_context(engine_served(engine, transport))
-        client = RemoteEngineClient(f"127.0.0.1:{port}", transport=transport)
+        _server, port = await stack.enter_async_context(engine_served(engine))
+        client = RemoteEngineClient(f"127.0.0.1:{port}")
         stack.push_async_callback(client.close)
         reader = GameReader(gateway_store, registry)
         yield GameServicer(reader, client, limiter=unlimited, quota=quota), client
@@ -141,11 +142,11 @@ async def play_games(
 
 
 async def window(
-    redis_url: str, games: int, seconds: float, transport: str, errors: Counter[str]
+    redis_url: str, games: int, seconds: float, errors: Counter[str]
 ) -> tuple[float, float]:
     """``(CPU µs per accepted move, moves per second)`` of ``games`` concurrent games
     over ``seconds`` after the warm-up. Raises RuntimeError if no move was accepted."""
-    async with split_path(redis_url, transport) as path:
+    async with split_path(redis_url) as path:
         stop = asyncio.Event()
         tally = [0]
 
@@ -168,7 +169,6 @@ async def window(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_window_options(parser)
-    parser.add_argument("--engine-transport", choices=("link", "stream"), default="link")
     parser.add_argument(
         "--moves", type=int, default=0, help="play exactly this many moves, one at a time"
     )
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     async def measure(url: str) -> None:
         if args.moves:
-            async with split_path(url, args.engine_transport) as path:
+            async with split_path(url) as path:
                 tally = [0]
                 while tally[0] < args.moves and sum(errors.values()) < 100:
                     await play_games(path, errors, asyncio.Event(), tally, args.moves)
@@ -187,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         await print_windows(
             args.games,
             args.reps,
-            lambda games: window(url, games, args.seconds, args.engine_transport, errors),
+            lambda games: window(url, games, args.seconds, errors),
         )
 
     run_on_redis(args.redis_url, measure)

@@ -24,6 +24,7 @@ from typing import Any
 
 import grpc
 import redis.asyncio as aioredis
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from benchmarks.harness import (
     Errors,
@@ -32,7 +33,6 @@ from benchmarks.harness import (
     redis_url,
     split_services,
 )
-from services.rpc.stubs import load_stubs
 
 
 async def _create_games(
@@ -62,13 +62,12 @@ async def _create_games(
 
 async def one_run(url: str, args: argparse.Namespace) -> dict[str, float]:
     errors = Errors()
-    stubs = load_stubs()
-    pb = stubs.game_pb2
+    pb = game_service_pb2
     calls: list[Any] = []
     async with split_services(url, "watch", args.channels + 1) as channels:
         try:
-            control: Any = stubs.game_pb2_grpc.GameServiceStub(channels[-1])
-            watch_stubs = [stubs.game_pb2_grpc.GameServiceStub(c) for c in channels[:-1]]
+            control: Any = game_service_pb2_grpc.GameServiceStub(channels[-1])
+            watch_stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels[:-1]]
             games = await _create_games(control, pb, args.games, errors)
             print(f"  {len(games)} games created", flush=True)
 

@@ -35,7 +35,7 @@ from services.engine.entrypoints.servicer import start_engine_link, start_engine
 from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.exchange_server import ENGINE_SERVICE
-from services.engine.transport.link_server import LinkServer
+from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
@@ -176,10 +176,7 @@ class GatewaySettings:
     streams_per_address: int = DEFAULT_STREAMS_PER_ADDRESS
     """Of those, what one caller address may hold; <= 0: all of them."""
     engine_channels: int = 4
-    """Channels to the engine (``teoti gateway`` only; see remote.CHANNELS)."""
-    engine_transport: str = ""
-    """``stream``, ``unary`` or ``link`` (see remote.TRANSPORTS); "": $TEOTI_ENGINE_TRANSPORT,
-    else stream."""
+    """Engine link connections per stream slot (``teoti gateway`` only; see remote.CHANNELS)."""
 
     def limiter(self) -> ClientRateLimiter:
         """A fresh rate limiter with these settings."""
@@ -454,11 +451,12 @@ async def run_engine(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     timekeeper: TimekeeperSettings | None = None,
-    link_port: int = 0,
+    link_port: int = DEFAULT_LINK_PORT,
 ) -> None:
-    """``teoti engine``: EngineService and the clocks' timekeeper until ``stop``; with a
-    ``link_port``, the engine link too (services.engine.transport.link_server), on ``address``'s
-    host.
+    """``teoti engine``: the engine link (services.engine.transport.link_server) on
+    ``address``'s host at ``link_port`` (0: any free port), the gRPC server (health and
+    reflection, which readiness uses) at ``address``, and the clocks' timekeeper, until
+    ``stop``.
 
     Bot seats take commands carrying ``TEOTI_BOT_SECRET`` (services.engine.domain.bot_credential).
     Raises BotSecretError before anything starts when it is unset or a placeholder (no
@@ -475,19 +473,16 @@ async def run_engine(
         bot_credential=credential,
         on_finished=GameEndPublisher(store.client, store.keys, store.lane),
     )
-    link: LinkServer | None = None
-    if link_port:
-        # Before EngineService: once its health says SERVING, the link takes connections.
-        host = address.rpartition(":")[0]
-        try:
-            link, link_port = await start_engine_link(engine, host, link_port, stopping=stop)
-        except OSError as error:
-            raise AddressInUse(f"{host}:{link_port}") from error
+    # Before the gRPC server: once its health says SERVING, the link takes connections.
+    host = address.rpartition(":")[0]
     try:
-        server, port = await start_engine_server(engine, address, stopping=stop)
+        link, link_port = await start_engine_link(engine, host, link_port, stopping=stop)
+    except OSError as error:
+        raise AddressInUse(f"{host}:{link_port}") from error
+    try:
+        server, port = await start_engine_server(address)
     except BaseException:
-        if link is not None:
-            await link.stop(None)
+        await link.stop(None)
         raise
     keeper = _timekeeper(engine, store, timekeeper or TimekeeperSettings(), stop)
     readiness = asyncio.create_task(
@@ -495,10 +490,7 @@ async def run_engine(
     )
     log.info("engine_serving", port=port, link_port=link_port, redis=as_config(redis).describe())
     await stop.wait()
-    if link is not None:
-        await asyncio.gather(server.stop(SHUTDOWN_GRACE_S), link.stop(SHUTDOWN_GRACE_S))
-    else:
-        await server.stop(SHUTDOWN_GRACE_S)
+    await asyncio.gather(server.stop(SHUTDOWN_GRACE_S), link.stop(SHUTDOWN_GRACE_S))
     if keeper is not None:
         await keeper
     await readiness
@@ -542,9 +534,7 @@ async def run_gateway(
         except BaseException:
             await store.close()
             raise
-    client = RemoteEngineClient(
-        engine_target, channels=gateway.engine_channels, transport=gateway.engine_transport
-    )
+    client = RemoteEngineClient(engine_target, channels=gateway.engine_channels)
     hub = WatchHub(store)
     reader = settings.reader(store, registry)
     # TournamentService here too (its Start creates round 1's games through the engine);
@@ -607,7 +597,6 @@ async def run_gateway(
         engine=engine_target,
         tournament_redis=as_config(tournament_redis).describe() if tournament_redis else "",
         engine_channels=gateway.engine_channels,
-        engine_transport=client.transport,
         signing_key_id=signing.signer.key_id if signing.signer else "",
         redis=as_config(redis).describe(),
         redis_pool_size=settings.pool_size,
@@ -631,10 +620,9 @@ async def run_bot(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     bot: BotSettings | None = None,
-    engine_transport: str = "",
 ) -> None:
-    """``teoti bot``: the bot worker alone, submitting through a remote engine over
-    ``engine_transport`` (services.engine.transport.remote.TRANSPORTS; "": the default). Raises
+    """``teoti bot``: the bot worker alone, submitting through a remote engine over the
+    engine link (``engine_target`` names link addresses). Raises
     BotSecretError before anything starts when ``TEOTI_BOT_SECRET`` is unset or a
     placeholder (the engine would refuse every move)."""
     from services.engine.transport.remote import RemoteEngineClient
@@ -642,11 +630,7 @@ async def run_bot(
     credential = BotCredential.for_split_process()
     settings = settings or StoreSettings()
     store = await _answering(settings.store(redis), redis)
-    client = RemoteEngineClient(
-        engine_target,
-        bot_key=credential.secret,
-        transport=engine_transport or None,
-    )
+    client = RemoteEngineClient(engine_target, bot_key=credential.secret)
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     bot = bot or BotSettings()
     worker = _bot(store, settings.reader(store, registry), client, bot)
@@ -668,17 +652,16 @@ async def run_director(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     health_address: str = "",
-    engine_transport: str = "",
 ) -> None:
     """``teoti director``: the tournament director alone, creating games through a
-    remote engine (run as many as you like: they share one consumer group) over
-    ``engine_transport`` (services.engine.transport.remote.TRANSPORTS; "": the default).
+    remote engine over the engine link (run as many as you like: they share one consumer
+    group; ``engine_target`` names link addresses).
     ``health_address``: ``host:port`` of its gRPC health endpoint (empty: none)."""
     from services.engine.transport.remote import RemoteEngineClient
 
     settings = settings or StoreSettings()
     store = await _answering(settings.store(redis), redis)
-    client = RemoteEngineClient(engine_target, transport=engine_transport or None)
+    client = RemoteEngineClient(engine_target)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
     if health_address:

@@ -20,6 +20,7 @@ from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from services.cli.options import Subparsers, add_extra_ruleset, port, registry
 from services.engine.adapters.key_files import SERVE_KEY_FILE
 from services.engine.domain.rulesets import default_ruleset
+from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
 from services.proc_guard import on_ending_signals
 
@@ -169,7 +170,6 @@ async def _bot(args: argparse.Namespace) -> int:
             f"0.0.0.0:{args.health_port}" if args.health_port else "",
             reconcile_s=args.reconcile_s,
         ),
-        engine_transport=args.engine_transport,
     )
     return EXIT_OK
 
@@ -184,7 +184,6 @@ async def _director(args: argparse.Namespace) -> int:
         stop_event(),
         opts.store_settings(args),
         f"0.0.0.0:{args.health_port}" if args.health_port else "",
-        engine_transport=args.engine_transport,
     )
     return EXIT_OK
 
@@ -237,10 +236,10 @@ def add_engine(sub: Subparsers) -> None:
     engine.add_argument(
         "--link-port",
         type=port,
-        default=env_number("TEOTI_LINK_PORT", int, 0),
-        help="also serve the engine link (plain TCP, for --engine-transport link clients; "
-        "docs/operations.md) on this port of --host (0: off); default $TEOTI_LINK_PORT, "
-        "else off",
+        default=env_number("TEOTI_LINK_PORT", int, DEFAULT_LINK_PORT),
+        help="serve the engine link (plain TCP, what gateways, bot workers and directors "
+        "send their commands on; docs/operations.md) on this port of --host (0: any free "
+        "port); default $TEOTI_LINK_PORT, else %(default)s",
     )
     opts.add_redis_options(engine)
     opts.add_timekeeper_option(engine)
@@ -254,15 +253,14 @@ def add_gateway(sub: Subparsers) -> None:
     gateway.add_argument("--host", default="127.0.0.1")
     gateway.add_argument("--port", type=port, default=50051)
     gateway.add_argument(
-        "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=opts.ENGINE_HELP
+        "--engine", default=opts.DEFAULT_ENGINE, metavar="HOST:PORT", help=opts.ENGINE_HELP
     )
     gateway.add_argument(
         "--engine-channels",
         type=int,
         default=env_number("TEOTI_ENGINE_CHANNELS", int, 4),
-        help="channels (connections per engine) to the engines (default %(default)s)",
+        help="engine link connections per stream slot (default %(default)s)",
     )
-    opts.add_engine_transport_option(gateway)
     opts.add_signing_options(
         gateway, "none: it signs nothing (GetSignedHead refused, exports unsigned)"
     )
@@ -304,9 +302,8 @@ def add_director(sub: Subparsers) -> None:
         "director", help="tournament director alone (creates games via --engine)"
     )
     director.add_argument(
-        "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=opts.ENGINE_HELP
+        "--engine", default=opts.DEFAULT_ENGINE, metavar="HOST:PORT", help=opts.ENGINE_HELP
     )
-    opts.add_engine_transport_option(director)
     director.add_argument(
         "--health-port",
         type=port,
@@ -323,9 +320,8 @@ def add_bot(sub: Subparsers) -> None:
     """``teoti bot``: the bot worker alone."""
     bot = sub.add_parser("bot", help="bot worker alone (writes via --engine)")
     bot.add_argument(
-        "--engine", default="127.0.0.1:50052", metavar="HOST:PORT", help=opts.ENGINE_HELP
+        "--engine", default=opts.DEFAULT_ENGINE, metavar="HOST:PORT", help=opts.ENGINE_HELP
     )
-    opts.add_engine_transport_option(bot)
     bot.add_argument("--concurrency", type=int, default=4)
     bot.add_argument(
         "--claim-idle-ms",

@@ -39,10 +39,14 @@ if TYPE_CHECKING:  # services.app loads the whole server: imported when a comman
 log = structlog.get_logger("teoti")
 
 ENGINE_HELP = (
-    "engine(s): HOST:PORT, IP:PORT,IP:PORT, or a gRPC target such as dns:///engines:50052 "
-    "(calls are balanced round robin)"
+    "the engines' link addresses (their --link-port): HOST:PORT, IP:PORT,IP:PORT, or "
+    "dns:///engines:50053 (connections go to each address in turn; default %(default)s)"
 )
 """Help of ``--engine``, the engines a gateway, bot worker or director writes through."""
+
+DEFAULT_ENGINE = "127.0.0.1:50053"
+"""Default of ``--engine``: a local engine's link (services.engine.transport.link_server.
+DEFAULT_LINK_PORT)."""
 
 TOURNAMENT_USERNAME_ENV = "TEOTI_TOURNAMENT_REDIS_USERNAME"
 """Default of the gateway's ``--tournament-redis-username``."""
@@ -176,19 +180,6 @@ def add_web_options(p: argparse.ArgumentParser, default_port: int) -> None:
     )
 
 
-def add_engine_transport_option(p: argparse.ArgumentParser) -> None:
-    """``--engine-transport`` of the processes sending commands to engines (--engine)."""
-    p.add_argument(
-        "--engine-transport",
-        choices=("stream", "unary", "link"),
-        default=os.environ.get("TEOTI_ENGINE_TRANSPORT") or "stream",
-        help="stream: engine commands multiplexed on a few EngineService.Exchange streams; "
-        "unary: one call each (engines without Exchange); link: the same streams on the "
-        "engine link, --engine naming the engines' --link-port (docs/operations.md). "
-        "Default $TEOTI_ENGINE_TRANSPORT, else %(default)s",
-    )
-
-
 def add_timekeeper_option(p: argparse.ArgumentParser) -> None:
     """``--timekeeper-interval`` of the processes running an engine."""
     p.add_argument(
@@ -211,7 +202,7 @@ def store_settings(args: argparse.Namespace) -> StoreSettings:
 
 def gateway_settings(args: argparse.Namespace) -> GatewaySettings:
     """The limits of :func:`add_limit_options`' flags (a burst of twice the rate), and
-    the engine channels and transport of ``teoti gateway``."""
+    the engine channels of ``teoti gateway``."""
     from services.app import GatewaySettings
 
     return GatewaySettings(
@@ -222,7 +213,6 @@ def gateway_settings(args: argparse.Namespace) -> GatewaySettings:
         play_streams_per_client=args.max_play_streams_per_client,
         streams_per_address=args.max_streams_per_address,
         engine_channels=getattr(args, "engine_channels", 4),
-        engine_transport=getattr(args, "engine_transport", ""),
     )
 
 
@@ -256,15 +246,14 @@ def need_redis(args: argparse.Namespace) -> RedisConfig:
 
 
 def engine_target(args: argparse.Namespace) -> str:
-    """``--engine``, checked up front for the link (its addresses are host:port pairs;
-    a gRPC target is checked by gRPC as it connects). Raises UsageError."""
-    if args.engine_transport == "link":
-        from services.engine.transport.link_client import parse_target
+    """``--engine``, checked up front: the engine link's addresses are host:port pairs
+    (services.engine.transport.link_client.parse_target). Raises UsageError."""
+    from services.engine.transport.link_client import parse_target
 
-        try:
-            parse_target(args.engine)
-        except ValueError as error:
-            raise UsageError(f"--engine: {error}") from None
+    try:
+        parse_target(args.engine)
+    except ValueError as error:
+        raise UsageError(f"--engine: {error}") from None
     return str(args.engine)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+from teoti_client.proto import game_service_pb2_grpc
 
 from services.engine.domain.head_signing import SigningKeys
 from services.engine.domain.reader import GameReader
@@ -21,7 +22,6 @@ from services.rpc.limits import (
     WatcherLimit,
 )
 from services.rpc.server import MAX_CONCURRENT_RPCS, build_server, mark_serving
-from services.rpc.stubs import load_stubs
 from services.tournament.service import TournamentService
 
 GAME_SERVICE = "gameserver.v1.GameService"
@@ -68,7 +68,6 @@ async def create_server(
             f"the stream budget ({streams.total}) must leave room for unary calls within "
             f"max_concurrent_rpcs ({max_concurrent_rpcs})"
         )
-    stubs = load_stubs()
     limiter = limiter or ClientRateLimiter()  # one budget per client across both services
     servicer = GameServicer(
         reader,
@@ -83,7 +82,7 @@ async def create_server(
         streams=streams,
         play_grace_s=play_grace_s,
     )
-    registrars = [lambda s: stubs.game_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
+    registrars = [lambda s: game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
     names = [GAME_SERVICE]
     if tournaments is not None:
         from services.rpc.generated import tournament_service_pb2_grpc

@@ -21,6 +21,7 @@ from typing import Any
 
 import grpc
 import structlog
+from teoti_client.proto import game_service_pb2 as pb
 
 from services.engine.domain.errors import InvalidArgument, NotAuthorized
 from services.engine.domain.game import GameSnapshot
@@ -63,7 +64,6 @@ from services.rpc.limits import (
     peer_address,
 )
 from services.rpc.projection import add_game_view, add_legal_actions
-from services.rpc.stubs import load_stubs
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
 log = structlog.get_logger(__name__)
@@ -217,7 +217,6 @@ class GameServicer:
         self.signing = signing or SigningKeys(None)
         self._streams = streams or StreamBudget()
         self._play_grace_s = play_grace_s
-        self._pb = load_stubs().game_pb2
 
     def _admit(self, context: Context, request: Any = None) -> tuple[str, str | None]:
         """Spend one unit of the caller's rate limit (RateLimited when spent); returns
@@ -230,7 +229,9 @@ class GameServicer:
         return token, token_hash
 
     @unary_errors
-    async def CreateGame(self, request: Any, context: Context) -> Any:
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: Context
+    ) -> pb.CreateGameResponse:
         """Create a game through the engine; returns the claimed seats' tokens."""
         self._admit(context)
         self._quota.admit(str(context.peer()))
@@ -255,22 +256,26 @@ class GameServicer:
             or await self._reader.load(result.game_id)
         )
         stored = game.seats
-        return self._pb.CreateGameResponse(
+        return pb.CreateGameResponse(
             game_id=result.game_id,
             version=result.version,
             seat_tokens=[
-                self._pb.SeatToken(seat=seat, token=token)
+                pb.SeatToken(seat=seat, token=token)
                 for seat, token in sorted(tokens.items())
                 if stored[seat].token_hash == hash_token(token)
             ],
         )
 
-    def _projection(self, snapshot: GameSnapshot, seat: int | None, into: Any = None) -> Any:
+    def _projection(
+        self, snapshot: GameSnapshot, seat: int | None, into: pb.GetGameResponse | None = None
+    ) -> pb.GetGameResponse:
         """``seat``'s view of ``snapshot`` (public for None) as a GetGameResponse, written
         into ``into`` (an empty GetGameResponse, such as a reply's own field, so nothing
         is copied into it afterwards: two deep copies a move on Play, issue 16) or a new
         one; returns it (:func:`services.rpc.projection.add_game_view`)."""
-        return add_game_view(self._pb.GetGameResponse() if into is None else into, snapshot, seat)
+        reply = pb.GetGameResponse() if into is None else into
+        add_game_view(reply, snapshot, seat)
+        return reply
 
     def _viewer(
         self, snapshot: GameSnapshot, request: Any, credentials: tuple[str, str | None]
@@ -283,11 +288,11 @@ class GameServicer:
         return int(request.seat)
 
     @unary_errors
-    async def GetGame(self, request: Any, context: Context) -> Any:
+    async def GetGame(self, request: pb.GetGameRequest, context: Context) -> pb.GetGameResponse:
         """Project the current state publicly, or for a seat holding its token."""
         return await self.get_game(request, context)
 
-    async def get_game(self, request: Any, context: Context) -> Any:
+    async def get_game(self, request: pb.GetGameRequest, context: Context) -> pb.GetGameResponse:
         """GetGame's work, shared by the unary call and Play: a GetGameResponse, or the
         domain error (GameNotFound, NotAuthorized, RateLimited ...) it is refused with."""
         credentials = self._admit(context, request)
@@ -295,16 +300,20 @@ class GameServicer:
         return self._projection(snapshot, self._viewer(snapshot, request, credentials))
 
     @unary_errors
-    async def GetGameAt(self, request: Any, context: Context) -> Any:
+    async def GetGameAt(
+        self, request: pb.GetGameAtRequest, context: Context
+    ) -> pb.GetGameAtResponse:
         """Project the state at an earlier version."""
         credentials = self._admit(context, request)
         snapshot = await self._reader.load_at(request.game_id, request.version)
-        reply = self._pb.GetGameAtResponse()
+        reply = pb.GetGameAtResponse()
         self._projection(snapshot, self._viewer(snapshot, request, credentials), reply.game)
         return reply
 
     @unary_errors
-    async def ListGames(self, request: Any, context: Context) -> Any:
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: Context
+    ) -> pb.ListGamesResponse:
         """A page of games, oldest first, filtered by ruleset and status."""
         self._admit(context)
         size = request.page_size or DEFAULT_PAGE_SIZE
@@ -320,7 +329,7 @@ class GameServicer:
             snapshot = await self._reader.load(entry.game_id)
             if self._listed(snapshot, request):
                 games.append(
-                    self._pb.GameSummary(
+                    pb.GameSummary(
                         game_id=snapshot.game_id,
                         ruleset=snapshot.ruleset_name,
                         seats=seats_to_proto(snapshot.seats),
@@ -330,56 +339,67 @@ class GameServicer:
                     )
                 )
         token = entries[-1].to_token() if len(entries) == size else ""
-        return self._pb.ListGamesResponse(games=games, next_page_token=token)
+        return pb.ListGamesResponse(games=games, next_page_token=token)
 
-    def _listed(self, snapshot: GameSnapshot, request: Any) -> bool:
+    def _listed(self, snapshot: GameSnapshot, request: pb.ListGamesRequest) -> bool:
         if request.ruleset and snapshot.ruleset_name != request.ruleset:
             return False
         status = int(request.status)
         finished = snapshot.is_terminal()
-        if status == self._pb.GAME_STATUS_FILTER_ACTIVE:
+        if status == pb.GAME_STATUS_FILTER_ACTIVE:
             return not finished
-        if status == self._pb.GAME_STATUS_FILTER_FINISHED:
+        if status == pb.GAME_STATUS_FILTER_FINISHED:
             return finished
-        if status == self._pb.GAME_STATUS_FILTER_OPEN:
+        if status == pb.GAME_STATUS_FILTER_OPEN:
             return not finished and any(seat.is_open for seat in snapshot.seats)
         return True
 
     @unary_errors
-    async def JoinGame(self, request: Any, context: Context) -> Any:
+    async def JoinGame(self, request: pb.JoinGameRequest, context: Context) -> pb.JoinGameResponse:
         """Claim an open seat with a client-chosen or fresh token."""
         self._admit(context, request)
         token = check_client_token(request.seat_token) if request.seat_token else new_token()
         result = await self._client.join_game(
             request.game_id, request.seat, request.name, hash_token(token), request.command_id
         )
-        return self._pb.JoinGameResponse(
+        return pb.JoinGameResponse(
             version=result.version,
-            seat_token=self._pb.SeatToken(seat=request.seat, token=token),
+            seat_token=pb.SeatToken(seat=request.seat, token=token),
         )
 
     @unary_errors
-    async def ListLegalActions(self, request: Any, context: Context) -> Any:
+    async def ListLegalActions(
+        self, request: pb.ListLegalActionsRequest, context: Context
+    ) -> pb.ListLegalActionsResponse:
         """Every legal action of a seat (with its token), with descriptions."""
         return await self.list_legal_actions(request, context)
 
-    async def list_legal_actions(self, request: Any, context: Context) -> Any:
+    async def list_legal_actions(
+        self, request: pb.ListLegalActionsRequest, context: Context
+    ) -> pb.ListLegalActionsResponse:
         """ListLegalActions' work, shared by the unary call and Play: a
         ListLegalActionsResponse, or the domain error it is refused with."""
         credentials = self._admit(context, request)
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, *credentials)
-        reply = self._pb.ListLegalActionsResponse(version=snapshot.version)
+        reply = pb.ListLegalActionsResponse(version=snapshot.version)
         add_legal_actions(reply.actions, snapshot, request.seat)
         return reply
 
     @unary_errors
-    async def SubmitAction(self, request: Any, context: Context) -> Any:
+    async def SubmitAction(
+        self, request: pb.SubmitActionRequest, context: Context
+    ) -> pb.SubmitActionResponse:
         """Check the seat's token, then submit the action through the engine; with
         ``return_view`` also answer with the seat's view and next legal actions."""
         return await self.submit_action(request, context)
 
-    async def submit_action(self, request: Any, context: Context, into: Any = None) -> Any:
+    async def submit_action(
+        self,
+        request: pb.SubmitActionRequest,
+        context: Context,
+        into: pb.SubmitActionResponse | None = None,
+    ) -> pb.SubmitActionResponse:
         """SubmitAction's work, shared by the unary call and Play: a
         SubmitActionResponse (written into ``into``, an empty one, if given), or the
         domain error it is refused with (RuleViolation, VersionConflict, NotAuthorized,
@@ -396,7 +416,7 @@ class GameServicer:
             request.command_id,
             return_view=request.return_view,
         )
-        reply = self._pb.SubmitActionResponse() if into is None else into
+        reply = pb.SubmitActionResponse() if into is None else into
         reply.SetInParent()
         reply.version = result.version
         reply.first_version = result.first_version
@@ -421,7 +441,9 @@ class GameServicer:
         return reply
 
     @stream_errors
-    async def WatchGame(self, request: Any, context: Context) -> AsyncIterator[Any]:
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: Context
+    ) -> AsyncIterator[pb.WatchGameResponse]:
         """Stream events after from_version until the game ends (public unless a seat with
         its token is given; with ``with_view``, the last event of each batch also carries
         the seat's view and legal actions at its version). Raises InvalidArgument for a
@@ -455,8 +477,8 @@ class GameServicer:
             async with contextlib.aclosing(batches):
                 async for batch in batches:
                     for event in batch[:-1]:
-                        yield self._pb.WatchGameResponse(event=event_to_proto(event))
-                    last = self._pb.WatchGameResponse(event=event_to_proto(batch[-1]))
+                        yield pb.WatchGameResponse(event=event_to_proto(event))
+                    last = pb.WatchGameResponse(event=event_to_proto(batch[-1]))
                     if request.with_view and seat is not None:
                         await self._attach_view(last, request.game_id, seat, batch)
                     yield last
@@ -483,7 +505,9 @@ class GameServicer:
         add_legal_actions(reply.legal_actions, snapshot, seat)
 
     @unary_errors
-    async def ListEvents(self, request: Any, context: Context) -> Any:
+    async def ListEvents(
+        self, request: pb.ListEventsRequest, context: Context
+    ) -> pb.ListEventsResponse:
         """A page of the log."""
         credentials = self._admit(context, request)
         limit = request.limit or MAX_EVENTS_PAGE
@@ -497,18 +521,20 @@ class GameServicer:
         more = len(events) == limit and events[-1].version < await self._reader.store.version(
             request.game_id
         )
-        return self._pb.ListEventsResponse(
+        return pb.ListEventsResponse(
             events=[event_to_proto(e) for e in events],
             next_from_version=events[-1].version if more else 0,
         )
 
     @unary_errors
-    async def VerifyGame(self, request: Any, context: Context) -> Any:
+    async def VerifyGame(
+        self, request: pb.VerifyGameRequest, context: Context
+    ) -> pb.VerifyGameResponse:
         """Audit the whole log; when it checks out and this gateway has a signing key,
         also sign the head it audited (``signed_head``)."""
         self._admit(context)
         report = await self._reader.audit(request.game_id)
-        reply = self._pb.VerifyGameResponse(
+        reply = pb.VerifyGameResponse(
             ok=report.ok,
             first_bad_version=report.first_bad_version,
             problems=list(report.problems),
@@ -538,37 +564,43 @@ class GameServicer:
             snapshot.is_terminal(),
         )
 
-    def _signed_proto(self, signed: SignedHead, into: Any) -> Any:
+    def _signed_proto(self, signed: SignedHead, into: pb.SignedHead) -> pb.SignedHead:
         into.statement_json = signed.statement
         into.signature = signed.signature
         into.key_id = signed.key_id
         return into
 
     @unary_errors
-    async def GetSignedHead(self, request: Any, context: Context) -> Any:
+    async def GetSignedHead(
+        self, request: pb.GetSignedHeadRequest, context: Context
+    ) -> pb.GetSignedHeadResponse:
         """Sign the game's current head, as GetGame reports it."""
         self._admit(context)
         if self.signing.signer is None:
             raise SigningKeyMissing()
         snapshot = await self._reader.load(request.game_id)
-        reply = self._pb.GetSignedHeadResponse()
+        reply = pb.GetSignedHeadResponse()
         self._signed_proto(self._sign(snapshot), reply.signed_head)
         return reply
 
     @unary_errors
-    async def ListSigningKeys(self, request: Any, context: Context) -> Any:
+    async def ListSigningKeys(
+        self, request: pb.ListSigningKeysRequest, context: Context
+    ) -> pb.ListSigningKeysResponse:
         """The published public keys: the current one first, then retired ones."""
         self._admit(context)
-        return self._pb.ListSigningKeysResponse(
-            keys=[self._pb.SigningKey(**key.to_json()) for key in self.signing.published()]
+        return pb.ListSigningKeysResponse(
+            keys=[pb.SigningKey(**key.to_json()) for key in self.signing.published()]
         )
 
     @unary_errors
-    async def ListRulesets(self, request: Any, context: Context) -> Any:
+    async def ListRulesets(
+        self, request: pb.ListRulesetsRequest, context: Context
+    ) -> pb.ListRulesetsResponse:
         """Every registered ruleset with its metadata (its declaration's ``RulesetInfo``),
         sorted by name; one whose declaration cannot be loaded is logged and left out."""
         self._admit(context)
-        reply = self._pb.ListRulesetsResponse()
+        reply = pb.ListRulesetsResponse()
         for declared in self._reader.registry.declarations():
             name, info = declared.name, declared.info
             entry = reply.rulesets.add(
@@ -584,7 +616,7 @@ class GameServicer:
                 entry.solo.opponent = info.solo.opponent
         return reply
 
-    async def Play(self, requests: AsyncIterable[Any], context: Context) -> None:
+    async def Play(self, requests: AsyncIterable[pb.PlayRequest], context: Context) -> None:
         """One long-lived stream of SubmitAction / GetGame / ListLegalActions requests
         (issue 16), each answered as its unary call would be (:meth:`play_answer`).
 
@@ -612,7 +644,7 @@ class GameServicer:
                 await context.send_initial_metadata(())
                 seated = False
 
-                async def answer(message: Any) -> Any:
+                async def answer(message: pb.PlayRequest | BadRequest) -> pb.PlayResponse:
                     nonlocal seated
                     reply = await self.play_answer(message, context)
                     seated = seated or _passed_seat_check(message, reply)
@@ -637,13 +669,14 @@ class GameServicer:
                 raise
             await abort_for(context, exc)
 
-    async def play_answer(self, message: Any, context: Context) -> Any:
+    async def play_answer(
+        self, message: pb.PlayRequest | BadRequest, context: Context
+    ) -> pb.PlayResponse:
         """The PlayResponse to one PlayRequest: the unary method's response, or its
         refusal as a PlayError (a message that sets no request, or is not a PlayRequest
         at all, is INVALID_ARGUMENT ``malformed_request``, answered with the request_id
         the refusal carries if its face could read one: the web face's JSON frames).
         Never raises."""
-        pb = self._pb
         if isinstance(message, BadRequest):
             return pb.PlayResponse(
                 request_id=getattr(message, "request_id", 0), error=self._play_error(message, None)
@@ -672,7 +705,7 @@ class GameServicer:
             reply.error.CopyFrom(self._play_error(exc, inner))
         return reply
 
-    def _play_error(self, exc: Exception, request: Any) -> Any:
+    def _play_error(self, exc: Exception, request: Any) -> pb.PlayError:
         """A PlayError with the status the unary call would have ended with (an
         unexpected error is logged with the request's game id and seat)."""
         status = rich_status(exc)
@@ -681,4 +714,4 @@ class GameServicer:
             seat = getattr(request, "seat", None)
             with structlog.contextvars.bound_contextvars(game_id=game_id[:100], seat=seat):
                 status = internal_status(exc)
-        return self._pb.PlayError(code=status.code, message=status.message, details=status.details)
+        return pb.PlayError(code=status.code, message=status.message, details=status.details)

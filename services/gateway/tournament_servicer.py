@@ -38,7 +38,7 @@ _FORMAT_NUMBERS = {
 }
 
 
-def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
+def config_from_proto(message: pb.TournamentConfig, default_ruleset: str) -> TournamentConfig:
     """A TournamentConfig from its message. Raises InvalidTournament, InvalidArgument."""
     if message.format not in _FORMATS:
         raise InvalidTournament("invalid_config", f"unknown format {message.format}")
@@ -67,7 +67,7 @@ def config_from_proto(message: Any, default_ruleset: str) -> TournamentConfig:
     )
 
 
-def config_to_proto(config: TournamentConfig) -> Any:
+def config_to_proto(config: TournamentConfig) -> pb.TournamentConfig:
     """The message of a TournamentConfig."""
     clock = config.time_control
     return pb.TournamentConfig(
@@ -98,7 +98,7 @@ def config_to_proto(config: TournamentConfig) -> Any:
     )
 
 
-def tournament_to_proto(state: TournamentState) -> Any:
+def tournament_to_proto(state: TournamentState) -> pb.Tournament:
     """The Tournament message: players, rounds with tables, standings."""
     withdrawn = {e.player for e in state.entrants if e.withdrawn}
     tiebreaks = list(state.config.tiebreaks)
@@ -147,7 +147,7 @@ def tournament_to_proto(state: TournamentState) -> Any:
     )
 
 
-def event_to_proto(event: StoredEvent) -> Any:
+def event_to_proto(event: StoredEvent) -> pb.TournamentEvent:
     """A TournamentEvent message, exactly as stored and hash-chained."""
     return pb.TournamentEvent(
         version=event.version,
@@ -183,7 +183,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
         self._limiter.admit(str(context.peer()))
 
     @unary_errors
-    async def CreateTournament(self, request: Any, context: Context) -> Any:
+    async def CreateTournament(
+        self, request: pb.CreateTournamentRequest, context: Context
+    ) -> pb.CreateTournamentResponse:
         """See the proto."""
         self._admit(context)
         self._quota.admit(str(context.peer()))
@@ -196,7 +198,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
         )
 
     @unary_errors
-    async def RegisterPlayer(self, request: Any, context: Context) -> Any:
+    async def RegisterPlayer(
+        self, request: pb.RegisterPlayerRequest, context: Context
+    ) -> pb.RegisterPlayerResponse:
         """See the proto."""
         self._admit(context)
         # An empty player token gets a generated one (returned), as a seat token does.
@@ -207,7 +211,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
         return pb.RegisterPlayerResponse(tournament=tournament_to_proto(state), player_token=token)
 
     @unary_errors
-    async def WithdrawPlayer(self, request: Any, context: Context) -> Any:
+    async def WithdrawPlayer(
+        self, request: pb.WithdrawPlayerRequest, context: Context
+    ) -> pb.WithdrawPlayerResponse:
         """See the proto."""
         self._admit(context)
         state = await self._service.withdraw(
@@ -216,21 +222,27 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
         return pb.WithdrawPlayerResponse(tournament=tournament_to_proto(state))
 
     @unary_errors
-    async def StartTournament(self, request: Any, context: Context) -> Any:
+    async def StartTournament(
+        self, request: pb.StartTournamentRequest, context: Context
+    ) -> pb.StartTournamentResponse:
         """See the proto."""
         self._admit(context)
         state = await self._service.start(request.tournament_id, request.organiser_token)
         return pb.StartTournamentResponse(tournament=tournament_to_proto(state))
 
     @unary_errors
-    async def GetTournament(self, request: Any, context: Context) -> Any:
+    async def GetTournament(
+        self, request: pb.GetTournamentRequest, context: Context
+    ) -> pb.GetTournamentResponse:
         """See the proto."""
         self._admit(context)
         state = await self._service.get(request.tournament_id)
         return pb.GetTournamentResponse(tournament=tournament_to_proto(state))
 
     @unary_errors
-    async def ListTournaments(self, request: Any, context: Context) -> Any:
+    async def ListTournaments(
+        self, request: pb.ListTournamentsRequest, context: Context
+    ) -> pb.ListTournamentsResponse:
         """See the proto."""
         self._admit(context)
         if not 0 <= request.page_size <= 100:
@@ -261,7 +273,9 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
         )
 
     @stream_errors
-    async def WatchTournament(self, request: Any, context: Context) -> AsyncIterator[Any]:
+    async def WatchTournament(
+        self, request: pb.WatchTournamentRequest, context: Context
+    ) -> AsyncIterator[pb.WatchTournamentResponse]:
         """See the proto: events after ``after_version`` until TournamentFinished's batch."""
         self._admit(context)
         state = await self._service.get(request.tournament_id)
@@ -281,20 +295,26 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
                 finished = finished and version >= await store.version(sid)
 
     @unary_errors
-    async def ExportTournament(self, request: Any, context: Context) -> Any:
+    async def ExportTournament(
+        self, request: pb.ExportTournamentRequest, context: Context
+    ) -> pb.ExportTournamentResponse:
         """See the proto."""
         self._admit(context)
         return pb.ExportTournamentResponse(json=await self._service.export(request.tournament_id))
 
     @unary_errors
-    async def VerifyTournament(self, request: Any, context: Context) -> Any:
+    async def VerifyTournament(
+        self, request: pb.VerifyTournamentRequest, context: Context
+    ) -> pb.VerifyTournamentResponse:
         """See the proto."""
         self._admit(context)
         report = await self._service.verify(request.tournament_id)
         return pb.VerifyTournamentResponse(**report)
 
     @unary_errors
-    async def GetLeaderboard(self, request: Any, context: Context) -> Any:
+    async def GetLeaderboard(
+        self, request: pb.GetLeaderboardRequest, context: Context
+    ) -> pb.GetLeaderboardResponse:
         """See the proto."""
         self._admit(context)
         if not 0 <= request.limit <= 500:

@@ -10,14 +10,17 @@ gateway of the split deployment answers a move without folding its events a seco
 
 from __future__ import annotations
 
-from typing import Any
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+from teoti_client.proto import game_service_pb2 as pb
 
 from services.engine.domain.game import GameSnapshot
 from services.engine.domain.records import canonical_json
 from services.rpc.convert import add_clocks, add_seats, time_control_to_proto
 
 
-def add_game_view(into: Any, snapshot: GameSnapshot, seat: int | None) -> Any:
+def add_game_view(
+    into: pb.GetGameResponse, snapshot: GameSnapshot, seat: int | None
+) -> pb.GetGameResponse:
     """Write ``seat``'s view of ``snapshot`` (the public one for None) into ``into``, an
     empty ``gameserver.v1.GetGameResponse`` (often a reply's own field, so nothing is
     copied afterwards); returns ``into``.
@@ -49,7 +52,9 @@ def add_game_view(into: Any, snapshot: GameSnapshot, seat: int | None) -> Any:
     return into
 
 
-def add_legal_actions(target: Any, snapshot: GameSnapshot, seat: int) -> None:
+def add_legal_actions(
+    target: RepeatedCompositeFieldContainer[pb.LegalAction], snapshot: GameSnapshot, seat: int
+) -> None:
     """Append ``seat``'s legal actions on ``snapshot`` to ``target``, a repeated
     ``gameserver.v1.LegalAction`` field, each written in place (canonical JSON and the
     ruleset's description); none once the game has ended."""

@@ -10,6 +10,7 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2
 
 from services.bot.queue import TurnRequestQueue
 from services.bot.reconciler import TurnReconciler
@@ -26,7 +27,6 @@ from services.engine.domain.timing.time_control import TimeControl, TimeoutPolic
 from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.transport.client import InProcessEngineClient
 from services.rpc.errors import error_info
-from services.rpc.stubs import load_stubs
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry
 from tests.integration.helpers import game_service
 
@@ -174,13 +174,13 @@ async def stub(request: pytest.FixtureRequest, redis_store: RedisEventStore) -> 
 
 
 def _create(ruleset: str, control: Any) -> Any:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n) for n in ("ann", "bob")]
     return pb.CreateGameRequest(ruleset=ruleset, seats=seats, time_control=control)
 
 
 async def test_create_game_refuses_bad_time_controls_naming_the_rule(stub: Any) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     cases = [
         (
             "nim",
@@ -201,7 +201,7 @@ async def test_create_game_refuses_bad_time_controls_naming_the_rule(stub: Any) 
 
 
 async def test_create_game_with_a_time_control_shows_it_and_the_clocks(stub: Any) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     control = pb.TimeControl(
         base_ms=300_000, increment_ms=3_000, timeout_policy=pb.TIMEOUT_POLICY_BOT_TAKEOVER
     )

@@ -92,7 +92,12 @@ def test_the_build_stage_has_what_the_stub_generation_reads() -> None:
     pinned = re.search(r"grpcio-tools==([\d.]+)", DOCKERFILE.read_text())
     build_requires = re.search(r'"grpcio-tools==([\d.]+)"', (REPO / "pyproject.toml").read_text())
     assert pinned and build_requires and pinned.group(1) == build_requires.group(1)
-    assert any("load_stubs()" in rest for word, rest in _instructions() if word == "RUN")
+    assert any(
+        "import teoti_client.proto.game_service_pb2_grpc" in rest
+        and "services.rpc.generated.engine_service_pb2" in rest
+        for word, rest in _instructions()
+        if word == "RUN"
+    )
 
 
 def test_runs_as_a_numeric_non_root_user_matching_the_manifests() -> None:

@@ -9,11 +9,11 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import BotSettings, Stack, StoreSettings, all_in_one
 from services.engine.domain.game import fold
 from services.engine.domain.rulesets import RulesetRegistry
-from services.rpc.stubs import load_stubs
 
 
 @pytest.fixture
@@ -27,13 +27,13 @@ async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> A
 @pytest.fixture
 async def stub(stack: Stack) -> AsyncIterator[Any]:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        yield game_service_pb2_grpc.GameServiceStub(channel)
 
 
 async def test_all_bot_game_runs_to_completion(
     stack: Stack, stub: Any, registry: RulesetRegistry
 ) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"bot{i}") for i in range(3)]
     created = await stub.CreateGame(
         pb.CreateGameRequest(ruleset="nim", seats=seats, options_json='{"max_take": 3}')
@@ -86,8 +86,8 @@ async def test_paced_bots_wait_before_each_move(
         ) as paced,
         grpc.aio.insecure_channel(f"127.0.0.1:{paced.port}") as channel,
     ):
-        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
-        pb = load_stubs().game_pb2
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        pb = game_service_pb2
         seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"bot{i}") for i in range(2)]
         loop = asyncio.get_running_loop()
         start = loop.time()

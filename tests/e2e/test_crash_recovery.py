@@ -1,8 +1,8 @@
 """kill -9 of the bot worker and of the engine, as real ``teoti`` processes, mid-run.
 
 Games still finish after restarts, every game's hash chain verifies, no command id was
-applied twice, and nothing was dead-lettered: with the bot worker's commands on gRPC
-streams, and on the engine link (``--engine-transport link``).
+applied twice, and nothing was dead-lettered (the bot worker's commands on the engine
+link).
 """
 
 from __future__ import annotations
@@ -34,11 +34,10 @@ async def wait_until(predicate, seconds: float, what: str, poll_s: float = 0.1) 
 
 
 @pytest.mark.parametrize(
-    ("games", "rounds", "transport"),
+    ("games", "rounds"),
     [
-        pytest.param(10, 1, "stream", id="fast"),
-        pytest.param(10, 1, "link", id="fast-link"),
-        pytest.param(40, 3, "stream", id="long", marks=pytest.mark.slow),
+        pytest.param(10, 1, id="fast"),
+        pytest.param(40, 3, id="long", marks=pytest.mark.slow),
     ],
 )
 async def test_kill_9_engine_and_bot_mid_run(
@@ -47,7 +46,6 @@ async def test_kill_9_engine_and_bot_mid_run(
     tmp_path: Path,
     games: int,
     rounds: int,
-    transport: str,
 ) -> None:
     prefix = f"crash-{uuid.uuid4().hex[:8]}"
     port, link_port = free_port(), free_port()
@@ -61,9 +59,7 @@ async def test_kill_9_engine_and_bot_mid_run(
         [
             "bot",
             "--engine",
-            f"127.0.0.1:{link_port if transport == 'link' else port}",
-            "--engine-transport",
-            transport,
+            f"127.0.0.1:{link_port}",
             "--claim-idle-ms",
             "500",
             "--max-deliveries",
@@ -75,7 +71,7 @@ async def test_kill_9_engine_and_bot_mid_run(
     )
     store = RedisEventStore.from_url(redis_url, prefix=prefix, shards=4)
     reader = GameReader(store, registry)
-    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=5)
+    client = RemoteEngineClient(f"127.0.0.1:{link_port}", timeout_s=5)
     bots = [SeatSpec(SeatKind.BOT, f"b{i}") for i in range(3)]
     try:
         engine.start()

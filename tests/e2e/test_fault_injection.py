@@ -24,6 +24,7 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.embedded_redis import free_port
 from services.engine.adapters import RedisEventStore
@@ -31,7 +32,6 @@ from services.engine.domain.errors import GameNotFound
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
-from services.rpc.stubs import load_stubs
 from tests.faults import Proc, RedisProcess
 
 SHARDS = 4
@@ -74,7 +74,7 @@ async def _play_person(stub: Any, game: str, token: str, acked: Acked, stop: asy
     lose the end of a game (or the whole game) it had acknowledged, and then the game
     waits for this person again (or no longer exists).
     """
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     while not stop.is_set():
         try:
             state = await _retrying(stub.GetGame, pb.GetGameRequest(game_id=game))
@@ -123,27 +123,30 @@ async def test_kill_9_of_every_process_and_of_redis_under_load(
 ) -> None:
     redis = RedisProcess(tmp_path / "redis").start()
     prefix = f"faults-{uuid.uuid4().hex[:8]}"
-    engine_port, gateway_port = free_port(), free_port()
+    engine_port, link_port, gateway_port = free_port(), free_port(), free_port()
     common = ["--redis-url", redis.url, "--key-prefix", prefix, "--shards", str(SHARDS)]
     nim = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
-    engine = Proc(["engine", "--port", str(engine_port), *common, *nim], tmp_path / "engine.log")
+    engine = Proc(
+        ["engine", "--port", str(engine_port), "--link-port", str(link_port), *common, *nim],
+        tmp_path / "engine.log",
+    )
     # The product's defaults (--claim-idle-ms 30000, --reconcile-s 5, --max-deliveries
     # 5): docs/operations.md gives the recovery figure measured with them (issue 30
     # item 6; a figure measured with 2 s was 10x better than what operators got).
-    bot_args = ["bot", "--engine", f"127.0.0.1:{engine_port}", *common, *nim]
+    bot_args = ["bot", "--engine", f"127.0.0.1:{link_port}", *common, *nim]
     bot = Proc(bot_args, tmp_path / "bot.log")
     gateway = Proc(
         [
             *("gateway", "--port", str(gateway_port)),
-            *("--engine", f"127.0.0.1:{engine_port}", *common, *nim),
+            *("--engine", f"127.0.0.1:{link_port}", *common, *nim),
         ],
         tmp_path / "gateway.log",
     )
     store = RedisEventStore.from_url(redis.url, prefix=prefix, shards=SHARDS)
     reader = GameReader(store, registry)
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{gateway_port}", options=CLIENT_CHANNEL)
-    stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
     acked = Acked()
     stop = asyncio.Event()
     people: list[asyncio.Task[None]] = []

@@ -272,7 +272,6 @@ def test_engine_gateway_bot_play_a_demo_game(
     common = ["--key-prefix", key_prefix]
     # As deployed (deploy/k8s): commands on the engine link.
     engine_target = f"127.0.0.1:{link_port}"
-    link = ["--engine-transport", "link"]
     services = {
         "engine": (
             ["engine", "--port", str(engine_port), "--link-port", str(link_port), *common],
@@ -280,12 +279,12 @@ def test_engine_gateway_bot_play_a_demo_game(
             "gameserver.v1.EngineService",
         ),
         "gateway": (
-            ["gateway", "--port", str(gateway_port), "--engine", engine_target, *link, *common],
+            ["gateway", "--port", str(gateway_port), "--engine", engine_target, *common],
             gateway_port,
             "gameserver.v1.GameService",
         ),
         "bot": (
-            ["bot", "--engine", engine_target, *link, "--health-port", str(bot_health_port),
+            ["bot", "--engine", engine_target, "--health-port", str(bot_health_port),
              *common],
             bot_health_port,
             "gameserver.v1.BotWorker",

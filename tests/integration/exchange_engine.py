@@ -1,25 +1,23 @@
-"""The engine of the Exchange tests (issue 16): a real EngineService over gRPC on
-loopback, a real Redis, and an engine wrapped so that a create_game whose command id
-starts with "held" waits for the test to release it, which makes "in flight" observable
-(concurrency, back-pressure, deadlines, cancellation, a stream breaking under a call)
-without timing guesses; one whose command id starts with "instant" is answered at once,
-with no I/O (so commands sent together are also done together).
+"""The engine of the Exchange tests (issue 16): a real engine's link on loopback, a real
+Redis, and an engine wrapped so that a create_game whose command id starts with "held"
+waits for the test to release it, which makes "in flight" observable (concurrency,
+back-pressure, deadlines, cancellation, a stream breaking under a call) without timing
+guesses; one whose command id starts with "instant" is answered at once, with no I/O (so
+commands sent together are also done together).
 
-Also what the Exchange test modules share: that engine with a channel open to it, a
-fake engine (plain grpc handlers) for peers that are not our engine, a held call
-started through a client, and the requests written to and answers read from a raw
-call."""
+Also what the Exchange test modules share: that engine with a link stub for it, a raw
+peer writing and reading the link's frames by hand, a held call started through a
+client, and the requests written."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
 from google.rpc import status_pb2
 
 from services.engine.adapters.redis_store import RedisEventStore
@@ -28,7 +26,15 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.time_control import TimeControl
-from services.engine.entrypoints.servicer import ENGINE_SERVICE
+from services.engine.transport.link_client import LinkStub, LinkTarget
+from services.engine.transport.link_frames import (
+    BATCH,
+    END,
+    HELLO,
+    HELLO_MAGIC,
+    FrameReader,
+    frame,
+)
 from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
 from tests.engine_serving import engine_served
@@ -80,75 +86,89 @@ async def engine_server(
     port: int = 0,
     max_in_flight: int = 100,
     stopping: asyncio.Event | None = None,
-    transport: str = "stream",
 ) -> AsyncIterator[tuple[GatedEngine, Any, int]]:
-    """A gated engine served on ``127.0.0.1:port`` (0: any free port): EngineService
-    over gRPC, or with ``transport="link"`` the engine link (services.engine.transport.link_server).
-    Yields (the engine, its server, the bound port)."""
+    """A gated engine's link (services.engine.transport.link_server) served on
+    ``127.0.0.1:port`` (0: any free port). Yields (the engine, its server, the bound
+    port)."""
     engine = GatedEngine(store, registry)
     options = {"max_in_flight_per_exchange": max_in_flight, "stopping": stopping}
-    async with engine_served(engine, transport, port, **options) as (server, bound):
+    async with engine_served(engine, port, **options) as (server, bound):
         try:
             yield engine, server, bound
         finally:
             engine.gate.release.set()  # held calls go on before the server stops
 
 
-def link_server(*args: Any, **kwargs: Any) -> Any:
-    """:func:`engine_server` on the engine link."""
-    return engine_server(*args, **kwargs, transport="link")
-
-
-def served(transport: str) -> Callable[..., Any]:
-    """The engine server a client of ``transport`` talks to: :func:`engine_server` on the
-    link for ``link``, else on gRPC (same arguments, same yield)."""
-    return link_server if transport == "link" else engine_server
+link_server = engine_server
+"""The gated engine on its link (the name the link tests use)."""
 
 
 @asynccontextmanager
-async def engine_channel(
+async def engine_link(
     store: RedisEventStore,
     registry: RulesetRegistry,
     max_in_flight: int = 100,
     stopping: asyncio.Event | None = None,
-) -> AsyncIterator[tuple[GatedEngine, grpc.aio.Channel]]:
-    """:func:`engine_server` with a channel open to it, for tests that hold the streams
-    themselves (an ExchangeStream, a pool, or a raw call)."""
+) -> AsyncIterator[tuple[GatedEngine, LinkStub]]:
+    """:func:`engine_server` with a link stub for it, for tests that hold the streams
+    themselves (an ExchangeStream or a pool)."""
     serving = engine_server(store, registry, max_in_flight=max_in_flight, stopping=stopping)
-    async with (
-        serving as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
-        yield engine, channel
+    async with serving as (engine, _, port):
+        yield engine, LinkStub(LinkTarget(f"127.0.0.1:{port}"))
 
 
-def stream_handler(
-    behaviour: Callable[..., Any], request: Any, response: Any
-) -> grpc.RpcMethodHandler:
-    """A stream-stream method handler running ``behaviour`` on messages of the protobuf
-    classes ``request`` and ``response``."""
-    return grpc.stream_stream_rpc_method_handler(
-        behaviour,
-        request_deserializer=request.FromString,
-        response_serializer=response.SerializeToString,
-    )
+class RawPeer:
+    """A plain TCP connection to the link, writing and reading frames by hand."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self._frames = FrameReader(1 << 24)
+        self._read: list[tuple[int, bytes]] = []
+
+    async def send(self, kind: int, payload: bytes = b"") -> None:
+        self.writer.write(frame(kind, payload))
+        await self.writer.drain()
+
+    async def hello(self, bot_key: str = "") -> None:
+        """Send a hello and read the engine's."""
+        await self.send(HELLO, HELLO_MAGIC + bot_key.encode())
+        assert await self.next() == (HELLO, HELLO_MAGIC)
+
+    async def next(self) -> tuple[int, bytes]:
+        """The next frame (AssertionError if the connection closes first; 5 s at most)."""
+        while not self._read:
+            data = await asyncio.wait_for(self.reader.read(65536), 5)
+            assert data, "the engine closed the connection"
+            self._read += self._frames.feed(data)
+        return self._read.pop(0)
+
+    async def end(self) -> status_pb2.Status:
+        """The ``E`` frame's status, after which the engine closes the connection (with a
+        reset when bytes this peer sent are left unread: TCP's way)."""
+        kind, payload = await self.next()
+        assert kind == END, (chr(kind), payload)
+        with suppress(ConnectionResetError):
+            assert await asyncio.wait_for(self.reader.read(), 5) == b"", "still open after E"
+        return status_pb2.Status.FromString(payload)
+
+    async def answers(self) -> pb.EngineServiceExchangeBatchesResponse:
+        kind, payload = await self.next()
+        assert kind == BATCH, (chr(kind), payload)
+        return pb.EngineServiceExchangeBatchesResponse.FromString(payload)
 
 
 @asynccontextmanager
-async def fake_engine(handlers: Mapping[str, grpc.RpcMethodHandler]) -> AsyncIterator[int]:
-    """A plain grpc server on a free loopback port (yielded) that answers the EngineService
-    methods named in ``handlers`` (method name: handler) and UNIMPLEMENTED for the rest:
-    an engine of another version, a proxy, or a misbehaving peer. Stopped at once on exit."""
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(ENGINE_SERVICE, handlers),)
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+async def raw_peer(port: int) -> AsyncIterator[RawPeer]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
-        yield port
+        yield RawPeer(reader, writer)
     finally:
-        await server.stop(0)
+        writer.close()
+
+
+def batch(*requests: pb.EngineServiceExchangeRequest) -> bytes:
+    return bytes(pb.EngineServiceExchangeBatchesRequest(requests=requests).SerializeToString())
 
 
 async def until(condition: Any, what: str, timeout_s: float = 5.0) -> None:
@@ -173,12 +193,6 @@ def refusal_code(answer: pb.EngineServiceExchangeResponse) -> int:
     """The status code (its number, as in google.rpc.Status) of an Exchange answer that is
     a refusal: its ``error`` is a serialized google.rpc.Status."""
     return int(status_pb2.Status.FromString(answer.error).code)
-
-
-async def read_next(call: Any) -> Any:
-    """The next message a raw Exchange or ExchangeBatches ``call`` reads (TimeoutError
-    after 5 s)."""
-    return await asyncio.wait_for(call.read(), 5)
 
 
 def create_request(

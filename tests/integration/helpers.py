@@ -9,15 +9,15 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from teoti_client.proto import game_service_pb2_grpc
 
 from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.reader import GameReader
-from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.entrypoints.servicer import start_engine_link
 from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
-from services.rpc.stubs import load_stubs
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "ann", "a" * 64), SeatSpec(SeatKind.HUMAN, "bob", "b" * 64)]
 
@@ -40,19 +40,19 @@ async def game_service(
     engine: Engine, reader: GameReader, wiring: str, default_ruleset: str = "nim"
 ) -> AsyncIterator[Any]:
     """A GameService stub on a real gateway over ``engine``, reached in process
-    (``wiring="in_process"``) or through a remote EngineService (``"remote_engine"``), the
+    (``wiring="in_process"``) or through a remote engine's link (``"remote_engine"``), the
     two ways the gateway writes; everything is stopped on exit."""
     engine_server = None
     client: EngineClient
     if wiring == "remote_engine":
-        engine_server, engine_port = await start_engine_server(engine, "127.0.0.1:0")
+        engine_server, engine_port = await start_engine_link(engine, "127.0.0.1", 0)
         client = RemoteEngineClient(f"127.0.0.1:{engine_port}")
     else:
         client = InProcessEngineClient(engine)
     server, port = await create_server("127.0.0.1:0", reader, client, default_ruleset)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            yield game_service_pb2_grpc.GameServiceStub(channel)
     finally:
         await server.stop(None)
         await client.close()

@@ -10,6 +10,7 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
@@ -17,7 +18,6 @@ from services.engine.domain.errors import InvalidArgument, NotAuthorized, RuleVi
 from services.engine.domain.game_seats import hash_token
 from services.engine.domain.rulesets import RulesetRegistry, default_ruleset
 from services.rpc.limits import PeerRateLimiter
-from services.rpc.stubs import load_stubs
 from services.tui.launch import seat_for_token
 
 
@@ -54,9 +54,9 @@ async def test_only_the_seats_token_may_act_or_see_its_view(client: TeotiClient)
 
 
 async def test_token_in_metadata_and_bot_seats_refuse_everyone(stack: Stack) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
         created = await stub.CreateGame(
             pb.CreateGameRequest(
                 seats=[
@@ -129,9 +129,9 @@ async def test_no_token_derived_value_is_in_the_log_or_any_reply(
         1: hash_token(bob),
     }
 
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
         replies = [
             await stub.GetGame(pb.GetGameRequest(game_id=game)),
             await stub.GetGame(pb.GetGameRequest(game_id=game, seat=0, seat_token=ann)),
@@ -274,9 +274,9 @@ async def test_rate_limit_per_connection(
         registry=registry,
         default_ruleset="nim",
     ) as stack:
-        pb = load_stubs().game_pb2
+        pb = game_service_pb2
         async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-            stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
             codes = []
             for _ in range(6):
                 try:
@@ -288,9 +288,9 @@ async def test_rate_limit_per_connection(
 
 
 async def test_oversized_requests_and_deadlines(stack: Stack) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
         huge = pb.SubmitActionRequest(game_id="g", seat=0, action_json="x" * 1_000_000)
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await stub.SubmitAction(huge)

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 import structlog
@@ -25,31 +24,24 @@ from services.engine.domain.game_seats import hash_token
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import TurnRequest
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.entrypoints.servicer import start_engine_link, start_engine_server
+from services.engine.entrypoints.servicer import start_engine_link
 from services.engine.transport.client import InProcessEngineClient
 from services.engine.transport.remote import RemoteEngineClient
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("transport", ["stream", "unary", "link"])
 async def test_only_a_client_holding_the_credential_moves_a_bot_seat(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    """On every transport: the stream's metadata, each unary call's, the link's hello."""
+    """The credential goes in each link connection's hello."""
     credential = BotCredential("remote-bot-credential-0123456789")
     engine = Engine(redis_store, registry, bot_credential=credential)
-    server: Any
-    if transport == "link":
-        server, port = await start_engine_link(engine, "127.0.0.1", 0)
-    else:
-        server, port = await start_engine_server(engine, "127.0.0.1:0")
+    server, port = await start_engine_link(engine, "127.0.0.1", 0)
     target = f"127.0.0.1:{port}"
-    anyone = RemoteEngineClient(target, transport=transport)
-    forger = RemoteEngineClient(
-        target, bot_key="remote-bot-credential-guessed-00", transport=transport
-    )
-    bot = RemoteEngineClient(target, bot_key=credential.secret, transport=transport)
+    anyone = RemoteEngineClient(target)
+    forger = RemoteEngineClient(target, bot_key="remote-bot-credential-guessed-00")
+    bot = RemoteEngineClient(target, bot_key=credential.secret)
     try:
         seats = [SeatSpec(SeatKind.HUMAN, "ann", hash_token("t")), SeatSpec(SeatKind.BOT, "b")]
         game = (await anyone.create_game("nim", seats, {"max_take": 3})).game_id

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.limits import ClientRateLimiter, CreationQuota
-from services.rpc.stubs import load_stubs
 
 
 async def _code(call: Any) -> str:
@@ -33,12 +33,11 @@ async def test_fresh_connections_do_not_bypass_limits(
         registry=registry,
         default_ruleset="nim",
     ) as stack:
-        stubs = load_stubs()
-        pb = stubs.game_pb2
+        pb = game_service_pb2
         listed, created = [], []
         for _ in range(12):  # a new connection per call
             async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-                stub: Any = stubs.game_pb2_grpc.GameServiceStub(channel)
+                stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
                 listed.append(await _code(stub.ListGames(pb.ListGamesRequest())))
         assert listed[:5] == ["OK"] * 5 and set(listed[5:]) == {"RESOURCE_EXHAUSTED"}
 
@@ -54,6 +53,6 @@ async def test_fresh_connections_do_not_bypass_limits(
         seats = [pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n) for n in ("a", "b")]
         for _ in range(5):
             async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-                stub = stubs.game_pb2_grpc.GameServiceStub(channel)
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
                 created.append(await _code(stub.CreateGame(pb.CreateGameRequest(seats=seats))))
         assert created[:2] == ["OK"] * 2 and set(created[2:]) == {"RESOURCE_EXHAUSTED"}

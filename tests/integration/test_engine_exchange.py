@@ -1,9 +1,8 @@
-"""EngineService.Exchange (issue 16): the gateway's commands multiplexed on open streams.
+"""The gateway's commands multiplexed on open streams, the engine link's connections
+(issue 16).
 
-A real EngineService over gRPC on loopback, a real Redis, the gated engine of
-tests.integration.exchange_engine ("held..." commands wait for the test). The tests of
-a client's streams run on both transports that have them: ExchangeBatches on gRPC
-(``stream``) and the engine link (``link``), which must behave alike.
+A real engine's link on loopback, a real Redis, the gated engine of
+tests.integration.exchange_engine ("held..." commands wait for the test).
 """
 
 from __future__ import annotations
@@ -24,35 +23,26 @@ from services.engine.domain.command_result import CommandResult
 from services.engine.domain.errors import InvalidArgument, RuleViolation, VersionConflict
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.transport.exchange_client import ExchangeStream
-from services.engine.transport.remote import RemoteEngineClient, transport_choice
+from services.engine.transport.remote import RemoteEngineClient
 from services.rpc import deadlines
 from services.rpc.errors import outage_of
-from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
     HUMANS,
     GatedEngine,
     create_request,
-    engine_channel,
-    read_next,
-    refusal_code,
-    served,
+    engine_link,
+    link_server,
     start_held,
     until,
 )
 
-STREAMED = pytest.mark.parametrize("transport", ["stream", "link"])
-"""The transports whose calls go on a pool of streams."""
 
-
-@STREAMED
 async def test_many_concurrent_calls_share_one_stream_and_are_answered_out_of_order(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     async with (
-        served(transport)(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(
-            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
-        ) as client,
+        link_server(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
     ):
         held = await start_held(client, engine, "held-1")
         # 200 calls overtake the held one on the same stream, all at once.
@@ -77,8 +67,8 @@ async def test_a_full_stream_stops_reading_until_a_command_finishes(
 ) -> None:
     """Back-pressure: beyond max_in_flight commands the engine starts nothing more of
     the stream (the rest waits unread), and catches up when one finishes."""
-    async with engine_channel(redis_store, registry, max_in_flight=2) as (engine, channel):
-        stream = ExchangeStream(pb_grpc.EngineServiceStub(channel))
+    async with engine_link(redis_store, registry, max_in_flight=2) as (engine, link):
+        stream = ExchangeStream(link)
         calls = [
             asyncio.create_task(stream.call(create_request(f"held-{i}"), 10)) for i in range(3)
         ]
@@ -93,13 +83,12 @@ async def test_a_full_stream_stops_reading_until_a_command_finishes(
         await stream.reader
 
 
-@pytest.mark.parametrize("transport", ["stream", "unary", "link"])
-async def test_refusals_carry_the_same_status_and_reason_on_every_transport(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+async def test_refusals_carry_the_same_status_and_reason_on_the_link(
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     async with (
-        served(transport)(redis_store, registry) as (_, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", transport=transport) as client,
+        link_server(redis_store, registry) as (_, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}") as client,
     ):
         game = await client.create_game("nim", HUMANS, {"max_take": 3})
         with pytest.raises(RuleViolation) as illegal:
@@ -112,18 +101,17 @@ async def test_refusals_carry_the_same_status_and_reason_on_every_transport(
         assert ok.version == game.version + 1
 
 
-@pytest.mark.parametrize("transport", ["stream", "unary", "link"])
-async def test_withdraw_seat_goes_on_every_transport(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+async def test_withdraw_seat_goes_on_the_link(
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """Issue 30 item 4: a tournament's WithdrawPlayer settles the seat through the engine
-    (Engine.withdraw_seat) whichever way the gateway or director reaches it."""
+    (Engine.withdraw_seat) on the link the gateway and director reach it by."""
     from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 
     control = TimeControl(move_deadline_ms=86_400_000, policy=TimeoutPolicy.FORFEIT)
     async with (
-        served(transport)(redis_store, registry) as (_, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", transport=transport) as client,
+        link_server(redis_store, registry) as (_, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}") as client,
     ):
         game = await client.create_game("nim", HUMANS, {}, time_control=control)
         settled = await client.withdraw_seat(game.game_id, 0)
@@ -136,17 +124,16 @@ async def test_withdraw_seat_goes_on_every_transport(
             await client.withdraw_seat(game.game_id, 5)
 
 
-@STREAMED
 async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """The engine killed mid-call: the call fails UNAVAILABLE (an engine outage at the
     gateway, never INTERNAL); calls while it is down too; once it is back, calls succeed
     again on a new stream with nothing else done."""
     port = free_port()
-    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=5, channels=1, transport=transport)
+    client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=5, channels=1)
     try:
-        async with served(transport)(redis_store, registry, port) as (engine, server, _):
+        async with link_server(redis_store, registry, port) as (engine, server, _):
             assert (await client.create_game("nim", HUMANS, {})).version > 0
             held = await start_held(client, engine, "held-kill")
             await server.stop(0)
@@ -157,7 +144,7 @@ async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens
         with pytest.raises(grpc.aio.AioRpcError) as down:
             await client.create_game("nim", HUMANS, {})
         assert down.value.code() == grpc.StatusCode.UNAVAILABLE
-        async with served(transport)(redis_store, registry, port):
+        async with link_server(redis_store, registry, port):
             started = time.monotonic()
             while True:
                 try:
@@ -172,15 +159,12 @@ async def test_a_stream_breaking_under_calls_fails_them_unavailable_then_reopens
         await client.close()
 
 
-@STREAMED
 async def test_the_callers_deadline_bounds_the_wait_and_stops_the_engines_work(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     async with (
-        served(transport)(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(
-            f"127.0.0.1:{port}", timeout_s=10, channels=1, transport=transport
-        ) as client,
+        link_server(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=10, channels=1) as client,
     ):
 
         class Caller:  # a gateway's incoming call with 0.3 s left
@@ -200,30 +184,12 @@ async def test_the_callers_deadline_bounds_the_wait_and_stops_the_engines_work(
         assert (await client.create_game("nim", HUMANS, {})).version > 0
 
 
-async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
+async def test_a_cancelled_caller_leaves_nothing_behind(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    """The engine enforces timeout_ms itself (a client that waits longer still hears)."""
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).Exchange()
-        await call.write(create_request("held-own-timeout", 7, timeout_ms=200))
-        answer = await read_next(call)
-        assert answer.request_id == 7 and answer.WhichOneof("result") == "error"
-        assert refusal_code(answer) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
-        assert engine.gate.cancelled == ["held-own-timeout"]
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK
-
-
-@STREAMED
-async def test_a_cancelled_caller_leaves_nothing_behind(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
-) -> None:
     async with (
-        served(transport)(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(
-            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
-        ) as client,
+        link_server(redis_store, registry) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
     ):
         caller = await start_held(client, engine, "held-cancel")
         caller.cancel()
@@ -251,16 +217,13 @@ class Draining:
 
 @asynccontextmanager
 async def draining_setup(
-    store: RedisEventStore, registry: RulesetRegistry, held_id: str, transport: str
+    store: RedisEventStore, registry: RulesetRegistry, held_id: str
 ) -> AsyncIterator[Draining]:
-    """:class:`Draining` with ``held_id``'s call held on the client's one stream of
-    ``transport``."""
+    """:class:`Draining` with ``held_id``'s call held on the client's one stream."""
     stopping = asyncio.Event()
     async with (
-        served(transport)(store, registry, stopping=stopping) as (engine, _, port),
-        RemoteEngineClient(
-            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
-        ) as client,
+        link_server(store, registry, stopping=stopping) as (engine, _, port),
+        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1) as client,
     ):
         held = await start_held(client, engine, held_id)
         (old,) = client._exchange._streams  # type: ignore[union-attr]
@@ -268,14 +231,13 @@ async def draining_setup(
         yield Draining(engine, stopping, client, held, old)
 
 
-@STREAMED
 async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """teoti engine sets ``stopping`` on SIGTERM: each stream is told to drain, its
     client sends the next calls on a new stream (another engine, once this one stops
     taking connections) and what was in flight is still answered."""
-    async with draining_setup(redis_store, registry, "held-drain", transport) as d:
+    async with draining_setup(redis_store, registry, "held-drain") as d:
         d.stopping.set()
         await until(lambda: not d.old.usable, "the stream to be told to drain")
         fresh = await d.client.create_game("nim", HUMANS, {})  # on a new stream
@@ -286,28 +248,15 @@ async def test_a_stopping_engine_drains_its_streams_without_failing_a_call(
         assert d.old.reader.exception() is None and not d.old._pending
 
 
-def test_the_transport_is_stream_unless_chosen_otherwise(monkeypatch: Any) -> None:
-    monkeypatch.delenv("TEOTI_ENGINE_TRANSPORT", raising=False)
-    assert transport_choice() == "stream"
-    assert transport_choice("unary") == "unary"
-    monkeypatch.setenv("TEOTI_ENGINE_TRANSPORT", "unary")
-    assert transport_choice() == "unary"
-    assert transport_choice("stream") == "stream"
-    assert transport_choice("link") == "link"
-    with pytest.raises(ValueError):
-        transport_choice("carrier-pigeon")
-
-
-@STREAMED
 async def test_a_call_waiting_for_room_on_a_draining_stream_goes_on_another(
-    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry, monkeypatch: Any
 ) -> None:
     """Drain under load: a call that was waiting for one of its stream's in-flight
     places when the stream retired (the engine stops, or the stream aged out) was
     queued behind the half-close, never sent, and failed UNAVAILABLE once the stream
     ended. It must go on a usable stream instead, and succeed."""
     monkeypatch.setattr("services.engine.transport.exchange_client.MAX_IN_FLIGHT", 1)
-    async with draining_setup(redis_store, registry, "held-full", transport) as d:
+    async with draining_setup(redis_store, registry, "held-full") as d:
         waiting = asyncio.create_task(d.client.create_game("nim", HUMANS, {}, "waiting"))
         await asyncio.sleep(0.2)  # it waits for the held call's place on ``old``
         assert not waiting.done()

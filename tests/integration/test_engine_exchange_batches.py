@@ -1,18 +1,16 @@
-"""EngineService.ExchangeBatches (issue 16): the calls, and the answers, ready at the same
+"""ExchangeBatches streams (issue 16): the calls, and the answers, ready at the same
 moment share one message; a lone one is not held back; cancels and deadlines inside a
-batch; an engine from before ExchangeBatches gets the calls on Exchange.
+batch.
 
-A real EngineService over gRPC on loopback, a real Redis, the gated engine of
-tests.integration.exchange_engine ("held..." commands wait for the test, "instant..."
-ones are answered at once).
+A real engine's link on loopback (a client's streams, or a raw peer writing frames by
+hand), a real Redis, the gated engine of tests.integration.exchange_engine
+("held..." commands wait for the test, "instant..." ones are answered at once).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
@@ -20,32 +18,28 @@ import pytest
 
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.entrypoints.servicer import EngineServicer
 from services.engine.transport.exchange_client import (
     CALLS_PER_TURN,
-    EngineStreamsStub,
     ExchangePool,
     ExchangeStream,
 )
-from services.engine.transport.remote import RemoteEngineClient
+from services.engine.transport.link_frames import BATCH, FINISH
 from services.rpc.generated import engine_service_pb2 as pb
-from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from tests.integration.exchange_engine import (
-    HUMANS,
-    GatedEngine,
+    RawPeer,
+    batch,
     create_request,
-    engine_channel,
-    fake_engine,
-    read_next,
+    engine_link,
+    link_server,
+    raw_peer,
     refusal_code,
-    start_held,
-    stream_handler,
     until,
 )
 
 
 class RecordingCall:
-    """A grpc stream-stream call that records the messages written to it and read from it."""
+    """A link call that records the batch messages written to it (each sent as its bytes,
+    as the link carries it) and read from it."""
 
     def __init__(self, call: Any) -> None:
         self._call = call
@@ -54,7 +48,7 @@ class RecordingCall:
 
     async def write(self, message: Any) -> None:
         self.written.append(message)
-        await self._call.write(message)
+        await self._call.write(message.SerializeToString())
 
     async def initial_metadata(self) -> Any:
         return await self._call.initial_metadata()
@@ -72,7 +66,8 @@ class RecordingCall:
 
 
 class RecordingStub:
-    """An EngineServiceStub whose ExchangeBatches calls are :class:`RecordingCall` s."""
+    """A LinkStub whose ExchangeBatches calls are :class:`RecordingCall` s (its streams
+    write batch messages, not their bytes: it has no ``serialized_batches``)."""
 
     def __init__(self, stub: Any) -> None:
         self._stub = stub
@@ -84,20 +79,16 @@ class RecordingStub:
         return call
 
 
-def batch(*requests: pb.EngineServiceExchangeRequest) -> pb.EngineServiceExchangeBatchesRequest:
-    return pb.EngineServiceExchangeBatchesRequest(requests=requests)
-
-
-async def read_ids(call: Any) -> list[int]:
-    """The request ids answered by the next message of ``call`` (within 5 s)."""
-    return [response.request_id for response in (await read_next(call)).responses]
+async def read_ids(peer: RawPeer) -> list[int]:
+    """The request ids answered by the next batch ``peer`` reads (within 5 s)."""
+    return [response.request_id for response in (await peer.answers()).responses]
 
 
 async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_channel(redis_store, registry) as (_, channel):
-        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+    async with engine_link(redis_store, registry) as (_, link):
+        stub = RecordingStub(link)
         stream = ExchangeStream(stub)
         answers = await asyncio.gather(
             *(stream.call(create_request(f"instant-{i}"), 5) for i in range(5))
@@ -115,11 +106,11 @@ async def test_calls_queued_together_go_as_one_message_and_are_answered_in_one(
 async def test_batches_written_as_bytes_carry_the_same_calls_and_answers(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    """The gateway's stub writes each batch as its bytes, and the engine its answers
+    """The link's stub writes each batch as its bytes, and the engine its answers
     (issue 16): the calls of a turn are still one message, each answered, with its cancel
     and its refusal, as a batch message would carry them."""
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        stub = EngineStreamsStub(channel)
+    async with engine_link(redis_store, registry) as (engine, link):
+        stub = link
         recording = RecordingStub(stub)
         stream = ExchangeStream(recording)
         assert stub.serialized_batches and not getattr(recording, "serialized_batches", False)
@@ -134,7 +125,7 @@ async def test_batches_written_as_bytes_carry_the_same_calls_and_answers(
             await streamed.call(create_request("held-gone"), 0.3)
         assert failed.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
         await until(lambda: "held-gone" in engine.gate.cancelled, "the held call's cancel")
-        # The same calls as messages, on the generated stub's method, for comparison.
+        # The same calls as batch messages, for comparison.
         again = await stream.call(create_request("instant-again"), 5)
         assert again.create_game.game_id == "instant-again"
         (call,) = recording.calls
@@ -151,8 +142,8 @@ async def test_a_turns_calls_share_a_stream_up_to_a_bound_and_the_next_turn_move
     """The pool puts the calls of one loop turn on one stream (one message), at most
     CALLS_PER_TURN of them, so a burst still spreads over streams (and engines); the next
     turn's calls go on the next stream."""
-    async with engine_channel(redis_store, registry) as (_, channel):
-        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+    async with engine_link(redis_store, registry) as (_, link):
+        stub = RecordingStub(link)
         pool = ExchangePool([stub], streams_per_channel=4)
         try:
             burst = CALLS_PER_TURN + 2
@@ -175,8 +166,8 @@ async def test_an_aged_stream_carries_on_until_its_successor_is_ready(
     """No call waits for a new stream's headers in steady state: a stream past its age
     takes calls until the successor opened for it has the engine's headers."""
     monkeypatch.setattr("services.engine.transport.exchange_client.STREAM_MAX_AGE_S", 0.05)
-    async with engine_channel(redis_store, registry) as (_, channel):
-        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+    async with engine_link(redis_store, registry) as (_, link):
+        stub = RecordingStub(link)
         pool = ExchangePool([stub], streams_per_channel=1)
         try:
             await pool.call(create_request("instant-first"), 5)
@@ -201,8 +192,8 @@ async def test_a_lone_call_is_written_at_once(
     """Nothing waits for company: on a stream open (its first call answered), the writer
     sends in the loop turn after the call queued its request (no timer, no added latency
     at 1 match)."""
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        stub = RecordingStub(pb_grpc.EngineServiceStub(channel))
+    async with engine_link(redis_store, registry) as (engine, link):
+        stub = RecordingStub(link)
         stream = ExchangeStream(stub)
         await stream.call(create_request("instant-first"), 5)
         lone = asyncio.create_task(stream.call(create_request("held-lone"), 5))
@@ -223,20 +214,21 @@ async def test_a_lone_call_is_written_at_once(
 async def test_answers_go_when_ready_a_slow_one_does_not_hold_the_others(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        await call.write(
+    async with link_server(redis_store, registry) as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
+        await peer.send(
+            BATCH,
             batch(
                 create_request("held-slow", 1),
                 create_request("instant-a", 2),
                 create_request("instant-b", 3),
-            )
+            ),
         )
-        assert await read_ids(call) == [2, 3]
+        assert await read_ids(peer) == [2, 3]
         engine.gate.release.set()
-        assert await read_ids(call) == [1]
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK
+        assert await read_ids(peer) == [1]
+        await peer.send(FINISH)
+        assert (await peer.end()).code == 0
 
 
 async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
@@ -245,96 +237,31 @@ async def test_a_cancel_in_the_same_batch_stops_its_command_and_frees_its_place(
     """A command cancelled in the batch that carried it is stopped before it starts
     (its task never runs): it is answered nothing and its place in flight is free (one
     place here: the next command could not start otherwise)."""
-    async with engine_channel(redis_store, registry, max_in_flight=1) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
+    serving = link_server(redis_store, registry, max_in_flight=1)
+    async with serving as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
         cancel = pb.EngineServiceExchangeRequest(request_id=1, cancel=True)
-        await call.write(batch(create_request("held-cancelled", 1), cancel))
-        await call.write(batch(create_request("instant-next", 2)))
-        assert await read_ids(call) == [2]
+        await peer.send(BATCH, batch(create_request("held-cancelled", 1), cancel))
+        await peer.send(BATCH, batch(create_request("instant-next", 2)))
+        assert await read_ids(peer) == [2]
         assert engine.gate.started == []
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK  # no answer for 1 was left to send
+        await peer.send(FINISH)
+        assert (await peer.end()).code == 0  # no answer for 1 was left to send
 
 
 async def test_a_deadline_inside_a_batch_refuses_that_command_alone(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    async with engine_channel(redis_store, registry) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        await call.write(
-            batch(create_request("held-late", 1, timeout_ms=200), create_request("instant-ok", 2))
+    async with link_server(redis_store, registry) as (engine, _, port), raw_peer(port) as peer:
+        await peer.hello()
+        await peer.send(
+            BATCH,
+            batch(create_request("held-late", 1, timeout_ms=200), create_request("instant-ok", 2)),
         )
-        assert await read_ids(call) == [2]
-        message = await read_next(call)
-        (late,) = message.responses
+        assert await read_ids(peer) == [2]
+        (late,) = (await peer.answers()).responses
         assert late.request_id == 1 and late.WhichOneof("result") == "error"
         assert refusal_code(late) == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
         assert engine.gate.cancelled == ["held-late"]
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK
-
-
-@asynccontextmanager
-async def engine_without_batches(
-    store: RedisEventStore, registry: RulesetRegistry
-) -> AsyncIterator[tuple[GatedEngine, int]]:
-    """An engine served as before ExchangeBatches: only the unary methods and Exchange
-    (grpc answers UNIMPLEMENTED for the rest)."""
-    engine = GatedEngine(store, registry)
-    servicer = EngineServicer(engine)
-
-    def unary(method: Any, request: Any, response: Any) -> Any:
-        return grpc.unary_unary_rpc_method_handler(
-            method,
-            request_deserializer=request.FromString,
-            response_serializer=response.SerializeToString,
-        )
-
-    handlers = {
-        "CreateGame": unary(
-            servicer.CreateGame,
-            pb.EngineServiceCreateGameRequest,
-            pb.EngineServiceCreateGameResponse,
-        ),
-        "SubmitAction": unary(
-            servicer.SubmitAction,
-            pb.EngineServiceSubmitActionRequest,
-            pb.EngineServiceSubmitActionResponse,
-        ),
-        "JoinGame": unary(
-            servicer.JoinGame, pb.EngineServiceJoinGameRequest, pb.EngineServiceJoinGameResponse
-        ),
-        "Exchange": stream_handler(
-            servicer.Exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
-        ),
-    }
-    async with fake_engine(handlers) as port:
-        try:
-            yield engine, port
-        finally:
-            engine.gate.release.set()
-
-
-async def test_an_engine_without_exchange_batches_gets_the_calls_on_exchange(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    """Rolling upgrade, new gateway and old engine: the calls sent on an ExchangeBatches
-    stream come back UNIMPLEMENTED, unrun, and go again on Exchange streams, which the
-    pool keeps opening from then on; every call succeeds."""
-    async with (
-        engine_without_batches(redis_store, registry) as (engine, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=2) as client,
-    ):
-        created = await asyncio.gather(
-            *(client.create_game("nim", HUMANS, {"max_take": 3}) for _ in range(20))
-        )
-        moved = await asyncio.gather(
-            *(client.submit_action(c.game_id, 0, {"take": 1}) for c in created)
-        )
-        assert all(m.version == c.version + 1 for m, c in zip(moved, created, strict=True))
-        streams = [s for s in client._exchange._streams if s is not None]  # type: ignore[union-attr]
-        assert streams and not any(s.batched for s in streams)
-        assert client._exchange._unbatched_until > time.monotonic()  # type: ignore[union-attr]
-        held = await start_held(client, engine, "held-old")
-        engine.gate.release.set()
-        assert (await held).version > 0
+        await peer.send(FINISH)
+        assert (await peer.end()).code == 0

@@ -1,9 +1,9 @@
-"""EngineService.Exchange and ExchangeBatches against a hostile peer, an oversized
-request and a misbehaving engine (issue 16's review): nothing of the engine grows
-without a limit, and one call's trouble fails that call alone.
+"""The engine's Exchange sessions against a hostile peer and an oversized request
+(issue 16's review): nothing of the engine grows without a limit, and one call's trouble
+fails that call alone.
 
-A real EngineService over gRPC on loopback, a real Redis, the gated engine of
-tests.integration.exchange_engine ("held..." commands wait for the test).
+A real engine's link on loopback (a client's streams, or a raw peer), a real Redis, the
+gated engine of tests.integration.exchange_engine ("held..." commands wait for the test).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import grpc
 import pytest
@@ -20,23 +19,21 @@ from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.errors import InvalidArgument
 from services.engine.domain.records import canonical_json
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.entrypoints.servicer import ENGINE_SERVICE, EngineServicer
-from services.engine.transport.exchange_client import MAX_CALL_BYTES, ExchangePool, ExchangeStream
-from services.engine.transport.exchange_server import BATCHES_METADATA
+from services.engine.entrypoints.servicer import EngineServicer
+from services.engine.transport.exchange_client import MAX_CALL_BYTES, ExchangeStream
+from services.engine.transport.link_frames import BATCH
+from services.engine.transport.link_server import start_link_server
 from services.engine.transport.remote import RemoteEngineClient
 from services.rpc.generated import engine_service_pb2 as pb
-from services.rpc.generated import engine_service_pb2_grpc as pb_grpc
 from services.rpc.limits import MAX_REQUEST_BYTES
-from services.rpc.server import build_server
 from tests.integration.exchange_engine import (
     HUMANS,
     GatedEngine,
+    batch,
     create_request,
-    engine_channel,
-    fake_engine,
-    read_next,
-    refusal_code,
-    stream_handler,
+    engine_link,
+    link_server,
+    raw_peer,
     until,
 )
 
@@ -45,16 +42,11 @@ from tests.integration.exchange_engine import (
 async def served(
     store: RedisEventStore, registry: RulesetRegistry, max_in_flight: int
 ) -> AsyncIterator[tuple[GatedEngine, EngineServicer, int]]:
-    """A gated engine served as ``teoti engine`` serves it, with its servicer (to look at
-    its streams' sessions)."""
+    """A gated engine's link served as ``teoti engine`` serves it, with its servicer (to
+    look at its connections' sessions)."""
     engine = GatedEngine(store, registry)
     servicer = EngineServicer(engine, max_in_flight)
-    server, port, _ = build_server(
-        "127.0.0.1:0",
-        [lambda s: pb_grpc.add_EngineServiceServicer_to_server(servicer, s)],
-        [ENGINE_SERVICE],
-    )
-    await server.start()
+    server, port = await start_link_server(servicer.serve_link, "127.0.0.1", 0)
     try:
         yield engine, servicer, port
     finally:
@@ -62,57 +54,27 @@ async def served(
         await server.stop(0)
 
 
-@asynccontextmanager
-async def one_stream_pool(port: int) -> AsyncIterator[ExchangePool]:
-    """A gateway's pool of one stream on one channel to ``127.0.0.1:port``, closed on exit."""
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        pool = ExchangePool([pb_grpc.EngineServiceStub(channel)], streams_per_channel=1)
-        try:
-            yield pool
-        finally:
-            await pool.close()
-
-
-@pytest.mark.parametrize("method", ["Exchange", "ExchangeBatches"])
-async def test_a_request_that_does_not_parse_ends_the_stream_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry, method: str
-) -> None:
-    async with engine_channel(redis_store, registry) as (_, channel):
-        raw = channel.stream_stream(
-            f"/gameserver.v1.EngineService/{method}",
-            request_serializer=lambda b: b,
-            response_deserializer=lambda b: b,
-        )
-        call = raw()
-        await call.write(b"\xff\xff\xff")
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.INVALID_ARGUMENT
-
-
 async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    """A peer on the engine's port repeats the id of a request in flight, thousands of
-    times per message, and never reads: each refusal holds a place in flight until it is
+    """A peer on the engine's link repeats the id of a request in flight, thousands of
+    times per batch, and never reads: each refusal holds a place in flight until it is
     written, as an answer does, so the engine stops reading the stream instead of
     queueing refusals without bound (and a message of them is not one long loop turn)."""
     max_in_flight = 4
     async with (
         served(redis_store, registry, max_in_flight) as (engine, servicer, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
+        raw_peer(port) as peer,
     ):
-        call = pb_grpc.EngineServiceStub(channel).ExchangeBatches()
-        held = create_request("held-1", 1)
-        await call.write(pb.EngineServiceExchangeBatchesRequest(requests=[held]))
+        await peer.hello()
+        await peer.send(BATCH, batch(create_request("held-1", 1)))
         await until(lambda: engine.gate.started == ["held-1"], "the held command to start")
         (session,) = servicer._sessions
-        duplicates = pb.EngineServiceExchangeBatchesRequest(
-            requests=[pb.EngineServiceExchangeRequest(request_id=1)] * 5000
-        )
+        duplicates = batch(*[pb.EngineServiceExchangeRequest(request_id=1)] * 5000)
 
         async def flood() -> None:
             for _ in range(40):
-                await call.write(duplicates)
+                await peer.send(BATCH, duplicates)
 
         flooding = asyncio.create_task(flood())
         queued: list[int] = []
@@ -121,7 +83,6 @@ async def test_a_flood_of_duplicate_ids_unread_is_held_back_like_answers(
             await asyncio.sleep(0.01)
         assert max(queued) <= max_in_flight
         flooding.cancel()
-        call.cancel()
 
 
 async def test_a_request_larger_than_the_engine_takes_fails_alone(
@@ -130,11 +91,8 @@ async def test_a_request_larger_than_the_engine_takes_fails_alone(
     """A request past the engine's message limit fails alone, RESOURCE_EXHAUSTED as a
     unary call would: the engine would end the whole stream for it, failing every
     other call in flight on it (other players' moves)."""
-    async with (
-        served(redis_store, registry, max_in_flight=100) as (engine, _, port),
-        grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
-    ):
-        stream = ExchangeStream(pb_grpc.EngineServiceStub(channel))
+    async with engine_link(redis_store, registry) as (engine, link):
+        stream = ExchangeStream(link)
         held = asyncio.create_task(stream.call(create_request("held-other"), 5))
         await until(lambda: engine.gate.started == ["held-other"], "the other call")
         huge = create_request("huge")
@@ -149,19 +107,16 @@ async def test_a_request_larger_than_the_engine_takes_fails_alone(
         await stream.reader
 
 
-@pytest.mark.parametrize("transport", ["stream", "unary"])
 async def test_a_command_too_large_for_the_engine_is_refused_invalid_argument(
-    redis_store: RedisEventStore, registry: RulesetRegistry, transport: str
+    redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
     """The gateway re-encodes options_json and action_json canonically, which can make a
     command ~4x the public request that carried it (1e15 is 1000000000000000.0): past
-    what the engine takes, it is refused as the bad argument it is, on either
-    transport (the engine's RESOURCE_EXHAUSTED read as an engine outage, UNAVAILABLE,
+    what the engine takes, it is refused as the bad argument it is (the engine's
+    RESOURCE_EXHAUSTED read as an engine outage, UNAVAILABLE,
     and the client would retry a request that can never succeed)."""
-    async with served(redis_store, registry, max_in_flight=100) as (_, _, port):
-        client = RemoteEngineClient(
-            f"127.0.0.1:{port}", channels=1, streams_per_channel=1, transport=transport
-        )
+    async with link_server(redis_store, registry) as (_, _, port):
+        client = RemoteEngineClient(f"127.0.0.1:{port}", channels=1, streams_per_channel=1)
         try:
             huge = {"pad": [1e15] * 15_000}
             assert len(canonical_json(huge)) > MAX_REQUEST_BYTES > 5 * 15_000
@@ -184,89 +139,3 @@ def test_the_largest_request_a_stream_carries_fits_the_engines_limit_with_its_fr
     request.request_id, request.timeout_ms = 2**64 - 1, 2**32 - 1
     alone = pb.EngineServiceExchangeBatchesRequest(requests=[request])
     assert alone.ByteSize() <= MAX_REQUEST_BYTES
-
-
-async def test_unimplemented_after_the_engines_headers_is_an_outage_not_a_resend() -> None:
-    """UNIMPLEMENTED means "ran nothing" only before the engine said it serves
-    ExchangeBatches (its headers): a stream that ends UNIMPLEMENTED after them (a proxy,
-    a misbehaving engine) may have run its calls, so they fail UNAVAILABLE instead of
-    going again on Exchange (where this engine would run them a second time)."""
-    taken: list[str] = []
-
-    async def batches(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        await context.send_initial_metadata(((BATCHES_METADATA, "1"),))
-        async for message in requests:
-            taken.extend(r.create_game.command_id for r in message.requests)
-            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "no longer")
-
-    async def exchange(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        async for request in requests:
-            taken.append(request.create_game.command_id)
-            answer = pb.EngineServiceExchangeResponse(request_id=request.request_id)
-            answer.create_game.game_id = "g"
-            await context.write(answer)
-
-    handlers = {
-        "ExchangeBatches": stream_handler(
-            batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
-        ),
-        "Exchange": stream_handler(
-            exchange, pb.EngineServiceExchangeRequest, pb.EngineServiceExchangeResponse
-        ),
-    }
-    async with fake_engine(handlers) as port, one_stream_pool(port) as pool:
-        with pytest.raises(grpc.aio.AioRpcError) as failed:
-            await pool.call(create_request("once"), 5)
-        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-        assert taken == ["once"]
-
-
-async def test_an_old_gateway_on_exchange_gets_one_message_per_answer_and_the_drain(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    """Rolling upgrade, old gateway and new engine: on Exchange each answer, refusal
-    and drain notice is a message of its own, as before ExchangeBatches, and what was
-    in flight when the engine started draining is still answered."""
-    stopping = asyncio.Event()
-    async with engine_channel(redis_store, registry, stopping=stopping) as (engine, channel):
-        call = pb_grpc.EngineServiceStub(channel).Exchange()
-        for request_id, command_id in ((1, "held-old"), (2, "instant-old"), (1, "held-again")):
-            await call.write(create_request(command_id, request_id))
-        first, second = await read_next(call), await read_next(call)
-        assert {first.request_id, second.request_id} == {1, 2}
-        refusal = first if first.request_id == 1 else second
-        assert refusal_code(refusal) == grpc.StatusCode.INVALID_ARGUMENT.value[0]
-        assert engine.gate.started == ["held-old"]
-        stopping.set()
-        drain = await read_next(call)
-        assert drain.drain and drain.request_id == 0
-        engine.gate.release.set()
-        held = await read_next(call)
-        assert held.request_id == 1 and held.WhichOneof("result") == "create_game"
-        await call.done_writing()
-        assert await call.code() == grpc.StatusCode.OK
-
-
-async def test_a_peer_answering_without_the_batches_header_fails_the_calls_at_once() -> None:
-    """Something that answers ExchangeBatches with headers but not the engine's
-    x-teoti-exchange-batches (a proxy that drops it, no engine of ours) is given nothing
-    to run: its stream is ended, so its calls fail UNAVAILABLE at once instead of each
-    waiting out its deadline, and no such stream is left open (retired streams that
-    were never half-closed would pile up, one per place every STREAM_MAX_AGE_S)."""
-    taken: list[int] = []
-
-    async def batches(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        await context.send_initial_metadata((("x-other", "1"),))
-        async for message in requests:
-            taken.append(len(message.requests))
-        await asyncio.Event().wait()  # never ends the call itself
-
-    handler = stream_handler(
-        batches, pb.EngineServiceExchangeBatchesRequest, pb.EngineServiceExchangeBatchesResponse
-    )
-    async with fake_engine({"ExchangeBatches": handler}) as port, one_stream_pool(port) as pool:
-        with pytest.raises(grpc.aio.AioRpcError) as failed:
-            await pool.call(create_request("unheard"), 30)
-        assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
-        (stream,) = pool._streams
-        assert stream is not None and stream.ended and taken == []

@@ -12,90 +12,35 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import grpc
 import pytest
-from google.rpc import status_pb2
 
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.entrypoints.servicer import start_engine_server
 from services.engine.transport.link_frames import (
     BATCH,
-    END,
     FINISH,
     HELLO,
     HELLO_MAGIC,
-    FrameReader,
     frame,
 )
 from services.engine.transport.link_server import LinkConnection
 from services.engine.transport.remote import RemoteEngineClient
-from services.rpc.generated import engine_service_pb2 as pb
 from tests.integration.exchange_engine import (
     HUMANS,
+    RawPeer,
+    batch,
     create_request,
-    engine_server,
     link_server,
+    raw_peer,
     refusal_code,
     until,
 )
-
-
-class RawPeer:
-    """A plain TCP connection to the link, writing and reading frames by hand."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-        self._frames = FrameReader(1 << 24)
-        self._read: list[tuple[int, bytes]] = []
-
-    async def send(self, kind: int, payload: bytes = b"") -> None:
-        self.writer.write(frame(kind, payload))
-        await self.writer.drain()
-
-    async def hello(self, bot_key: str = "") -> None:
-        """Send a hello and read the engine's."""
-        await self.send(HELLO, HELLO_MAGIC + bot_key.encode())
-        assert await self.next() == (HELLO, HELLO_MAGIC)
-
-    async def next(self) -> tuple[int, bytes]:
-        """The next frame (AssertionError if the connection closes first; 5 s at most)."""
-        while not self._read:
-            data = await asyncio.wait_for(self.reader.read(65536), 5)
-            assert data, "the engine closed the connection"
-            self._read += self._frames.feed(data)
-        return self._read.pop(0)
-
-    async def end(self) -> status_pb2.Status:
-        """The ``E`` frame's status, after which the engine closes the connection (with a
-        reset when bytes this peer sent are left unread: TCP's way)."""
-        kind, payload = await self.next()
-        assert kind == END, (chr(kind), payload)
-        with suppress(ConnectionResetError):
-            assert await asyncio.wait_for(self.reader.read(), 5) == b"", "still open after E"
-        return status_pb2.Status.FromString(payload)
-
-    async def answers(self) -> pb.EngineServiceExchangeBatchesResponse:
-        kind, payload = await self.next()
-        assert kind == BATCH, (chr(kind), payload)
-        return pb.EngineServiceExchangeBatchesResponse.FromString(payload)
-
-
-@asynccontextmanager
-async def raw_peer(port: int) -> AsyncIterator[RawPeer]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    try:
-        yield RawPeer(reader, writer)
-    finally:
-        writer.close()
-
-
-def batch(*requests: pb.EngineServiceExchangeRequest) -> bytes:
-    return bytes(pb.EngineServiceExchangeBatchesRequest(requests=requests).SerializeToString())
 
 
 async def test_a_raw_peer_plays_the_protocol_as_documented(
@@ -140,7 +85,7 @@ async def test_a_peer_that_does_not_open_with_a_hello_is_told_why_and_closed(
             status = await peer.end()
             assert status.code == code.value[0] and says in status.message, status
         # The engine goes on serving others.
-        async with RemoteEngineClient(f"127.0.0.1:{port}", transport="link") as client:
+        async with RemoteEngineClient(f"127.0.0.1:{port}") as client:
             assert (await client.create_game("nim", HUMANS, {})).version > 0
         assert engine.gate.started == []
 
@@ -221,12 +166,10 @@ async def test_a_request_past_its_own_timeout_is_answered_deadline_exceeded(
 async def test_a_link_client_pointed_at_a_grpc_port_fails_unavailable_at_once(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
-    """A gateway configured with the engine's gRPC port for the link (a mistake) hears
-    an outage that says so, in well under a call's deadline, and no command runs."""
-    async with (
-        engine_server(redis_store, registry) as (engine, _, port),
-        RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=20, transport="link") as client,
-    ):
+    """A gateway configured with the engine's gRPC port (health and reflection) for the
+    link (a mistake) hears an outage that says so, in well under a call's deadline."""
+    server, port = await start_engine_server("127.0.0.1:0")
+    async with RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=20) as client:
         loop = asyncio.get_running_loop()
         started = loop.time()
         with pytest.raises(grpc.aio.AioRpcError) as wrong:
@@ -234,7 +177,7 @@ async def test_a_link_client_pointed_at_a_grpc_port_fails_unavailable_at_once(
         assert wrong.value.code() == grpc.StatusCode.UNAVAILABLE
         assert "engine link" in (wrong.value.details() or ""), wrong.value.details()
         assert loop.time() - started < 6
-        assert engine.gate.started == []
+    await server.stop(0)
 
 
 async def test_a_link_client_with_no_engine_there_fails_unavailable(
@@ -242,7 +185,7 @@ async def test_a_link_client_with_no_engine_there_fails_unavailable(
 ) -> None:
     async with link_server(redis_store, registry) as (_, server, port):
         await server.stop(0)
-    async with RemoteEngineClient(f"127.0.0.1:{port}", transport="link") as client:
+    async with RemoteEngineClient(f"127.0.0.1:{port}") as client:
         with pytest.raises(grpc.aio.AioRpcError) as down:
             await client.create_game("nim", HUMANS, {})
         assert down.value.code() == grpc.StatusCode.UNAVAILABLE
@@ -288,7 +231,6 @@ async def test_an_address_that_does_not_answer_is_passed_over_for_the_next(
                 f"127.0.0.1:{silent},127.0.0.1:{port}",
                 channels=1,
                 streams_per_channel=1,
-                transport="link",
             ) as client,
         ):
             for _ in range(6):  # each on a new connection, to either address first
@@ -301,7 +243,7 @@ async def test_a_link_target_by_name_is_resolved(
 ) -> None:
     async with (
         link_server(redis_store, registry) as (_, _, port),
-        RemoteEngineClient(f"dns:///localhost:{port}", transport="link") as client,
+        RemoteEngineClient(f"dns:///localhost:{port}") as client,
     ):
         assert (await client.create_game("nim", HUMANS, {})).version > 0
 
@@ -328,7 +270,7 @@ async def test_a_link_ended_unimplemented_before_its_hello_is_an_outage_not_a_fa
     async with (
         link_server(redis_store, registry) as (_, _, port),
         RemoteEngineClient(
-            f"127.0.0.1:{port}", timeout_s=5, channels=1, streams_per_channel=1, transport="link"
+            f"127.0.0.1:{port}", timeout_s=5, channels=1, streams_per_channel=1
         ) as client,
     ):
         loop = asyncio.get_running_loop()

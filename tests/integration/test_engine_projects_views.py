@@ -1,7 +1,7 @@
 """Issue 16, no event folded twice: a gateway of the split deployment asks the engine for
 the moving seat's view and legal actions (EngineService ``return_view``) instead of
 folding the events the engine appended. The Play answer stays, byte for byte, what
-GetGame and ListLegalActions answer the seat, on every transport, for games that hide
+GetGame and ListLegalActions answer the seat, over the engine link, for games that hide
 hands and decks, with clocks or without; an engine from before ``return_view`` still
 gets the answer right (the gateway folds its events). Real engine, real Redis."""
 
@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import pytest
+from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
@@ -26,12 +27,11 @@ from services.engine.entrypoints.servicer import EngineServicer
 from services.engine.transport.link_server import start_link_server
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
-from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
 from tests.game_samples import game_names
 from tests.servicer_context import ServicerContext
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
 
 
@@ -56,11 +56,11 @@ class EngineBeforeReturnView(EngineServicer):
 
 @asynccontextmanager
 async def split(
-    redis_url: str, key_prefix: str, registry: RulesetRegistry, transport: str, old: bool = False
+    redis_url: str, key_prefix: str, registry: RulesetRegistry, old: bool = False
 ) -> AsyncIterator[tuple[GameServicer, RecordingClient, Engine]]:
     """A gateway's servicer (its own store and cache, as `teoti gateway` has) sending its
-    commands to a separate engine on ``transport`` (``old``: an engine from before
-    return_view, on the link)."""
+    commands to a separate engine on its link (``old``: an engine from before
+    return_view)."""
     async with AsyncExitStack() as stack:
         engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
         stack.push_async_callback(engine_store.close)
@@ -73,8 +73,8 @@ async def split(
             )
             stack.push_async_callback(link.stop, None)
         else:
-            _server, port = await stack.enter_async_context(engine_served(engine, transport))
-        client = RecordingClient(f"127.0.0.1:{port}", timeout_s=30, transport=transport)
+            _server, port = await stack.enter_async_context(engine_served(engine))
+        client = RecordingClient(f"127.0.0.1:{port}", timeout_s=30)
         client.results = []
         stack.push_async_callback(client.close)
         yield GameServicer(GameReader(gateway_store, registry), client), client, engine
@@ -114,30 +114,26 @@ async def answers_as_the_reads(
     return answered
 
 
-def _view_cases() -> list[tuple[str, bool, str]]:
-    """(ruleset, clocked, transport): the registered games in turn over each transport,
-    clocked and not (every game both ways when there are two or more)."""
-    names = game_names()
-    ways = [(False, "link"), (True, "link"), (False, "stream"), (True, "unary")]
-    return [(names[(i + 1) % len(names)], *way) for i, way in enumerate(ways)]
+def _view_cases() -> list[tuple[str, bool]]:
+    """(ruleset, clocked): every registered game, clocked and not."""
+    return [(name, clocked) for name in game_names() for clocked in (False, True)]
 
 
-@pytest.mark.parametrize(("ruleset", "clocked", "transport"), _view_cases())
+@pytest.mark.parametrize(("ruleset", "clocked"), _view_cases())
 async def test_the_engine_answers_the_view_the_gateway_would_show(
     redis_url: str,
     key_prefix: str,
     registry: RulesetRegistry,
     ruleset: str,
     clocked: bool,
-    transport: str,
 ) -> None:
     """Hands and decks are hidden here: the engine shows each mover its own view only,
     the one the gateway's reads show it, and no events come with it."""
-    async with split(redis_url, key_prefix, registry, transport) as (servicer, client, engine):
+    async with split(redis_url, key_prefix, registry) as (servicer, client, engine):
         seats = [SeatSpec(SeatKind.HUMAN, f"p{n}", hash_token(t)) for n, t in enumerate(TOKENS)]
         control = TimeControl(base_ms=3_600_000, increment_ms=1_000) if clocked else None
         game = (await client.create_game(ruleset, seats, {}, time_control=control)).game_id
-        rng = random.Random(f"{ruleset}-{clocked}-{transport}")
+        rng = random.Random(f"{ruleset}-{clocked}-link")
         for request_id in range(1, 31):
             snapshot = await engine.load(game)
             if snapshot.is_terminal():
@@ -166,7 +162,7 @@ async def test_the_engine_answers_the_view_the_gateway_would_show(
 async def test_a_retried_command_answers_the_game_as_it_is_now(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
-    async with split(redis_url, key_prefix, registry, "link") as (servicer, client, _engine):
+    async with split(redis_url, key_prefix, registry) as (servicer, client, _engine):
         seats = [
             SeatSpec(SeatKind.HUMAN, n, hash_token(t))
             for n, t in zip("ab", TOKENS[:2], strict=True)
@@ -194,7 +190,7 @@ async def test_an_engine_from_before_return_view_is_folded_for(
 ) -> None:
     """Gateways may be upgraded before engines: an engine that never saw the field sends
     its events and no view, and the gateway folds them, answering the same."""
-    async with split(redis_url, key_prefix, registry, "link", old=True) as (
+    async with split(redis_url, key_prefix, registry, old=True) as (
         servicer,
         client,
         _engine,

@@ -16,7 +16,7 @@ from services.engine.domain.game import SeatKind, SeatSpec, fold
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import PrivateRecords
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.entrypoints.servicer import start_engine_link
 from services.engine.transport.remote import RemoteEngineClient
 
 HUMANS = [SeatSpec(SeatKind.HUMAN, "a"), SeatSpec(SeatKind.HUMAN, "b")]
@@ -28,7 +28,7 @@ async def test_the_gateway_folds_the_reported_events_exactly_as_a_read_would(
     engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
     gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
     engine = Engine(engine_store, registry, seed_source=fixed_seed("reported"))
-    server, port = await start_engine_server(engine, "127.0.0.1:0")
+    server, port = await start_engine_link(engine, "127.0.0.1", 0)
     client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30)
     reader = GameReader(gateway_store, registry)  # the gateway's own cache
     try:
@@ -93,7 +93,7 @@ async def test_a_new_game_is_folded_from_the_reported_events_as_a_load_would(
     engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
     gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
     engine = Engine(engine_store, registry, seed_source=fixed_seed("created"))
-    server, port = await start_engine_server(engine, "127.0.0.1:0")
+    server, port = await start_engine_link(engine, "127.0.0.1", 0)
     client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30)
     reader = GameReader(gateway_store, registry)
     seats = [SeatSpec(SeatKind.HUMAN, "a", "a" * 64), SeatSpec(SeatKind.HUMAN, "b", "b" * 64)]

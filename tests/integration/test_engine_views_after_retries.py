@@ -19,6 +19,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from redis.asyncio import Redis
+from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.engine import Engine
@@ -27,11 +28,10 @@ from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
-from services.rpc.stubs import load_stubs
 from tests.engine_serving import engine_served
 from tests.servicer_context import ServicerContext
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 TOKENS = ("seat-0-token-0123456789abcdef", "seat-1-token-0123456789abcdef")
 SEATS = [SeatSpec(SeatKind.HUMAN, n, hash_token(t)) for n, t in zip("ab", TOKENS, strict=True)]
 
@@ -43,8 +43,8 @@ async def engine_on_link(
     store = RedisEventStore.from_url(redis_url, prefix=prefix)
     engine = Engine(store, registry)
     try:
-        async with engine_served(engine, "link") as (_server, port):
-            client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30, transport="link")
+        async with engine_served(engine) as (_server, port):
+            client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=30)
             try:
                 yield engine, client, store
             finally:

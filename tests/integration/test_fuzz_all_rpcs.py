@@ -16,9 +16,9 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from teoti_client.proto import game_service_pb2
 
 from services.rpc.errors import error_info
-from services.rpc.stubs import load_stubs
 from tests.integration.test_fuzz_submit import Server, hostile_text, server  # noqa: F401
 
 BUGS = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
@@ -93,7 +93,7 @@ def _substitute(value: Any, target: Server) -> Any:
 
 def _rpcs() -> list[tuple[str, Any, bool]]:
     """(method name, request class, server-streaming) of every GameService RPC."""
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     service = pb.DESCRIPTOR.services_by_name["GameService"]
     return [
         (
@@ -108,7 +108,7 @@ def _rpcs() -> list[tuple[str, Any, bool]]:
 RPCS = _rpcs()
 CLIENT_STREAMING = {
     method.name
-    for method in load_stubs().game_pb2.DESCRIPTOR.services_by_name["GameService"].methods
+    for method in game_service_pb2.DESCRIPTOR.services_by_name["GameService"].methods
     if method.client_streaming
 }
 """Methods whose requests are streamed (Play): their refusals come in PlayResponse.error."""
@@ -207,7 +207,7 @@ def test_raw_bytes_never_get_internal_or_unknown(
         path = f"/gameserver.v1.GameService/{method}"
         try:
             if method in CLIENT_STREAMING:
-                pb = load_stubs().game_pb2
+                pb = game_service_pb2
                 play = channel.stream_stream(path, response_deserializer=pb.PlayResponse.FromString)
                 for response in play(iter([data]), timeout=10):
                     assert response.error.code not in {c.value[0] for c in BUGS}, data[:40]
@@ -238,7 +238,7 @@ def test_a_malformed_message_is_invalid_argument(server: Server) -> None:  # noq
 
 
 def test_a_60kb_game_id_is_refused_with_small_trailers(server: Server) -> None:  # noqa: F811
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     for call in (
         lambda: server.stub.JoinGame(pb.JoinGameRequest(game_id="g" * 60_000, name="x")),
         lambda: server.stub.GetGame(pb.GetGameRequest(game_id="g" * 60_000)),
@@ -252,7 +252,7 @@ def test_a_60kb_game_id_is_refused_with_small_trailers(server: Server) -> None: 
 
 
 def test_the_fuzz_findings_of_issue_12_are_refusals(server: Server) -> None:  # noqa: F811
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     cases = [
         (
             lambda: server.stub.ListEvents(

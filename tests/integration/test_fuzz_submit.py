@@ -16,12 +16,12 @@ import grpc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.engine.domain.records import canonical_json
 from services.rpc.errors import error_info
 from services.rpc.limits import PeerRateLimiter
-from services.rpc.stubs import load_stubs
 from tests.plugin import registry_with_nim
 
 REFUSALS = {
@@ -65,9 +65,9 @@ def server(redis_url: str) -> Iterator[Server]:
     thread = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
     thread.start()
     assert ready.wait(30)
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     with grpc.insecure_channel(f"127.0.0.1:{port['port']}") as channel:
-        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
         created = stub.CreateGame(
             pb.CreateGameRequest(
                 seats=[
@@ -140,7 +140,7 @@ def test_hostile_submit_actions_are_refused_cleanly(
     command_id: str,
     token: str,
 ) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     game_id = server.game_id if game == "GAME" else game
     token = server.token if token == "TOKEN" else token
     legitimate = game_id == server.game_id and seat == 0 and token == server.token

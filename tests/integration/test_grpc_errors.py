@@ -10,13 +10,13 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.engine import Engine
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.errors import error_info
-from services.rpc.stubs import load_stubs
 from tests.integration.helpers import game_service
 
 
@@ -30,7 +30,7 @@ async def stub(
 
 
 async def new_game(stub: Any) -> str:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     seats = [
         pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=f"t{i}-0123456789abcdefghij")
         for i, n in enumerate(("ann", "bob"))
@@ -51,7 +51,7 @@ async def expect(call: Any, code: grpc.StatusCode) -> grpc.aio.AioRpcError:
 async def test_illegal_action_is_failed_precondition_naming_the_rule(
     stub: Any, redis_store: RedisEventStore
 ) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     game = await new_game(stub)
     before = await redis_store.read(game)
     error = await expect(
@@ -84,7 +84,7 @@ async def test_illegal_action_is_failed_precondition_naming_the_rule(
 
 
 async def test_stale_expected_version_is_aborted(stub: Any, redis_store: RedisEventStore) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     game = await new_game(stub)
     ok = await stub.SubmitAction(
         pb.SubmitActionRequest(
@@ -115,7 +115,7 @@ async def test_stale_expected_version_is_aborted(stub: Any, redis_store: RedisEv
 
 
 async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     game = await new_game(stub)
     bad = grpc.StatusCode.INVALID_ARGUMENT
     await expect(
@@ -181,7 +181,7 @@ async def test_bad_requests_are_invalid_argument_or_not_found(stub: Any) -> None
 
 
 async def test_reads_and_legal_actions(stub: Any) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     game = await new_game(stub)
     legal = await stub.ListLegalActions(
         pb.ListLegalActionsRequest(game_id=game, seat=0, seat_token="t0-0123456789abcdefghij")
@@ -210,7 +210,7 @@ async def test_reads_and_legal_actions(stub: Any) -> None:
 async def test_a_weak_seat_token_is_refused_naming_the_rule(stub: Any) -> None:
     """docs/events.md "Seat tokens": 22 to 256 printable characters, else INVALID_ARGUMENT
     with ErrorInfo reason seat_token_strength; nothing is created."""
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     weak = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token="ann-secret")
     error = await expect(
         stub.CreateGame(pb.CreateGameRequest(ruleset="nim", seats=[weak])),

@@ -10,11 +10,11 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import Stack
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.errors import NotAuthorized, RuleViolation
-from services.rpc.stubs import load_stubs
 
 HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]
 
@@ -58,9 +58,9 @@ async def test_the_next_seat_sees_its_legal_actions(client: TeotiClient) -> None
 
 
 async def test_without_the_flag_the_reply_carries_no_view(stack: Stack) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
         created = await stub.CreateGame(
             pb.CreateGameRequest(
                 seats=[

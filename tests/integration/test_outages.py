@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import BotSettings, GatewayLimits, StoreSettings, all_in_one
 from services.bot.queue import TurnRequestQueue
@@ -23,12 +24,11 @@ from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.game_seats import hash_token
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
-from services.engine.entrypoints.servicer import start_engine_server
+from services.engine.entrypoints.servicer import start_engine_link
 from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
 from services.rpc.errors import error_info, retry_delay_s
 from services.rpc.limits import PeerRateLimiter
-from services.rpc.stubs import load_stubs
 from tests.faults import RedisProcess
 from tests.plugin import registry_with_nim
 
@@ -43,7 +43,7 @@ async def test_redis_down_is_unavailable_and_service_resumes_when_it_returns(
     tmp_path: Path,
 ) -> None:
     redis = RedisProcess(tmp_path / "redis").start()
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     try:
         async with all_in_one(
             redis.url,
@@ -53,7 +53,7 @@ async def test_redis_down_is_unavailable_and_service_resumes_when_it_returns(
             default_ruleset="nim",
         ) as stack:
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}")
-            stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
             seat = pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token="tok-ann-0123456789abcdefgh")
             created = await stub.CreateGame(
                 pb.CreateGameRequest(seats=[seat, pb.Seat(kind=pb.SEAT_KIND_BOT, name="b")])
@@ -102,10 +102,10 @@ async def test_engine_down_is_unavailable_at_the_gateway(
     game = (await engine.create_game("nim", seats, {})).game_id
     dead = RemoteEngineClient(f"127.0.0.1:{free_port()}", timeout_s=2)
     server, port = await create_server("127.0.0.1:0", GameReader(redis_store, registry), dead)
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
             submit = pb.SubmitActionRequest(
                 game_id=game,
                 seat=0,
@@ -146,7 +146,7 @@ async def test_a_3_s_engine_outage_stalls_a_bot_game_less_than_5_s(
     credential = BotCredential.generate()
     engine = Engine(redis_store, registry, bot_credential=credential)
     port = free_port()
-    server, _ = await start_engine_server(engine, f"127.0.0.1:{port}")
+    server, _ = await start_engine_link(engine, "127.0.0.1", port)
     client = RemoteEngineClient(f"127.0.0.1:{port}", timeout_s=2, bot_key=credential.secret)
     queue = TurnRequestQueue(redis_store.client, redis_store.keys, consumer="stall")
     worker = BotWorker(queue, GameReader(redis_store, registry), client, pause_s=0.3)
@@ -159,7 +159,7 @@ async def test_a_3_s_engine_outage_stalls_a_bot_game_less_than_5_s(
     async def outage() -> None:
         await servers[0].stop(0)
         await asyncio.sleep(3.0)
-        servers[0], _ = await start_engine_server(engine, f"127.0.0.1:{port}")
+        servers[0], _ = await start_engine_link(engine, "127.0.0.1", port)
 
     try:
         await asyncio.sleep(1.0)

@@ -66,16 +66,13 @@ async def test_the_redis_transport_benchmark_measures_both_transports() -> None:
     assert tcp.wall > 0 and unix.wall > 0 and tcp.cpu >= 0 and unix.cpu >= 0
 
 
-@pytest.mark.parametrize("transport", ["link", "stream"])
-async def test_the_split_move_benchmark_counts_moves_and_their_cpu(
-    redis_url: str, transport: str
-) -> None:
+async def test_the_split_move_benchmark_counts_moves_and_their_cpu(redis_url: str) -> None:
     from collections import Counter
 
     from benchmarks.split_move_benchmark import window
 
     errors: Counter[str] = Counter()
-    cpu_us, moves_per_s = await window(redis_url, 3, 0.3, transport, errors)
+    cpu_us, moves_per_s = await window(redis_url, 3, 0.3, errors)
     assert not errors
     assert 0 < cpu_us < 100_000
     assert moves_per_s > 0
@@ -93,7 +90,7 @@ async def test_the_split_move_benchmark_plays_an_exact_count_and_counts_refusals
 
     errors: Counter[str] = Counter()
     tally = [0]
-    async with split_path(redis_url, "link") as path:
+    async with split_path(redis_url) as path:
         await play_games(path, errors, asyncio.Event(), tally, limit=25)
         assert (tally[0], sum(errors.values())) == (25, 0)
 

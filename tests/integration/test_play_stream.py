@@ -18,6 +18,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 from teoti_client.client import MoveResult
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
@@ -27,9 +28,8 @@ from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.transport.client import InProcessEngineClient
 from services.gateway.server import create_server
 from services.rpc.limits import DEFAULT_ADDRESS_FACTOR, ClientRateLimiter, PlayStreamLimit
-from services.rpc.stubs import load_stubs
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 TOKENS = ("ann-t-0123456789abcdefghij", "bob-t-0123456789abcdefghij")
 CODES = {code.value[0]: code for code in grpc.StatusCode}
 
@@ -37,7 +37,7 @@ CODES = {code.value[0]: code for code in grpc.StatusCode}
 @pytest.fixture
 async def stub(stack: Stack) -> AsyncIterator[Any]:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        yield game_service_pb2_grpc.GameServiceStub(channel)
 
 
 @contextlib.asynccontextmanager
@@ -65,7 +65,7 @@ async def limited_stub(
         limited_stack(redis_url, key_prefix, registry, **limits) as stack,
         grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
     ):
-        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        yield game_service_pb2_grpc.GameServiceStub(channel)
 
 
 async def new_game(stub: Any) -> str:
@@ -451,7 +451,7 @@ async def test_a_vanished_client_leaves_no_request_running(stack: Stack, stub: A
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             game = await new_game(stub)
-            stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
             player = Player(stub)
             await player.call.write(pb.PlayRequest(request_id=1, submit_action=submit(game, 0)))
             await asyncio.wait_for(engine.entered.wait(), 10)

@@ -25,6 +25,7 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import NoPermissionError
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import (
     BotSettings,
@@ -41,7 +42,6 @@ from services.engine.adapters.retention import archive_finished
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.generated import tournament_service_pb2 as tpb
 from services.rpc.generated import tournament_service_pb2_grpc as tpb_grpc
-from services.rpc.stubs import load_stubs
 from services.tournament.repository import stream_id
 from tests.plugin import registry_with_nim
 
@@ -102,11 +102,14 @@ async def split_stack(
     # The engine and the bot worker share the bot credential (docs/operations.md).
     monkeypatch.setenv("TEOTI_BOT_SECRET", secrets.token_urlsafe(24))
     settings = StoreSettings(users.prefix, SHARDS, snapshot_every=3)
-    engine_target = f"127.0.0.1:{free_port()}"
+    engine_address, link_port = f"127.0.0.1:{free_port()}", free_port()
+    engine_target = f"127.0.0.1:{link_port}"  # the engine link, where commands go
     gateway_port = free_port()
     stop = asyncio.Event()
     engine = asyncio.create_task(
-        run_engine(users.urls[Role.ENGINE], engine_target, registry, stop, settings)
+        run_engine(
+            users.urls[Role.ENGINE], engine_address, registry, stop, settings, link_port=link_port
+        )
     )
     gateway = asyncio.create_task(
         run_gateway(
@@ -132,7 +135,6 @@ async def split_stack(
             BotSettings(concurrency=2, claim_idle_ms=1000),
         )
     )
-    stubs = load_stubs()
     async with AsyncExitStack() as exits:
         channel = await exits.enter_async_context(
             grpc.aio.insecure_channel(f"127.0.0.1:{gateway_port}")
@@ -140,8 +142,8 @@ async def split_stack(
         await asyncio.wait_for(channel.channel_ready(), 10)
         try:
             yield SplitStack(
-                stubs.game_pb2_grpc.GameServiceStub(channel),
-                stubs.game_pb2,
+                game_service_pb2_grpc.GameServiceStub(channel),
+                game_service_pb2,
                 tpb_grpc.TournamentServiceStub(channel),
             )
         finally:

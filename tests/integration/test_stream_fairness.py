@@ -22,6 +22,7 @@ from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import Stack
 from services.client import TeotiClient
@@ -29,10 +30,9 @@ from services.engine.transport.client import InProcessEngineClient
 from services.gateway.server import create_server
 from services.gateway.servicer import STREAM_END_METADATA
 from services.rpc.limits import StreamBudget
-from services.rpc.stubs import load_stubs
 from tests.integration.test_play_stream import TOKENS, new_game, submit
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 DETAILS_KEY = "grpc-status-details-bin"
 
 
@@ -115,7 +115,7 @@ async def test_addresses_holding_their_share_of_idle_streams_leave_others_calls_
         ) as port,
         grpc.aio.insecure_channel(f"127.0.0.1:{port}") as control,
     ):
-        control_stub = load_stubs().game_pb2_grpc.GameServiceStub(control)
+        control_stub = game_service_pb2_grpc.GameServiceStub(control)
         game = await new_game(control_stub)
         held: list[Any] = []
         outcomes: dict[str, list[str]] = {}
@@ -124,7 +124,7 @@ async def test_addresses_holding_their_share_of_idle_streams_leave_others_calls_
                 ip = f"127.0.0.{n}"
                 target = await attackers.enter_async_context(from_address(ip, port))
                 channel = await attackers.enter_async_context(grpc.aio.insecure_channel(target))
-                stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
                 calls = [
                     stub.Play(metadata=(("authorization", f"Bearer invented-{ip}-{i}"),))
                     for i in range(8)
@@ -169,7 +169,7 @@ async def test_a_play_stream_showing_no_seat_token_is_ended_once_idle(stack: Sta
         gateway(stack, streams=StreamBudget(total=10, per_address=2), play_grace_s=0.5) as port,
         grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel,
     ):
-        stub = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
         game = await new_game(stub)
         idle = stub.Play(metadata=(("authorization", "Bearer invented-token"),))
         player = stub.Play()
@@ -206,7 +206,7 @@ async def test_the_client_library_plays_on_after_its_idle_stream_is_ended(stack:
     is then ended for idling before the client's first move, the move opens a new one."""
     async with gateway(stack, play_grace_s=0.3) as port:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            game = await new_game(load_stubs().game_pb2_grpc.GameServiceStub(channel))
+            game = await new_game(game_service_pb2_grpc.GameServiceStub(channel))
         async with TeotiClient(f"127.0.0.1:{port}", timeout_s=10) as client:
             await client.connect()
             play = client._play

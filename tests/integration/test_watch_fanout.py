@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
@@ -24,7 +25,6 @@ from services.engine.domain.rulesets import RulesetRegistry
 from services.gateway.watch_hub import WatchHub
 from services.rpc.errors import status_for
 from services.rpc.limits import ClientRateLimiter, WatcherTooSlow
-from services.rpc.stubs import load_stubs
 
 HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]
 WATCHERS = 240  # more than the old pool (100), the old streams per connection (100)
@@ -52,9 +52,9 @@ async def test_idle_watchers_on_one_connection_starve_no_call(
         target = f"127.0.0.1:{stack.port}"
         async with TeotiClient(target) as client:
             games = [await client.create_game(HUMANS, options={"max_take": 1}) for _ in range(3)]
-            pb = load_stubs().game_pb2
+            pb = game_service_pb2
             async with grpc.aio.insecure_channel(target) as channel:
-                stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+                stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
                 calls = [
                     stub.WatchGame(
                         pb.WatchGameRequest(

@@ -32,13 +32,13 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.client import SeatInfo, TeotiClient
 from services.embedded_redis import EmbeddedRedisCluster, free_port
 from services.engine.adapters import RedisEventStore
 from services.engine.adapters.redis_client import RedisConfig
 from services.engine.domain.errors import VersionConflict
-from services.rpc.stubs import load_stubs
 from tests.faults import Proc
 
 pytestmark = pytest.mark.slow
@@ -75,7 +75,7 @@ async def transient(call: Any, tally: Tally) -> Any:
 
 async def wait_for_new_event(stub: Any, game_id: str, version: int, seconds: float) -> None:
     """Block until the game has an event after ``version`` (or ``seconds`` pass)."""
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     call = stub.WatchGame(pb.WatchGameRequest(game_id=game_id, from_version=version))
     try:
         await asyncio.wait_for(call.read(), seconds)
@@ -138,11 +138,15 @@ async def test_games_on_a_redis_cluster_survive_kill_9_of_an_engine_and_a_bot_wo
         config = RedisConfig.cluster(cluster.nodes)
         common = ["--redis-cluster-nodes", cluster.nodes, "--key-prefix", prefix]
         engine_ports = [free_port() for _ in range(3)]
-        engines_target = ",".join(f"127.0.0.1:{p}" for p in engine_ports)
+        link_ports = [free_port() for _ in range(3)]
+        engines_target = ",".join(f"127.0.0.1:{p}" for p in link_ports)
         gateway_ports = [free_port() for _ in range(2)]
         engines = [
-            Proc(["engine", "--port", str(p), *common], tmp_path / f"engine{i}.log")
-            for i, p in enumerate(engine_ports)
+            Proc(
+                ["engine", "--port", str(p), "--link-port", str(link), *common],
+                tmp_path / f"engine{i}.log",
+            )
+            for i, (p, link) in enumerate(zip(engine_ports, link_ports, strict=True))
         ]
         bot_args = ["bot", "--engine", engines_target, "--concurrency", "8"]
         bot_args += ["--claim-idle-ms", "2000", "--max-deliveries", "100", *common]
@@ -158,7 +162,7 @@ async def test_games_on_a_redis_cluster_survive_kill_9_of_an_engine_and_a_bot_wo
         store = RedisEventStore.from_config(config, prefix=prefix)
         clients = [TeotiClient(f"127.0.0.1:{p}", timeout_s=15) for p in gateway_ports]
         channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p}") for p in gateway_ports]
-        stubs = [load_stubs().game_pb2_grpc.GameServiceStub(c) for c in channels]
+        stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
         tally = Tally()
         try:
             for proc in procs:

@@ -63,11 +63,15 @@ async def test_a_64_player_swiss_survives_a_director_and_an_engine_killed(tmp_pa
         config = RedisConfig.cluster(cluster.nodes)
         common = ["--redis-cluster-nodes", cluster.nodes, "--key-prefix", prefix]
         engine_ports = [free_port() for _ in range(2)]
-        engines_target = ",".join(f"127.0.0.1:{p}" for p in engine_ports)
+        link_ports = [free_port() for _ in range(2)]
+        engines_target = ",".join(f"127.0.0.1:{p}" for p in link_ports)
         gateway_port = free_port()
         engines = [
-            Proc(["engine", "--port", str(p), *common], tmp_path / f"engine{i}.log")
-            for i, p in enumerate(engine_ports)
+            Proc(
+                ["engine", "--port", str(p), "--link-port", str(link), *common],
+                tmp_path / f"engine{i}.log",
+            )
+            for i, (p, link) in enumerate(zip(engine_ports, link_ports, strict=True))
         ]
         bot_args = ["bot", "--engine", engines_target, "--concurrency", "8"]
         bot_args += ["--claim-idle-ms", "2000", "--max-deliveries", "100", *common]

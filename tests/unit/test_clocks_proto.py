@@ -3,12 +3,13 @@ straight into a reply's repeated field (no message made apart and copied in, iss
 
 from __future__ import annotations
 
+from teoti_client.proto import game_service_pb2
+
 from services.engine.domain.timing.seat_clocks import ClockState, SeatClock
 from services.engine.domain.timing.time_control import TimeControl
 from services.rpc.convert import add_clocks, clocks_to_proto
-from services.rpc.stubs import load_stubs
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 
 
 def test_added_clocks_are_the_clocks_to_proto() -> None:

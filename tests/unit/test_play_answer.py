@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import pytest
+from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import InMemoryEventStore
 from services.engine.domain.clock import fixed_seed
@@ -20,11 +21,10 @@ from services.engine.domain.snapshots import SnapshotCache
 from services.engine.domain.timing.time_control import TimeControl
 from services.engine.transport.client import InProcessEngineClient
 from services.gateway.servicer import GameServicer
-from services.rpc.stubs import load_stubs
 from tests.game_samples import game_names
 from tests.servicer_context import ServicerContext
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 TOKENS = ("ann-token-0123456789abcdef", "bob-token-0123456789abcdef")
 
 

@@ -5,12 +5,12 @@ more than the rest of a move's view)."""
 from __future__ import annotations
 
 import pytest
+from teoti_client.proto import game_service_pb2
 
 from services.engine.domain.game_seats import SeatKind, SeatSpec
 from services.rpc.convert import add_seats, seats_to_proto
-from services.rpc.stubs import load_stubs
 
-pb = load_stubs().game_pb2
+pb = game_service_pb2
 SEATS = (
     SeatSpec(SeatKind.HUMAN, "ann", "a" * 64),
     SeatSpec(SeatKind.HUMAN, ""),  # open

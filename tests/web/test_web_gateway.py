@@ -25,16 +25,18 @@ async def test_the_gateway_serves_the_web_face(
 
     settings = StoreSettings(key_prefix)
     stop = asyncio.Event()
-    engine_port, grpc_port, web_port = free_port(), free_port(), free_port()
+    engine_port, link_port, grpc_port, web_port = free_port(), free_port(), free_port(), free_port()
     tasks = [
         asyncio.create_task(
-            run_engine(redis_url, f"127.0.0.1:{engine_port}", registry, stop, settings)
+            run_engine(
+                redis_url, f"127.0.0.1:{engine_port}", registry, stop, settings, link_port=link_port
+            )
         ),
         asyncio.create_task(
             run_gateway(
                 redis_url,
                 f"127.0.0.1:{grpc_port}",
-                f"127.0.0.1:{engine_port}",
+                f"127.0.0.1:{link_port}",
                 registry,
                 stop,
                 settings,

@@ -28,6 +28,7 @@ log = structlog.get_logger(__name__)
 
 RulesetFactory = Callable[[], Ruleset[Any]]
 
+
 def load_object(target: str) -> Any:
     """The object ``"package.module:attr"`` names (imports the module). Raises ImportError
     or AttributeError."""

@@ -1,16 +1,12 @@
-"""The gateway's side of EngineService.Exchange: calls multiplexed on a few open streams.
+"""The gateway's side of the engine's ExchangeBatches streams: calls multiplexed on a few
+open streams (each an engine link connection, services.engine.transport.link_client).
 
-A unary call costs the engine (and the caller) a whole HTTP/2 stream each; a message on
-a stream already open costs a fraction of that (docs/performance.md, issue 16). An
-:class:`ExchangePool` keeps a few streams per channel and sends each call, tagged with a
-request id, on the next one; a reader task per stream resolves the caller's future when
-its answer comes (in any order).
-
-The streams are ExchangeBatches calls: the calls queued on a stream by the time its
-writer runs go as one message, and the engine answers likewise
-(services.engine.transport.exchange_outbox). An engine without ExchangeBatches (from before it)
-answers UNIMPLEMENTED having run nothing: the calls on that stream go again on Exchange
-streams, which the pool then opens for a while (:data:`EXCHANGE_FALLBACK_S`).
+A call of its own costs the engine (and the caller) far more than a message on a stream
+already open (docs/performance.md, issue 16). An :class:`ExchangePool` keeps a few
+streams per stub and sends each call, tagged with a request id, on the next one; a
+reader task per stream resolves the caller's future when its answer comes (in any
+order). The calls queued on a stream by the time its writer runs go as one batch, and
+the engine answers likewise (services.engine.transport.exchange_outbox).
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import itertools
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 import grpc
@@ -29,33 +25,25 @@ from services.engine.transport.exchange_outbox import FRAMING_BYTES, Outbox
 from services.engine.transport.exchange_server import (
     BATCH_FIELD,
     BATCHES_METADATA,
-    ENGINE_SERVICE,
     MAX_IN_FLIGHT,
     repeated_field,
-    serialized_or_message,
 )
 from services.rpc.generated import engine_service_pb2 as pb
 from services.rpc.limits import MAX_REQUEST_BYTES
 from services.task_deadline import TaskDeadline
 
 STREAMS_PER_CHANNEL = 4
-"""Streams each channel keeps open. A stream stays on the engine it was opened to, so a
-channel spreads its calls over up to this many engines (each new stream goes to the next
-address of the channel's round robin)."""
+"""Streams each stub keeps open. A stream stays on the engine it was opened to, so a stub
+spreads its calls over up to this many engines (each new link connection goes to the
+next address of the target)."""
 STREAM_MAX_AGE_S = 5.0
 """A stream older than this (+-25 %, at random) takes no new calls: it is half-closed
 (its calls in flight still finish) and a new stream takes its place. So streams follow
-the engines the target resolves to now, and never outlive a connection the engine
-closes for its age (services.engine.entrypoints.servicer.ENGINE_CONNECTION_AGE_MS, which grants 10 s
-to what is in flight when it does)."""
-EXCHANGE_FALLBACK_S = 60.0
-"""After an engine answered UNIMPLEMENTED for ExchangeBatches, new streams are Exchange
-streams for this long; then ExchangeBatches is tried again (in a rolling upgrade the
-engines left from before it are soon gone)."""
+the engines the target resolves to now, and the engines the
+target resolves to now."""
 UNIMPLEMENTED_GRACE_S = 1.0
-"""How long an ExchangeBatches stream whose engine's headers lack BATCHES_METADATA may
-take to end by itself (an engine from before the method ends it UNIMPLEMENTED at once)
-before the client ends it: whatever answered is no engine of ours."""
+"""How long a stream whose peer's headers lack BATCHES_METADATA may take to end by
+itself before the client ends it: whatever answered is no engine of ours."""
 CALLS_PER_TURN = 8
 """Calls of one event-loop turn that go on the same stream (so in one message) before the
 next stream takes the turn's further calls: fewer messages, yet a burst still spreads
@@ -74,8 +62,7 @@ its framing in an ExchangeBatches message, what the engine accepts in one messag
 def stream_failure(error: BaseException | None) -> grpc.aio.AioRpcError:
     """What a call on a stream that ended under it fails with: UNAVAILABLE, whatever the
     stream's own status (the engine going away surfaces as CANCELLED, INTERNAL, ...), so
-    the gateway answers it as an engine outage. The stream's details are kept (a refused
-    stream's "error code 7" among them, see services.engine.transport.remote.refused_stream)."""
+    the gateway answers it as an engine outage. The stream's details are kept."""
     if isinstance(error, grpc.aio.AioRpcError):
         details = f"engine stream ended: {error.code().name}: {error.details() or ''}"
     else:
@@ -111,75 +98,39 @@ def _request_size(request: pb.EngineServiceExchangeRequest | bytes) -> int:
     return len(request) if isinstance(request, bytes) else request.ByteSize()
 
 
-class EngineStreamsStub:
-    """EngineService's two stream methods on ``channel``, as the generated stub has them,
-    except that ExchangeBatches also takes a batch already serialized (bytes; see
-    :func:`~services.engine.transport.exchange_server.serialized_or_message`), which an
-    :class:`ExchangeStream` on this stub writes (issue 16)."""
-
-    serialized_batches = True
-
-    def __init__(self, channel: grpc.aio.Channel) -> None:
-        self.Exchange = channel.stream_stream(
-            f"/{ENGINE_SERVICE}/Exchange",
-            request_serializer=pb.EngineServiceExchangeRequest.SerializeToString,
-            response_deserializer=pb.EngineServiceExchangeResponse.FromString,
-            _registered_method=True,
-        )
-        self.ExchangeBatches = channel.stream_stream(
-            f"/{ENGINE_SERVICE}/ExchangeBatches",
-            request_serializer=serialized_or_message,
-            response_deserializer=pb.EngineServiceExchangeBatchesResponse.FromString,
-            _registered_method=True,
-        )
-
-
 class StreamRetired(Exception):
-    """The stream retired (or ended) while a call waited for room on it, or the engine
-    has no ExchangeBatches: the engine never ran the call, so it may go on another stream
-    (:meth:`ExchangePool.call`)."""
+    """The stream retired (or ended) while a call waited for room on it: the engine
+    never ran the call, so it may go on another stream (:meth:`ExchangePool.call`)."""
 
 
 class ExchangeStream:
-    """One open ExchangeBatches call (``batched``, the default) or Exchange call on
-    ``stub`` (a grpc EngineServiceStub), with ``metadata``.
+    """One open ExchangeBatches stream of ``stub`` (a
+    :class:`~services.engine.transport.link_client.LinkStub`: one link connection), with
+    ``metadata``.
 
-    Opening is lazy on grpc's side: nothing waits in the constructor (it needs a running
-    event loop). At most MAX_IN_FLIGHT calls are in flight on it; more wait their turn.
-    If the engine answers UNIMPLEMENTED for ExchangeBatches (with no headers saying it
-    has the method), ``on_unimplemented`` is called (before the calls on the stream fail
-    with StreamRetired).
+    Opening is lazy: nothing waits in the constructor (it needs a running event loop).
+    At most MAX_IN_FLIGHT calls are in flight on it; more wait their turn.
     """
 
-    def __init__(
-        self,
-        stub: Any,
-        metadata: Any = None,
-        batched: bool = True,
-        on_unimplemented: Callable[[], None] | None = None,
-    ) -> None:
-        self.batched = batched
-        """True for an ExchangeBatches stream, False for an Exchange stream."""
-        self._on_unimplemented = on_unimplemented
-        # grpc allows one write at a time, and a write cancelled midway cancels the call:
-        # so one task writes, and callers only queue.
+    def __init__(self, stub: Any, metadata: Any = None) -> None:
+        # A write cancelled midway would cancel the stream: so one task writes, and
+        # callers only queue.
         self._requests: Outbox[pb.EngineServiceExchangeRequest | bytes] = Outbox(
             self._send, _request_size, MAX_BATCH_BYTES
         )
-        # Batches written as their bytes when the stub's ExchangeBatches takes them
-        # (:class:`EngineStreamsStub`): each request is serialized once, when queued,
-        # instead of copied into a batch message and sized apart (issue 16).
-        self._serialized = batched and bool(getattr(stub, "serialized_batches", False))
+        # Batches written as their bytes when the stub's ExchangeBatches takes them (the
+        # link's does): each request is serialized once, when queued, instead of copied
+        # into a batch message and sized apart (issue 16).
+        self._serialized = bool(getattr(stub, "serialized_batches", False))
         self._pending: dict[int, asyncio.Future[pb.EngineServiceExchangeResponse]] = {}
         self._ids = itertools.count(1)
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
-        method = stub.ExchangeBatches if batched else stub.Exchange
-        self._call = method(metadata=metadata)
+        self._call = stub.ExchangeBatches(metadata=metadata)
         self._retire_at = time.monotonic() + STREAM_MAX_AGE_S * (0.75 + 0.5 * random.random())
         self._retired = False
-        self.ready = not batched
-        """True once calls written now go out at once: an ExchangeBatches stream first
-        waits for the engine's response headers (:meth:`_engine_has_batches`)."""
+        self.ready = False
+        """True once calls written now go out at once: a stream first waits for the
+        engine's headers (:meth:`_engine_has_batches`)."""
         self.ended = False
         """True once the stream is over (its pending calls have failed)."""
         self.reader = asyncio.create_task(self._read())
@@ -222,8 +173,8 @@ class ExchangeStream:
         Raises grpc.aio.AioRpcError: DEADLINE_EXCEEDED when the time is up, UNAVAILABLE
         (:func:`stream_failure`) when the stream ends first; StreamRetired, with nothing
         run, when the stream retired or ended while the call waited for room on it (its
-        writer has half-closed or stopped: a request queued now would never be sent), or
-        when the engine has no ExchangeBatches; RESOURCE_EXHAUSTED (:func:`too_large`),
+        writer has half-closed or stopped: a request queued now would never be sent);
+        RESOURCE_EXHAUSTED (:func:`too_large`),
         with nothing sent, for a request over MAX_CALL_BYTES.
         A caller that gives up (timeout or cancellation) has its request cancelled on the
         engine too.
@@ -275,11 +226,10 @@ class ExchangeStream:
 
     async def _write(self) -> None:
         try:
-            if self.batched and not await self._engine_has_batches():
-                # An engine from before ExchangeBatches: the reader sees UNIMPLEMENTED, ends
-                # the stream and cancels this wait. Anything else that answered without
-                # the header runs nothing of ours: end the stream, so its calls fail now
-                # rather than at their deadlines and it is not left open for good.
+            if not await self._engine_has_batches():
+                # Whatever answered without the header runs nothing of ours: end the
+                # stream, so its calls fail now rather than at their deadlines and it is
+                # not left open for good.
                 await asyncio.sleep(UNIMPLEMENTED_GRACE_S)
                 self._call.cancel()
                 return
@@ -290,11 +240,9 @@ class ExchangeStream:
             pass  # the stream is over: the reader fails what is pending
 
     async def _engine_has_batches(self) -> bool:
-        """Wait for the engine's response headers: True if they say it serves
-        ExchangeBatches, False for an engine answering UNIMPLEMENTED (headers and status
-        at once). A write racing that answer would fail the call INTERNAL on grpc's side,
-        hiding the UNIMPLEMENTED that says the engine ran nothing; so nothing is written
-        before the headers (one round trip, once per stream)."""
+        """Wait for the engine's headers (a link connection's hello): True if they say it
+        serves ExchangeBatches. Nothing is written before them (one round trip, once per
+        stream), so a peer that is no engine of ours is never sent a command."""
         metadata = await self._call.initial_metadata()
         return metadata is not None and BATCHES_METADATA in metadata
 
@@ -307,11 +255,7 @@ class ExchangeStream:
             await self._call.write(b"".join(repeated_field(BATCH_FIELD, b) for b in bodies))
             return
         requests = cast(list[pb.EngineServiceExchangeRequest], batch)
-        if self.batched:
-            await self._call.write(pb.EngineServiceExchangeBatchesRequest(requests=requests))
-        else:
-            for request in requests:
-                await self._call.write(request)
+        await self._call.write(pb.EngineServiceExchangeBatchesRequest(requests=requests))
 
     def _answered(self, response: pb.EngineServiceExchangeResponse) -> None:
         if response.drain:
@@ -325,11 +269,8 @@ class ExchangeStream:
         failure: BaseException | None = None
         try:
             async for message in self._call:
-                if self.batched:
-                    for response in message.responses:
-                        self._answered(response)
-                else:
-                    self._answered(message)
+                for response in message.responses:
+                    self._answered(response)
         except grpc.aio.AioRpcError as error:
             failure = error
         except asyncio.CancelledError as error:  # the call was cancelled (close), or this task
@@ -340,34 +281,19 @@ class ExchangeStream:
         finally:
             self.ended = True
             self._writer.cancel()
-            # Nothing was written before the engine's headers said it has the method: only
-            # then does UNIMPLEMENTED mean that nothing ran (after them, a proxy or a
-            # misbehaving engine may have run the calls: they fail as an outage).
-            unimplemented = (
-                self.batched
-                and not self.ready
-                and isinstance(failure, grpc.aio.AioRpcError)
-                and failure.code() == grpc.StatusCode.UNIMPLEMENTED
-            )
-            if unimplemented and self._on_unimplemented is not None:
-                self._on_unimplemented()
             pending, self._pending = self._pending, {}
             for answer in pending.values():
                 if not answer.done():
-                    # An engine without the method ran none of them: they may go again.
-                    answer.set_exception(
-                        StreamRetired() if unimplemented else stream_failure(failure)
-                    )
+                    answer.set_exception(stream_failure(failure))
 
 
 class ExchangePool:
-    """``streams_per_channel`` Exchange streams on each stub of ``stubs`` (one stub per
-    channel), used in turn. A stream that ended is replaced on its next turn (reopening
+    """``streams_per_channel`` ExchangeBatches streams on each stub of ``stubs``, used in
+    turn. A stream that ended is replaced on its next turn (reopening
     after an engine restart needs nothing else); one that aged out is replaced once its
     successor, opened on its next turn, is ready (so no call waits for a new stream's
     headers), and meanwhile still takes calls. ``metadata`` goes with every
-    stream (the bot credential). Streams are ExchangeBatches streams, or Exchange streams
-    for EXCHANGE_FALLBACK_S after an engine turned ExchangeBatches down.
+    stream (the bot credential).
     """
 
     def __init__(
@@ -382,7 +308,6 @@ class ExchangePool:
             len(self._stubs) * max(streams_per_channel, 1)
         )
         self._turns = itertools.cycle(range(len(self._streams)))
-        self._unbatched_until = -math.inf
         self._current: ExchangeStream | None = None
         self._calls_this_turn = 0
         # Each aged stream's successor while it waits for the engine's headers, by place.
@@ -428,23 +353,14 @@ class ExchangePool:
         return successor
 
     def _open(self, place: int) -> ExchangeStream:
-        return ExchangeStream(
-            self._stubs[place % len(self._stubs)],
-            self._metadata,
-            batched=time.monotonic() >= self._unbatched_until,
-            on_unimplemented=self._fall_back,
-        )
-
-    def _fall_back(self) -> None:
-        self._unbatched_until = time.monotonic() + EXCHANGE_FALLBACK_S
+        return ExchangeStream(self._stubs[place % len(self._stubs)], self._metadata)
 
     async def call(
         self, request: pb.EngineServiceExchangeRequest, timeout_s: float
     ) -> pb.EngineServiceExchangeResponse:
         """:meth:`ExchangeStream.call` on the next stream, within ``timeout_s`` in all:
         a call whose stream retired before it was sent (an engine draining under load, a
-        stream aging out), or whose engine has no ExchangeBatches, goes on the next stream
-        instead of failing."""
+        stream aging out) goes on the next stream instead of failing."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:

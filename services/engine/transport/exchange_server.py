@@ -1,14 +1,14 @@
-"""The engine's side of one EngineService.Exchange (or ExchangeBatches) stream: its
-commands run concurrently (a bounded number at once) and each is answered, by request
-id, as soon as it is done (answers done at the same moment share one ExchangeBatches
-message)."""
+"""The engine's side of one ExchangeBatches stream (an engine link connection,
+services.engine.transport.link_server): its commands run concurrently (a bounded number
+at once) and each is answered, by request id, as soon as it is done (answers done at the
+same moment share one batch)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 import grpc
 import structlog
@@ -21,7 +21,7 @@ from services.task_deadline import TaskDeadline
 
 MAX_IN_FLIGHT = 100
 """Commands of one stream being worked on at once. The stream's further requests stay
-unread until one finishes, so HTTP/2 flow control holds the client back: a stream never
+unread until one finishes, so TCP flow control holds the client back: a stream never
 makes the engine start unbounded work."""
 
 log = structlog.get_logger(__name__)
@@ -35,25 +35,27 @@ place: no copy of the reply and its events, issue 16), or raises a domain error
 
 
 ENGINE_SERVICE = "gameserver.v1.EngineService"
-"""The full name of EngineService."""
+"""The engine's name in gRPC health (its readiness: SERVING while Redis answers); the
+engine's commands go on the engine link, not on gRPC."""
 
 BATCHES_METADATA = "x-teoti-exchange-batches"
-"""Response header an ExchangeBatches stream opens with (value "1"), at once: it tells the
-client the engine has the method before the client writes anything (an engine from
-before it answers UNIMPLEMENTED, with no such header)."""
+"""What a link client takes the engine's hello for (value "1"): the stream's headers,
+saying the peer is an engine serving ExchangeBatches (services.engine.transport.
+link_client)."""
 MAX_BATCH_BYTES = 1024 * 1024
-"""Largest ExchangeBatches message of answers the engine sends (a single larger answer
-goes alone): well under the 4 MiB a grpc client receives by default."""
+"""Largest batch of answers the engine sends (a single larger answer goes alone): well
+under the 4 MiB a link client reads (link_client.MAX_ANSWER_BYTES)."""
 
 
 class ExchangeSession:
-    """Serves one Exchange (or, ``batched``, ExchangeBatches) stream on ``context`` with
-    ``answer`` for each command.
+    """Serves one ExchangeBatches stream on ``context`` (a link connection: ``write``
+    takes a batch's bytes, ``abort_with_status`` and ``abort`` end it) with ``answer`` for
+    each command.
 
     Commands run in tasks of their own, at most ``max_in_flight`` at once (a command's
     place, or a refusal's, is free once its answer is written); each answer is sent when
-    ready (out of order). Answers ready at the same moment share one ExchangeBatches
-    message; on Exchange each is a message of its own. A request whose ``timeout_ms``
+    ready (out of order). Answers ready at the same moment share one batch. A request
+    whose ``timeout_ms``
     passes is answered DEADLINE_EXCEEDED; a ``cancel`` request stops its command with no
     answer; when the stream ends (the client half-closes: after its commands are
     answered; the client goes away: at once) nothing of it keeps running.
@@ -64,33 +66,25 @@ class ExchangeSession:
         context: grpc.aio.ServicerContext[Any, Any],
         answer: Answer,
         max_in_flight: int = MAX_IN_FLIGHT,
-        batched: bool = False,
-        serialized: bool = False,
     ) -> None:
         self._context = context
         self._answer = answer
-        self._batched = batched
-        # Batches written as their bytes (the method's serializer passes bytes through:
-        # serialized_or_message): each answer is serialized once, when queued, instead of
-        # being copied into a batch message (with its events) and sized apart (issue 16).
-        self._serialized = batched and serialized
         self._slots = asyncio.Semaphore(max_in_flight)
         self._running: dict[int, asyncio.Task[None]] = {}
         # Each running command's own deadline (timeout_ms); its cancellation answers
         # DEADLINE_EXCEEDED.
         self._deadlines: dict[int, TaskDeadline] = {}
-        # One writer (grpc allows one write at a time on a call); each item says whether
-        # writing it frees a place in flight.
-        self._outbox: Outbox[tuple[pb.EngineServiceExchangeResponse | bytes, bool]] = Outbox(
-            self._send, _answer_size, MAX_BATCH_BYTES
-        )
+        # One writer; each item says whether writing it frees a place in flight. Batches
+        # are written as their bytes: each answer is serialized once, when queued, instead
+        # of being copied into a batch message (with its events) and sized apart (issue 16).
+        self._outbox: Outbox[tuple[bytes, bool]] = Outbox(self._send, _answer_size, MAX_BATCH_BYTES)
 
     async def run(self, requests: AsyncIterator[Any]) -> None:
-        """Serve ``requests`` (Exchange requests, or ExchangeBatches batches of them)
-        until the client half-closes and every answer is written.
+        """Serve ``requests`` (ExchangeBatches batches of Exchange requests) until the
+        client half-closes and every answer is written.
 
-        Aborts the stream with INVALID_ARGUMENT for a message that does not parse
-        (services.rpc.server.LenientParsing hands it over as a BadRequest).
+        Aborts the stream with INVALID_ARGUMENT for a batch that does not parse (the link
+        hands it over as a BadRequest).
         """
         # One loop look-up per stream, not per request: on Python 3.11 each
         # asyncio.create_task asks for the running loop, a getpid system call (issue 16).
@@ -100,9 +94,6 @@ class ExchangeSession:
             async for message in requests:
                 if isinstance(message, BadRequest):
                     await abort_for(self._context, message)
-                if not self._batched:
-                    await self._take(message, loop)
-                    continue
                 for request in message.requests:
                     await self._take(request, loop)
             while self._running:
@@ -150,7 +141,7 @@ class ExchangeSession:
 
     def _queue(self, response: pb.EngineServiceExchangeResponse, frees: bool) -> None:
         """Queue ``response`` for the writer (``frees``: writing it frees a place)."""
-        self._outbox.put((response.SerializeToString() if self._serialized else response, frees))
+        self._outbox.put((response.SerializeToString(), frees))
 
     def _finished(self, request_id: int, task: asyncio.Task[None]) -> None:
         if self._running.get(request_id) is task:
@@ -180,23 +171,9 @@ class ExchangeSession:
             return _refusal(request_id, _DeadlinePassed() if expired else error)
         return response
 
-    async def _send(
-        self, batch: list[tuple[pb.EngineServiceExchangeResponse | bytes, bool]]
-    ) -> None:
-        answers = [answer for answer, _ in batch]
+    async def _send(self, batch: list[tuple[bytes, bool]]) -> None:
         try:
-            if self._serialized:
-                bodies = cast(list[bytes], answers)
-                await self._context.write(b"".join(repeated_field(BATCH_FIELD, b) for b in bodies))
-            else:
-                messages = cast(list[pb.EngineServiceExchangeResponse], answers)
-                if self._batched:
-                    await self._context.write(
-                        pb.EngineServiceExchangeBatchesResponse(responses=messages)
-                    )
-                else:
-                    for response in messages:
-                        await self._context.write(response)
+            await self._context.write(b"".join(repeated_field(BATCH_FIELD, a) for a, _ in batch))
         except Exception as exc:  # the stream is gone: nobody is left to answer
             log.debug("exchange_write_failed", error=clip(repr(exc)))
         finally:
@@ -205,9 +182,8 @@ class ExchangeSession:
                     self._slots.release()
 
 
-def _answer_size(item: tuple[pb.EngineServiceExchangeResponse | bytes, bool]) -> int:
-    answer = item[0]
-    return len(answer) if isinstance(answer, bytes) else answer.ByteSize()
+def _answer_size(item: tuple[bytes, bool]) -> int:
+    return len(item[0])
 
 
 BATCH_FIELD = 1
@@ -226,14 +202,6 @@ def repeated_field(number: int, message: bytes) -> bytes:
         size >>= 7
     head.append(size)
     return bytes(head) + message
-
-
-def serialized_or_message(message: Any) -> bytes:
-    """A serializer for a method whose messages are written as their bytes or as a
-    message: bytes pass through, a message is serialized."""
-    if isinstance(message, bytes):
-        return message
-    return bytes(message.SerializeToString())
 
 
 class _DeadlinePassed(Exception):

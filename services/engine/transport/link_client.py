@@ -1,16 +1,14 @@
 """The gateway's side of the engine link: ExchangeBatches streams on plain TCP (issue 16).
 
-:class:`LinkStub` stands where the gRPC stub stands for an
-:class:`~services.engine.transport.exchange_client.ExchangePool`: its ``ExchangeBatches`` opens a
-:class:`LinkCall`, one TCP connection to the next engine of the target, which behaves as
-the grpc.aio stream call the pool's streams use (``initial_metadata``, ``write``,
-``done_writing``, iteration over the answers, ``cancel``) and fails as it would: every
+:class:`LinkStub` is an :class:`~services.engine.transport.exchange_client.ExchangePool`'s
+stub: its ``ExchangeBatches`` opens a :class:`LinkCall`, one TCP connection to the next
+engine of the target, shaped as a grpc.aio stream call (``initial_metadata``, ``write``,
+``done_writing``, iteration over the answers, ``cancel``) and failing as one would: every
 way a connection can end under its calls is a grpc.aio.AioRpcError, UNAVAILABLE unless
-the engine said otherwise in its ``E`` frame. So the pool's multiplexing, batching,
-deadlines, cancels, drain and stream ageing serve both transports alike
-(services.engine.transport.link_frames says what goes on a connection).
+the engine said otherwise in its ``E`` frame, which services.rpc.errors maps for callers
+as it maps GameService's own (services.engine.transport.link_frames says what goes on a
+connection).
 """
-
 from __future__ import annotations
 
 import asyncio
@@ -150,11 +148,6 @@ class LinkStub:
         bot_key = next((v for k, v in metadata or () if k == BOT_KEY_METADATA), "")
         return LinkCall(self._target, bot_key)
 
-    def Exchange(self, metadata: Any = None) -> LinkCall:
-        """The link has ExchangeBatches streams only (a pool never falls back on it: an
-        engine serving the link has them)."""
-        return self.ExchangeBatches(metadata)
-
 
 class LinkCall(asyncio.Protocol):
     """One link connection as a grpc.aio stream-stream call of ExchangeBatches (the part
@@ -293,11 +286,8 @@ class LinkCall(asyncio.Protocol):
     def _end(self, status: bytes) -> None:
         """The engine's ``E`` frame: the stream is over, failed unless its code is 0.
 
-        UNIMPLEMENTED fails as an outage (UNAVAILABLE): on gRPC it tells the pool the
-        engine predates ExchangeBatches, and the pool then opens Exchange streams for a
-        while; the link has nothing else to fall back on (LinkStub.Exchange is the same
-        stream, to which an unbatched ExchangeStream writes nothing it can send), so
-        every call of that while would wait for its deadline."""
+        UNIMPLEMENTED fails as an outage (UNAVAILABLE), as any peer that is no engine of
+        ours does: there is no other transport to fall back on."""
         try:
             error = rpc_error_from_status(status)
         except DecodeError:

@@ -31,6 +31,10 @@ import contextlib
 import socket
 import struct
 
+DEFAULT_LINK_PORT = 50053
+"""The engine link's port when ``teoti engine --link-port`` and ``$TEOTI_LINK_PORT`` name
+none: beside the engine's gRPC port (50052), as deploy/k8s/base/engine.yaml has it."""
+
 HELLO = ord("H")
 BATCH = ord("B")
 FINISH = ord("F")

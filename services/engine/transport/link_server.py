@@ -1,12 +1,12 @@
 """The engine's side of the engine link: ExchangeBatches streams on plain TCP (issue 16).
 
-Each connection is one ExchangeBatches stream (services.engine.transport.link_frames says what
-goes on it), served by the same :class:`~services.engine.transport.exchange_server.ExchangeSession`
-as a gRPC stream, so a command is answered alike on either: the same handlers, bounds in
-flight, deadlines, cancels and drain. What gRPC did for the stream, the connection does
-here: back-pressure (a connection whose requests wait for a place in flight is no longer
-read, so TCP holds its client back), the peer's credential (the hello's, as the stream's
-``x-teoti-bot-key`` metadata), and the end of the stream (the ``E`` frame).
+Each connection is one ExchangeBatches stream (services.engine.transport.link_frames says
+what goes on it), served by an :class:`~services.engine.transport.exchange_server.
+ExchangeSession`: its handlers, bounds in flight, deadlines, cancels and drain. The
+connection does what a stream's transport would: back-pressure (a connection whose
+requests wait for a place in flight is no longer read, so TCP holds its client back), the
+peer's credential (the hello's), and the end of the stream (the ``E`` frame, a
+google.rpc.Status).
 """
 
 from __future__ import annotations

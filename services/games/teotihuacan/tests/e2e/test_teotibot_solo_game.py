@@ -13,12 +13,12 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import GatewayLimits, Stack, StoreSettings, all_in_one
 from services.engine.domain.game import fold
 from services.engine.domain.rulesets import RulesetRegistry
 from services.rpc.limits import CreationQuota, PeerRateLimiter
-from services.rpc.stubs import load_stubs
 
 SLOW_SOLO_GAMES = int(os.environ.get("TEOTI_SOLO_E2E_GAMES", "300"))
 TOKEN = "solo-human-secret-0123456789"
@@ -81,9 +81,9 @@ async def _play_solo_game(stub: Any, pb: Any, seed: int) -> tuple[Any, Any]:
 
 
 async def _play(stack: Stack, registry: RulesetRegistry, games: int) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
         for seed in range(games):
             game, listed = await asyncio.wait_for(_play_solo_game(stub, pb, seed), timeout=120)
             assert game.finished and sorted(game.result.ranking) == [0, 1]

@@ -13,11 +13,11 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import Stack, StoreSettings, all_in_one
 from services.engine.domain.game import fold
 from services.engine.domain.rulesets import RulesetRegistry
-from services.rpc.stubs import load_stubs
 
 
 @pytest.fixture
@@ -30,9 +30,9 @@ async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> A
 async def test_all_bot_teotihuacan_game_reaches_the_final_score(
     stack: Stack, registry: RulesetRegistry, players: int
 ) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
-        stub: Any = load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
         seats = [pb.Seat(kind=pb.SEAT_KIND_BOT, name=f"bot{i}") for i in range(players)]
         created = await stub.CreateGame(
             pb.CreateGameRequest(ruleset="teotihuacan", seats=seats, options_json="{}")

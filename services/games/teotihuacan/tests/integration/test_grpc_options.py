@@ -7,10 +7,10 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.rpc.errors import error_info
-from services.rpc.stubs import load_stubs
 from tests.integration.test_grpc_errors import expect, stub
 
 __all__ = ["stub"]  # the fixture, shared with the generic error tests
@@ -29,7 +29,7 @@ async def test_teotihuacan_options_of_a_wrong_type_are_refused_not_coerced(
     stub: Any, redis_store: RedisEventStore, options_json: str, named: str
 ) -> None:
     # Issue 13 item 7: {"first_game": "no"} and {"first_game": 1} used to start a game.
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     seats = [
         pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=f"t{i}-0123456789abcdefghij")
         for i, n in enumerate("ab")

@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc
 import pytest
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import StoreSettings, all_in_one
 from services.engine.domain.audit import audit_log
@@ -23,7 +24,6 @@ from services.engine.domain.records import canonical_json
 from services.engine.domain.rulesets import RulesetRegistry
 from services.games.teotihuacan.rules.components import components
 from services.rpc.convert import event_from_proto
-from services.rpc.stubs import load_stubs
 
 TOKENS = ("ann-secret-0123456789abcdef", "bob-secret-0123456789abcdef")
 
@@ -34,11 +34,11 @@ async def stub(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> As
         all_in_one(redis_url, store=StoreSettings(key_prefix), registry=registry) as stack,
         grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel,
     ):
-        yield load_stubs().game_pb2_grpc.GameServiceStub(channel)
+        yield game_service_pb2_grpc.GameServiceStub(channel)
 
 
 async def _events(stub: Any, game_id: str, seat: int | None = None) -> list[Any]:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     request = pb.ListEventsRequest(game_id=game_id)
     if seat is not None:
         request.seat = seat
@@ -47,7 +47,7 @@ async def _events(stub: Any, game_id: str, seat: int | None = None) -> list[Any]
 
 
 async def _view(stub: Any, game_id: str, seat: int | None = None) -> dict[str, Any]:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     request = pb.GetGameRequest(game_id=game_id)
     if seat is not None:
         request.seat = seat
@@ -56,7 +56,7 @@ async def _view(stub: Any, game_id: str, seat: int | None = None) -> dict[str, A
 
 
 async def _choose(stub: Any, game_id: str, seat: int) -> list[int]:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     own = await stub.ListLegalActions(
         pb.ListLegalActionsRequest(game_id=game_id, seat=seat, seat_token=TOKENS[seat])
     )
@@ -88,7 +88,7 @@ def _candidates_recovering(commitment: str, candidates: list[Any]) -> list[Any]:
 async def test_secret_starting_tiles_are_committed_shown_to_their_seat_and_revealed(
     stub: Any, registry: RulesetRegistry
 ) -> None:
-    pb = load_stubs().game_pb2
+    pb = game_service_pb2
     seats = [
         pb.Seat(kind=pb.SEAT_KIND_HUMAN, name=n, token=t) for n, t in zip("ab", TOKENS, strict=True)
     ]
