@@ -54,6 +54,7 @@ DEPLOYMENT_NAMED = ("deploy/k8s/overlays/production/",)
 ENTRY_POINT_TABLE = '[project.entry-points."teotihuacan_server.games"]'
 """pyproject.toml's table of one line per game (see the module doc)."""
 
+
 def game_names() -> list[str]:
     """The game folders under services/games/ (a package each), by name."""
     return sorted(p.name for p in GAMES.iterdir() if (p / "__init__.py").is_file())

@@ -14,8 +14,8 @@ from teoti_client.client import GameServiceClient
 from teoti_client.proto import game_service_pb2
 
 from services.engine.domain.records import StoredEvent
-from services.rpc.convert import event_from_proto
-from services.rpc.errors import from_rpc_error
+from services.engine.transport.proto_convert import event_from_proto
+from services.engine.transport.status_mapping import from_rpc_error
 
 
 class TeotiClient(GameServiceClient[StoredEvent]):

@@ -37,24 +37,24 @@ from services.engine.domain.records import (
 from services.engine.domain.ruleset import RuleViolation
 from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
-from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
-from services.gateway.watch_hub import WatchHub
-from services.rpc import deadlines
-from services.rpc.convert import (
+from services.engine.transport.proto_convert import (
     event_to_proto,
     parse_object,
     seats_to_proto,
     seats_with_tokens,
     time_control_from_proto,
 )
-from services.rpc.errors import (
-    BadRequest,
+from services.engine.transport.proto_projection import add_game_view, add_legal_actions
+from services.engine.transport.status_mapping import (
     abort_for,
-    internal_status,
     rich_status,
     stream_errors,
     unary_errors,
 )
+from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
+from services.gateway.watch_hub import WatchHub
+from services.rpc import deadlines
+from services.rpc.errors import BadRequest, internal_status
 from services.rpc.limits import (
     ClientRateLimiter,
     CreationQuota,
@@ -63,7 +63,6 @@ from services.rpc.limits import (
     WatcherLimit,
     peer_address,
 )
-from services.rpc.projection import add_game_view, add_legal_actions
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
 log = structlog.get_logger(__name__)
@@ -272,7 +271,7 @@ class GameServicer:
         """``seat``'s view of ``snapshot`` (public for None) as a GetGameResponse, written
         into ``into`` (an empty GetGameResponse, such as a reply's own field, so nothing
         is copied into it afterwards: two deep copies a move on Play, issue 16) or a new
-        one; returns it (:func:`services.rpc.projection.add_game_view`)."""
+        one; returns it (:func:`services.engine.transport.proto_projection.add_game_view`)."""
         reply = pb.GetGameResponse() if into is None else into
         add_game_view(reply, snapshot, seat)
         return reply

@@ -1,5 +1,5 @@
 """TournamentService over gRPC: proto <-> services.tournament.service, errors mapped in
-services.rpc.errors (refusals carry the rule as ErrorInfo reason)."""
+services.engine.transport.status_mapping (refusals carry the rule as ErrorInfo reason)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from services.engine.domain.game_seats import new_token
 from services.engine.domain.records import StoredEvent, canonical_json
-from services.rpc.convert import parse_object
-from services.rpc.errors import stream_errors, unary_errors
+from services.engine.transport.proto_convert import parse_object
+from services.engine.transport.status_mapping import stream_errors, unary_errors
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.rpc.limits import ClientRateLimiter, CreationQuota

@@ -101,8 +101,8 @@ def _lenient(deserializer: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
 
 class LenientParsing(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Bytes that do not parse as the method's request reach the handler as a
-    :class:`BadRequest`, which ``services.rpc.errors`` refuses with INVALID_ARGUMENT
-    (grpc itself would answer UNKNOWN, the status of a server bug)."""
+    :class:`BadRequest`, which ``services.engine.transport.status_mapping`` refuses with
+    INVALID_ARGUMENT (grpc itself would answer UNKNOWN, the status of a server bug)."""
 
     async def intercept_service(
         self, continuation: Callable[[Any], Any], handler_call_details: Any

@@ -27,7 +27,7 @@ from services.engine.adapters.finished import GameFinished
 from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.errors import Unavailable
-from services.rpc.errors import outage_of
+from services.engine.transport.status_mapping import outage_of
 from services.tournament.aggregate import RUNNING
 from services.tournament.conductor import Conductor
 

@@ -16,14 +16,14 @@ from typing import Any
 import grpc
 from google.rpc import status_pb2
 
-_DETAILS_KEY = "grpc-status-details-bin"
+from services.rpc.errors import DETAILS_KEY
 
 
 class WebAbort(grpc.aio.AbortError):  # type: ignore[misc]
     """The servicer aborted the call: ``status`` is the google.rpc.Status to send.
 
     A subclass of grpc's AbortError so the servicer's error decorators
-    (services.rpc.errors) pass it through as they pass a real abort.
+    (services.engine.transport.status_mapping) pass it through as they pass a real abort.
     """
 
     def __init__(self, status: status_pb2.Status) -> None:
@@ -152,6 +152,6 @@ class WebContext:
     async def abort_with_status(self, status: grpc.Status) -> None:
         """End the call with a rich status (its google.rpc.Status from the trailers)."""
         for key, value in status.trailing_metadata or ():
-            if key == _DETAILS_KEY and isinstance(value, bytes):
+            if key == DETAILS_KEY and isinstance(value, bytes):
                 raise WebAbort(status_pb2.Status.FromString(value))
         raise WebAbort(status_of(status.code, status.details))

@@ -1,11 +1,10 @@
 """The client's own copy of google.rpc.Status/ErrorInfo decodes what the server encodes.
 
-``teoti_client`` decodes refusals without googleapis-common-protos, through the
-wire-compatible messages of ``clients/python/proto/teoti_client/rpc_status.proto``. For
-every domain error the server maps (``services.rpc.errors.to_rpc_status``, with the real
-google.rpc messages), the client must find the same reason, message and metadata, and
-pick the error class the README names.
-"""
+``teoti_client`` decodes refusals without googleapis-common-protos, through the wire-compatible
+messages of ``clients/python/proto/teoti_client/rpc_status.proto``. For every domain error the
+server maps (``services.engine.transport.status_mapping.to_rpc_status``, with the real
+google.rpc messages), the client must find the same reason, message and metadata, and pick the
+error class the README names."""
 
 from __future__ import annotations
 
@@ -25,7 +24,8 @@ from services.engine.domain.errors import (
     UnknownRuleset,
     VersionConflict,
 )
-from services.rpc.errors import clip, to_rpc_status
+from services.engine.transport.status_mapping import to_rpc_status
+from services.rpc.errors import clip
 from services.rpc.limits import RateLimited
 
 

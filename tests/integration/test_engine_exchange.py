@@ -24,8 +24,8 @@ from services.engine.domain.errors import InvalidArgument, RuleViolation, Versio
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.transport.exchange_client import ExchangeStream
 from services.engine.transport.remote import RemoteEngineClient
+from services.engine.transport.status_mapping import outage_of
 from services.rpc import deadlines
-from services.rpc.errors import outage_of
 from tests.integration.exchange_engine import (
     HUMANS,
     GatedEngine,

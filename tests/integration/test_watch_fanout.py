@@ -22,8 +22,8 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.status_mapping import status_for
 from services.gateway.watch_hub import WatchHub
-from services.rpc.errors import status_for
 from services.rpc.limits import ClientRateLimiter, WatcherTooSlow
 
 HUMANS = [SeatInfo("human", "ann"), SeatInfo("human", "bob")]

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.engine.domain.game_seats import hash_token
-from services.rpc.errors import status_for
+from services.engine.transport.status_mapping import status_for
 from services.rpc.limits import (
     ClientRateLimiter,
     CreationQuota,
@@ -168,7 +168,7 @@ def _stated_waits(refusal: RateLimited) -> tuple[float, float]:
     """The wait a refused client is told: in the message, and in the RetryInfo detail."""
     from google.rpc import error_details_pb2
 
-    from services.rpc.errors import rich_status
+    from services.engine.transport.status_mapping import rich_status
 
     said = re.search(r"retry in ([0-9.]+)s", str(refusal))
     status = rich_status(refusal)

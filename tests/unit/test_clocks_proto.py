@@ -1,5 +1,5 @@
-"""services.rpc.convert.add_clocks writes the SeatClock messages clocks_to_proto makes
-straight into a reply's repeated field (no message made apart and copied in, issue 16)."""
+"""services.engine.transport.proto_convert.add_clocks writes the SeatClock messages clocks_to_proto
+makes straight into a reply's repeated field (no message made apart and copied in, issue 16)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from teoti_client.proto import game_service_pb2
 
 from services.engine.domain.timing.seat_clocks import ClockState, SeatClock
 from services.engine.domain.timing.time_control import TimeControl
-from services.rpc.convert import add_clocks, clocks_to_proto
+from services.engine.transport.proto_convert import add_clocks, clocks_to_proto
 
 pb = game_service_pb2
 

@@ -9,7 +9,7 @@ from google.rpc import error_details_pb2, status_pb2
 from redis import exceptions as redis_errors
 
 from services.engine.domain.errors import GameNotFound, Unavailable
-from services.rpc.errors import status_for, to_rpc_status
+from services.engine.transport.status_mapping import status_for, to_rpc_status
 from services.rpc.limits import RateLimited
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.engine.domain.records import EventMetadata, StoredEvent
-from services.rpc.convert import add_events, event_from_proto, event_to_proto
+from services.engine.transport.proto_convert import add_events, event_from_proto, event_to_proto
 from services.rpc.generated import engine_service_pb2 as pb
 
 EVENTS = [

@@ -1,4 +1,4 @@
-"""services.rpc.convert.parse_object: the JSON object of a request field, or
+"""services.engine.transport.proto_convert.parse_object: the JSON object of a request field, or
 INVALID_ARGUMENT naming the field; what it refuses is what no store or reply could
 carry (issue 16 made its common case cheaper: these pin what it must still refuse)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from services.engine.domain.errors import InvalidArgument
-from services.rpc.convert import parse_object
+from services.engine.transport.proto_convert import parse_object
 
 
 def test_an_object_is_parsed_and_blank_text_is_empty() -> None:

@@ -1,5 +1,5 @@
-"""services.rpc.convert.add_seats writes the Seat messages seats_to_proto makes straight
-into a reply's repeated field (issue 16: building them apart and copying them in cost
+"""services.engine.transport.proto_convert.add_seats writes the Seat messages seats_to_proto makes
+straight into a reply's repeated field (issue 16: building them apart and copying them in cost
 more than the rest of a move's view)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from teoti_client.proto import game_service_pb2
 
 from services.engine.domain.game_seats import SeatKind, SeatSpec
-from services.rpc.convert import add_seats, seats_to_proto
+from services.engine.transport.proto_convert import add_seats, seats_to_proto
 
 pb = game_service_pb2
 SEATS = (

@@ -1,4 +1,5 @@
-"""Domain errors of the engine (mapped to gRPC statuses in services.rpc.errors)."""
+"""Domain errors of the engine (mapped to gRPC statuses in
+services.engine.transport.status_mapping)."""
 
 from __future__ import annotations
 

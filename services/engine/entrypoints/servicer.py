@@ -18,21 +18,22 @@ from services.engine.transport.exchange_server import (
 )
 from services.engine.transport.exchange_server import ENGINE_SERVICE as ENGINE_SERVICE
 from services.engine.transport.link_server import LinkServer, start_link_server
-from services.rpc.convert import (
+from services.engine.transport.proto_convert import (
     add_events,
     parse_object,
     seats_from_engine_proto,
     time_control_from_proto,
 )
+from services.engine.transport.proto_projection import add_game_view, add_legal_actions
 from services.rpc.errors import BadRequest
 from services.rpc.generated import engine_service_pb2 as pb
-from services.rpc.projection import add_game_view, add_legal_actions
 from services.rpc.server import build_server, mark_serving
 
 
 class EngineServicer:
     """Adapts the engine link's commands to :class:`Engine` calls (errors via
-    services.rpc.errors): each link connection is one :class:`ExchangeSession`."""
+    services.engine.transport.status_mapping): each link connection is one
+    :class:`ExchangeSession`."""
 
     def __init__(self, engine: Engine, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         self._engine = engine
@@ -105,8 +106,8 @@ class EngineServicer:
     ) -> None:
         """The engine's SubmitAction reply, written into ``into`` (an Exchange response's
         own field). It carries the events appended, or with ``return_view`` the seat's
-        view and legal actions after them (services.rpc.projection) instead. Raises the
-        engine's domain errors."""
+        view and legal actions after them (services.engine.transport.proto_projection)
+        instead. Raises the engine's domain errors."""
         result = await self._engine.submit_action(
             request.game_id,
             request.seat,

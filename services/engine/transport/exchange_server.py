@@ -15,7 +15,8 @@ import structlog
 from google.rpc import status_pb2
 
 from services.engine.transport.exchange_outbox import Outbox
-from services.rpc.errors import BadRequest, abort_for, clip, internal_status, rich_status
+from services.engine.transport.status_mapping import abort_for, rich_status
+from services.rpc.errors import BadRequest, clip, internal_status
 from services.rpc.generated import engine_service_pb2 as pb
 from services.task_deadline import TaskDeadline
 
@@ -31,7 +32,8 @@ Answer = Callable[
 ]
 """Runs one request's command and writes its reply into the response's oneof field (in
 place: no copy of the reply and its events, issue 16), or raises a domain error
-(services.rpc.errors); the response it was given is then dropped, whatever it holds."""
+(services.engine.transport.status_mapping); the response it was given is then dropped,
+whatever it holds."""
 
 
 ENGINE_SERVICE = "gameserver.v1.EngineService"

@@ -1,14 +1,13 @@
 """The gateway's side of the engine link: ExchangeBatches streams on plain TCP (issue 16).
 
-:class:`LinkStub` is an :class:`~services.engine.transport.exchange_client.ExchangePool`'s
-stub: its ``ExchangeBatches`` opens a :class:`LinkCall`, one TCP connection to the next
-engine of the target, shaped as a grpc.aio stream call (``initial_metadata``, ``write``,
-``done_writing``, iteration over the answers, ``cancel``) and failing as one would: every
-way a connection can end under its calls is a grpc.aio.AioRpcError, UNAVAILABLE unless
-the engine said otherwise in its ``E`` frame, which services.rpc.errors maps for callers
-as it maps GameService's own (services.engine.transport.link_frames says what goes on a
-connection).
-"""
+:class:`LinkStub` is an :class:`~services.engine.transport.exchange_client.ExchangePool`'s stub:
+its ``ExchangeBatches`` opens a :class:`LinkCall`, one TCP connection to the next engine of the
+target, shaped as a grpc.aio stream call (``initial_metadata``, ``write``, ``done_writing``,
+iteration over the answers, ``cancel``) and failing as one would: every way a connection can end
+under its calls is a grpc.aio.AioRpcError, UNAVAILABLE unless the engine said otherwise in its
+``E`` frame, which services.engine.transport.status_mapping maps for callers as it maps
+GameService's own (services.engine.transport.link_frames says what goes on a connection)."""
+
 from __future__ import annotations
 
 import asyncio

@@ -20,9 +20,14 @@ from services.engine.transport.exchange_client import (
 )
 from services.engine.transport.exchange_outbox import FRAMING_BYTES
 from services.engine.transport.link_client import LinkStub, LinkTarget
+from services.engine.transport.proto_convert import (
+    add_seats,
+    event_from_proto,
+    time_control_to_proto,
+)
+from services.engine.transport.status_mapping import from_rpc_error
 from services.rpc import deadlines
-from services.rpc.convert import add_seats, event_from_proto, time_control_to_proto
-from services.rpc.errors import from_rpc_error, rpc_error_from_status
+from services.rpc.errors import rpc_error_from_status
 from services.rpc.generated import engine_service_pb2 as pb
 
 CHANNELS = 4
@@ -101,7 +106,8 @@ class RemoteEngineClient:
         self, method: str, command: Any, request: pb.EngineServiceExchangeRequest
     ) -> Any:
         """``method`` with ``command`` (its request), sent as ``request`` (see
-        :meth:`_command`); a transport failure raised as services.rpc.errors maps it."""
+        :meth:`_command`); a transport failure raised as
+        services.engine.transport.status_mapping maps it."""
         if (size := command.ByteSize()) > MAX_COMMAND_BYTES:
             # Refused here as the bad argument it is: the engine's RESOURCE_EXHAUSTED
             # reads as an outage, and on a stream would end every call on it.

@@ -22,8 +22,8 @@ from services.engine.domain.chain import verify_chain
 from services.engine.domain.commitments import opens
 from services.engine.domain.records import canonical_json
 from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.transport.proto_convert import event_from_proto
 from services.games.teotihuacan.rules.components import components
-from services.rpc.convert import event_from_proto
 
 TOKENS = ("ann-secret-0123456789abcdef", "bob-secret-0123456789abcdef")
 

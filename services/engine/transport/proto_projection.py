@@ -15,7 +15,7 @@ from teoti_client.proto import game_service_pb2 as pb
 
 from services.engine.domain.game import GameSnapshot
 from services.engine.domain.records import canonical_json
-from services.rpc.convert import add_clocks, add_seats, time_control_to_proto
+from services.engine.transport.proto_convert import add_clocks, add_seats, time_control_to_proto
 
 
 def add_game_view(
