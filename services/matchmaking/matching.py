@@ -17,10 +17,11 @@ table atomically, so two matchers proposing at once never seat one seek twice.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from services.matchmaking.seeks import Seek, compatible
+from services.matchmaking.seeks import Seek
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,76 +52,96 @@ def propose_tables(seeks: Iterable[Seek], now_ms: int) -> list[Table]:
     """Disjoint tables for the waiting ``seeks`` at ``now_ms`` (see the module doc).
 
     Seeks of several pools may be given; each table is of one pool. The result is the
-    same for the same seeks and time, whatever their order.
+    same for the same seeks and time, whatever their order: tables ordered by their
+    first seat's age. Cost: each seek looks only at the seeks inside its rating window
+    (found by bisection in rating order), so a pass is about n log n while windows are
+    narrow, n squared only when every window holds every rating.
     """
-    waiting = sorted(seeks, key=lambda s: (s.created_ms, s.seek_id))
-    seated: set[str] = set()
-    tables: list[Table] = []
-    for anchor in waiting:
-        if anchor.seek_id in seated:
-            continue
-        free = [s for s in waiting if s.seek_id not in seated and s.seek_id != anchor.seek_id]
-        table = _human_table(anchor, free, now_ms) or _bot_table(anchor, free, now_ms)
-        if table is not None:
-            tables.append(table)
-            seated.update(s.seek_id for s in table.seeks)
-    return tables
+    by_pool: dict[str, list[Seek]] = {}
+    for seek in seeks:
+        by_pool.setdefault(seek.pool, []).append(seek)
+    tables = [t for pool in sorted(by_pool) for t in _PoolPass(by_pool[pool], now_ms).tables()]
+    return sorted(tables, key=lambda t: (t.seeks[0].created_ms, t.seeks[0].seek_id))
 
 
-def _closest(anchor: Seek, candidates: Sequence[Seek], now_ms: int) -> list[Seek]:
-    """The candidates compatible with ``anchor``, closest rating first, then oldest."""
-    fits = [c for c in candidates if compatible(anchor, c, now_ms)]
-    return sorted(fits, key=lambda c: (abs(c.rating - anchor.rating), c.created_ms, c.seek_id))
+class _PoolPass:
+    """One pass over one pool's seeks: their windows at ``now_ms`` worked out once."""
 
+    def __init__(self, seeks: Sequence[Seek], now_ms: int) -> None:
+        self.now_ms = now_ms
+        self.by_age = sorted(seeks, key=lambda s: (s.created_ms, s.seek_id))
+        self.by_rating = sorted(seeks, key=lambda s: (s.rating, s.seek_id))
+        self.ratings = [s.rating for s in self.by_rating]
+        self.half = {s.seek_id: s.window.at(s.waited_s(now_ms)) for s in seeks}
+        self.seated: set[str] = set()
 
-def _clique(anchor: Seek, ordered: Sequence[Seek], size: int, now_ms: int) -> list[Seek] | None:
-    """``size`` seeks starting with ``anchor``, pairwise compatible and all accepting
-    ``size`` seats, taken greedily in ``ordered`` order; None if there are not enough."""
-    group = [anchor]
-    seen_players = {anchor.player}
-    for candidate in ordered:
-        if len(group) == size:
-            break
-        if (
-            candidate.accepts_size(size)
-            and candidate.player not in seen_players
-            and all(compatible(member, candidate, now_ms) for member in group)
-        ):
-            group.append(candidate)
-            seen_players.add(candidate.player)
-    return group if len(group) == size else None
+    def fits(self, a: Seek, b: Seek) -> bool:
+        """:func:`~services.matchmaking.seeks.compatible` for two seeks of this pool."""
+        gap = abs(a.rating - b.rating)
+        return a.player != b.player and gap <= self.half[a.seek_id] and gap <= self.half[b.seek_id]
 
+    def near(self, anchor: Seek) -> list[Seek]:
+        """The free seeks compatible with ``anchor``, closest rating first, then oldest."""
+        reach = self.half[anchor.seek_id]
+        lo = bisect.bisect_left(self.ratings, anchor.rating - reach)
+        hi = bisect.bisect_right(self.ratings, anchor.rating + reach)
+        fits = [
+            c
+            for c in self.by_rating[lo:hi]
+            if c.seek_id not in self.seated and c.seek_id != anchor.seek_id and self.fits(anchor, c)
+        ]
+        return sorted(fits, key=lambda c: (abs(c.rating - anchor.rating), c.created_ms, c.seek_id))
 
-def _human_table(anchor: Seek, free: Sequence[Seek], now_ms: int) -> Table | None:
-    """The largest all-human table ``anchor`` accepts, or None."""
-    ordered = _closest(anchor, free, now_ms)
-    for size in range(anchor.max_seats, anchor.min_seats - 1, -1):
-        group = _clique(anchor, ordered, size, now_ms)
-        if group is not None:
-            return Table(tuple(_seat_order(group)))
-    return None
+    def tables(self) -> list[Table]:
+        """The pass's tables, the oldest free seek choosing first."""
+        found: list[Table] = []
+        for anchor in self.by_age:
+            if anchor.seek_id in self.seated:
+                continue
+            table = self.human_table(anchor) or self.bot_table(anchor)
+            if table is not None:
+                found.append(table)
+                self.seated.update(s.seek_id for s in table.seeks)
+        return found
 
+    def clique(self, anchor: Seek, ordered: Sequence[Seek], size: int) -> list[Seek] | None:
+        """``size`` seeks starting with ``anchor``, pairwise compatible and all accepting
+        ``size`` seats, taken greedily in ``ordered`` order; None if there are not enough."""
+        group = [anchor]
+        for candidate in ordered:
+            if len(group) == size:
+                break
+            if candidate.accepts_size(size) and all(self.fits(m, candidate) for m in group):
+                group.append(candidate)
+        return group if len(group) == size else None
 
-def _bot_table(anchor: Seek, free: Sequence[Seek], now_ms: int) -> Table | None:
-    """A table of the humans who waited past their bot time, bots in the other seats."""
-    if not anchor.wants_bots(now_ms):
+    def human_table(self, anchor: Seek) -> Table | None:
+        """The largest all-human table ``anchor`` accepts, or None."""
+        ordered = self.near(anchor)
+        for size in range(anchor.max_seats, anchor.min_seats - 1, -1):
+            if size - 1 > len(ordered):
+                continue
+            group = self.clique(anchor, ordered, size)
+            if group is not None:
+                return Table(tuple(_seat_order(group)))
         return None
-    ordered = _closest(anchor, [s for s in free if s.wants_bots(now_ms)], now_ms)
-    group = [anchor]
-    for candidate in ordered:
-        sizes = _common_sizes([*group, candidate])
-        if (
-            sizes
-            and len(group) < max(sizes)
-            and candidate.player not in {m.player for m in group}
-            and all(compatible(member, candidate, now_ms) for member in group)
-        ):
-            group.append(candidate)
-    sizes = [n for n in _common_sizes(group) if n >= len(group)]
-    if not sizes:
-        return None
-    seats = min(sizes)
-    return Table(tuple(_seat_order(group)), bots=seats - len(group))
+
+    def bot_table(self, anchor: Seek) -> Table | None:
+        """A table of the humans who waited past their bot time, bots in the other seats."""
+        if not anchor.wants_bots(self.now_ms):
+            return None
+        group = [anchor]
+        for candidate in self.near(anchor):
+            if not candidate.wants_bots(self.now_ms):
+                continue
+            sizes = _common_sizes([*group, candidate])
+            if sizes and len(group) < max(sizes) and all(self.fits(m, candidate) for m in group):
+                group.append(candidate)
+        sizes = [n for n in _common_sizes(group) if n >= len(group)]
+        if not sizes:
+            return None
+        seats = min(sizes)
+        return Table(tuple(_seat_order(group)), bots=seats - len(group))
 
 
 def _common_sizes(group: Sequence[Seek]) -> list[int]:

@@ -149,6 +149,7 @@ class RedisSeekPool:
     def __init__(self, client: RedisClient, prefix: str) -> None:
         self._redis = client
         self._prefix = prefix
+        self._seen: dict[str, dict[str, Seek]] = {}
 
     def _key(self, pool: str, name: str) -> str:
         return f"{self._prefix}:{{mm:{pool_id(pool)}}}:{name}"
@@ -211,10 +212,20 @@ class RedisSeekPool:
         return sorted(_text(v) for v in found or ())
 
     async def waiting(self, pool: str) -> list[Seek]:
-        """The seeks waiting in ``pool`` now, oldest first."""
-        stored: Any = await self._redis.hgetall(self._key(pool, "seeks"))
-        seeks = [Seek.from_json(v) for v in (stored or {}).values()]
-        return sorted(seeks, key=lambda s: (s.created_ms, s.seek_id))
+        """The seeks waiting in ``pool`` now, oldest first. Only seeks this pool object
+        has not read before are fetched and decoded (a seek never changes while it
+        waits), so a matcher passing often pays for the new seeks, not the whole list."""
+        ids: Any = await self._redis.zrange(self._key(pool, "waiting"), 0, -1)
+        waiting = [_text(i) for i in ids or ()]
+        known = self._seen.setdefault(pool, {})
+        new = [i for i in waiting if i not in known]
+        if new:
+            stored: Any = await self._redis.hmget(self._key(pool, "seeks"), new)
+            for seek_id, text in zip(new, stored, strict=True):
+                if text is not None:  # placed or cancelled between the two reads
+                    known[seek_id] = Seek.from_json(text)
+        self._seen[pool] = {i: known[i] for i in waiting if i in known}
+        return sorted(self._seen[pool].values(), key=lambda s: (s.created_ms, s.seek_id))
 
     async def lease(self, pool: str, holder: str, ttl_ms: int) -> bool:
         """Take or renew the pool's matcher lease for ``holder`` (True if held now).
