@@ -1,0 +1,225 @@
+"""Player streams fanned out: one read loop per inbox shard serves every open stream.
+
+A player's stream (WatchPlayer) is a :class:`PlayerSubscription`, a bounded in-memory
+buffer, in a :class:`NoticeHub`. The hub runs one loop per inbox shard with any watched
+player; each loop issues one ``XREAD BLOCK`` over the inboxes of that shard's watched
+players (one hash slot: services.notices.inbox) and copies what it reads to their
+subscriptions. An idle stream holds no Redis connection: the process holds at most one
+per watched shard, whatever the number of streams (as the WatchGame hub,
+services.gateway.watch_hub, does for games).
+
+:meth:`NoticeHub.follow` gives a client every notice after its cursor and then each new
+one, in id order, none twice: it subscribes first, reads the inbox from the cursor (the
+backlog), then takes from the buffer only what comes after the last id it yielded. A
+stream whose client does not take its notices is dropped once ``buffer`` are waiting
+(:class:`~services.rpc.limits.WatcherTooSlow`); the client resumes from its last id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import structlog
+
+from services.notices.inbox import RedisInbox, decode
+from services.notices.notice import Notice, notice_id_key
+from services.rpc.limits import WatcherTooSlow
+
+log = structlog.get_logger(__name__)
+
+STREAM_BUFFER = 256
+"""Notices buffered per stream before it is dropped as too slow."""
+DEFAULT_BLOCK_MS = 500
+"""How long one loop read blocks (a newly watched player joins the read within this;
+notices of players already watched arrive at once)."""
+READ_BATCH = 100
+"""Notices read per inbox per loop step (and per backlog read)."""
+_RETRY_S = (0.2, 0.5, 1.0, 2.0, 5.0)
+"""Backoff of a loop whose read failed (Redis unreachable); streams keep waiting."""
+
+
+class PlayerSubscription:
+    """One open stream's buffer of notices pushed by the hub (at most ``limit``)."""
+
+    def __init__(self, player: str, limit: int) -> None:
+        self.player = player
+        self._limit = limit
+        self._notices: deque[Notice] = deque()
+        self._wake = asyncio.Event()
+        self.dropped = False
+
+    def offer(self, notices: list[Notice]) -> bool:
+        """Buffer ``notices``; False (and the stream is dropped) if they do not fit."""
+        if self.dropped:
+            return False
+        if len(self._notices) + len(notices) > self._limit:
+            self.dropped = True
+            self._notices.clear()
+        else:
+            self._notices.extend(notices)
+        self._wake.set()
+        return not self.dropped
+
+    async def take(self) -> list[Notice]:
+        """Every buffered notice, waiting for one. Raises WatcherTooSlow once dropped."""
+        while not self._notices and not self.dropped:
+            self._wake.clear()
+            await self._wake.wait()
+        if self.dropped:
+            raise WatcherTooSlow(self.player, self._limit)
+        notices = list(self._notices)
+        self._notices.clear()
+        return notices
+
+
+class NoticeHub:
+    """Fans each watched player's new notices out to their open streams.
+
+    Args:
+        inbox: the players' inboxes.
+        block_ms: one loop read's block, in milliseconds.
+        buffer: notices per stream before it is dropped.
+    """
+
+    def __init__(
+        self, inbox: RedisInbox, block_ms: int = DEFAULT_BLOCK_MS, buffer: int = STREAM_BUFFER
+    ) -> None:
+        self._inbox = inbox
+        self._block_ms = block_ms
+        self._buffer = buffer
+        self._subscribers: dict[str, set[PlayerSubscription]] = {}
+        self._positions: dict[str, str] = {}
+        self._shards: dict[int, set[str]] = {}
+        self._loops: dict[int, asyncio.Task[None]] = {}
+
+    @property
+    def streams(self) -> int:
+        """Player streams open in this process."""
+        return sum(len(subs) for subs in self._subscribers.values())
+
+    @property
+    def read_loops(self) -> int:
+        """Read loops running (each holds at most one Redis connection)."""
+        return sum(1 for task in self._loops.values() if not task.done())
+
+    def subscribe(self, player: str, position: str) -> PlayerSubscription:
+        """Start buffering ``player``'s notices after the id ``position`` (the inbox's
+        last id when the caller looked; the player may already be read further)."""
+        sub = PlayerSubscription(player, self._buffer)
+        if player not in self._subscribers:
+            self._subscribers[player] = set()
+            self._positions[player] = position
+            shard = self._inbox.shard_of(player)
+            self._shards.setdefault(shard, set()).add(player)
+            if shard not in self._loops:
+                self._loops[shard] = asyncio.create_task(
+                    self._loop(shard), name=f"notice-loop-{shard}"
+                )
+        self._subscribers[player].add(sub)
+        return sub
+
+    def unsubscribe(self, sub: PlayerSubscription) -> None:
+        """Stop buffering for ``sub``; the player leaves the loop with their last stream."""
+        subs = self._subscribers.get(sub.player)
+        if subs is None:
+            return
+        subs.discard(sub)
+        if not subs:
+            del self._subscribers[sub.player]
+            del self._positions[sub.player]
+            players = self._shards.get(self._inbox.shard_of(sub.player))
+            if players is not None:
+                players.discard(sub.player)
+
+    async def _loop(self, shard: int) -> None:
+        failures = 0
+        try:
+            while True:
+                players = self._shards.get(shard)
+                if not players:
+                    return
+                streams: dict[Any, Any] = {self._inbox.key(p): self._positions[p] for p in players}
+                try:
+                    found: Any = await self._inbox.client.xread(
+                        dict(streams), count=READ_BATCH, block=self._block_ms
+                    )
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # an outage: log, back off, and read again
+                    if not self._shards.get(shard):
+                        return
+                    delay = _RETRY_S[min(failures, len(_RETRY_S) - 1)]
+                    failures += 1
+                    log.warning("notice_read_failed", shard=shard, error=type(exc).__name__)
+                    await asyncio.sleep(delay)
+                    continue
+                failures = 0
+                by_key = {self._inbox.key(p): p for p in players}
+                for key, entries in _streams(found):
+                    player = by_key.get(key)
+                    if player is not None and player in self._subscribers:
+                        self._deliver(player, decode(entries), entries)
+        finally:
+            if self._loops.get(shard) is asyncio.current_task():
+                del self._loops[shard]
+            if not self._shards.get(shard):
+                self._shards.pop(shard, None)
+
+    def _deliver(self, player: str, notices: list[Notice], entries: list[Any]) -> None:
+        if entries:  # move past every entry read, also one this version could not decode
+            self._positions[player] = _text(entries[-1][0])
+        for sub in list(self._subscribers.get(player, ())):
+            if notices and not sub.offer(notices):
+                log.warning("player_stream_dropped", player=player, buffer=self._buffer)
+                self.unsubscribe(sub)
+
+    async def last_id(self, player: str) -> str:
+        """The id of ``player``'s newest notice ("0" if none)."""
+        newest: Any = await self._inbox.client.xrevrange(self._inbox.key(player), count=1)
+        return _text(newest[0][0]) if newest else "0"
+
+    async def follow(self, player: str, after: str = "0") -> AsyncGenerator[Notice, None]:
+        """Yield every notice of ``player`` after the id ``after`` ("0": every one the
+        inbox keeps), then each new one as it comes, for ever (the caller ends it).
+        Raises WatcherTooSlow when the client fell ``buffer`` notices behind.
+        Use inside ``contextlib.aclosing`` so the subscription ends with the stream."""
+        sub = self.subscribe(player, await self.last_id(player))
+        try:
+            cursor = after or "0"
+            while True:  # the backlog, from the inbox itself
+                backlog = await self._inbox.since(player, cursor, READ_BATCH)
+                for notice in backlog:
+                    yield notice
+                    cursor = notice.notice_id
+                if len(backlog) < READ_BATCH:
+                    break
+            while True:
+                for notice in await sub.take():
+                    if notice_id_key(notice.notice_id) > notice_id_key(cursor):
+                        yield notice
+                        cursor = notice.notice_id
+        finally:
+            self.unsubscribe(sub)
+
+    async def close(self) -> None:
+        """Stop every read loop."""
+        tasks = list(self._loops.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+def _streams(found: Any) -> list[tuple[str, list[Any]]]:
+    """XREAD's reply (the deployment's client speaks RESP2: a list of [key, entries])
+    as (key, entries) pairs."""
+    return [(_text(key), list(entries)) for key, entries in found or []]
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
