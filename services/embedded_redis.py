@@ -247,7 +247,10 @@ class EmbeddedRedis(_ServerProcesses):
             deadline = time.monotonic() + timeout_s
             while time.monotonic() < deadline:
                 if self._process.poll() is not None:
-                    raise RuntimeError(f"redis-server exited early; see {self.data_dir}/redis.log")
+                    raise RuntimeError(
+                        f"redis-server exited early (status {self._process.returncode}); "
+                        f"{self.data_dir}/redis.log ends: {_log_tail(self.data_dir / 'redis.log')}"
+                    )
                 if self._ping():
                     return self
                 time.sleep(0.05)
@@ -275,6 +278,16 @@ class EmbeddedRedis(_ServerProcesses):
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
             self._socket_dir = None
+
+
+def _log_tail(path: Path, lines: int = 5) -> str:
+    """The last ``lines`` lines of a server's log, joined (a failed start's reason: the
+    log may be gone with a temporary folder by the time anyone looks)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return f"(unreadable: {exc.strerror})"
+    return " | ".join(text.strip().splitlines()[-lines:]) or "(empty)"
 
 
 def _answers_ping(address: int | Path) -> bool:

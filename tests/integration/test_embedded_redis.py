@@ -138,3 +138,18 @@ def test_a_temporary_data_folder_is_removed_when_no_socket_fits(
     with pytest.raises(SocketPathTooLong):
         server.start()
     assert not server.data_dir.exists()
+
+
+def test_a_server_that_exits_at_once_says_why_in_the_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A failed start's log may be gone with its temporary folder by the time anyone
+    # looks (a CI run's was): the error itself carries the log's last lines.
+    script = tmp_path / "redis-server"
+    script.write_text("#!/bin/sh\necho 'Fatal error loading the DB: it is broken'\nexit 3\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(embedded_redis, "redis_server_binary", lambda: script)
+    with pytest.raises(RuntimeError) as failed:
+        EmbeddedRedis(tmp_path / "data").start()
+    assert "status 3" in str(failed.value)
+    assert "Fatal error loading the DB: it is broken" in str(failed.value)
