@@ -1,5 +1,8 @@
 """``teoti tournament ...`` commands: a bot-only demo on an embedded Redis, and create /
-join / start / standings against a running server (TournamentService over gRPC).
+join / start / withdraw / list / standings / leaderboard against a running server
+(TournamentService over gRPC); ``watch`` (:mod:`.tournament_watch`), ``export`` and
+``verify`` (:mod:`.tournament_log`) have modules of their own, and every table people
+read is made by :mod:`.tournament_text`.
 
 User-facing output goes to stdout; a secret shown once (an organiser or player token)
 goes to stderr, so ``TID=$(teoti tournament create ...)`` captures the id alone.
@@ -9,16 +12,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import grpc
 
 from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from services.cli.options import DEFAULT_GATEWAY, Subparsers, add_extra_ruleset, registry
+from services.cli.tournament_log import add_export_verify
+from services.cli.tournament_text import (
+    leaderboard_lines,
+    list_lines,
+    rating_value,
+    round_lines,
+    standings_lines,
+)
+from services.cli.tournament_watch import add_watch
 from services.engine.domain.rulesets import default_ruleset
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
@@ -26,6 +40,10 @@ from services.safe_text import printable
 
 ORGANISER_ENV = "TEOTI_ORGANISER_TOKEN"
 """Default of ``--organiser-token``."""
+PLAYER_ENV = "TEOTI_PLAYER_TOKEN"
+"""Default of ``--token`` (join, withdraw)."""
+LIST_PAGE = 100
+"""ListTournaments' largest page."""
 
 _FORMATS = {
     "swiss": pb.TOURNAMENT_FORMAT_SWISS,
@@ -56,30 +74,16 @@ def tournament_config(args: argparse.Namespace, name: str) -> pb.TournamentConfi
 
 
 def print_round(round_: Any) -> None:
-    """One paired round: its tables (players, game id) and byes."""
-    print(f"Round {round_.round}: {len(round_.tables)} tables")
-    for table in round_.tables:
-        places = f"  places {list(table.places)}" if table.places else ""
-        players = ", ".join(printable(p) for p in table.players)
-        print(f"  table {table.table:>3}  {players}  game {table.game_id}{places}")
-    if round_.byes:
-        print(f"  byes: {', '.join(printable(p) for p in round_.byes)}")
+    """One paired round: its tables (players, game id, places once finished) and byes."""
+    for line in round_lines(round_):
+        print(line)
 
 
 def print_standings(tournament: Any) -> None:
-    """The standings with their tie-break columns."""
-    names = list(tournament.tiebreaks)
-    # Each tie-break column is as wide as its full name (at least 10).
-    widths = [max(len(n), 10) for n in names]
-    header = f"{'rank':>4}  {'player':<16} {'points':>6}  " + "  ".join(
-        f"{n:>{w}}" for n, w in zip(names, widths, strict=True)
-    )
-    print(header)
-    for row in tournament.standings:
-        breaks = "  ".join(
-            f"{value:>{w}.2f}" for value, w in zip(row.tiebreaks, widths, strict=False)
-        )
-        print(f"{row.rank:>4}  {printable(row.player):<16} {row.points:>6.1f}  {breaks}")
+    """The standings: elimination's order and columns for an elimination tournament,
+    else points and tie-break columns (services.cli.tournament_text)."""
+    for line in standings_lines(tournament):
+        print(line)
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -196,7 +200,7 @@ async def _create(args: argparse.Namespace) -> int:
 async def _join(args: argparse.Namespace) -> int:
     async def run(stub: Any) -> int:
         # No token: the server generates one and returns it (shown once, below).
-        token = "" if args.bot else args.token or os.environ.get("TEOTI_PLAYER_TOKEN", "")
+        token = "" if args.bot else args.token or os.environ.get(PLAYER_ENV, "")
         reply = await stub.RegisterPlayer(
             pb.RegisterPlayerRequest(
                 tournament_id=args.tournament_id,
@@ -210,7 +214,7 @@ async def _join(args: argparse.Namespace) -> int:
         if reply.player_token and reply.player_token != token:
             print(
                 f"player token of {args.player} (withdrawing needs it; keep it secret):\n"
-                f"export TEOTI_PLAYER_TOKEN={reply.player_token}",
+                f"export {PLAYER_ENV}={reply.player_token}",
                 file=sys.stderr,
             )
         return EXIT_OK
@@ -245,9 +249,109 @@ async def _standings(args: argparse.Namespace) -> int:
     return await _with_stub(args, run)
 
 
+async def _withdraw(args: argparse.Namespace) -> int:
+    # The player's own token first; the organiser's withdraws anyone (bots included).
+    token = args.token or ("" if args.organiser_token else os.environ.get(PLAYER_ENV, ""))
+    organiser = "" if token else _organiser_token(args)
+    if not token and not organiser:
+        raise UsageError(
+            f"withdrawing needs the player's token (--token or ${PLAYER_ENV}) or the "
+            f"organiser's (--organiser-token or ${ORGANISER_ENV})"
+        )
+
+    async def run(stub: Any) -> int:
+        reply = await stub.WithdrawPlayer(
+            pb.WithdrawPlayerRequest(
+                tournament_id=args.tournament_id,
+                player=args.player,
+                player_token=token,
+                organiser_token=organiser,
+            )
+        )
+        tournament = reply.tournament
+        left = sum(1 for p in tournament.players if not p.withdrawn)
+        print(f"{printable(args.player)} withdrew ({left} players still in)")
+        if tournament.status == "running":
+            print(
+                "a table of theirs still playing is settled by the tournament's timeout "
+                f"policy ({tournament.config.timeout_policy or 'forfeit'})"
+            )
+        return EXIT_OK
+
+    return await _with_stub(args, run)
+
+
+async def _list(args: argparse.Namespace) -> int:
+    async def run(stub: Any) -> int:
+        found: list[Any] = []
+        token = ""
+        while len(found) < args.limit:
+            reply = await stub.ListTournaments(
+                pb.ListTournamentsRequest(
+                    page_size=min(LIST_PAGE, args.limit - len(found)), page_token=token
+                )
+            )
+            found += list(reply.tournaments)
+            token = reply.next_page_token
+            if not token:
+                break
+        for line in list_lines(found):
+            print(line)
+        if token:
+            print(f"(the first {len(found)}, oldest first; --limit shows more)")
+        return EXIT_OK
+
+    if not 1 <= args.limit <= MAX_LIST:
+        raise UsageError(f"--limit is 1 to {MAX_LIST}, got {args.limit}")
+    return await _with_stub(args, run)
+
+
+MAX_LIST = 10_000
+"""The most tournaments ``list`` reads (100 pages)."""
+
+
+async def _leaderboard(args: argparse.Namespace) -> int:
+    before: dict[str, int] | None = None
+    if args.since:
+        before = _read_board(args.since)
+
+    async def run(stub: Any) -> int:
+        reply = await stub.GetLeaderboard(
+            pb.GetLeaderboardRequest(ruleset=args.ruleset, limit=args.limit)
+        )
+        rows = list(reply.rows)
+        for line in leaderboard_lines(args.ruleset or "the default ruleset", rows, before):
+            print(line)
+        if args.save:
+            shown = {row.player: rating_value(row.ordinal) for row in rows}
+            text = json.dumps({"ruleset": args.ruleset, "ratings": shown}, sort_keys=True)
+            await asyncio.to_thread(Path(args.save).write_text, text + "\n", "utf-8")
+        return EXIT_OK
+
+    return await _with_stub(args, run)
+
+
+def _read_board(path: str) -> dict[str, int]:
+    """The ratings a ``leaderboard --save FILE`` wrote. Raises UsageError, OSError."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    ratings = data.get("ratings") if isinstance(data, dict) else None
+    if not isinstance(ratings, dict) or not all(isinstance(v, int) for v in ratings.values()):
+        raise UsageError(f"{path} is not a file leaderboard --save wrote")
+    return {str(player): int(value) for player, value in ratings.items()}
+
+
 def add_tournament(sub: Subparsers) -> None:
-    """Add ``teoti tournament {demo,create,join,start,standings}`` to ``sub``."""
-    tournament = sub.add_parser("tournament", help="host and follow tournaments")
+    """Add ``teoti tournament {demo,create,join,start,withdraw,standings,list,
+    leaderboard,watch,export,verify}`` to ``sub``."""
+    tournament = sub.add_parser(
+        "tournament",
+        help="host, follow and audit tournaments",
+        description="Host tournaments (create, join, start, withdraw), follow them "
+        "(list, standings, watch, leaderboard) and audit them (export, verify). Commands "
+        "that change a tournament take the organiser's or a player's token from a flag or "
+        "$TEOTI_ORGANISER_TOKEN / $TEOTI_PLAYER_TOKEN; output for people goes to stdout, "
+        "a token shown once to stderr.",
+    )
     commands = tournament.add_subparsers(dest="tournament_command", required=True)
 
     def shape(p: argparse.ArgumentParser) -> None:
@@ -321,7 +425,54 @@ def add_tournament(sub: Subparsers) -> None:
     target(start)
     start.set_defaults(run=_start)
 
-    standings = commands.add_parser("standings", help="rounds, tables and standings")
+    withdraw = commands.add_parser(
+        "withdraw",
+        help="withdraw a player (their token, or the organiser's for anyone)",
+        description="Withdraw PLAYER: not paired from the next round on; results so far "
+        "stay. A table of theirs still playing is settled now by the tournament's timeout "
+        "policy. Needs the player's token (--token, else $TEOTI_PLAYER_TOKEN) or, for any "
+        "player and bots, the organiser's (--organiser-token, else $TEOTI_ORGANISER_TOKEN; "
+        "the player's token is tried first).",
+    )
+    withdraw.add_argument("tournament_id")
+    withdraw.add_argument("player")
+    withdraw.add_argument("--token", default="", help=f"the player's token (default ${PLAYER_ENV})")
+    organiser(withdraw, "the organiser token: withdraws any player")
+    target(withdraw)
+    withdraw.set_defaults(run=_withdraw)
+
+    standings = commands.add_parser(
+        "standings",
+        help="rounds, tables and standings",
+        description="Every round's tables with their places, then the standings: points "
+        "and tie-breaks, or for an elimination tournament how far each player went (round "
+        "reached, out in round N, final table place).",
+    )
     standings.add_argument("tournament_id")
     target(standings)
     standings.set_defaults(run=_standings)
+
+    listing = commands.add_parser(
+        "list", help="tournaments on the server, oldest first (id, status, players)"
+    )
+    listing.add_argument("--limit", type=int, default=50, help="most to show (default 50)")
+    target(listing)
+    listing.set_defaults(run=_list)
+
+    board = commands.add_parser(
+        "leaderboard",
+        help="a ruleset's ratings: rank, rating, games played",
+        description="The ratings of a ruleset's players, best first. A rating is openskill's "
+        "conservative estimate mu - 3 sigma (0 for a new player), the value the board is "
+        "sorted by, rounded to an integer. --save FILE keeps this table's ratings; a later "
+        "--since FILE adds each player's change since then (+12, -8, new).",
+    )
+    board.add_argument("--ruleset", default="", help="default: the server's default ruleset")
+    board.add_argument("--limit", type=int, default=20, help="rows, 1 to 500 (default 20)")
+    board.add_argument("--save", metavar="FILE", help="write the ratings shown to FILE")
+    board.add_argument("--since", metavar="FILE", help="show the change since FILE (--save)")
+    target(board)
+    board.set_defaults(run=_leaderboard)
+
+    add_watch(commands)
+    add_export_verify(commands)
