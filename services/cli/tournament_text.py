@@ -77,12 +77,20 @@ def standings_lines(tournament: Any) -> list[str]:
     return swiss_lines(list(tournament.tiebreaks), tournament.standings)
 
 
+SHORT_TIEBREAKS = {"sonneborn_berger": "s-berger", "table_points": "table pts"}
+"""Tie-break headers shortened when the full names would not fit in 80 columns."""
+
+
 def swiss_lines(tiebreaks: Sequence[str], rows: Sequence[Any]) -> list[str]:
     """Rank, player, games played, points, then each tie-break column (as wide as its
-    name, at least 8), values to two decimals; a withdrawn player marked ``(w)``."""
-    widths = [max(len(n), 8) for n in tiebreaks]
+    name, at least 8; the names in SHORT_TIEBREAKS shortened when the full ones would
+    pass 80 columns), values to two decimals; a withdrawn player marked ``(w)``."""
+    names = list(tiebreaks)
+    if 39 + sum(2 + max(len(n), 8) for n in names) > 80:
+        names = [SHORT_TIEBREAKS.get(n, n) for n in names]
+    widths = [max(len(n), 8) for n in names]
     header = f"{'rank':>4}  {'player':<{NAME_WIDTH}}  {'games':>5}  {'points':>6}"
-    header += "".join(f"  {n:>{w}}" for n, w in zip(tiebreaks, widths, strict=True))
+    header += "".join(f"  {n:>{w}}" for n, w in zip(names, widths, strict=True))
     lines = [header]
     for row in rows:
         name = clip(row.player, NAME_WIDTH - 4) + (" (w)" if row.withdrawn else "")
