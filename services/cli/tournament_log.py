@@ -14,7 +14,9 @@ import argparse
 import asyncio
 import io
 import json
+import os
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,13 +24,16 @@ from typing import Any
 import grpc
 
 from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
-from services.cli.logs import names_a_path
-from services.cli.options import DEFAULT_GATEWAY
-from services.engine.adapters.log_files import looks_like_file
+from services.cli.logs import export_game, names_a_path
+from services.cli.options import DEFAULT_GATEWAY, add_extra_ruleset, registry
+from services.engine.adapters.key_files import read_public_keys
+from services.engine.adapters.log_files import looks_like_file, read_public_log
+from services.engine.domain.public_log import PublicLog, check_signatures, write_public_log
 from services.engine.domain.records import EventMetadata, StoredEvent
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.safe_text import printable
+from services.tournament.aggregate import TournamentState
 from services.tournament.log_file import (
     TournamentAudit,
     TournamentLogError,
@@ -37,6 +42,7 @@ from services.tournament.log_file import (
     parse_tournament_log,
     write_tournament_log,
 )
+from services.tournament.table_audit import check_tables
 
 
 def stored_event(message: Any) -> StoredEvent:
@@ -81,9 +87,40 @@ async def fetch(stub: Any, tournament_id: str) -> tuple[dict[str, Any], list[Sto
     return summary, await read_log(stub, tournament_id, head_version)
 
 
+def _game_ids(summary: dict[str, Any]) -> list[str]:
+    """Every table's game id in the summary, round by round."""
+    return [
+        str(table["game_id"])
+        for round_ in summary.get("rounds", [])
+        for table in round_.get("tables", [])
+        if table.get("game_id")
+    ]
+
+
+async def _export_games(args: argparse.Namespace, game_ids: list[str]) -> dict[str, str]:
+    """Write each game's signed public log to ``--games`` DIR (as ``teoti export``);
+    returns game id -> its path relative to the tournament file's folder."""
+    from services.client import TeotiClient
+
+    folder = Path(args.games)
+    await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+    base = Path(args.output).parent if args.output != "-" else Path()
+    written: dict[str, str] = {}
+    async with TeotiClient(args.target) as client:
+        for game_id in game_ids:
+            header, events = await export_game(client, game_id, args.target)
+            text = io.StringIO()
+            write_public_log(text, header, events)
+            path = folder / f"{game_id}.jsonl"
+            await asyncio.to_thread(path.write_text, text.getvalue(), "utf-8")
+            written[game_id] = await asyncio.to_thread(os.path.relpath, path, base)
+    return written
+
+
 async def _export(args: argparse.Namespace) -> int:
     async with grpc.aio.insecure_channel(args.target) as channel:
         summary, events = await fetch(pb_grpc.TournamentServiceStub(channel), args.tournament_id)
+    games = await _export_games(args, _game_ids(summary)) if args.games else {}
     head = summary["log_head"]
     header = TournamentLogHeader(
         tournament_id=str(summary["tournament_id"]),
@@ -93,6 +130,7 @@ async def _export(args: argparse.Namespace) -> int:
         summary=summary,
         exported_at=datetime.now(UTC).isoformat(),
         source=args.target,
+        games=games,
     )
     text = io.StringIO()
     write_tournament_log(text, header, events)
@@ -104,6 +142,8 @@ async def _export(args: argparse.Namespace) -> int:
             f"exported {len(events)} events of tournament {header.tournament_id} "
             f"({summary.get('status', '?')}) to {args.output}"
         )
+        if games:
+            print(f"exported the logs of its {len(games)} games to {args.games}")
     return EXIT_OK
 
 
@@ -143,7 +183,8 @@ def _verdict(problems: list[str], head_hash: str) -> int:
     return EXIT_OK
 
 
-async def _verify_file(path: str) -> int:
+async def _verify_file(args: argparse.Namespace) -> int:
+    path = args.tournament_id
     try:
         text = await asyncio.to_thread(Path(path).read_text, "utf-8")
     except UnicodeDecodeError as error:
@@ -162,7 +203,43 @@ async def _verify_file(path: str) -> int:
     for line in _report(audit, source):
         print(line)
     print("signature: none (tournament logs are not signed: the file proves itself consistent)")
+    if header.games and audit.state is not None:
+        problems += await _verify_games(args, header.games, audit.state)
+    elif not header.games:
+        print("games: not in the export (teoti tournament export --games DIR adds them)")
     return _verdict(problems, audit.head_hash)
+
+
+async def _verify_games(
+    args: argparse.Namespace, games: Mapping[str, str], state: TournamentState
+) -> list[str]:
+    """Each table's recorded places against its game's exported log (read beside the
+    tournament file), and with ``--public-key`` each game's signature; returns the
+    problems, printing what was checked."""
+    base = Path(args.tournament_id).parent
+    logs: dict[str, PublicLog] = {}
+    for game_id, relative in games.items():
+        logs[game_id] = await asyncio.to_thread(read_public_log, base / relative)
+    check = check_tables(state, logs, registry(args.extra_ruleset))
+    print(
+        f"games: {check.confirmed} finished tables' places re-derived from their games' logs"
+        + (f", {check.playing} still playing" if check.playing else "")
+    )
+    problems = list(check.problems)
+    if not args.public_key:
+        print("games' signatures: not checked (give the service's keys with --public-key FILE)")
+        return problems
+    keys = [key for path in args.public_key for key in read_public_keys(Path(path))]
+    for game_id, log in logs.items():
+        signed = check_signatures(log.header, keys)
+        if not signed.ok:
+            problems.append(
+                f"game {game_id}: "
+                + (signed.problems[0] if signed.problems else "unsigned (no service signature)")
+            )
+    if len(problems) == len(check.problems):
+        print(f"games' signatures: all {len(logs)} verify with the given keys")
+    return problems
 
 
 async def _verify_server(args: argparse.Namespace) -> int:
@@ -194,7 +271,7 @@ async def _verify_server(args: argparse.Namespace) -> int:
 
 async def _verify(args: argparse.Namespace) -> int:
     if looks_like_file(args.tournament_id):
-        return await _verify_file(args.tournament_id)
+        return await _verify_file(args)
     if names_a_path(args.tournament_id):
         raise UsageError(f"no such file: {args.tournament_id}")
     return await _verify_server(args)
@@ -212,6 +289,12 @@ def add_export_verify(commands: Any) -> None:
     export.add_argument(
         "-o", "--output", default="-", metavar="FILE", help="file to write (default: stdout)"
     )
+    export.add_argument(
+        "--games",
+        metavar="DIR",
+        help="also write each table's game log (signed, as teoti export) to DIR; verify "
+        "then re-derives every table's places from them",
+    )
     export.add_argument("--target", default=DEFAULT_GATEWAY, metavar="HOST:PORT")
     export.set_defaults(run=_export)
 
@@ -222,12 +305,22 @@ def add_export_verify(commands: Any) -> None:
         "every pairing re-derived from the revealed seed (once the tournament finished) "
         "and the standings. With a TOURNAMENT_ID the log is read from --target and the "
         "server's own VerifyTournament is shown too; with a FILE nothing is asked of any "
-        "server. Exit 0 if every check passed, 1 if one failed.",
+        "server, and a file exported with --games also has every table's places "
+        "re-derived from its game's log (and, with --public-key, each game's signature "
+        "checked). Exit 0 if every check passed, 1 if one failed.",
     )
     verify.add_argument(
         "tournament_id",
         metavar="TOURNAMENT_OR_FILE",
         help="tournament id, or a file written by teoti tournament export",
     )
+    verify.add_argument(
+        "--public-key",
+        action="append",
+        metavar="FILE",
+        help="with a FILE exported with --games: the service's public key(s) each game's "
+        "signature must verify with (its /.well-known/teoti-signing-keys.json, or a PEM)",
+    )
     verify.add_argument("--target", default=DEFAULT_GATEWAY, metavar="HOST:PORT")
+    add_extra_ruleset(verify)
     verify.set_defaults(run=_verify)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ from services.engine.domain.event_json import event_from_json, event_to_json
 from services.logging_setup import configure_logging
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
+from services.tournament.aggregate import fold
+from services.tournament.service import export_json
+from tests.e2e.test_cli_export import published_keys_file
 from tests.integration.tournament.cli_helpers import Ran, teoti
 
 ORGANISER = "organiser-token-0123456789abcdef"
@@ -323,3 +327,68 @@ async def test_elimination_standings_follow_elimination(
     assert {row[1] for row in rows[3:]} == {
         p for t in rounds[0].tables for p in t.players if place(1, p) == 2
     }
+
+
+def _forge(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A forger's tournament export: the table's places swapped, every hash recomputed,
+    and the summary made to match (what the log now folds to)."""
+    previous = "0" * 64
+    forged = []
+    for line in lines[1:]:
+        event = event_from_json(line)
+        if event.type == "TableFinished":
+            payload = dict(event.payload) | {"places": list(reversed(event.payload["places"]))}
+            event = event_from_json(event_to_json(event) | {"payload": payload})
+        previous = hash_of(previous, event)
+        forged.append(event_to_json(event) | {"hash": previous})
+    summary = export_json(fold([event_from_json(line) for line in forged]))
+    head = {"version": len(forged), "hash": previous}
+    return [lines[0] | {"head": head, "summary": summary}, *forged]
+
+
+async def test_export_with_games_catches_a_rewritten_result(
+    capsys: pytest.CaptureFixture[str], target: str, tmp_path: Path
+) -> None:
+    """A tournament log is not signed, so a forger who rewrites a result and the summary
+    with it passes the tournament's own checks; the games' signed logs exported beside
+    it (--games) do not agree, and verify says which table."""
+    tid = await _ann_and_robot(capsys, target)
+    await _stub_call(
+        target,
+        "WithdrawPlayer",
+        pb.WithdrawPlayerRequest(tournament_id=tid, player="ann", player_token=ANN),
+    )
+    await _finished(target, tid)
+    path = tmp_path / "cup.jsonl"
+    exported = await teoti(
+        capsys, "tournament", "export", tid, "-o", str(path), "--games", str(tmp_path / "games"),
+        "--target", target,
+    )  # fmt: skip
+    assert exported.code == 0, exported.err
+    assert exported.out.splitlines()[1] == f"exported the logs of its 1 games to {tmp_path}/games"
+    keys = await published_keys_file(target, tmp_path / "keys.json")
+    nim = ("--extra-ruleset", "nim=tests.nim:NimRuleset", "--target", NOWHERE)
+
+    good = await teoti(capsys, "tournament", "verify", str(path), "--public-key", keys, *nim)
+    assert good.code == 0, good.out
+    assert "games: 1 finished tables' places re-derived from their games' logs" in good.out
+    assert "games' signatures: all 1 verify with the given keys" in good.out
+
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("".join(json.dumps(line) + "\n" for line in _forge(lines)))
+    without_games = tmp_path / "forged-alone.jsonl"
+    alone = _forge(lines)
+    alone[0] = alone[0] | {"games": {}}
+    without_games.write_text("".join(json.dumps(line) + "\n" for line in alone))
+    fooled = await teoti(capsys, "tournament", "verify", str(without_games), *nim)
+    assert fooled.code == 0 and "games: not in the export" in fooled.out  # the limit
+    caught = await teoti(capsys, "tournament", "verify", str(forged), *nim)
+    assert caught.code == 1, caught.out
+    found = re.search(
+        r"PROBLEM: round 1 table 1: places (\[.*?\]) recorded, game \w+'s log "
+        r"gives (\[.*?\])",
+        caught.out,
+    )
+    assert found is not None, caught.out
+    assert json.loads(found.group(1)) == json.loads(found.group(2))[::-1]  # the swap
