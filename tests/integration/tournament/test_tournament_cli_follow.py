@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.tournament.aggregate import fold
 from services.tournament.service import export_json
+from tests.e2e.test_cli import ROOT
 from tests.e2e.test_cli_export import published_keys_file
 from tests.integration.tournament.cli_helpers import Ran, teoti
 
@@ -392,3 +395,37 @@ async def test_export_with_games_catches_a_rewritten_result(
     )
     assert found is not None, caught.out
     assert json.loads(found.group(1)) == json.loads(found.group(2))[::-1]  # the swap
+
+
+async def _teoti_process(*argv: str) -> asyncio.subprocess.Process:
+    """``python -m services.cli ARGV``: a real ``teoti`` process, stdout and stderr apart."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.cli", *argv, cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+
+
+async def test_a_real_teoti_process_refuses_in_one_line_and_stops_watching_on_ctrl_c(
+    capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    refused = await _teoti_process("tournament", "standings", "nosuch", "--target", target)
+    out, err = await asyncio.wait_for(refused.communicate(), WAIT_S)
+    assert (refused.returncode, out) == (2, b""), err
+    assert err.decode().splitlines() == [
+        "teoti tournament: error: NOT_FOUND: tournament_not_found: unknown tournament 'nosuch'"
+    ]
+
+    # A tournament that stays running (ann never moves; her clock has an hour).
+    tid = await _ann_and_robot(capsys, target)
+    watching = await _teoti_process("tournament", "watch", tid, "--target", target)
+    assert watching.stdout is not None and watching.stderr is not None
+    async with asyncio.timeout(WAIT_S):
+        seen = []
+        while not seen or not seen[-1].startswith("v5 "):
+            seen.append((await watching.stdout.readline()).decode())
+        watching.send_signal(signal.SIGINT)
+        rest, err = await watching.communicate()
+    assert watching.returncode == 130, (seen, rest, err)
+    assert err.decode().strip().splitlines()[-1] == (
+        f"stopped after version 5: resume with teoti tournament watch {tid} --after-version 5"
+    )
