@@ -3,9 +3,16 @@ round reached first, still in before out, then place at the table; not Swiss poi
 
 from __future__ import annotations
 
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from services.tournament.elimination_standings import elimination_standings
 from services.tournament.model import (
+    Format,
     Pairing,
+    PairingError,
     RoundRecord,
     ScoringRules,
     StandingRow,
@@ -13,7 +20,12 @@ from services.tournament.model import (
     TableResult,
     TableSize,
 )
+from services.tournament.pairing import pair_round
+from services.tournament.pairing.context import PairingContext
+from services.tournament.pairing.elimination import survivors
 from services.tournament.standings import compute_standings
+
+from .helpers import random_results, scoring_for
 
 SIZE = TableSize(4, 4)
 # Lopsided points, so Swiss points disagree with how far players went.
@@ -109,3 +121,69 @@ def test_a_bye_is_still_in_and_a_withdrawal_is_out_where_it_stopped() -> None:
     # (the withdrawn b2) ranks above its 3rds.
     assert (ranks["c1"], ranks["a2"], ranks["b2"]) == (6, 7, 8)
     assert {ranks[f"{t}3"] for t in "abcd"} == {9}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    bounds=st.integers(2, 5).flatmap(lambda lo: st.tuples(st.just(lo), st.integers(lo, 5))),
+    players=st.integers(2, 30),
+    rng_seed=st.integers(0, 2**32),
+    advance=st.one_of(st.none(), st.integers(1, 4)),
+    rounds=st.integers(1, 4),
+)
+def test_still_in_is_exactly_who_the_next_round_seats(
+    bounds: tuple[int, int], players: int, rng_seed: int, advance: int | None, rounds: int
+) -> None:
+    """For any elimination played with random results (ties, forfeits): ranks follow the
+    rounds reached; a played final is ranked by its places; otherwise the players the
+    standings call still in are exactly who goes on by the pairing's own cut
+    (``survivors``), and so the next round's field (seats and byes) when there is one."""
+    size = TableSize(*bounds)
+    scoring = scoring_for(size)
+    rng = random.Random(rng_seed)
+    entrants = [f"p{i:02d}" for i in range(players)]
+    history: list[RoundRecord] = []
+    for _ in range(rounds):
+        try:
+            pairing = pair_round(
+                Format.ELIMINATION, entrants, history, size, scoring, "e", advance=advance
+            )
+        except PairingError:
+            break
+        history.append(random_results(pairing, rng))
+    if not history:
+        return
+    rows = elimination_standings(entrants, entrants, history, size, scoring, advance)
+    assert sorted(row.player for row in rows) == entrants
+    assert rows[0].rank == 1
+    for index, row in enumerate(rows):
+        assert row.rank in (index + 1, rows[index - 1].rank)
+        last = max(
+            (r.pairing.round for r in history
+             if row.player in r.pairing.byes
+             or any(row.player in t.players for t in r.pairing.tables)),
+            default=0,
+        )  # fmt: skip
+        assert row.round_reached == last
+    reached = [row.round_reached for row in rows]
+    assert reached == sorted(reached, reverse=True)
+    still_in = {row.player for row in rows if row.round_reached and not row.eliminated_in_round}
+    last = history[-1].pairing
+    if len(last.tables) == 1 and not last.byes:  # the final: ranked by its places
+        final = rows[: len(last.tables[0].players)]
+        assert {row.player for row in final} == set(last.tables[0].players)
+        places = [row.place_in_round for row in final]
+        assert places == sorted(places) and {row.eliminated_in_round for row in final} == {0}
+        return
+    # Otherwise still in is who goes on by the pairing's own cut, and so the next field.
+    ranking = PairingContext.build(entrants, history, scoring).ranking
+    go_on = advance or max(1, size.max_seats // 2)
+    assert still_in == survivors(history[-1], go_on, ranking, scoring)
+    try:
+        following = pair_round(
+            Format.ELIMINATION, entrants, history, size, scoring, "e", advance=advance
+        )
+    except PairingError as error:
+        assert error.reason in {"elimination_complete", "elimination_stalled"}
+        return
+    assert {p for t in following.tables for p in t.players} | set(following.byes) == still_in
