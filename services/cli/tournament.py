@@ -1,8 +1,8 @@
 """``teoti tournament ...`` commands: a bot-only demo on an embedded Redis, and create /
-join / start / withdraw / list / standings / leaderboard against a running server
-(TournamentService over gRPC); ``watch`` (:mod:`.tournament_watch`), ``export`` and
-``verify`` (:mod:`.tournament_log`) have modules of their own, and every table people
-read is made by :mod:`.tournament_text`.
+join / start / withdraw / list / standings against a running server (TournamentService
+over gRPC); ``leaderboard`` (:mod:`.tournament_board`), ``watch``
+(:mod:`.tournament_watch`), ``export`` and ``verify`` (:mod:`.tournament_log`) have
+modules of their own, and every table people read is made by :mod:`.tournament_text`.
 
 User-facing output goes to stdout; a secret shown once (an organiser or player token)
 goes to stderr, so ``TID=$(teoti tournament create ...)`` captures the id alone.
@@ -12,26 +12,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import grpc
 
 from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from services.cli.options import DEFAULT_GATEWAY, Subparsers, add_extra_ruleset, registry
+from services.cli.tournament_board import add_leaderboard
 from services.cli.tournament_log import add_export_verify
-from services.cli.tournament_text import (
-    leaderboard_lines,
-    list_lines,
-    rating_value,
-    round_lines,
-    standings_lines,
-)
+from services.cli.tournament_text import list_lines, round_lines, standings_lines
 from services.cli.tournament_watch import add_watch
 from services.engine.domain.rulesets import default_ruleset
 from services.rpc.generated import tournament_service_pb2 as pb
@@ -168,7 +161,8 @@ def _organiser_token(args: argparse.Namespace) -> str:
     return str(args.organiser_token or os.environ.get(ORGANISER_ENV, ""))
 
 
-async def _with_stub(args: argparse.Namespace, action: Callable[[Any], Any]) -> int:
+async def with_stub(args: argparse.Namespace, action: Callable[[Any], Any]) -> int:
+    """``action(TournamentServiceStub)`` on a channel to ``args.target``; its exit code."""
     async with grpc.aio.insecure_channel(args.target) as channel:
         result: int = await action(pb_grpc.TournamentServiceStub(channel))
         return result
@@ -194,7 +188,7 @@ async def _create(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _join(args: argparse.Namespace) -> int:
@@ -219,7 +213,7 @@ async def _join(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _start(args: argparse.Namespace) -> int:
@@ -232,7 +226,7 @@ async def _start(args: argparse.Namespace) -> int:
         print_round(reply.tournament.rounds[-1])
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _standings(args: argparse.Namespace) -> int:
@@ -246,7 +240,7 @@ async def _standings(args: argparse.Namespace) -> int:
         print_standings(tournament)
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _withdraw(args: argparse.Namespace) -> int:
@@ -278,7 +272,7 @@ async def _withdraw(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _list(args: argparse.Namespace) -> int:
@@ -303,41 +297,11 @@ async def _list(args: argparse.Namespace) -> int:
 
     if not 1 <= args.limit <= MAX_LIST:
         raise UsageError(f"--limit is 1 to {MAX_LIST}, got {args.limit}")
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 MAX_LIST = 10_000
 """The most tournaments ``list`` reads (100 pages)."""
-
-
-async def _leaderboard(args: argparse.Namespace) -> int:
-    before: dict[str, int] | None = None
-    if args.since:
-        before = _read_board(args.since)
-
-    async def run(stub: Any) -> int:
-        reply = await stub.GetLeaderboard(
-            pb.GetLeaderboardRequest(ruleset=args.ruleset, limit=args.limit)
-        )
-        rows = list(reply.rows)
-        for line in leaderboard_lines(args.ruleset or "the default ruleset", rows, before):
-            print(line)
-        if args.save:
-            shown = {row.player: rating_value(row.ordinal) for row in rows}
-            text = json.dumps({"ruleset": args.ruleset, "ratings": shown}, sort_keys=True)
-            await asyncio.to_thread(Path(args.save).write_text, text + "\n", "utf-8")
-        return EXIT_OK
-
-    return await _with_stub(args, run)
-
-
-def _read_board(path: str) -> dict[str, int]:
-    """The ratings a ``leaderboard --save FILE`` wrote. Raises UsageError, OSError."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    ratings = data.get("ratings") if isinstance(data, dict) else None
-    if not isinstance(ratings, dict) or not all(isinstance(v, int) for v in ratings.values()):
-        raise UsageError(f"{path} is not a file leaderboard --save wrote")
-    return {str(player): int(value) for player, value in ratings.items()}
 
 
 def add_tournament(sub: Subparsers) -> None:
@@ -459,20 +423,6 @@ def add_tournament(sub: Subparsers) -> None:
     target(listing)
     listing.set_defaults(run=_list)
 
-    board = commands.add_parser(
-        "leaderboard",
-        help="a ruleset's ratings: rank, rating, games played",
-        description="The ratings of a ruleset's players, best first. A rating is openskill's "
-        "conservative estimate mu - 3 sigma (0 for a new player), the value the board is "
-        "sorted by, rounded to an integer. --save FILE keeps this table's ratings; a later "
-        "--since FILE adds each player's change since then (+12, -8, new).",
-    )
-    board.add_argument("--ruleset", default="", help="default: the server's default ruleset")
-    board.add_argument("--limit", type=int, default=20, help="rows, 1 to 500 (default 20)")
-    board.add_argument("--save", metavar="FILE", help="write the ratings shown to FILE")
-    board.add_argument("--since", metavar="FILE", help="show the change since FILE (--save)")
-    target(board)
-    board.set_defaults(run=_leaderboard)
-
+    add_leaderboard(commands)
     add_watch(commands)
     add_export_verify(commands)
