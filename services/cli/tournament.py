@@ -264,7 +264,7 @@ async def _withdraw(args: argparse.Namespace) -> int:
         )
         tournament = reply.tournament
         left = sum(1 for p in tournament.players if not p.withdrawn)
-        print(f"{printable(args.player)} withdrew ({left} players still in)")
+        print(f"{printable(args.player)} withdrew ({left} player{'' if left == 1 else 's'} left)")
         if tournament.status == "running":
             print(
                 "a table of theirs still playing is settled by the tournament's timeout "

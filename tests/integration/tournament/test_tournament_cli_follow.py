@@ -126,7 +126,7 @@ async def test_withdraw_standings_leaderboard_of_a_known_tournament(
         capsys, "tournament", "withdraw", tid, "ann", "--token", ANN, "--target", target
     )
     assert left.code == 0, left.err
-    assert left.out.splitlines()[0] == "ann withdrew (1 players still in)"
+    assert left.out.splitlines()[0] == "ann withdrew (1 player left)"
     await _finished(target, tid)
 
     shown = await teoti(capsys, "tournament", "standings", tid, "--target", target)
