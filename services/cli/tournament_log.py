@@ -15,6 +15,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -28,7 +29,12 @@ from services.cli.logs import export_game, names_a_path
 from services.cli.options import DEFAULT_GATEWAY, add_extra_ruleset, registry
 from services.engine.adapters.key_files import read_public_keys
 from services.engine.adapters.log_files import looks_like_file, read_public_log
-from services.engine.domain.public_log import PublicLog, check_signatures, write_public_log
+from services.engine.domain.public_log import (
+    PublicLog,
+    PublicLogError,
+    check_signatures,
+    write_public_log,
+)
 from services.engine.domain.records import EventMetadata, StoredEvent
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
@@ -87,6 +93,10 @@ async def fetch(stub: Any, tournament_id: str) -> tuple[dict[str, Any], list[Sto
     return summary, await read_log(stub, tournament_id, head_version)
 
 
+SAFE_GAME_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+"""A game id ``export --games`` writes a file for (the server's ids are hex)."""
+
+
 def _game_ids(summary: dict[str, Any]) -> list[str]:
     """Every table's game id in the summary, round by round."""
     return [
@@ -108,6 +118,9 @@ async def _export_games(args: argparse.Namespace, game_ids: list[str]) -> dict[s
     written: dict[str, str] = {}
     async with TeotiClient(args.target) as client:
         for game_id in game_ids:
+            if not SAFE_GAME_ID.fullmatch(game_id):  # never a path from the server
+                print(f"warning: skipped the game {game_id!r}: not a file name", file=sys.stderr)
+                continue
             header, events = await export_game(client, game_id, args.target)
             text = io.StringIO()
             write_public_log(text, header, events)
@@ -218,14 +231,22 @@ async def _verify_games(
     problems, printing what was checked."""
     base = Path(args.tournament_id).parent
     logs: dict[str, PublicLog] = {}
+    unread: list[str] = []
     for game_id, relative in games.items():
-        logs[game_id] = await asyncio.to_thread(read_public_log, base / relative)
+        where = Path(relative)
+        if where.is_absolute() or ".." in where.parts:  # a file may name only its folder's
+            unread.append(f"game {game_id}: {relative!r} is outside the export's folder")
+            continue
+        try:
+            logs[game_id] = await asyncio.to_thread(read_public_log, base / where)
+        except (OSError, UnicodeDecodeError, PublicLogError) as error:
+            unread.append(f"game {game_id}: cannot read {relative}: {error}")
     check = check_tables(state, logs, registry(args.extra_ruleset))
     print(
         f"games: {check.confirmed} finished tables' places re-derived from their games' logs"
         + (f", {check.playing} still playing" if check.playing else "")
     )
-    problems = list(check.problems)
+    problems = unread + list(check.problems)
     if not args.public_key:
         print("games' signatures: not checked (give the service's keys with --public-key FILE)")
         return problems
@@ -237,7 +258,7 @@ async def _verify_games(
                 f"game {game_id}: "
                 + (signed.problems[0] if signed.problems else "unsigned (no service signature)")
             )
-    if len(problems) == len(check.problems):
+    if len(problems) == len(unread) + len(check.problems):
         print(f"games' signatures: all {len(logs)} verify with the given keys")
     return problems
 

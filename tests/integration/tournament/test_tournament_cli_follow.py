@@ -386,6 +386,14 @@ async def test_export_with_games_catches_a_rewritten_result(
     without_games.write_text("".join(json.dumps(line) + "\n" for line in alone))
     fooled = await teoti(capsys, "tournament", "verify", str(without_games), *nim)
     assert fooled.code == 0 and "games: not in the export" in fooled.out  # the limit
+    # A crafted file may not make verify read outside its folder.
+    game_id = next(iter(lines[0]["games"]))
+    prying = tmp_path / "prying.jsonl"
+    pry = [lines[0] | {"games": {game_id: "../../../etc/passwd"}}, *lines[1:]]
+    prying.write_text("".join(json.dumps(line) + "\n" for line in pry))
+    pried = await teoti(capsys, "tournament", "verify", str(prying), *nim)
+    assert pried.code == 1 and "is outside the export's folder" in pried.out, pried.out
+
     caught = await teoti(capsys, "tournament", "verify", str(forged), *nim)
     assert caught.code == 1, caught.out
     found = re.search(
