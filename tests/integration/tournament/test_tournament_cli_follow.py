@@ -437,3 +437,8 @@ async def test_a_real_teoti_process_refuses_in_one_line_and_stops_watching_on_ct
     assert err.decode().strip().splitlines()[-1] == (
         f"stopped after version 5: resume with teoti tournament watch {tid} --after-version 5"
     )
+    # Running: the chain and standings check, the pairings wait for the seed.
+    running = await teoti(capsys, "tournament", "verify", tid, "--target", target)
+    assert running.code == 0, running.out
+    assert "pairings: not checkable yet (the seed stays secret" in running.out
+    assert "server VerifyTournament: chain ok" in running.out
