@@ -29,16 +29,16 @@ def test_a_leaderboard_reads_as_ranks_whole_ratings_games_and_changes() -> None:
     rows = [
         _rating(1, "ann", 12.49, 7),
         _rating(2, LONG, 3.5, 2),
-        _rating(3, "bot:teotibot", -0.4, 30),
+        _rating(3, "bot:tortoise", -0.4, 30),
         _rating(4, "zoë\x1b[2J", -8.51, 1),
     ]
-    before = {"ann": 0, LONG: 4, "bot:teotibot": 0}
-    assert leaderboard_lines("teotihuacan", rows, before) == [
-        "Leaderboard of teotihuacan (rating: mu - 3 sigma, rounded)",
+    before = {"ann": 0, LONG: 4, "bot:tortoise": 0}
+    assert leaderboard_lines("pebbles", rows, before) == [
+        "Leaderboard of pebbles (rating: mu - 3 sigma, rounded)",
         "rank  player                                rating  games  change",
         "   1  ann                                       12      7     +12",
         "   2  Maximiliana Alexandrovna Konstantin…       4      2       0",
-        "   3  bot:teotibot                               0     30       0",
+        "   3  bot:tortoise                               0     30       0",
         "   4  zoë\\x1b[2J                                -9      1     new",
     ]
     assert leaderboard_lines("nim", [], None)[1:] == [
@@ -105,11 +105,11 @@ def test_elimination_rows_say_how_far_each_player_went() -> None:
 
 def test_the_tournament_list_fits_80_columns() -> None:
     summary = SimpleNamespace(
-        tournament_id="0123456789abcdef0123", name=LONG, ruleset="archaeology",
+        tournament_id="0123456789abcdef0123", name=LONG, ruleset="pebbles-long",
         status="registering", players=4096, rounds_paired=64,
     )  # fmt: skip
     lines = list_lines([summary])
     assert lines[1] == (
-        "0123456789abcdef0123 Maximiliana Alexan… archaeology registering    4096     64"
+        "0123456789abcdef0123 Maximiliana Alexan… pebbles-lo… registering    4096     64"
     )
     assert all(len(line) <= 80 for line in lines)
