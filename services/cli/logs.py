@@ -178,36 +178,32 @@ async def _server_signature(args: argparse.Namespace, events: Any, verdict: Any)
     return signer_line(statement, keys, source), ""
 
 
-async def _export(args: argparse.Namespace) -> int:
-    """Write a game's public log (what a spectator may read) to a file or stdout, with
-    the server's signature over its head (GetSignedHead); from a server that signs
-    nothing, an unsigned export and a warning on stderr saying so."""
-    from services.client import TeotiClient
-
-    target = args.target or DEFAULT_GATEWAY
-    async with TeotiClient(target) as client:
-        signed: SignedHead | None = None
-        try:
-            reply = await client.signed_head(args.game_id)
-            signed = SignedHead(reply.statement_json, reply.signature, reply.key_id)
-        except RuleViolation as refused:
-            if refused.rule != "signing_key_missing":
-                raise
-            print(
-                f"warning: {target} signs nothing ({refused.message}): this export is "
-                "UNSIGNED, and replay --verify refuses it without --unsigned-ok",
-                file=sys.stderr,
-            )
-        stored = await client.get_game(args.game_id)
-        if signed is not None:
-            # Export the signed head: the game may have moved on since it was signed.
-            version = HeadStatement.parse(signed.statement).version
-            if stored.version != version:
-                stored = await client.get_game_at(args.game_id, version)
-        # The game may move on meanwhile: keep the events up to the head GetGame gave.
-        events = [e for e in await client.events(args.game_id) if e.version <= stored.version]
+async def export_game(client: Any, game_id: str, target: str) -> tuple[LogHeader, list[Any]]:
+    """(header, events) of a game's public log as ``teoti export`` writes it, with the
+    server's signature over its head (GetSignedHead); from a server that signs nothing,
+    an unsigned export and a warning on stderr saying so. ``client``: a TeotiClient."""
+    signed: SignedHead | None = None
+    try:
+        reply = await client.signed_head(game_id)
+        signed = SignedHead(reply.statement_json, reply.signature, reply.key_id)
+    except RuleViolation as refused:
+        if refused.rule != "signing_key_missing":
+            raise
+        print(
+            f"warning: {target} signs nothing ({refused.message}): this export is "
+            "UNSIGNED, and replay --verify refuses it without --unsigned-ok",
+            file=sys.stderr,
+        )
+    stored = await client.get_game(game_id)
+    if signed is not None:
+        # Export the signed head: the game may have moved on since it was signed.
+        version = HeadStatement.parse(signed.statement).version
+        if stored.version != version:
+            stored = await client.get_game_at(game_id, version)
+    # The game may move on meanwhile: keep the events up to the head GetGame gave.
+    events = [e for e in await client.events(game_id) if e.version <= stored.version]
     header = LogHeader(
-        game_id=args.game_id,
+        game_id=game_id,
         ruleset=stored.ruleset,
         finished=stored.finished,
         head_version=stored.version,
@@ -218,6 +214,17 @@ async def _export(args: argparse.Namespace) -> int:
         state=stored.state,
         signatures=(signed,) if signed is not None else (),
     )
+    return header, events
+
+
+async def _export(args: argparse.Namespace) -> int:
+    """Write a game's public log (what a spectator may read) to a file or stdout
+    (:func:`export_game`)."""
+    from services.client import TeotiClient
+
+    target = args.target or DEFAULT_GATEWAY
+    async with TeotiClient(target) as client:
+        header, events = await export_game(client, args.game_id, target)
     text = io.StringIO()
     write_public_log(text, header, events)
     if args.output == "-":

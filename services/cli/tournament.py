@@ -1,5 +1,8 @@
 """``teoti tournament ...`` commands: a bot-only demo on an embedded Redis, and create /
-join / start / standings against a running server (TournamentService over gRPC).
+join / start / withdraw / list / standings against a running server (TournamentService
+over gRPC); ``leaderboard`` (:mod:`.tournament_board`), ``watch``
+(:mod:`.tournament_watch`), ``export`` and ``verify`` (:mod:`.tournament_log`) have
+modules of their own, and every table people read is made by :mod:`.tournament_text`.
 
 User-facing output goes to stdout; a secret shown once (an organiser or player token)
 goes to stderr, so ``TID=$(teoti tournament create ...)`` captures the id alone.
@@ -19,6 +22,10 @@ import grpc
 
 from services.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from services.cli.options import DEFAULT_GATEWAY, Subparsers, add_extra_ruleset, registry
+from services.cli.tournament_board import add_leaderboard
+from services.cli.tournament_log import add_export_verify
+from services.cli.tournament_text import list_lines, round_lines, standings_lines
+from services.cli.tournament_watch import add_watch
 from services.engine.domain.rulesets import default_ruleset
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
@@ -26,6 +33,10 @@ from services.safe_text import printable
 
 ORGANISER_ENV = "TEOTI_ORGANISER_TOKEN"
 """Default of ``--organiser-token``."""
+PLAYER_ENV = "TEOTI_PLAYER_TOKEN"
+"""Default of ``--token`` (join, withdraw)."""
+LIST_PAGE = 100
+"""ListTournaments' largest page."""
 
 _FORMATS = {
     "swiss": pb.TOURNAMENT_FORMAT_SWISS,
@@ -56,30 +67,16 @@ def tournament_config(args: argparse.Namespace, name: str) -> pb.TournamentConfi
 
 
 def print_round(round_: Any) -> None:
-    """One paired round: its tables (players, game id) and byes."""
-    print(f"Round {round_.round}: {len(round_.tables)} tables")
-    for table in round_.tables:
-        places = f"  places {list(table.places)}" if table.places else ""
-        players = ", ".join(printable(p) for p in table.players)
-        print(f"  table {table.table:>3}  {players}  game {table.game_id}{places}")
-    if round_.byes:
-        print(f"  byes: {', '.join(printable(p) for p in round_.byes)}")
+    """One paired round: its tables (players, game id, places once finished) and byes."""
+    for line in round_lines(round_):
+        print(line)
 
 
 def print_standings(tournament: Any) -> None:
-    """The standings with their tie-break columns."""
-    names = list(tournament.tiebreaks)
-    # Each tie-break column is as wide as its full name (at least 10).
-    widths = [max(len(n), 10) for n in names]
-    header = f"{'rank':>4}  {'player':<16} {'points':>6}  " + "  ".join(
-        f"{n:>{w}}" for n, w in zip(names, widths, strict=True)
-    )
-    print(header)
-    for row in tournament.standings:
-        breaks = "  ".join(
-            f"{value:>{w}.2f}" for value, w in zip(row.tiebreaks, widths, strict=False)
-        )
-        print(f"{row.rank:>4}  {printable(row.player):<16} {row.points:>6.1f}  {breaks}")
+    """The standings: elimination's order and columns for an elimination tournament,
+    else points and tie-break columns (services.cli.tournament_text)."""
+    for line in standings_lines(tournament):
+        print(line)
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -164,7 +161,8 @@ def _organiser_token(args: argparse.Namespace) -> str:
     return str(args.organiser_token or os.environ.get(ORGANISER_ENV, ""))
 
 
-async def _with_stub(args: argparse.Namespace, action: Callable[[Any], Any]) -> int:
+async def with_stub(args: argparse.Namespace, action: Callable[[Any], Any]) -> int:
+    """``action(TournamentServiceStub)`` on a channel to ``args.target``; its exit code."""
     async with grpc.aio.insecure_channel(args.target) as channel:
         result: int = await action(pb_grpc.TournamentServiceStub(channel))
         return result
@@ -190,13 +188,13 @@ async def _create(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _join(args: argparse.Namespace) -> int:
     async def run(stub: Any) -> int:
         # No token: the server generates one and returns it (shown once, below).
-        token = "" if args.bot else args.token or os.environ.get("TEOTI_PLAYER_TOKEN", "")
+        token = "" if args.bot else args.token or os.environ.get(PLAYER_ENV, "")
         reply = await stub.RegisterPlayer(
             pb.RegisterPlayerRequest(
                 tournament_id=args.tournament_id,
@@ -210,12 +208,12 @@ async def _join(args: argparse.Namespace) -> int:
         if reply.player_token and reply.player_token != token:
             print(
                 f"player token of {args.player} (withdrawing needs it; keep it secret):\n"
-                f"export TEOTI_PLAYER_TOKEN={reply.player_token}",
+                f"export {PLAYER_ENV}={reply.player_token}",
                 file=sys.stderr,
             )
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _start(args: argparse.Namespace) -> int:
@@ -228,7 +226,7 @@ async def _start(args: argparse.Namespace) -> int:
         print_round(reply.tournament.rounds[-1])
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
 
 
 async def _standings(args: argparse.Namespace) -> int:
@@ -242,12 +240,82 @@ async def _standings(args: argparse.Namespace) -> int:
         print_standings(tournament)
         return EXIT_OK
 
-    return await _with_stub(args, run)
+    return await with_stub(args, run)
+
+
+async def _withdraw(args: argparse.Namespace) -> int:
+    # The player's own token first; the organiser's withdraws anyone (bots included).
+    token = args.token or ("" if args.organiser_token else os.environ.get(PLAYER_ENV, ""))
+    organiser = "" if token else _organiser_token(args)
+    if not token and not organiser:
+        raise UsageError(
+            f"withdrawing needs the player's token (--token or ${PLAYER_ENV}) or the "
+            f"organiser's (--organiser-token or ${ORGANISER_ENV})"
+        )
+
+    async def run(stub: Any) -> int:
+        reply = await stub.WithdrawPlayer(
+            pb.WithdrawPlayerRequest(
+                tournament_id=args.tournament_id,
+                player=args.player,
+                player_token=token,
+                organiser_token=organiser,
+            )
+        )
+        tournament = reply.tournament
+        left = sum(1 for p in tournament.players if not p.withdrawn)
+        print(f"{printable(args.player)} withdrew ({left} player{'' if left == 1 else 's'} left)")
+        if tournament.status == "running":
+            print(
+                "a table of theirs still playing is settled by the tournament's timeout "
+                f"policy ({tournament.config.timeout_policy or 'forfeit'})"
+            )
+        return EXIT_OK
+
+    return await with_stub(args, run)
+
+
+async def _list(args: argparse.Namespace) -> int:
+    async def run(stub: Any) -> int:
+        found: list[Any] = []
+        token = ""
+        while len(found) < args.limit:
+            reply = await stub.ListTournaments(
+                pb.ListTournamentsRequest(
+                    page_size=min(LIST_PAGE, args.limit - len(found)), page_token=token
+                )
+            )
+            found += list(reply.tournaments)
+            token = reply.next_page_token
+            if not token:
+                break
+        for line in list_lines(found):
+            print(line)
+        if token:
+            print(f"(the first {len(found)}, oldest first; --limit shows more)")
+        return EXIT_OK
+
+    if not 1 <= args.limit <= MAX_LIST:
+        raise UsageError(f"--limit is 1 to {MAX_LIST}, got {args.limit}")
+    return await with_stub(args, run)
+
+
+MAX_LIST = 10_000
+"""The most tournaments ``list`` reads (100 pages)."""
 
 
 def add_tournament(sub: Subparsers) -> None:
-    """Add ``teoti tournament {demo,create,join,start,standings}`` to ``sub``."""
-    tournament = sub.add_parser("tournament", help="host and follow tournaments")
+    """Add ``teoti tournament {demo,create,join,start,withdraw,standings,list,
+    leaderboard,watch,export,verify}`` to ``sub``."""
+    tournament = sub.add_parser(
+        "tournament",
+        help="host, follow and audit tournaments",
+        description="Host tournaments (create, join, start, withdraw), follow them "
+        "(list, standings, watch, leaderboard) and audit them (export, verify). Commands "
+        "that change a tournament take the organiser's or a player's token from a flag or "
+        "$TEOTI_ORGANISER_TOKEN / $TEOTI_PLAYER_TOKEN; output for people goes to stdout, "
+        "a token shown once to stderr.",
+    )
     commands = tournament.add_subparsers(dest="tournament_command", required=True)
 
     def shape(p: argparse.ArgumentParser) -> None:
@@ -321,7 +389,40 @@ def add_tournament(sub: Subparsers) -> None:
     target(start)
     start.set_defaults(run=_start)
 
-    standings = commands.add_parser("standings", help="rounds, tables and standings")
+    withdraw = commands.add_parser(
+        "withdraw",
+        help="withdraw a player (their token, or the organiser's for anyone)",
+        description="Withdraw PLAYER: not paired from the next round on; results so far "
+        "stay. A table of theirs still playing is settled now by the tournament's timeout "
+        "policy. Needs the player's token (--token, else $TEOTI_PLAYER_TOKEN) or, for any "
+        "player and bots, the organiser's (--organiser-token, else $TEOTI_ORGANISER_TOKEN; "
+        "the player's token is tried first).",
+    )
+    withdraw.add_argument("tournament_id")
+    withdraw.add_argument("player")
+    withdraw.add_argument("--token", default="", help=f"the player's token (default ${PLAYER_ENV})")
+    organiser(withdraw, "the organiser token: withdraws any player")
+    target(withdraw)
+    withdraw.set_defaults(run=_withdraw)
+
+    standings = commands.add_parser(
+        "standings",
+        help="rounds, tables and standings",
+        description="Every round's tables with their places, then the standings: points "
+        "and tie-breaks, or for an elimination tournament how far each player went (round "
+        "reached, out in round N, final table place).",
+    )
     standings.add_argument("tournament_id")
     target(standings)
     standings.set_defaults(run=_standings)
+
+    listing = commands.add_parser(
+        "list", help="tournaments on the server, oldest first (id, status, players)"
+    )
+    listing.add_argument("--limit", type=int, default=50, help="most to show (default 50)")
+    target(listing)
+    listing.set_defaults(run=_list)
+
+    add_leaderboard(commands)
+    add_watch(commands)
+    add_export_verify(commands)

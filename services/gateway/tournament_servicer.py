@@ -137,6 +137,9 @@ def tournament_to_proto(state: TournamentState) -> pb.Tournament:
                 rounds_played=row.rounds_played,
                 byes=row.byes,
                 withdrawn=row.player in withdrawn,
+                round_reached=row.round_reached,
+                eliminated_in_round=row.eliminated_in_round,
+                place_in_round=row.place_in_round,
             )
             for row in state.standings()
         ],
@@ -148,7 +151,8 @@ def tournament_to_proto(state: TournamentState) -> pb.Tournament:
 
 
 def event_to_proto(event: StoredEvent) -> pb.TournamentEvent:
-    """A TournamentEvent message, exactly as stored and hash-chained."""
+    """A TournamentEvent message, exactly as stored and hash-chained: every field the
+    hash covers (services.engine.domain.chain), so a reader can re-check the chain."""
     return pb.TournamentEvent(
         version=event.version,
         type=event.type,
@@ -156,6 +160,8 @@ def event_to_proto(event: StoredEvent) -> pb.TournamentEvent:
         payload_json=canonical_json(dict(event.payload)),
         recorded_at=event.metadata.recorded_at,
         hash=event.hash,
+        command_id=event.metadata.command_id,
+        seat=event.metadata.seat,
     )
 
 

@@ -18,6 +18,7 @@ from services.engine.domain.records import StoredEvent
 from services.engine.domain.ruleset import DomainEvent
 from services.tournament import events as ev
 from services.tournament.config import TournamentConfig, parse_instant
+from services.tournament.elimination_standings import elimination_standings
 from services.tournament.errors import TournamentRefused
 from services.tournament.model import (
     Format,
@@ -123,8 +124,20 @@ class TournamentState:
         return self.rounds[-1] if self.rounds else None
 
     def standings(self) -> list[StandingRow]:
-        """Standings over every round so far (see services.tournament.standings)."""
-        return compute_standings(self.players(), self.history(), self.config.scoring())
+        """Standings over every round so far: points and tie-breaks
+        (services.tournament.standings), or for an elimination tournament how far each
+        player went (services.tournament.elimination_standings)."""
+        config = self.config
+        if config.format is Format.ELIMINATION:
+            return elimination_standings(
+                self.players(),
+                self.active(),
+                self.history(),
+                config.table_size,
+                config.scoring(),
+                config.advance or None,
+            )
+        return compute_standings(self.players(), self.history(), config.scoring())
 
     def round_of_game(self, game_id: str) -> tuple[RoundState, Table] | None:
         """The round and table playing ``game_id``, if it is one of this tournament's."""

@@ -122,7 +122,13 @@ class ScoringRules:
 
 @dataclass(frozen=True)
 class StandingRow:
-    """One player's line in the standings (``rank`` 1-based; fully equal rows share a rank)."""
+    """One player's line in the standings (``rank`` 1-based; fully equal rows share a rank).
+
+    The last three are elimination's own columns (0 in other formats; see
+    ``services.tournament.elimination_standings``): the last round the player was in
+    (seated or a bye), the round they went out in (0: still in, or at the final table),
+    and their place at their table of that round (0: a bye or a table still playing).
+    """
 
     player: str
     rank: int
@@ -130,6 +136,9 @@ class StandingRow:
     tiebreaks: Mapping[str, float] = field(default_factory=dict)
     rounds_played: int = 0
     byes: int = 0
+    round_reached: int = 0
+    eliminated_in_round: int = 0
+    place_in_round: int = 0
 
 
 def default_points(size: TableSize) -> dict[int, tuple[float, ...]]:

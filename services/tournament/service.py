@@ -31,6 +31,7 @@ from services.tournament.aggregate import (
 from services.tournament.conductor import BOT_PREFIX, Conductor
 from services.tournament.config import TournamentConfig, validate, with_default_clock
 from services.tournament.errors import InvalidTournament, NotPermitted, TournamentRefused
+from services.tournament.model import Format
 from services.tournament.ratings import Rating
 from services.tournament.ratings_book import RatingsBook
 from services.tournament.repository import (
@@ -274,9 +275,12 @@ def _strong(token: str) -> str:
 
 
 def export_json(state: TournamentState) -> dict[str, Any]:
-    """The exported document: config, standings (tie-break columns by name), rounds with
-    tables, game ids and places, and the log head it was computed at."""
+    """The exported document: config, standings (tie-break columns by name; an
+    elimination's rows also ``round_reached``, ``eliminated_in_round``,
+    ``place_in_round``), rounds with tables, game ids and places, and the log head it
+    was computed at."""
     withdrawn = {e.player for e in state.entrants if e.withdrawn}
+    elimination = state.config.format is Format.ELIMINATION
     return {
         "tournament_id": state.tournament_id,
         "config": state.config.to_json(),
@@ -291,6 +295,15 @@ def export_json(state: TournamentState) -> dict[str, Any]:
                 "byes": row.byes,
                 "withdrawn": row.player in withdrawn,
             }
+            | (
+                {
+                    "round_reached": row.round_reached,
+                    "eliminated_in_round": row.eliminated_in_round,
+                    "place_in_round": row.place_in_round,
+                }
+                if elimination
+                else {}
+            )
             for row in state.standings()
         ],
         "rounds": [

@@ -87,6 +87,16 @@ BAD_INPUT: list[list[str]] = [
     ["tournament", "demo", "--players", "x"],
     ["tournament", "demo", "--format", "arena"],
     ["tournament", "join"],
+    ["tournament", "withdraw", "t"],
+    ["tournament", "withdraw", "t", "ann"],  # no token of either kind
+    ["tournament", "watch"],
+    ["tournament", "watch", "t", "--after-version", "x"],
+    ["tournament", "list", "--limit", "0"],
+    ["tournament", "leaderboard", "--limit", "x"],
+    ["tournament", "leaderboard", "--since", "no-such-board.json"],
+    ["tournament", "export"],
+    ["tournament", "verify"],
+    ["tournament", "verify", "no-such-export.jsonl"],
 ]
 
 
@@ -121,7 +131,7 @@ def test_bad_input_is_one_line_and_exit_2(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    for name in ("REDIS_URL", "REDIS_CLUSTER_NODES"):
+    for name in ("REDIS_URL", "REDIS_CLUSTER_NODES", "TEOTI_PLAYER_TOKEN", "TEOTI_ORGANISER_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # play writes its log and seats file under .teoti/
     code, out, err = _run(argv, capsys)

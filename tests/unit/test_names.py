@@ -57,9 +57,11 @@ def test_printable_escapes_every_control_and_keeps_the_rest() -> None:
 
 def test_terminal_printers_escape_names_from_old_logs(capsys: pytest.CaptureFixture[str]) -> None:
     evil = "\x1b[2J\x1b[31mX\x00"
+    row = SimpleNamespace(
+        rank=1, player=evil, points=1.0, tiebreaks=[0.0], rounds_played=1, withdrawn=False
+    )
     tournament = SimpleNamespace(
-        tiebreaks=["buchholz"],
-        standings=[SimpleNamespace(rank=1, player=evil, points=1.0, tiebreaks=[0.0])],
+        config=SimpleNamespace(format=1), tiebreaks=["buchholz"], standings=[row]
     )
     print_standings(tournament)
     table = SimpleNamespace(table=1, players=[evil, "bob"], game_id="g", places=[])
