@@ -29,12 +29,14 @@ from typing import Any
 
 from benchmarks.harness import Errors, percentile, redis_url
 from services.engine.adapters.redis_client import create_redis_client
+from services.engine.domain.rulesets import installed_games
 from services.matchmaking.matcher import Matcher
 from services.matchmaking.redis_pool import RedisSeekPool
 from services.matchmaking.seeks import RatingWindow, Seek
 
 SEATS = [(2, 2), (3, 3), (4, 4), (5, 5), (2, 4), (3, 5)]
-RULESETS = ["teotihuacan", "archaeology"]
+RULESETS = sorted(game.name for game in installed_games())
+"""Every installed game's ruleset (the shipped two: seeks of both)."""
 
 
 def matcher_process(url: str, prefix: str, stop: ProcessEvent, out: Any, name: str) -> None:

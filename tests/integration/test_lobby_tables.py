@@ -55,7 +55,7 @@ async def test_racing_joins_fill_each_seat_once_and_start_once(
     client: RedisClient, key_prefix: str
 ) -> None:
     gateways = [lobby(client, key_prefix) for _ in range(3)]
-    await gateways[0].create(open_table("t1", "host", "teotihuacan", 4, created_ms=NOW))
+    await gateways[0].create(open_table("t1", "host", "ruleset-a", 4, created_ms=NOW))
     players = [f"player-{n}" for n in range(12)]
     answers = await asyncio.gather(*(sit(gateways[n % 3], "t1", p) for n, p in enumerate(players)))
     assert answers.count("ok") == 3
@@ -69,12 +69,12 @@ async def test_racing_joins_fill_each_seat_once_and_start_once(
 
 async def test_open_tables_are_listed_and_filtered(client: RedisClient, key_prefix: str) -> None:
     gateway = lobby(client, key_prefix)
-    await gateway.create(open_table("a", "h1", "teotihuacan", 2, created_ms=NOW + 1))
-    await gateway.create(open_table("b", "h2", "archaeology", 3, rated=True, created_ms=NOW + 2))
-    await gateway.create(open_table("c", "h3", "archaeology", 2, created_ms=NOW + 3))
+    await gateway.create(open_table("a", "h1", "ruleset-a", 2, created_ms=NOW + 1))
+    await gateway.create(open_table("b", "h2", "ruleset-b", 3, rated=True, created_ms=NOW + 2))
+    await gateway.create(open_table("c", "h3", "ruleset-b", 2, created_ms=NOW + 3))
     await gateway.change("c", lambda t: join(t, "zed"))  # full but not started: no free seat
     assert [t.table_id for t in await gateway.list_open()] == ["a", "b"]
-    assert [t.table_id for t in await gateway.list_open(ruleset="archaeology")] == ["b"]
+    assert [t.table_id for t in await gateway.list_open(ruleset="ruleset-b")] == ["b"]
     assert [t.table_id for t in await gateway.list_open(rated=False)] == ["a"]
     assert [t.table_id for t in await gateway.list_open(with_free_seats=False)] == ["a", "b", "c"]
     assert [t.table_id for t in await gateway.list_open(limit=1, after_ms=NOW + 1)] == ["b"]
@@ -90,17 +90,17 @@ async def test_a_retried_create_returns_the_table_and_an_id_is_not_reused(
     client: RedisClient, key_prefix: str
 ) -> None:
     gateway = lobby(client, key_prefix)
-    first = open_table("t", "host", "teotihuacan", 2, created_ms=NOW)
+    first = open_table("t", "host", "ruleset-a", 2, created_ms=NOW)
     assert await gateway.create(first) == first
     assert await gateway.create(first) == first
     with pytest.raises(LobbyRefused) as refused:
-        await gateway.create(open_table("t", "other", "teotihuacan", 2, created_ms=NOW))
+        await gateway.create(open_table("t", "other", "ruleset-a", 2, created_ms=NOW))
     assert refused.value.rule == "table_id_taken"
 
 
 async def test_a_refused_change_changes_nothing(client: RedisClient, key_prefix: str) -> None:
     gateway = lobby(client, key_prefix)
-    await gateway.create(open_table("t", "host", "teotihuacan", 3, created_ms=NOW))
+    await gateway.create(open_table("t", "host", "ruleset-a", 3, created_ms=NOW))
     before = await gateway.get("t")
     with pytest.raises(LobbyRefused):
         await gateway.change("t", lambda t: start(t, by="host"))

@@ -19,7 +19,7 @@ from services.matchmaking.seeks import RatingWindow, Seek
 NOW = 1_700_000_000_000
 
 
-def seek(n: int, *, seats: tuple[int, int] = (2, 2), rating: float = 0.0, pool: str = "teotihuacan",
+def seek(n: int, *, seats: tuple[int, int] = (2, 2), rating: float = 0.0, pool: str = "ruleset-a",
          player: str | None = None, waited_s: float = 0.0) -> Seek:  # fmt: skip
     return Seek(
         seek_id=f"seek-{n}",
@@ -104,7 +104,7 @@ async def test_matchers_racing_never_seat_a_seek_twice(
             n,
             seats=(2, 4),
             rating=(n * 7) % 40,
-            pool=("teotihuacan", "archaeology")[n % 2],
+            pool=("ruleset-a", "ruleset-b")[n % 2],
             waited_s=n % 50,
         )
         for n in range(300)

@@ -27,7 +27,7 @@ from services.lobby.tables import (
 
 
 def table(seats: int = 3, rated: bool = False, host_sits: bool = True) -> LobbyTable:
-    return open_table("t1", "host", "teotihuacan", seats, rated=rated, host_sits=host_sits)
+    return open_table("t1", "host", "ruleset-a", seats, rated=rated, host_sits=host_sits)
 
 
 @contextmanager
@@ -126,7 +126,7 @@ actions = st.lists(
 def test_any_sequence_keeps_a_table_sound(
     seats: int, rated: bool, steps: list[tuple[str, str, Any]]
 ) -> None:
-    t = open_table("t", "host", "archaeology", seats, rated=rated and seats > 1)
+    t = open_table("t", "host", "ruleset-b", seats, rated=rated and seats > 1)
     starts = 0
     for kind, player, seat in steps:
         before = t

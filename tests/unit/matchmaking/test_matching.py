@@ -26,7 +26,7 @@ def seek(
     rating: float = 0.0,
     waited_s: float = 0.0,
     window: RatingWindow = DEFAULT_WINDOW,
-    ruleset: str = "teotihuacan",
+    ruleset: str = "ruleset-a",
     rated: bool = True,
     time_control: str = "",
     bots_after_s: float | None = None,
@@ -57,7 +57,7 @@ def test_two_compatible_seeks_make_a_table() -> None:
 
 def test_seeks_of_other_pools_never_meet() -> None:
     others = [
-        seek(2, ruleset="archaeology"),
+        seek(2, ruleset="ruleset-b"),
         seek(3, rated=False),
         seek(4, time_control='{"base_ms":60000}'),
     ]
@@ -146,7 +146,7 @@ seeks_strategy = st.lists(
             seats=(lo, min(5, lo + span)),
             rating=rating,
             waited_s=waited,
-            ruleset=("teotihuacan", "archaeology")[pool % 2],
+            ruleset=("ruleset-a", "ruleset-b")[pool % 2],
             rated=pool < 2 and lo + span >= 2,
             bots_after_s=bots,
             player=f"p{player}",
