@@ -1,7 +1,7 @@
 """Matchmaking core benchmark: many players seeking at once, two matchers, one real Redis.
 
 ``--players`` players (default 10,000) ask for games over ``--seconds`` (default 120) at a
-steady rate: both rulesets, rated or casual, table sizes 2, 3, 4, 5, 2-4 or 3-5, ratings
+steady rate: every installed ruleset, rated or casual, table sizes 2, 3, 4, 5, 2-4 or 3-5, ratings
 spread as a field's are, one seek in four asking for bots after 20 s. Seeks are added
 through two seek pools with their own Redis connections and placed by ``--matchers``
 matcher processes (default 2) racing over the same pools: the stand-ins for two gateways
