@@ -5,6 +5,7 @@ and folds from a fresh reader."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +13,9 @@ from typing import Any
 import grpc
 import pytest
 from teoti_client.proto import game_service_pb2 as pb
+from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 
+from services.app import Stack
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.audit import audit_log
 from services.engine.domain.clock import fixed_seed
@@ -143,3 +146,39 @@ async def test_a_claim_needs_an_absence_and_the_claimers_token(service: Service)
     assert tokens[1] not in str([e.payload for e in events])  # credentials stay out
     verified = await stub.VerifyGame(pb.VerifyGameRequest(game_id=game))
     assert verified.ok, verified.problems
+
+
+async def test_the_bot_worker_finishes_for_a_resigned_seat_on_the_whole_stack(
+    stack: Stack,
+) -> None:
+    """``teoti serve``'s stack: seat 0 resigns a 3-seat game, the other two play on, and
+    the bot worker (the zombie) makes seat 0's moves until the game ends with seat 0
+    last."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+        stub = pb_grpc.GameServiceStub(channel)
+        game, tokens = await create(stub, "nim", 3)
+        reply = await stub.ResignSeat(
+            pb.ResignSeatRequest(game_id=game, seat=0, seat_token=tokens[0])
+        )
+        assert reply.outcome == pb.RESIGN_OUTCOME_FORFEITED
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + 30
+        while not (view := await stub.GetGame(pb.GetGameRequest(game_id=game))).finished:
+            assert loop.time() < give_up, "the game stalled"
+            to_act = list(view.seats_to_act)
+            if to_act and to_act[0] != 0:
+                seat = to_act[0]
+                await stub.SubmitAction(
+                    pb.SubmitActionRequest(
+                        game_id=game,
+                        seat=seat,
+                        seat_token=tokens[seat],
+                        action_json='{"take":1}',
+                        expected_version=view.version,
+                    )
+                )
+            else:
+                await asyncio.sleep(0.05)  # the bot worker's turn for seat 0
+        assert list(view.result.ranking)[-1] == 0
+        verified = await stub.VerifyGame(pb.VerifyGameRequest(game_id=game))
+        assert verified.ok, verified.problems
