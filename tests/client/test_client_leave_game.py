@@ -42,6 +42,7 @@ async def test_resign_returns_the_outcome_and_ends_a_two_seat_game(client: Teoti
     assert resigned.outcome == "game_ended" and resigned.finished
     view = await client.get_game(game.game_id)
     assert view.finished and view.ranking == (1, 0)
+    assert view.seats_resigned == (0,) and view.seats_out == (0,)
     with pytest.raises(RuleViolation) as over:
         await client.resign(game.game_id, 1, game.seat_tokens[1])
     assert over.value.reason == "game_over"

@@ -108,6 +108,9 @@ async def test_a_resignation_needs_the_seats_own_token(service: Service) -> None
 
     assert reply.outcome == pb.RESIGN_OUTCOME_FORFEITED and not reply.finished
     assert reply.first_version == version + 1
+    view = await stub.GetGame(pb.GetGameRequest(game_id=game))
+    assert list(view.seats_resigned) == [0] and list(view.seats_out) == [0]
+    assert list(view.seats_played_by_bot) == [0]
     with pytest.raises(grpc.aio.AioRpcError) as out:
         await stub.ResignSeat(pb.ResignSeatRequest(game_id=game, seat=0, seat_token=tokens[0]))
     assert out.value.code() == grpc.StatusCode.FAILED_PRECONDITION
@@ -139,6 +142,8 @@ async def test_a_claim_needs_an_absence_and_the_claimers_token(service: Service)
     assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
     reply = await stub.ClaimSeatForBot(claim)
+    view = await stub.GetGame(pb.GetGameRequest(game_id=game))
+    assert list(view.seats_played_by_bot) == [0] and not view.seats_out
 
     events = await service.store.read(game, reply.first_version - 1)
     assert [e.type for e in events] == ["SeatClaimedForBot", "SeatTakenOver"]

@@ -124,6 +124,12 @@ class GameView:
     """The game's clocks; None for a game without them."""
     clocks: tuple[SeatClock, ...] = ()
     """Each clocked seat's clock (empty without clocks)."""
+    seats_resigned: tuple[int, ...] = ()
+    """Seats whose player resigned."""
+    seats_out: tuple[int, ...] = ()
+    """Seats out of the game (resigned or forfeited), the first out first."""
+    seats_played_by_bot: tuple[int, ...] = ()
+    """Human seats a bot plays now (out, or taken over after a timeout or a claim)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,6 +432,9 @@ class GameServiceClient(Generic[EventT]):
                 )
                 for c in reply.clocks
             ),
+            tuple(reply.seats_resigned),
+            tuple(reply.seats_out),
+            tuple(reply.seats_played_by_bot),
         )
 
     async def get_game(self, game_id: str, seat: int | None = None, token: str = "") -> GameView:
