@@ -314,3 +314,30 @@ async def test_a_bot_seat_move_still_needs_the_bot_credential() -> None:
     await engine.resign_seat(game, 0)
     with pytest.raises((NotAuthorized, RuleViolation)):
         await engine.submit_action(game, 0, {"take": 1}, bot_key="not-the-credential")
+
+
+async def test_the_last_person_resigning_against_bots_ends_the_game() -> None:
+    """The engine's bots never play on alone: a person against two bot seats who resigns
+    loses at once, whatever the seat count."""
+    engine, store, _ = make()
+    seats = [*humans(1), SeatSpec(SeatKind.BOT, "b1"), SeatSpec(SeatKind.BOT, "b2")]
+    game = (await engine.create_game("nim", seats, {})).game_id
+
+    await engine.resign_seat(game, 0)
+
+    after = await engine.load(game)
+    result = after.result()
+    assert after.is_terminal() and result is not None and result.ranking[-1] == 0
+    await audited(engine, store, game)
+
+
+async def test_a_claim_command_id_is_bound_to_the_claimed_seat() -> None:
+    engine, _, clock = make()
+    game = (await engine.create_game("botnim", humans(3), {})).game_id
+    clock.advance(ABSENCE_MS)
+    await engine.claim_seat_for_bot(game, 0, claimed_by=1, command_id="away")
+    again = await engine.claim_seat_for_bot(game, 0, claimed_by=1, command_id="away")
+    assert again.first_version == 3  # the original claim's answer, nothing appended
+    with pytest.raises(RuleViolation) as reused:
+        await engine.claim_seat_for_bot(game, 2, claimed_by=1, command_id="away")
+    assert reused.value.rule == "command_id_reused"

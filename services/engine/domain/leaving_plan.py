@@ -88,7 +88,8 @@ def resignation_plan(
 ) -> tuple[Resignation, ClockPlan]:
     """What ``seat`` resigning from ``snapshot`` at ``now_ms`` does
     (:func:`~services.engine.domain.ruleset.resignation_of`: the game's rule, else the
-    platform default) and the events recording it: ``SeatResigned`` then
+    platform default; GAME_ENDS whatever they say when no other person is still in, only
+    bot seats) and the events recording it: ``SeatResigned`` then
     ``SeatForfeited`` (GAME_ENDS, SEAT_OUT) or ``SeatTakenOver`` (BOT_PLAYS), then the
     clocks. A taken-over seat may resign (its player still holds it). Raises
     InvalidArgument, RuleViolation (``game_over``, ``seat_out``, ``seat_is_bot``)."""
@@ -101,8 +102,18 @@ def resignation_plan(
         raise RuleViolation(
             "seat_out", f"seat {seat} is out of the game already (resigned or forfeited)"
         )
-    outcome = resignation_of(
-        snapshot.ruleset, snapshot.state, seat, control.seats_in(len(snapshot.seats))
+    seats_in = control.seats_in(len(snapshot.seats))
+    people_in = [
+        s
+        for s in seats_in
+        if s != seat and snapshot.seats[s].kind is SeatKind.HUMAN and s not in control.resigned
+    ]
+    # The engine's bots never play on alone: with no other person in, the game ends
+    # whatever the game's own rule (a person against house bots resigning loses).
+    outcome = (
+        resignation_of(snapshot.ruleset, snapshot.state, seat, seats_in)
+        if people_in
+        else Resignation.GAME_ENDS
     )
     follow = SEAT_TAKEN_OVER if outcome is Resignation.BOT_PLAYS else SEAT_FORFEITED
     events = [seat_resigned(seat, outcome), DomainEvent(follow, {"seat": seat})]
