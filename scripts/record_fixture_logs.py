@@ -51,7 +51,7 @@ from services.engine.domain.timing.time_control import TimeControl, TimeoutPolic
 from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
 from tests.game_samples import fixture_log_dir, game_names, samples_of  # noqa: E402
 
-FORMAT_DATE = "2026-12-01"
+FORMAT_DATE = "2026-12-07"
 """The code date whose log format the fixtures recorded today show."""
 
 
@@ -87,6 +87,26 @@ TEST_GAME_FIXTURES: tuple[Fixture, ...] = (
         time_control=TimeControl(0, 0, 86_400_000, TimeoutPolicy.FORFEIT),
         withdrawals=((6, 1),),
     ),
+    # Leaving a game (issue 32), no clock: cy (to act at version 4) stays away and dee
+    # claims her seat for a bot (SeatClaimedForBot; Nim has no bot of its own, so
+    # SeatForfeited); bob resigns at version 9 (three seats still in: he is out,
+    # SeatForfeited) and zombies finish for both.
+    Fixture(
+        "nim_leave_4",
+        "nim",
+        (human("ann"), human("bob"), human("cy"), human("dee")),
+        {"max_take": 2},
+        claims=(4,),
+        resignations=((9, 1),),
+    ),
+    # A 2-seat resignation ends the game at once (SeatResigned game_ended, SeedRevealed).
+    Fixture(
+        "nim_resign_2",
+        "nim",
+        (human("ann"), human("bob")),
+        {"max_take": 3, "lucky": True},
+        resignations=((4, 0),),
+    ),
 )
 """The fixtures of the test-only Nim ruleset (tests/nim.py), which has no game folder."""
 
@@ -114,10 +134,20 @@ def expected_json(snapshot: GameSnapshot, events: int) -> dict[str, Any]:
         "result": None
         if result is None
         else {"scores": list(result.scores), "ranking": list(result.ranking)},
+        # Since 2026-12-07: the engine's result (seats out ranked last; a game a
+        # resignation ended ranks the seats still in by their scores).
+        "game_result": _result_json(snapshot),
         "revealed_seed": snapshot.revealed_seed,
         "seats": [seat.to_json() for seat in snapshot.seats],
         "public_view": ruleset.view(snapshot.state, None),
     }
+
+
+def _result_json(snapshot: GameSnapshot) -> dict[str, Any] | None:
+    result = snapshot.result()
+    if result is None:
+        return None
+    return {"scores": list(result.scores), "ranking": list(result.ranking)}
 
 
 def paths(fixture: Fixture) -> tuple[Path, Path]:

@@ -112,6 +112,10 @@ def played_samples(seeds: int = 1) -> list[tuple[Key, Any]]:
     from tests.clocks.samples import clock_event_samples
 
     samples.extend(keyed_payloads("nim", clock_event_samples()))
+    # Leaving a game (every outcome and claim reason; engine scope): tests/leaving_samples.py.
+    from tests.leaving_samples import leaving_event_samples
+
+    samples.extend(keyed_payloads("nim", leaving_event_samples()))
     return samples
 
 

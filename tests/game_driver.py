@@ -42,6 +42,11 @@ class Fixture:
             moving (the timekeeper then appends the timeout).
         withdrawals: (version, seat): at that version the seat's tournament player
             withdraws (Engine.withdraw_seat applies the timeout policy at once).
+        resignations: (version, seat): once the log reaches that version the seat
+            resigns (Engine.resign_seat; what it does is the game's rule).
+        claims: versions: once the log reaches one, the seat to act stays away for the
+            absence time and the next human seat still in hands it to a bot
+            (Engine.claim_seat_for_bot).
     """
 
     name: str
@@ -54,6 +59,8 @@ class Fixture:
     time_control: TimeControl | None = None
     timeouts: tuple[int, ...] = ()
     withdrawals: tuple[tuple[int, int], ...] = ()
+    resignations: tuple[tuple[int, int], ...] = ()
+    claims: tuple[int, ...] = ()
 
 
 def human(name: str) -> SeatSpec:
@@ -112,6 +119,7 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
         await engine.join_game(game_id, seat, name, hash_token(token), command_id=f"join-{seat}")
     policy = fixture.policy()
     snapshot = await engine.load(game_id)
+    left: set[tuple[int, int]] = set()  # resignations and claims made
     while not snapshot.is_terminal():
         if fixture.stop_after and snapshot.version >= fixture.stop_after:
             break
@@ -128,6 +136,28 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
             await engine.withdraw_seat(game_id, withdrawn[0])
             snapshot = await engine.load(game_id)
             continue
+        resigning = [r for r in fixture.resignations if r[0] <= snapshot.version and r not in left]
+        if resigning:
+            left.add(resigning[0])
+            seat = resigning[0][1]
+            await engine.resign_seat(game_id, seat, command_id=f"resign-{seat}")
+            snapshot = await engine.load(game_id)
+            continue
+        claiming = [v for v in fixture.claims if v <= snapshot.version and (v, -1) not in left]
+        if claiming:
+            left.add((claiming[0], -1))
+            clock.skip(engine.absence_ms)
+            absent = snapshot.seats_to_act()[0]
+            n = len(snapshot.seats)
+            by = next(
+                s
+                for s in (absent + k for k in range(1, n))
+                if snapshot.seats[s % n].kind is SeatKind.HUMAN
+                and s % n not in snapshot.control.forfeited
+            )
+            await engine.claim_seat_for_bot(game_id, absent, by % n, f"claim-{absent}")
+            snapshot = await engine.load(game_id)
+            continue
         seat = snapshot.seats_to_act()[0]
         legal = list(snapshot.ruleset.legal_actions(snapshot.state, seat))
         rng = random.Random(f"{fixture.name}:{snapshot.version}:{seat}")
@@ -138,11 +168,13 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
             action,
             expected_version=snapshot.version,
             command_id=f"cmd-{snapshot.version}-{seat}",
-            # Bot seats (and forfeited seats' zombies) act under the bot worker's
-            # credential (issue 12); a taken-over seat's own move reclaims it.
+            # Bot seats (and the zombies of seats out, the bots of resigned seats) act
+            # under the bot worker's credential (issue 12); a taken-over seat's own move
+            # reclaims it.
             bot_key=engine.bot_credential.secret
             if snapshot.seats[seat].kind is SeatKind.BOT
-            or (snapshot.clock is not None and seat in snapshot.clock.forfeited)
+            or seat in snapshot.control.forfeited
+            or seat in snapshot.control.resigned
             else "",
         )
         snapshot = await engine.load(game_id)

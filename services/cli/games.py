@@ -267,7 +267,12 @@ def add_demo(sub: Subparsers) -> None:
 
 def add_play(sub: Subparsers) -> None:
     """``teoti play``: a seat at the full-screen terminal table."""
-    play = sub.add_parser("play", help="play on a full-screen terminal table")
+    play = sub.add_parser(
+        "play",
+        help="play on a full-screen terminal table",
+        description="Play on a full-screen terminal table. Keys: arrows and Enter choose, "
+        "b/s/l switch views, e shows the last scoring, R resigns (after a yes/no), q quits.",
+    )
     play.add_argument(
         "--target",
         metavar="HOST:PORT",

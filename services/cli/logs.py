@@ -13,6 +13,7 @@ import asyncio
 import io
 import os
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from services.engine.domain.head_signing import (
     SignedHead,
     key_entry,
 )
+from services.engine.domain.leaving import SEAT_CLAIMED_FOR_BOT, SEAT_RESIGNED
 from services.engine.domain.public_log import (
     LogHeader,
     PublicLog,
@@ -54,6 +56,8 @@ def describe(rulesets: RulesetRegistry, ruleset_name: str, event: DomainEvent) -
         return True, f"game created ({ruleset_name}, {len(event.payload.get('seats', []))} seats)"
     if event.type == SEED_REVEALED:
         return True, f"seed revealed: {event.payload.get('seed')}"
+    if event.type in (SEAT_RESIGNED, SEAT_CLAIMED_FOR_BOT):
+        return True, _leaving(event.payload)
     if event.type in ENGINE_EVENTS:
         return False, event.type
     try:
@@ -61,6 +65,24 @@ def describe(rulesets: RulesetRegistry, ruleset_name: str, event: DomainEvent) -
     except UnknownRuleset:
         return False, event.type
     return bool(ruleset.is_milestone(event)), ruleset.describe_event(event)
+
+
+_OUTCOME_WORDS = {
+    "game_ended": "the game ended",
+    "forfeited": "out, a bot makes its moves",
+    "taken_over": "a bot plays it",
+}
+
+
+def _leaving(payload: Mapping[str, Any]) -> str:
+    """One line for SeatResigned / SeatClaimedForBot (docs/events.md, "Leaving a game")."""
+    seat = printable(str(payload.get("seat")))  # a forged file may hold anything here
+    if "outcome" in payload:
+        outcome = str(payload.get("outcome"))
+        return f"seat {seat} resigned ({_OUTCOME_WORDS.get(outcome, printable(outcome))})"
+    reason = "its clock ran out" if payload.get("reason") == "timed_out" else "absent"
+    by = printable(str(payload.get("claimed_by")))
+    return f"seat {seat} handed to a bot by seat {by} ({reason})"
 
 
 EXPORT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt")

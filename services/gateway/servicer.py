@@ -27,6 +27,7 @@ from services.engine.domain.errors import InvalidArgument, NotAuthorized
 from services.engine.domain.game import GameSnapshot
 from services.engine.domain.game_seats import SeatKind, check_client_token, hash_token, new_token
 from services.engine.domain.head_signing import SignedHead, SigningKeys
+from services.engine.domain.leaving import SEAT_RESIGNED
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import (
     GameIndexEntry,
@@ -34,7 +35,7 @@ from services.engine.domain.records import (
     StoredEvent,
     canonical_json,
 )
-from services.engine.domain.ruleset import RuleViolation
+from services.engine.domain.ruleset import Resignation, RuleViolation
 from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.engine.transport.proto_convert import (
@@ -72,6 +73,14 @@ STREAM_END_METADATA = "teoti-stream-end"
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 MAX_EVENTS_PAGE = 1000
+
+
+_OUTCOMES = {
+    Resignation.GAME_ENDS.value: pb.RESIGN_OUTCOME_GAME_ENDED,
+    Resignation.SEAT_OUT.value: pb.RESIGN_OUTCOME_FORFEITED,
+    Resignation.BOT_PLAYS.value: pb.RESIGN_OUTCOME_TAKEN_OVER,
+}
+"""SeatResigned's ``outcome`` as ResignSeatResponse's."""
 
 
 def _check_seat(snapshot: GameSnapshot, seat: int) -> int:
@@ -438,6 +447,43 @@ class GameServicer:
         self._projection(snapshot, request.seat, reply.game)
         add_legal_actions(reply.legal_actions, snapshot, request.seat)
         return reply
+
+    @unary_errors
+    async def ResignSeat(
+        self, request: pb.ResignSeatRequest, context: Context
+    ) -> pb.ResignSeatResponse:
+        """Check the seat's token, then resign it through the engine; the outcome is read
+        back from the SeatResigned event the resignation wrote (or, for a retried
+        command id, wrote before)."""
+        credentials = self._admit(context, request)
+        await authorize_seat(self._reader, request.game_id, request.seat, *credentials)
+        result = await self._client.resign_seat(request.game_id, request.seat, request.command_id)
+        reply = pb.ResignSeatResponse(version=result.version, first_version=result.first_version)
+        written = await self._reader.events(request.game_id, result.first_version - 1, 1)
+        if written and written[0].type == SEAT_RESIGNED:
+            reply.outcome = _OUTCOMES.get(
+                str(written[0].payload.get("outcome")), pb.RESIGN_OUTCOME_UNSPECIFIED
+            )
+        snapshot = self._reader.cached(request.game_id)
+        if snapshot is None or snapshot.version < result.version:
+            snapshot = await self._reader.load(request.game_id)
+        reply.finished = snapshot.is_terminal()
+        return reply
+
+    @unary_errors
+    async def ClaimSeatForBot(
+        self, request: pb.ClaimSeatForBotRequest, context: Context
+    ) -> pb.ClaimSeatForBotResponse:
+        """Check the claiming seat's token, then hand ``seat`` to a bot through the
+        engine (which refuses a seat whose clock has not run out and is not absent)."""
+        credentials = self._admit(context, request)
+        await authorize_seat(self._reader, request.game_id, request.claimed_by, *credentials)
+        result = await self._client.claim_seat_for_bot(
+            request.game_id, request.seat, request.claimed_by, request.command_id
+        )
+        return pb.ClaimSeatForBotResponse(
+            version=result.version, first_version=result.first_version
+        )
 
     @stream_errors
     async def WatchGame(

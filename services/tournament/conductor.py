@@ -111,7 +111,7 @@ def places_of(snapshot: GameSnapshot, players: Sequence[str] = ()) -> TableResul
     places = [0] * len(snapshot.seats)
     for position, seat in enumerate(result.ranking):
         places[seat] = position + 1
-    lost = snapshot.clock.forfeited if snapshot.clock is not None else ()
+    lost = snapshot.control.forfeited  # on time, withdrawn or resigned
     forfeited = tuple(players[seat] for seat in lost if seat < len(players))
     return TableResult(0, tuple(places), forfeited)
 

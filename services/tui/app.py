@@ -33,6 +33,7 @@ from services.tui.kit import Hotkey, TableKit, kit_for
 from services.tui.timeline import Timeline
 from services.tui.widgets.actions import ActionList, Choice, group_choices
 from services.tui.widgets.common import Panel
+from services.tui.widgets.confirm import ConfirmScreen
 from services.tui.widgets.log import EventLog
 from services.tui.widgets.scoring import ResultScreen
 from services.tui.words import refusal_words, seat_colour, seat_label
@@ -299,10 +300,24 @@ class TableApp(App[None]):
             self.say("No seat here to act for.", "yellow")
 
 
+RESIGNED_WORDS = {
+    "game_ended": "the game is over",
+    "forfeited": "you are out and a bot makes your moves",
+    "taken_over": "a bot plays your seat to the end",
+}
+"""What the table says after a resignation, by its outcome."""
+
+
 class LiveApp(TableApp):
-    """A running game, live from WatchGame: playing ``session.seat`` or read-only."""
+    """A running game, live from WatchGame: playing ``session.seat`` or read-only.
+
+    ``R`` resigns the seat after a confirmation (not in the footer: a key that ends a
+    game should not sit among the everyday ones; ``teoti play --help`` names it)."""
 
     SENDS_ACTIONS = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("R", "resign", "resign", show=False),
+    ]
 
     def __init__(
         self,
@@ -417,6 +432,38 @@ class LiveApp(TableApp):
         if hotkey is not None:
             choice = Choice(dict(hotkey.action), hotkey.words, "free")
             self.run_worker(self._submit(choice), group="submit", exclusive=True)
+
+    def action_resign(self) -> None:
+        """Ask, then resign the seat (docs/events.md, "Leaving a game")."""
+        if self.session.read_only or self.frame is None:
+            self.say("Watching: you have no seat to resign.", "yellow")
+            return
+        if self.frame.view.finished:
+            self.say("The game is over: there is nothing to resign.", "yellow")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._resign(), group="submit", exclusive=True)
+            else:
+                self.say("You play on.", "italic")
+
+        question = "Resign this game? In a 2-player or solo game it ends and you lose;"
+        question += " at a bigger table you are out (ranked last) and a bot plays your moves."
+        self.push_screen(ConfirmScreen(question), answered)
+
+    async def _resign(self) -> None:
+        try:
+            outcome = await self.session.resign()
+        except RuleViolation as refused:
+            self.say(refusal_words(refused.rule, refused.message, "resign"), "bold red")
+        except NotAuthorized as error:
+            log.warning("resign_not_authorized", error=str(error))
+            self.say("Not allowed: the server does not accept this seat's token.", "bold red")
+        else:
+            words = RESIGNED_WORDS.get(outcome, outcome)
+            self.say(f"You resigned: {words}.", "bold")
+        self._dirty.set()
 
     async def _submit(self, choice: Choice) -> None:
         if self.session.read_only or self.frame is None:

@@ -167,6 +167,17 @@ class Session:
         )
         return result.version
 
+    async def resign(self) -> str:
+        """Resign this seat (ResignSeat); returns what it did (``game_ended``,
+        ``forfeited`` or ``taken_over``). Raises RuleViolation (``game_over``,
+        ``seat_out``), NotAuthorized, PermissionError for a watcher."""
+        if self.seat is None:
+            raise PermissionError("watching: no seat to resign")
+        resigned = await self.client.resign(
+            self.game_id, self.seat, self.token, command_id=f"tui-resign:{self.game_id}"
+        )
+        return resigned.outcome
+
     async def join(self, seat: int, name: str) -> str:
         """Claim open ``seat``; the session then plays it."""
         self.token = await self.client.join_game(self.game_id, seat, name, self.token)

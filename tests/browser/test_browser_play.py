@@ -206,3 +206,23 @@ def test_browser_a_whole_game_against_a_bot(new_page: Any, ruleset: str) -> None
     assert mover is None, "the game did not end"
     expect(ann.locator("#finished")).to_be_visible()
     print(f"{ruleset}: {moves} moves in the browser, refusals on stale lists: {refusals}")
+
+
+def test_browser_resign_asks_then_ends_a_two_player_game(new_page: Any) -> None:
+    """The Resign button asks first (a dismissed question changes nothing), then resigns;
+    both pages see the game end with the resigning seat last and marked resigned."""
+    ann = new_page()
+    game_id = create(ann, "ann", "nim", 2)
+    bob = new_page()
+    join(bob, "bob", game_id, 1)
+    expect(ann.locator("#seats li").nth(1)).to_contain_text("bob")
+    expect(bob.locator("#resign")).to_be_visible()
+    bob.once("dialog", lambda dialog: dialog.dismiss())
+    bob.click("#resign")
+    expect(bob.locator("#finished")).to_be_hidden()
+    bob.once("dialog", lambda dialog: dialog.accept())
+    bob.click("#resign")
+    for page in (ann, bob):
+        expect(page.locator("#turn-banner")).to_have_text("The game is over.")
+        expect(page.locator("#ranking")).to_contain_text("1 bob (resigned)")
+    expect(bob.locator("#resign")).to_be_hidden()

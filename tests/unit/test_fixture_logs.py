@@ -65,6 +65,8 @@ NIM_FIXTURES = {
     "nim/nim_unfinished",
     "nim/nim_lucky_2",
     "nim/nim_withdraw_forfeit",
+    "nim/nim_leave_4",
+    "nim/nim_resign_2",
 }
 
 
@@ -103,6 +105,13 @@ def test_fixture_log_chains_and_folds_to_its_recorded_final_state(path: Path) ->
         assert result is not None
         assert list(result.scores) == expected["result"]["scores"]
         assert list(result.ranking) == expected["result"]["ranking"]
+    if "game_result" in expected:  # recorded since 2026-12-07 (leaving a game)
+        game_result = game.result()
+        recorded = expected["game_result"]
+        assert (game_result is None) is (recorded is None)
+        if game_result is not None:
+            assert list(game_result.ranking) == recorded["ranking"]
+            assert list(game_result.scores) == recorded["scores"]
     assert game.revealed_seed == expected["revealed_seed"]
     assert [seat.name for seat in game.seats] == [s["name"] for s in expected["seats"]]
     assert [seat.kind.value for seat in game.seats] == [s["kind"] for s in expected["seats"]]
@@ -138,6 +147,32 @@ def test_the_clock_fixtures_hold_every_clock_event() -> None:
 @pytest.mark.parametrize("path", CLOCKED, ids=lambda p: p.name)
 def test_a_clock_fixture_audits_clean_its_clocks_recomputed(path: Path) -> None:
     """The audit recomputes every clock event from the public log (times included)."""
+    from services.engine.domain.audit import audit_log
+
+    expected = expected_of(path)
+    report = audit_log(
+        expected["game_id"],
+        load_log(path),
+        registry(),
+        (expected["version"], expected["head_hash"]),
+    )
+    assert report.ok, report.problems
+
+
+LEAVING = [path for path in LOGS if "resign" in path.name or "_leave_" in path.name]
+
+
+def test_the_leaving_fixtures_hold_every_leaving_event() -> None:
+    events = [event for path in LEAVING for event in load_log(path)]
+    outcomes = {e.payload["outcome"] for e in events if e.type == "SeatResigned"}
+    reasons = {e.payload["reason"] for e in events if e.type == "SeatClaimedForBot"}
+    assert {"game_ended", "forfeited"} <= outcomes
+    assert "absent" in reasons
+    assert "SeatReclaimed" in {e.type for e in events}  # a claimed seat's player back
+
+
+@pytest.mark.parametrize("path", LEAVING, ids=lambda p: p.name)
+def test_a_leaving_fixture_audits_clean(path: Path) -> None:
     from services.engine.domain.audit import audit_log
 
     expected = expected_of(path)

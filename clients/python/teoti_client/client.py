@@ -124,6 +124,12 @@ class GameView:
     """The game's clocks; None for a game without them."""
     clocks: tuple[SeatClock, ...] = ()
     """Each clocked seat's clock (empty without clocks)."""
+    seats_resigned: tuple[int, ...] = ()
+    """Seats whose player resigned."""
+    seats_out: tuple[int, ...] = ()
+    """Seats out of the game (resigned or forfeited), the first out first."""
+    seats_played_by_bot: tuple[int, ...] = ()
+    """Human seats a bot plays now (out, or taken over after a timeout or a claim)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +146,18 @@ class ActionResult:
 
     version: int
     first_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resigned:
+    """Result of resign (ResignSeat): the versions it appended (the first is its
+    ``SeatResigned``), what it did (``outcome``: ``"game_ended"``, ``"forfeited"`` or
+    ``"taken_over"``, the game's rule) and whether the game has ended."""
+
+    version: int
+    first_version: int
+    outcome: str
+    finished: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,6 +432,9 @@ class GameServiceClient(Generic[EventT]):
                 )
                 for c in reply.clocks
             ),
+            tuple(reply.seats_resigned),
+            tuple(reply.seats_out),
+            tuple(reply.seats_played_by_bot),
         )
 
     async def get_game(self, game_id: str, seat: int | None = None, token: str = "") -> GameView:
@@ -477,6 +498,35 @@ class GameServiceClient(Generic[EventT]):
         reply = await self._submit(
             game_id, seat, token, action, expected_version, command_id, return_view=False
         )
+        return ActionResult(reply.version, reply.first_version)
+
+    async def resign(self, game_id: str, seat: int, token: str, command_id: str = "") -> Resigned:
+        """Resign (concede) ``seat`` with its token. The game's rule decides what it does:
+        a 2-seat game ends with this seat last, a bigger one goes on with it out (a bot
+        makes its moves). ``command_id`` makes a retry safe. Raises RuleViolation
+        (``game_over``, ``seat_out``), NotAuthorized, GameNotFound."""
+        request = pb.ResignSeatRequest(
+            game_id=game_id, seat=seat, seat_token=token, command_id=command_id
+        )
+        reply: pb.ResignSeatResponse = await self._call(self._stub.ResignSeat, request)
+        outcome = pb.ResignOutcome.Name(reply.outcome).removeprefix("RESIGN_OUTCOME_").lower()
+        return Resigned(reply.version, reply.first_version, outcome, reply.finished)
+
+    async def claim_seat_for_bot(
+        self, game_id: str, seat: int, claimed_by: int, token: str, command_id: str = ""
+    ) -> ActionResult:
+        """Hand ``seat`` to a bot as the player of seat ``claimed_by`` (with its token):
+        allowed once ``seat``'s clock ran out, or after it was to act with no event in
+        the game for the absence time (5 minutes by default). Raises RuleViolation
+        (``seat_not_absent``, ``seat_played_by_bot``, ...), NotAuthorized, GameNotFound."""
+        request = pb.ClaimSeatForBotRequest(
+            game_id=game_id,
+            seat=seat,
+            claimed_by=claimed_by,
+            seat_token=token,
+            command_id=command_id,
+        )
+        reply: pb.ClaimSeatForBotResponse = await self._call(self._stub.ClaimSeatForBot, request)
         return ActionResult(reply.version, reply.first_version)
 
     async def _submit(

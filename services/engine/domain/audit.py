@@ -17,6 +17,8 @@ What an auditor checks (also what ``teoti replay --verify`` and VerifyGame repor
 5. Clocks (a game with a time control): every ``ClocksUpdated`` and ``SeatTimedOut`` is
    what the clock rules give from the log before it
    (:mod:`services.engine.domain.clock_audit`).
+6. Leaving: every ``SeatResigned`` and ``SeatClaimedForBot`` was allowed and is what the
+   rules give from the log before it (:mod:`services.engine.domain.leaving_audit`).
 
 Everything here reads the public log only: the same events every reader gets.
 """
@@ -36,6 +38,7 @@ from services.engine.domain.errors import CorruptLog, UnknownRuleset
 from services.engine.domain.fairness import commit, rng_for
 from services.engine.domain.game import fold
 from services.engine.domain.game_seats import SeatSpec
+from services.engine.domain.leaving_audit import check_leaving
 from services.engine.domain.records import StoredEvent, canonical_json
 from services.engine.domain.ruleset import SEALED_KEY, DomainEvent, SetupRequest
 from services.engine.domain.rulesets import RulesetRegistry
@@ -129,7 +132,10 @@ def audit_log(
     except (CorruptLog, UnknownRuleset, KeyError, ValueError, TypeError, AssertionError) as exc:
         problems.append(f"cannot fold the log: {exc}")
     else:
-        for version, problem in check_clocks(game_id, events, registry):
+        for version, problem in [
+            *check_clocks(game_id, events, registry),
+            *check_leaving(game_id, events, registry),
+        ]:
             bad_versions.append(version)
             problems.append(f"version {version}: {problem}")
     found = _check_commitments(events)

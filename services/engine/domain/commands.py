@@ -9,6 +9,8 @@ the original result. The key is never the bare id (docs/operations.md, "Command 
   bot credential, see :mod:`services.engine.domain.bot_credential`).
 - JoinGame: ``join:<seat>|<id>``: a seat is claimed once, so its joiners never share
   an id with another seat's.
+- ResignSeat: ``resign:<seat>|<id>``; ClaimSeatForBot: ``claim:<claiming seat>|<id>``
+  bound to the claimed seat (services.engine.domain.leaving).
 - CreateGame: the game id itself is derived from the caller's scope and the id (see
   :func:`create_scope`); the key is ``create|<id>`` inside that game.
 
@@ -62,6 +64,21 @@ def join_command(seat: int, command_id: str, name: str, token_hash: str) -> Comm
         return None
     content = {"seat": seat, "name": name, "token_hash": token_hash}
     return CommandKey(f"join:{seat}|{command_id}", request_hash(content))
+
+
+def resign_command(seat: int, command_id: str) -> CommandKey | None:
+    """The key of a ResignSeat of ``seat``; None without a command id."""
+    if not check_command_id(command_id):
+        return None
+    return CommandKey(f"resign:{seat}|{command_id}", request_hash({"resign": seat}))
+
+
+def claim_command(claimed_by: int, seat: int, command_id: str) -> CommandKey | None:
+    """The key of seat ``claimed_by``'s ClaimSeatForBot of ``seat``; None without a
+    command id (the content bound to the id is the claimed seat)."""
+    if not check_command_id(command_id):
+        return None
+    return CommandKey(f"claim:{claimed_by}|{command_id}", request_hash({"claim": seat}))
 
 
 def create_content(

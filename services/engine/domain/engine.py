@@ -25,12 +25,14 @@ from services.engine.domain.clock import (
 from services.engine.domain.command_result import CommandResult
 from services.engine.domain.commands import (
     action_command,
+    claim_command,
     create_command,
     create_content,
     create_scope,
     join_command,
     refuse_reuse,
     request_hash,
+    resign_command,
 )
 from services.engine.domain.commitments import seal
 from services.engine.domain.engine_clock import (
@@ -61,6 +63,8 @@ from services.engine.domain.fairness import commit, rng_for
 from services.engine.domain.game import GameSnapshot, SeatKind, SeatSpec
 from services.engine.domain.game_ids import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.game_seats import check_seat_name
+from services.engine.domain.leaving import ABSENCE_MS, SeatControl
+from services.engine.domain.leaving_plan import claim_plan, resignation_plan
 from services.engine.domain.records import (
     SYSTEM_SEAT,
     AppendResult,
@@ -72,7 +76,14 @@ from services.engine.domain.records import (
     SecretValue,
     TurnRequest,
 )
-from services.engine.domain.ruleset import DomainEvent, SetupRequest, decide_and_fold, info_of
+from services.engine.domain.ruleset import (
+    DomainEvent,
+    Resignation,
+    SetupRequest,
+    bot_policy_of,
+    decide_and_fold,
+    info_of,
+)
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.snapshots import SnapshotCache
 from services.engine.domain.store_protocol import EventStore
@@ -116,6 +127,9 @@ class Engine:
             see :attr:`bot_credential`).
         on_finished: awaited with ``(game_id, version)`` after the append that ends a
             game (e.g. services.engine.adapters.finished.GameEndPublisher); it must not raise.
+        absence_ms: how long a seat must be to act with no event in its game before
+            another seat may claim it for a bot (services.engine.domain.leaving; each
+            claim records the figure applied).
     """
 
     def __init__(
@@ -129,8 +143,10 @@ class Engine:
         snapshots: SnapshotCache | None = None,
         bot_credential: BotCredential | None = None,
         on_finished: Callable[[str, int], Awaitable[None]] | None = None,
+        absence_ms: int = ABSENCE_MS,
     ) -> None:
         self.store = store
+        self.absence_ms = absence_ms
         self._on_finished = on_finished
         self.bot_credential = bot_credential or BotCredential.generate()
         self._snapshots = snapshots or SnapshotCache(store, registry)
@@ -391,7 +407,7 @@ class Engine:
         events = [*clock.before, *events, *clock.after]
         requests = [
             TurnRequest(snapshot.game_id, s, snapshot.version + len(events))
-            for s in snapshot.bot_seats_to_act(after.state, clock.clock)
+            for s in snapshot.bot_seats_to_act(after.state, _control_after(snapshot, clock.before))
         ]
         return events, requests, PrivateRecords(secrets), clock.deadline
 
@@ -559,7 +575,7 @@ class Engine:
         version = snapshot.version + len(events)
         requests = [
             TurnRequest(snapshot.game_id, seat, version)
-            for seat in snapshot.bot_seats_to_act(clock=plan.clock)
+            for seat in snapshot.bot_seats_to_act(control=_control_after(snapshot, plan.before))
         ]
         return await self.append_system(
             snapshot, events, requests, plan.deadline, command_id, recorded_at
@@ -597,6 +613,101 @@ class Engine:
                 version=result.version,
             )
             return result
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def resign_seat(self, game_id: str, seat: int, command_id: str = "") -> CommandResult:
+        """``seat``'s player resigns (ResignSeat; the gateway checked the seat's token).
+
+        What it does is the game's (``Ruleset.resignation``, else the platform default,
+        services.engine.domain.ruleset ``default_resignation``): the game ends with the
+        seat ranked last (its secrets left and seed revealed in the same append), or the
+        seat is out (ranked last among those still in, a zombie bot makes its moves), or
+        a bot plays it for good. Events: services.engine.domain.leaving_plan
+        ``resignation_plan``, recorded under SYSTEM_SEAT (no seat's move; the payload
+        names the seat). A command id this seat used for a resignation before returns the
+        original result. Raises GameNotFound, InvalidArgument, RuleViolation
+        (``game_over``, ``seat_out``, ``seat_is_bot``, ``command_id_reused``),
+        VersionConflict if the game kept moving through JOIN_ATTEMPTS tries.
+        """
+        command = resign_command(seat, command_id)
+
+        def plan(snapshot: GameSnapshot, now_ms: int, _idle: int) -> tuple[bool, ClockPlan]:
+            outcome, clock = resignation_plan(snapshot, seat, now_ms)
+            return outcome is Resignation.GAME_ENDS, clock
+
+        return await self._leave(game_id, command, command_id, plan, seat=seat)
+
+    async def claim_seat_for_bot(
+        self, game_id: str, seat: int, claimed_by: int, command_id: str = ""
+    ) -> CommandResult:
+        """Seat ``claimed_by``'s player (token checked by the gateway) hands ``seat`` to a
+        bot, its clock having run out or its player absent (services.engine.domain.
+        leaving_plan ``claim_plan``; absence: :attr:`absence_ms` to act with no event).
+        Ids are scoped to the claiming seat and bound to the claimed one. Raises
+        GameNotFound, InvalidArgument, RuleViolation (``game_over``, ``claim_own_seat``,
+        ``claimer_out``, ``seat_is_bot``, ``seat_played_by_bot``, ``seat_not_absent``,
+        ``command_id_reused``), VersionConflict as :meth:`resign_seat`."""
+        command = claim_command(claimed_by, seat, command_id)
+
+        def plan(snapshot: GameSnapshot, now_ms: int, idle: int) -> tuple[bool, ClockPlan]:
+            has_bot = bot_policy_of(snapshot.ruleset) is not None
+            clock = claim_plan(snapshot, seat, claimed_by, now_ms, idle, self.absence_ms, has_bot)
+            return False, clock
+
+        return await self._leave(game_id, command, command_id, plan, seat=seat)
+
+    async def _leave(
+        self,
+        game_id: str,
+        command: CommandKey | None,
+        command_id: str,
+        plan: Callable[[GameSnapshot, int, int], tuple[bool, ClockPlan]],
+        seat: int,
+    ) -> CommandResult:
+        """Decide ``plan`` (``(snapshot, now_ms, idle_since_ms) -> (ends, clock plan)``)
+        on the stored game and append it, retried on a concurrent append: a leave names
+        no version, so another seat's move is not the caller's conflict."""
+        bound = log.bind(game_id=game_id, seat=seat, command_id=command_id[:200])
+        for attempt in range(1, JOIN_ATTEMPTS + 1):
+            if command is not None and (
+                done := await self.store.command_result(game_id, command.field)
+            ):
+                refuse_reuse(command, done.request_hash, command_id)
+                bound.info("duplicate_command", version=done.last_version)
+                return CommandResult(game_id, done.last_version, done.first_version)
+            snapshot = await self.load(game_id)
+            last = await self.store.read(game_id, snapshot.version - 1, 1)
+            idle_since = (
+                epoch_ms(datetime.fromisoformat(last[0].metadata.recorded_at)) if last else 0
+            )
+            metadata, now_ms = self._stamped(command_id, SYSTEM_SEAT)
+            ends, clock = plan(snapshot, now_ms, idle_since)
+            events = list(clock.before)
+            if ends:  # as a game's last move does: every commitment left, then the seed
+                left = snapshot.unrevealed()
+                if left:
+                    secrets = snapshot.private.secrets
+                    events.append(secrets_revealed({i: secrets[i] for i in left}))
+                events.append(seed_revealed(await self._seed(snapshot)))
+            events += clock.after
+            control = _control_after(snapshot, clock.before)
+            version = snapshot.version + len(events)
+            requests = [
+                TurnRequest(game_id, s, version) for s in snapshot.bot_seats_to_act(control=control)
+            ]
+            try:
+                result = await self._write(
+                    snapshot, events, metadata, requests, None, command, clock.deadline
+                )
+            except (VersionConflict, ChainMismatch):
+                self._snapshots.forget(game_id)
+                if attempt == JOIN_ATTEMPTS:
+                    raise
+                continue
+            applied = await self._applied(snapshot, result, len(events), bound, command)
+            if not result.duplicate:
+                bound.info("seat_left", kind=events[0].type, version=result.last_version)
+            return applied
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _remember(
@@ -645,6 +756,15 @@ class Engine:
             raise RuleViolation("no_effect", "the action produced no events")
         # The state after the events (not yet stored), to find who acts next.
         return events, snapshot.updated(version=snapshot.version + len(events), state=state)
+
+
+def _control_after(snapshot: GameSnapshot, events: Sequence[DomainEvent]) -> SeatControl:
+    """Who plays each seat of ``snapshot`` once ``events`` (an append's engine events:
+    a reclaim, a timeout, a resignation) are folded."""
+    control = snapshot.control
+    for event in events:
+        control = control.apply(event)
+    return control
 
 
 def _with_reveals(

@@ -78,18 +78,28 @@ def creation_plan(control: TimeControl | None, snapshot: GameSnapshot, now_ms: i
 def check_seat(snapshot: GameSnapshot, seat: int, is_bot: bool) -> bool:
     """Whether a move of ``seat`` reclaims it (a person moving for a taken-over seat).
 
-    Raises RuleViolation ``seat_forfeited`` (a person moving for a forfeited seat) or
-    ``reclaim_not_allowed`` (the time control leaves a reclaimed seat no time: base time
-    without increment).
+    Raises RuleViolation ``seat_forfeited`` (a person moving for a forfeited seat: on
+    time, withdrawn or resigned), ``seat_resigned`` (a person moving for a seat handed to
+    a bot by its resignation) or ``reclaim_not_allowed`` (the time control leaves a
+    reclaimed seat no time: base time without increment).
     """
-    clock = snapshot.clock
-    if clock is None or is_bot or not 0 <= seat < len(clock.clocks):
+    control = snapshot.control
+    if is_bot or not 0 <= seat < len(snapshot.seats):
         return False
-    if seat in clock.forfeited:
+    if seat in control.forfeited:
+        if seat in control.resigned:
+            raise RuleViolation(
+                "seat_forfeited", f"seat {seat} resigned; a bot makes its remaining moves"
+            )
         raise RuleViolation("seat_forfeited", f"seat {seat} forfeited on time; a bot plays it")
-    if seat not in clock.taken_over:
+    if seat not in control.taken_over:
         return False
-    if not clock.may_reclaim():
+    if seat in control.resigned:
+        raise RuleViolation(
+            "seat_resigned", f"seat {seat} resigned and was handed to a bot for good"
+        )
+    clock = snapshot.clock
+    if clock is not None and not clock.may_reclaim():
         raise RuleViolation(
             "reclaim_not_allowed",
             f"seat {seat} ran out of time and its time control adds none per move: a bot "
@@ -102,9 +112,10 @@ def move_plan(
     snapshot: GameSnapshot, seat: int, reclaim: bool, after: GameSnapshot, now_ms: int
 ) -> ClockPlan:
     """Clock events of ``seat``'s move on ``snapshot`` at ``now_ms`` (``after``: the game
-    once the move's own events are folded); NO_CLOCK for an unclocked game."""
+    once the move's own events are folded); for an unclocked game only a reclaim's
+    ``SeatReclaimed`` (its seat was claimed for a bot), else NO_CLOCK."""
     if snapshot.clock is None:
-        return NO_CLOCK
+        return ClockPlan([seat_reclaimed(seat)]) if reclaim else NO_CLOCK
     clock = snapshot.clock
     before: list[DomainEvent] = []
     if reclaim:

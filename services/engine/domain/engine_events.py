@@ -13,6 +13,8 @@ Field by field in docs/events.md. Current versions:
 - The clock events (``ClockStarted``, ``ClocksUpdated``, ``SeatTimedOut``,
   ``SeatTakenOver``, ``SeatForfeited``, ``SeatReclaimed``), all v1: see
   :mod:`services.engine.domain.timing.seat_clocks`.
+- The leaving events (``SeatResigned``, ``SeatClaimedForBot``), v1: see
+  :mod:`services.engine.domain.leaving`.
 
 Token hashes of v2/v1 logs are honoured read-only: :func:`legacy_token_hashes` reads
 them from the stored event (which cannot change without breaking the chain), nothing new
@@ -26,6 +28,7 @@ from typing import Any
 
 from services.engine.domain.fairness import commit
 from services.engine.domain.game_seats import SeatSpec
+from services.engine.domain.leaving import LEAVING_EVENTS
 from services.engine.domain.records import SecretValue
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.timing.seat_clocks import CLOCK_EVENTS
@@ -37,9 +40,12 @@ SEAT_JOINED_VERSION = 2
 SECRETS_REVEALED = "SecretsRevealed"
 SEED_REVEALED = "SeedRevealed"
 ENGINE_EVENTS = (
-    frozenset({GAME_CREATED, SEAT_JOINED, SECRETS_REVEALED, SEED_REVEALED}) | CLOCK_EVENTS
+    frozenset({GAME_CREATED, SEAT_JOINED, SECRETS_REVEALED, SEED_REVEALED})
+    | CLOCK_EVENTS
+    | LEAVING_EVENTS
 )
-"""Every engine event type, the clocks' included (services.engine.domain.timing.seat_clocks)."""
+"""Every engine event type, the clocks' (services.engine.domain.timing.seat_clocks) and
+the leaving ones (services.engine.domain.leaving) included."""
 
 
 def game_created(

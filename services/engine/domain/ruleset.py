@@ -146,6 +146,9 @@ class Capability(Enum):
     """``snapshot(state)`` and ``restore(data)`` (:class:`SnapshottingRuleset`)."""
     BOT_POLICY = "bot_policy"
     """``bot_policy() -> BotPolicy``: the game's own bot (:func:`bot_policy_of`)."""
+    RESIGNATION = "resignation"
+    """``resignation(state, seat, seats_in) -> Resignation``: what a seat's resignation
+    means in this game (:func:`resignation_of`; without it, :func:`default_resignation`)."""
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -157,6 +160,7 @@ _CAPABILITY_METHODS: dict[Capability, tuple[str, ...]] = {
     Capability.APPLY: ("apply",),
     Capability.SNAPSHOTS: ("snapshot", "restore"),
     Capability.BOT_POLICY: ("bot_policy",),
+    Capability.RESIGNATION: ("resignation",),
 }
 _APPLY = Capability.APPLY  # module constant: decide_and_fold runs on every step
 
@@ -346,6 +350,53 @@ def bot_policy_of(ruleset: Ruleset[Any]) -> BotPolicy | None:
     if Capability.BOT_POLICY not in ruleset.declaration.capabilities:
         return None
     return cast("BotRuleset[Any]", ruleset).bot_policy()
+
+
+class Resignation(Enum):
+    """What a seat's resignation does to its game (docs/events.md, "Leaving a game").
+
+    Values are the ``outcome`` of the ``SeatResigned`` event (stable names)."""
+
+    GAME_ENDS = "game_ended"
+    """The game ends now: the seats still in are ranked by their current scores, the
+    resigning seat below them (and seats out before it below that)."""
+    SEAT_OUT = "forfeited"
+    """The seat is out, as a forfeit on time: ranked last among those still in; a zombie
+    bot makes its remaining moves (``SeatForfeited``)."""
+    BOT_PLAYS = "taken_over"
+    """A bot plays the seat to the end with its standing (``SeatTakenOver``); the player
+    who resigned may not reclaim it."""
+
+
+def default_resignation(seats_in: Sequence[int]) -> Resignation:
+    """The platform's rule for a game that declares no :attr:`Capability.RESIGNATION`:
+    GAME_ENDS when at most one other seat would still be in (a 2-seat game, a solo game
+    against the game's own opponent, the last two of a larger table), else SEAT_OUT.
+
+    Args:
+        seats_in: seats not out (neither forfeited nor resigned) before the resignation,
+            the resigning seat among them.
+    """
+    return Resignation.GAME_ENDS if len(seats_in) <= 2 else Resignation.SEAT_OUT
+
+
+class ResigningRuleset(Ruleset[StateT], Protocol[StateT]):
+    """A ruleset that says what a resignation means (:attr:`Capability.RESIGNATION`)."""
+
+    def resignation(self, state: StateT, seat: int, seats_in: Sequence[int]) -> Resignation:
+        """What ``seat`` resigning in ``state`` does (``seats_in``: as
+        :func:`default_resignation` takes it). Pure; raises nothing."""
+        ...
+
+
+def resignation_of(
+    ruleset: Ruleset[StateT], state: StateT, seat: int, seats_in: Sequence[int]
+) -> Resignation:
+    """What ``seat`` resigning does: the ruleset's own ``resignation`` if it declares
+    :attr:`Capability.RESIGNATION`, else :func:`default_resignation`."""
+    if Capability.RESIGNATION not in ruleset.declaration.capabilities:
+        return default_resignation(seats_in)
+    return cast("ResigningRuleset[StateT]", ruleset).resignation(state, seat, seats_in)
 
 
 @dataclass(frozen=True, slots=True)

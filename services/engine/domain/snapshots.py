@@ -25,6 +25,7 @@ from services.engine.domain.engine_events import SEAT_JOINED
 from services.engine.domain.errors import CorruptLog
 from services.engine.domain.game import GameSnapshot, fold
 from services.engine.domain.game_seats import SeatSpec
+from services.engine.domain.leaving import NO_LEAVERS, SeatControl
 from services.engine.domain.records import (
     PrivateRecords,
     SecretValue,
@@ -38,9 +39,11 @@ from services.engine.domain.timing.seat_clocks import ClockState
 
 DEFAULT_CAPACITY = 2048
 DEFAULT_SNAPSHOT_EVERY = 100
-SNAPSHOT_FORMAT = 3
-_READABLE_FORMATS = (2, SNAPSHOT_FORMAT)
-"""Format 3 added ``clock`` (a game's seat clocks); format 2 snapshots have none."""
+SNAPSHOT_FORMAT = 4
+_READABLE_FORMATS = (2, 3, SNAPSHOT_FORMAT)
+"""Format 3 added ``clock`` (a game's seat clocks); format 2 snapshots have none. Format
+4 added ``control`` (who plays each seat, services.engine.domain.leaving); before it only
+a clock's events handed seats over, so a format 3 snapshot's clock gives it."""
 log = structlog.get_logger(__name__)
 
 
@@ -66,6 +69,7 @@ def encode_snapshot(snapshot: GameSnapshot) -> str | None:
             "commitments": dict(snapshot.commitments),
             "revealed": sorted(snapshot.revealed),
             "clock": snapshot.clock.to_json() if snapshot.clock is not None else None,
+            "control": snapshot.control.to_json(),
         }
     )
 
@@ -78,6 +82,13 @@ def decode_snapshot(text: str, registry: RulesetRegistry) -> GameSnapshot:
     ruleset: Any = registry.get(str(data["ruleset"]))
     if not supports_snapshots(ruleset):
         raise ValueError(f"ruleset {data['ruleset']} cannot restore snapshots")
+    clock = ClockState.from_json(data["clock"]) if data.get("clock") else None
+    if data.get("control") is not None:
+        control = SeatControl.from_json(data["control"])
+    elif clock is not None:
+        control = SeatControl(clock.taken_over, clock.forfeited)
+    else:
+        control = NO_LEAVERS
     return GameSnapshot(
         str(data["game_id"]),
         str(data["ruleset"]),
@@ -95,7 +106,8 @@ def decode_snapshot(text: str, registry: RulesetRegistry) -> GameSnapshot:
         ),
         {str(k): int(v) for k, v in data["commitments"].items()},
         frozenset(str(k) for k in data["revealed"]),
-        ClockState.from_json(data["clock"]) if data.get("clock") else None,
+        clock,
+        control,
     )
 
 

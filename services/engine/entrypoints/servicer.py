@@ -65,6 +65,18 @@ class EngineServicer:
                 response.join_game.CopyFrom(await self._join_game(request.join_game))
             elif command == "withdraw_seat":
                 response.withdraw_seat.CopyFrom(await self._withdraw_seat(request.withdraw_seat))
+            elif command == "resign_seat":
+                leave = request.resign_seat
+                result = await self._engine.resign_seat(leave.game_id, leave.seat, leave.command_id)
+                response.resign_seat.version = result.version
+                response.resign_seat.first_version = result.first_version
+            elif command == "claim_seat_for_bot":
+                claim = request.claim_seat_for_bot
+                result = await self._engine.claim_seat_for_bot(
+                    claim.game_id, claim.seat, claim.claimed_by, claim.command_id
+                )
+                response.claim_seat_for_bot.version = result.version
+                response.claim_seat_for_bot.first_version = result.first_version
             else:
                 raise BadRequest("the request carries no command")
 

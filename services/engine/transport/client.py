@@ -61,6 +61,19 @@ class EngineClient(Protocol):
         then ``first_version`` equals ``version``). Raises GameNotFound, InvalidArgument."""
         ...
 
+    async def resign_seat(self, game_id: str, seat: int, command_id: str = "") -> CommandResult:
+        """``seat``'s player resigns (see Engine.resign_seat; the caller checked the
+        seat's token). Raises GameNotFound, InvalidArgument, RuleViolation."""
+        ...
+
+    async def claim_seat_for_bot(
+        self, game_id: str, seat: int, claimed_by: int, command_id: str = ""
+    ) -> CommandResult:
+        """Seat ``claimed_by``'s player hands ``seat`` to a bot (see
+        Engine.claim_seat_for_bot; the caller checked ``claimed_by``'s token). Raises
+        GameNotFound, InvalidArgument, RuleViolation."""
+        ...
+
     async def close(self) -> None:
         """Release resources (channels)."""
         ...
@@ -112,6 +125,16 @@ class InProcessEngineClient:
     async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
         """See EngineClient.withdraw_seat."""
         return await self._engine.withdraw_seat(game_id, seat)
+
+    async def resign_seat(self, game_id: str, seat: int, command_id: str = "") -> CommandResult:
+        """See EngineClient.resign_seat."""
+        return await self._engine.resign_seat(game_id, seat, command_id)
+
+    async def claim_seat_for_bot(
+        self, game_id: str, seat: int, claimed_by: int, command_id: str = ""
+    ) -> CommandResult:
+        """See EngineClient.claim_seat_for_bot."""
+        return await self._engine.claim_seat_for_bot(game_id, seat, claimed_by, command_id)
 
     async def close(self) -> None:
         """The engine is owned by whoever built it."""

@@ -45,7 +45,12 @@ def add_game_view(
     if snapshot.clock is not None:
         into.time_control.CopyFrom(time_control_to_proto(snapshot.clock.control))
         add_clocks(into.clocks, snapshot.clock)
-    result = snapshot.result()  # forfeited seats ranked last (clocks)
+    control = snapshot.control
+    if control.forfeited or control.taken_over or control.resigned:  # someone left
+        into.seats_resigned.extend(sorted(control.resigned))
+        into.seats_out.extend(control.forfeited)
+        into.seats_played_by_bot.extend(sorted(control.bot_controlled()))
+    result = snapshot.result()  # seats out ranked last
     if result is not None:
         into.result.scores.extend(result.scores)
         into.result.ranking.extend(result.ranking)

@@ -47,6 +47,8 @@ _EXCHANGE_FIELDS = {
     "SubmitAction": "submit_action",
     "JoinGame": "join_game",
     "WithdrawSeat": "withdraw_seat",
+    "ResignSeat": "resign_seat",
+    "ClaimSeatForBot": "claim_seat_for_bot",
 }
 
 
@@ -186,6 +188,27 @@ class RemoteEngineClient:
         command.game_id = game_id
         command.seat = seat
         reply = await self._call("WithdrawSeat", command, request)
+        return CommandResult(game_id, reply.version, reply.first_version)
+
+    async def resign_seat(self, game_id: str, seat: int, command_id: str = "") -> CommandResult:
+        """See EngineClient.resign_seat."""
+        command, request = self._command("ResignSeat")
+        command.game_id = game_id
+        command.seat = seat
+        command.command_id = command_id
+        reply = await self._call("ResignSeat", command, request)
+        return CommandResult(game_id, reply.version, reply.first_version)
+
+    async def claim_seat_for_bot(
+        self, game_id: str, seat: int, claimed_by: int, command_id: str = ""
+    ) -> CommandResult:
+        """See EngineClient.claim_seat_for_bot."""
+        command, request = self._command("ClaimSeatForBot")
+        command.game_id = game_id
+        command.seat = seat
+        command.claimed_by = claimed_by
+        command.command_id = command_id
+        reply = await self._call("ClaimSeatForBot", command, request)
         return CommandResult(game_id, reply.version, reply.first_version)
 
     async def close(self) -> None:

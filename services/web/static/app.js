@@ -166,7 +166,9 @@ function clearRefusal() { $("refusal").hidden = true; }
 function seatLabel(game, index) {
   const seat = (game.seats || [])[index] || {};
   const name = seat.name || (seat.open ? "open seat" : `seat ${index}`);
-  return `${index} ${name}${seat.kind === "SEAT_KIND_BOT" ? " (bot)" : ""}${index === table.seat ? " (you)" : ""}`;
+  const left = (game.seats_resigned || []).includes(index) ? " (resigned)"
+    : (game.seats_played_by_bot || []).includes(index) ? " (a bot plays it)" : "";
+  return `${index} ${name}${seat.kind === "SEAT_KIND_BOT" ? " (bot)" : ""}${left}${index === table.seat ? " (you)" : ""}`;
 }
 
 function renderGame(game, actions) {
@@ -185,6 +187,9 @@ function renderGame(game, actions) {
   const mine = table.seat !== null && (game.seats_to_act || []).includes(table.seat);
   $("turn-banner").textContent = game.finished ? "The game is over."
     : mine ? "Your turn: choose a move." : "Waiting for the other seats…";
+  const stillIn = table.seat !== null && !(game.seats_out || []).includes(table.seat)
+    && !(game.seats_resigned || []).includes(table.seat);
+  $("resign").hidden = game.finished || !stillIn;
   const seats = $("seats");
   seats.replaceChildren(...(game.seats || []).map((_, i) => el("li", seatLabel(game, i))));
   let view = game.state_json;
@@ -247,6 +252,20 @@ async function submit(actionJson) {
   } catch (error) {
     if (error instanceof Refusal) showRefusal(error); else throw error;
   }
+}
+
+/** ResignSeat after the person confirms (docs/events.md, "Leaving a game"). */
+async function resign() {
+  clearRefusal();
+  const question = "Resign this game? In a 2-player or solo game it ends and you lose; "
+    + "at a bigger table you are out (ranked last) and a bot plays your moves.";
+  if (!window.confirm(question)) return;
+  try {
+    await call("ResignSeat", { game_id: table.gameId, seat: table.seat, command_id: newId() }, table.token);
+  } catch (error) {
+    if (error instanceof Refusal) showRefusal(error); else throw error;
+  }
+  refresh();
 }
 
 // ---- the event stream (WatchGame as server-sent events) ----
@@ -443,6 +462,7 @@ $("refresh-games").addEventListener("click", refreshGames);
 $("list-filter").addEventListener("change", refreshGames);
 $("create-form").addEventListener("submit", createGame);
 $("submit-custom").addEventListener("click", () => submit($("custom-action").value));
+$("resign").addEventListener("click", resign);
 $("leave").addEventListener("click", () => {
   leaveGame();
   clearRefusal();

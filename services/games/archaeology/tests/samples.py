@@ -41,6 +41,16 @@ FIXTURE_LOGS: tuple[Fixture, ...] = (
         policy=RandomPolicy,
         stop_after=120,
     ),
+    # Leaving a game (issue 32): ann resigns a 3-seat expedition at version 40; she is
+    # out (ranked last) and a zombie bot finishes her moves.
+    Fixture(
+        "archaeology_3_resign",
+        RULESET,
+        (human("ann"), human("bob"), bot("cy")),
+        {"ruin": "pyramid"},
+        policy=RandomPolicy,
+        resignations=((40, 0),),
+    ),
 )
 """The recorded games (their files: tests/fixture_logs/), never regenerated."""
 

@@ -89,6 +89,19 @@ FIXTURE_LOGS: tuple[Fixture, ...] = (
         timeouts=(17,),
         stop_after=80,
     ),
+    # Leaving a game (issue 32): the seat to act at version 12 stays away and the other
+    # claims it for a bot (SeatClaimedForBot, SeatTakenOver: the game has its own bot);
+    # its player reclaims it with their next move (SeatReclaimed); at version 40 ann
+    # resigns, which ends a 2-seat game (docs/rules-decisions.md, "Leaving a game").
+    Fixture(
+        "teotihuacan_resign_2",
+        RULESET,
+        (human("ann"), human("bob")),
+        {"first_game": False},
+        policy=RandomPolicy,
+        claims=(12,),
+        resignations=((40, 0),),
+    ),
 )
 """The recorded games (their files: tests/fixture_logs/), never regenerated."""
 
