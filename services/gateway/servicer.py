@@ -53,6 +53,7 @@ from services.engine.transport.status_mapping import (
 )
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
 from services.gateway.watch_hub import WatchHub
+from services.players.service import PlayerService
 from services.rpc import deadlines
 from services.rpc.errors import BadRequest, internal_status
 from services.rpc.limits import (
@@ -189,6 +190,8 @@ class GameServicer:
             object between the faces of a process: they share its calls' room).
         play_grace_s: a Play stream that has passed no seat token check is ended once
             idle this long (:data:`services.gateway.play_stream.PLAY_IDLE_GRACE_S`).
+        players: the player accounts, to authenticate player credentials (None: this
+            gateway knows no players, and only seat tokens act for seats).
     """
 
     def __init__(
@@ -204,8 +207,10 @@ class GameServicer:
         signing: SigningKeys | None = None,
         streams: StreamBudget | None = None,
         play_grace_s: float = PLAY_IDLE_GRACE_S,
+        players: PlayerService | None = None,
     ) -> None:
         self._reader = reader
+        self._players = players
         self._client = client
         self._default_ruleset = default_ruleset or installed_default()
         self.hub = hub or WatchHub(reader.store)

@@ -19,6 +19,12 @@ import grpc
 
 from teoti_client.errors import decode_error, error_info
 from teoti_client.play_stream import PlayStream, client_failure, error_of
+from teoti_client.players import (
+    PlayerCalls,
+    PlayerCredentialInfo,
+    PlayerProfile,
+    RegisteredPlayer,
+)
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 
@@ -278,6 +284,7 @@ class GameServiceClient(Generic[EventT]):
         self._stub = pb_grpc.GameServiceStub(self._channel)
         self._timeout = timeout_s
         self._play = PlayStream(self._stub) if play_stream else None
+        self._players = PlayerCalls(self._channel, self._call_as)
         self._closed = False
 
     async def __aenter__(self) -> Self:
@@ -352,6 +359,54 @@ class GameServiceClient(Generic[EventT]):
             return await method(request, timeout=self._timeout)
         except grpc.aio.AioRpcError as error:
             raise self._decode_error(error) from error
+
+    async def _call_as(
+        self, method: Any, request: Any, metadata: tuple[tuple[str, str], ...]
+    ) -> Any:
+        """:meth:`_call` with call metadata (a player credential)."""
+        try:
+            return await method(request, timeout=self._timeout, metadata=metadata or None)
+        except grpc.aio.AioRpcError as error:
+            raise self._decode_error(error) from error
+
+    async def register_player(
+        self,
+        name: str,
+        bot: bool = False,
+        label: str = "",
+        command_id: str = "",
+        credential: str = "",
+    ) -> RegisteredPlayer:
+        """Register the player ``name`` (a bot account if ``bot``): its profile and first
+        player credential (keep it secret: it is shown this once). ``label`` names the
+        credential ("phone"); ``command_id`` makes a retry safe (it returns the player,
+        and the credential only if you chose it: ``credential``, ``"tpc_"`` +
+        ``secrets.token_urlsafe(32)``). Raises RuleViolation ``name_taken`` when the
+        name's identity (NFKC, trimmed, case-folded) is another player's."""
+        return await self._players.register(name, bot, label, command_id, credential)
+
+    async def create_player_credential(
+        self, credential: str, label: str = "", command_id: str = "", chosen: str = ""
+    ) -> tuple[PlayerCredentialInfo, str]:
+        """Another credential (one per device or bot) for the player holding
+        ``credential``: (its id and label, the new secret, shown this once)."""
+        return await self._players.create_credential(credential, label, command_id, chosen)
+
+    async def player_credentials(self, credential: str) -> list[PlayerCredentialInfo]:
+        """The credentials of the player holding ``credential`` (never their secrets)."""
+        return await self._players.list_credentials(credential)
+
+    async def revoke_player_credential(self, credential: str, credential_id: str) -> None:
+        """Revoke ``credential_id`` (one of the caller's): refused from the next call on."""
+        await self._players.revoke_credential(credential, credential_id)
+
+    async def get_player(self, player_id: str = "", name: str = "") -> PlayerProfile:
+        """A player's public profile by id or by name (any spelling of its identity)."""
+        return await self._players.get(player_id, name)
+
+    async def my_player(self, credential: str) -> tuple[PlayerProfile, str]:
+        """(profile, credential id) of the player holding ``credential``."""
+        return await self._players.me(credential)
 
     async def create_game(
         self,
