@@ -42,6 +42,8 @@ class Fixture:
             moving (the timekeeper then appends the timeout).
         withdrawals: (version, seat): at that version the seat's tournament player
             withdraws (Engine.withdraw_seat applies the timeout policy at once).
+        player_joins: (seat, name, player id) claimed with JoinGame by a player account
+            (no seat token) right after the token joins.
     """
 
     name: str
@@ -54,11 +56,17 @@ class Fixture:
     time_control: TimeControl | None = None
     timeouts: tuple[int, ...] = ()
     withdrawals: tuple[tuple[int, int], ...] = ()
+    player_joins: tuple[tuple[int, str, str], ...] = ()
 
 
 def human(name: str) -> SeatSpec:
     # Fixture tokens are public test data; only their SHA-256 is in today's format.
     return SeatSpec(SeatKind.HUMAN, name, hash_token(f"fixture-token-{name}-0123456789abcdef"))
+
+
+def player_seat(name: str, player: str) -> SeatSpec:
+    """A human seat bound to the player account ``player`` (no seat token)."""
+    return SeatSpec(SeatKind.HUMAN, name, player=player)
 
 
 def bot(name: str) -> SeatSpec:
@@ -110,6 +118,8 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
     game_id = created.game_id
     for seat, name, token in fixture.joins:
         await engine.join_game(game_id, seat, name, hash_token(token), command_id=f"join-{seat}")
+    for seat, name, player in fixture.player_joins:
+        await engine.join_game(game_id, seat, name, "", command_id=f"join-{seat}", player=player)
     policy = fixture.policy()
     snapshot = await engine.load(game_id)
     while not snapshot.is_terminal():

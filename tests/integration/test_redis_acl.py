@@ -434,6 +434,35 @@ async def test_player_accounts_work_with_each_service_as_its_own_user(
     assert me.player.player_id == registered.player.player_id
     found = await stub.GetPlayer(ppb.GetPlayerRequest(name="ANN"))
     assert found.player == registered.player
+    # Seats bound to players through the engine link: Ann's at creation, Bob's by joining.
+    bob = await stub.RegisterPlayer(ppb.PlayerServiceRegisterPlayerRequest(name="Bob", bot=True))
+    pb = split_stack.pb
+    created = await split_stack.gateway.CreateGame(
+        pb.CreateGameRequest(
+            ruleset="nim",
+            seats=[
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, bind_to_caller=True),
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, open=True),
+            ],
+        ),
+        metadata=auth,
+    )
+    await split_stack.gateway.JoinGame(
+        pb.JoinGameRequest(game_id=created.game_id, seat=1),
+        metadata=(("authorization", f"Player {bob.credential}"),),
+    )
+    game = await split_stack.gateway.GetGame(pb.GetGameRequest(game_id=created.game_id))
+    assert [s.player for s in game.seats] == [
+        registered.player.player_id,
+        bob.player.player_id,
+    ]
+    legal = await split_stack.gateway.ListLegalActions(
+        pb.ListLegalActionsRequest(game_id=created.game_id, seat=game.seats_to_act[0]),
+        metadata=auth
+        if game.seats_to_act[0] == 0
+        else (("authorization", f"Player {bob.credential}"),),
+    )
+    assert legal.actions
     assert await denied_for(redis_url, users) == []
     names = f"{users.prefix}:{{account}}:names"
     for role in (Role.GATEWAY, Role.BOT):

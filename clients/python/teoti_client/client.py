@@ -24,6 +24,7 @@ from teoti_client.players import (
     PlayerCredentialInfo,
     PlayerProfile,
     RegisteredPlayer,
+    player_metadata,
 )
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
@@ -61,12 +62,17 @@ class SeatInfo:
     """A seat as the server shows it (``token`` only for a seat you create/claim).
 
     ``kind`` is ``"human"`` or ``"bot"``; an ``open`` human seat waits for JoinGame.
+    ``player``: the id of the player account sitting here ("" for none); its player
+    credential acts for the seat wherever a seat token goes. ``bind_to_caller`` (for
+    ``create_game`` with a ``credential``): bind this human seat to you.
     """
 
     kind: str
     name: str
     open: bool = False
     token: str = ""
+    player: str = ""
+    bind_to_caller: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,15 +421,24 @@ class GameServiceClient(Generic[EventT]):
         options: Mapping[str, Any] | None = None,
         command_id: str = "",
         time_control: TimeControl | None = None,
+        credential: str = "",
     ) -> CreatedGame:
         """Create a game (``ruleset`` "" = the server's default); ``SeatInfo.token`` may
         preset a human seat's token; ``time_control``: the human seats' clocks (None:
-        no clocks). Raises KeyError for a seat kind other than human/bot or a timeout
-        policy other than bot_takeover/forfeit."""
+        no clocks); ``credential``: your player credential, which the seats marked
+        ``bind_to_caller`` are bound to (they get no token unless you chose one). Raises
+        KeyError for a seat kind other than human/bot or a timeout policy other than
+        bot_takeover/forfeit."""
         request = pb.CreateGameRequest(
             ruleset=ruleset,
             seats=[
-                pb.Seat(kind=_KIND_VALUES[s.kind], name=s.name, token=s.token, open=s.open)
+                pb.Seat(
+                    kind=_KIND_VALUES[s.kind],
+                    name=s.name,
+                    token=s.token,
+                    open=s.open,
+                    bind_to_caller=s.bind_to_caller,
+                )
                 for s in seats
             ],
             options_json=canonical_json(dict(options or {})),
@@ -438,7 +453,9 @@ class GameServiceClient(Generic[EventT]):
                     timeout_policy=_POLICY_VALUES[time_control.timeout_policy],
                 )
             )
-        reply: pb.CreateGameResponse = await self._call(self._stub.CreateGame, request)
+        reply: pb.CreateGameResponse = await self._call_as(
+            self._stub.CreateGame, request, player_metadata(credential) if credential else ()
+        )
         return CreatedGame(
             reply.game_id, reply.version, {t.seat: t.token for t in reply.seat_tokens}
         )
@@ -450,7 +467,10 @@ class GameServiceClient(Generic[EventT]):
             reply.ruleset,
             reply.version,
             json.loads(reply.state_json),
-            tuple(SeatInfo(_KINDS.get(s.kind, "?"), s.name, s.open) for s in reply.seats),
+            tuple(
+                SeatInfo(_KINDS.get(s.kind, "?"), s.name, s.open, player=s.player)
+                for s in reply.seats
+            ),
             tuple(reply.seats_to_act),
             reply.finished,
             tuple(reply.scores),
@@ -504,13 +524,24 @@ class GameServiceClient(Generic[EventT]):
         return [g.game_id for g in reply.games], reply.next_page_token
 
     async def join_game(
-        self, game_id: str, seat: int, name: str, token: str = "", command_id: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token: str = "",
+        command_id: str = "",
+        credential: str = "",
     ) -> str:
-        """Claim an open seat; returns its token (``token`` if you chose one)."""
+        """Claim an open seat; returns its token (``token`` if you chose one). With your
+        player ``credential`` the seat is bound to you ("" returned unless you chose a
+        token too; ``name`` "" is your player name): play it with the credential as
+        the token."""
         request = pb.JoinGameRequest(
             game_id=game_id, seat=seat, name=name, seat_token=token, command_id=command_id
         )
-        reply: pb.JoinGameResponse = await self._call(self._stub.JoinGame, request)
+        reply: pb.JoinGameResponse = await self._call_as(
+            self._stub.JoinGame, request, player_metadata(credential) if credential else ()
+        )
         return reply.seat_token.token
 
     async def legal_actions(self, game_id: str, seat: int, token: str) -> list[LegalMove]:
