@@ -133,8 +133,11 @@ class PlayerService:
                 raise PlayerRefused(
                     "name_taken", f"the player name {display!r} belongs to another player"
                 )
-            if outcome.status == "credential_taken" and chosen:
-                raise _credential_taken()
+            if outcome.status == "credential_taken":
+                if chosen:
+                    raise _credential_taken()
+                secret = new_credential()  # 256 random bits met twice: draw again
+                hashed = credential_hash(secret)
         raise RuntimeError("player ids kept clashing")  # 80 random bits: never
 
     async def _retried(self, outcome: Outcome, digest: str) -> Player:
@@ -193,8 +196,11 @@ class PlayerService:
                     "too_many_credentials",
                     f"a player holds at most {MAX_CREDENTIALS} credentials; revoke one first",
                 )
-            if outcome.status == "credential_taken" and chosen:
-                raise _credential_taken()
+            if outcome.status == "credential_taken":
+                if chosen:
+                    raise _credential_taken()
+                secret = new_credential()  # 256 random bits met twice: draw again
+                hashed = credential_hash(secret)
         raise RuntimeError("credential ids kept clashing")
 
     async def list_credentials(self, player_id: str) -> list[CredentialInfo]:
