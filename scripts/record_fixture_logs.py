@@ -48,7 +48,15 @@ from services.engine.domain.event_json import event_to_json  # noqa: E402
 from services.engine.domain.game import GameSnapshot  # noqa: E402
 from services.engine.domain.records import StoredEvent  # noqa: E402
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy  # noqa: E402
-from tests.game_driver import OPEN, Fixture, bot, human, play, registry  # noqa: E402
+from tests.game_driver import (  # noqa: E402
+    OPEN,
+    Fixture,
+    bot,
+    human,
+    play,
+    player_seat,
+    registry,
+)
 from tests.game_samples import fixture_log_dir, game_names, samples_of  # noqa: E402
 
 FORMAT_DATE = "2026-12-07"
@@ -65,6 +73,15 @@ TEST_GAME_FIXTURES: tuple[Fixture, ...] = (
         joins=((1, "joiner", "fixture-token-joiner-0123456789abcdef"),),
     ),
     Fixture("nim_unfinished", "nim", (bot("n0"), bot("n1")), {}, stop_after=4),
+    # Player accounts (issue 32): GameCreated v4 and SeatJoined v3 name each seat's
+    # player; ann's seat is bound at creation, bob joins the open one as a player.
+    Fixture(
+        "nim_player_seats",
+        "nim",
+        (player_seat("ann", "0a1b2c3d4e5f60718293"), OPEN, bot("n2")),
+        {"max_take": 3},
+        player_joins=((1, "bob", "a4b3c2d1e0f9a8b7c6d5"),),
+    ),
     # The format after issue 11 (hidden values as commitments, SecretsRevealed).
     Fixture("nim_lucky_2", "nim", (bot("n0"), bot("n1")), {"max_take": 2, "lucky": True}),
     # Clocks (engine events ClockStarted, ClocksUpdated, SeatTimedOut, SeatForfeited): bob

@@ -37,11 +37,16 @@ from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.exchange_server import ENGINE_SERVICE
 from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
+from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.players.repository import PlayerRepository
+from services.players.service import PlayerService
 from services.rpc.limits import (
+    DEFAULT_ACCOUNTS_BURST,
+    DEFAULT_ACCOUNTS_PER_HOUR,
     DEFAULT_BURST,
     DEFAULT_CREATES_BURST,
     DEFAULT_CREATES_PER_HOUR,
@@ -166,6 +171,10 @@ class GatewaySettings:
     creates_per_hour: float = DEFAULT_CREATES_PER_HOUR
     """Games each caller address may create per hour; <= 0: unlimited."""
     creates_burst: float = DEFAULT_CREATES_BURST
+    accounts_per_hour: float = DEFAULT_ACCOUNTS_PER_HOUR
+    """Player registrations and credential creations each caller address may make per
+    hour (PlayerService); <= 0: unlimited."""
+    accounts_burst: float = DEFAULT_ACCOUNTS_BURST
     watchers_per_client: int = DEFAULT_WATCHERS_PER_CLIENT
     """WatchGame streams one client (seat token, else address) may hold open; <= 0: any."""
     play_streams_per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT
@@ -186,6 +195,10 @@ class GatewaySettings:
         """A fresh creation quota with these settings."""
         return CreationQuota(self.creates_per_hour, self.creates_burst)
 
+    def accounts(self) -> CreationQuota:
+        """A fresh quota of player registrations and credential creations per address."""
+        return CreationQuota(self.accounts_per_hour, self.accounts_burst)
+
     def watchers(self) -> WatcherLimit:
         """A fresh open-watchers limit with these settings."""
         return WatcherLimit(self.watchers_per_client)
@@ -202,7 +215,12 @@ class GatewaySettings:
     def limits(self) -> GatewayLimits:
         """A fresh set of every limit above, for one gateway process."""
         return GatewayLimits(
-            self.limiter(), self.quota(), self.watchers(), self.play_streams(), self.stream_budget()
+            self.limiter(),
+            self.quota(),
+            self.watchers(),
+            self.play_streams(),
+            self.stream_budget(),
+            self.accounts(),
         )
 
 
@@ -218,6 +236,9 @@ class GatewayLimits:
     watchers: WatcherLimit = field(default_factory=WatcherLimit)
     play_streams: PlayStreamLimit = field(default_factory=PlayStreamLimit)
     streams: StreamBudget = field(default_factory=StreamBudget)
+    accounts: CreationQuota = field(
+        default_factory=lambda: CreationQuota(DEFAULT_ACCOUNTS_PER_HOUR, DEFAULT_ACCOUNTS_BURST)
+    )
 
 
 @dataclass(frozen=True)
@@ -248,11 +269,18 @@ class Stack:
     tournaments: TournamentService | None = None
     web_port: int | None = None
     """Port of the web face (HTTP/JSON + SSE), None when it is off."""
+    players: PlayerService | None = None
 
 
 def director_name() -> str:
     """A director consumer name unique per process on this host."""
     return f"director-{socket.gethostname()}-{os.getpid()}"
+
+
+def player_service(store: RedisEventStore) -> PlayerService:
+    """The player accounts on ``store``'s Redis login (it must be allowed to write the
+    ``{account}`` keys: the director's user in a split deployment) and prefix."""
+    return PlayerService(PlayerRepository(store.client, store.keys.prefix))
 
 
 def tournament_parts(
@@ -359,6 +387,7 @@ async def all_in_one(
     reader = GameReader(log_store, registry, snapshots)
     hub = WatchHub(log_store)
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
+    players = player_service(log_store)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -373,6 +402,8 @@ async def all_in_one(
         limits.play_streams,
         signing,
         limits.streams,
+        players=players,
+        accounts=limits.accounts,
     )
     web_server = None
     if web_address is not None:
@@ -392,9 +423,11 @@ async def all_in_one(
                     limits.play_streams,
                     signing,
                     limits.streams,
+                    players=players,
                 ),
                 web,
                 TournamentServicer(tournaments, default_ruleset, limits.limiter, limits.quota),
+                PlayerServicer(players, limits.limiter, limits.accounts),
             )
         except BaseException:
             await server.stop(None)
@@ -404,7 +437,10 @@ async def all_in_one(
     stop = asyncio.Event()
     readiness = asyncio.create_task(
         follow_store(
-            log_store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop
+            log_store.client.ping,
+            health_of(server),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            stop,
         )
     )
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
@@ -428,6 +464,7 @@ async def all_in_one(
             hub,
             tournaments,
             web_server.port if web_server else None,
+            players,
         )
     finally:
         if web_server is not None:
@@ -542,8 +579,11 @@ async def run_gateway(
     tournaments, _director = tournament_parts(
         tournament_store, client, settings.reader(tournament_store, registry), registry
     )
+    # Player accounts on the same login as tournaments (it may write their keys).
+    players = player_service(tournament_store)
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
+    accounts = gateway.accounts()
     signing = signing or SigningKeys(None)
     if signing.signer is None:
         log.warning(
@@ -564,6 +604,8 @@ async def run_gateway(
         play_streams=play_streams,
         signing=signing,
         streams=streams,
+        players=players,
+        accounts=accounts,
     )
     web_server = None
     if web_address is not None:
@@ -580,15 +622,22 @@ async def run_gateway(
             play_streams,
             signing,
             streams,
+            players=players,
         )
         web_server = await start_game_web(
             web_address,
             servicer,
             web,
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
+            PlayerServicer(players, limiter, accounts),
         )
     readiness = asyncio.create_task(
-        follow_store(store.client.ping, health_of(server), (GAME_SERVICE, TOURNAMENT_SERVICE), stop)
+        follow_store(
+            store.client.ping,
+            health_of(server),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            stop,
+        )
     )
     log.info(
         "gateway_serving",

@@ -47,6 +47,8 @@ class Fixture:
         claims: versions: once the log reaches one, the seat to act stays away for the
             absence time and the next human seat still in hands it to a bot
             (Engine.claim_seat_for_bot).
+        player_joins: (seat, name, player id) claimed with JoinGame by a player account
+            (no seat token) right after the token joins.
     """
 
     name: str
@@ -61,11 +63,17 @@ class Fixture:
     withdrawals: tuple[tuple[int, int], ...] = ()
     resignations: tuple[tuple[int, int], ...] = ()
     claims: tuple[int, ...] = ()
+    player_joins: tuple[tuple[int, str, str], ...] = ()
 
 
 def human(name: str) -> SeatSpec:
     # Fixture tokens are public test data; only their SHA-256 is in today's format.
     return SeatSpec(SeatKind.HUMAN, name, hash_token(f"fixture-token-{name}-0123456789abcdef"))
+
+
+def player_seat(name: str, player: str) -> SeatSpec:
+    """A human seat bound to the player account ``player`` (no seat token)."""
+    return SeatSpec(SeatKind.HUMAN, name, player=player)
 
 
 def bot(name: str) -> SeatSpec:
@@ -117,6 +125,8 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
     game_id = created.game_id
     for seat, name, token in fixture.joins:
         await engine.join_game(game_id, seat, name, hash_token(token), command_id=f"join-{seat}")
+    for seat, name, player in fixture.player_joins:
+        await engine.join_game(game_id, seat, name, "", command_id=f"join-{seat}", player=player)
     policy = fixture.policy()
     snapshot = await engine.load(game_id)
     left: set[tuple[int, int]] = set()  # resignations and claims made

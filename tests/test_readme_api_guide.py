@@ -211,3 +211,27 @@ async def test_the_python_client_example_runs_as_written(
     exec(compile(code, str(readme), "exec"), namespace)
     await namespace["main"]()  # type: ignore[operator]
     assert "True" in capsys.readouterr().out.splitlines()  # verify(...).ok printed
+
+
+def _players_snippet() -> str:
+    """The client README's PlayerService example (its ``python players`` block)."""
+    match = re.search(r"```python players\n(.*?)```", CLIENT_README.read_text("utf-8"), re.S)
+    assert match is not None, "the client README shows player accounts"
+    return match.group(1)
+
+
+async def test_the_player_example_runs_as_written(
+    server_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = _players_snippet().replace("127.0.0.1:50051", f"127.0.0.1:{server_port}")
+    code = code.replace("asyncio.run(main())", "")  # we are inside the test's loop
+    namespace: dict[str, object] = {}
+    exec(compile(code, str(CLIENT_README), "exec"), namespace)
+    await namespace["main"]()  # type: ignore[operator]
+    printed = capsys.readouterr().out.splitlines()  # the server's log lines among them
+    shown = [
+        line
+        for line in printed
+        if line in {"['laptop', 'phone']", "player_credential_invalid", "True"}
+    ]
+    assert shown == ["['laptop', 'phone']", "player_credential_invalid", "True"]

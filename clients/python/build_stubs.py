@@ -33,7 +33,10 @@ CLIENT_DIR = Path(__file__).resolve().parent
 #: The repository's proto root (the client builds in place from a checkout).
 REPO_PROTO_ROOT = CLIENT_DIR.parent.parent / "proto"
 #: The public protos the client needs, relative to a proto root.
-PUBLIC_PROTOS = (f"{PROTO_PACKAGE_DIR}/game_service.proto",)
+PUBLIC_PROTOS = (
+    f"{PROTO_PACKAGE_DIR}/game_service.proto",
+    f"{PROTO_PACKAGE_DIR}/player_service.proto",
+)
 #: The client's private protos (wire-compatible copies of google.rpc's Status/ErrorInfo).
 CLIENT_PROTO_ROOT = CLIENT_DIR / "proto"
 #: Name of the file, in each generated package, holding the hash of its sources.
@@ -64,7 +67,8 @@ def public_proto_root(client_dir: Path = CLIENT_DIR) -> Path:
 
 
 def client_sets(client_dir: Path = CLIENT_DIR, proto_root: Path | None = None) -> list[ProtoSet]:
-    """The client distribution's stubs: the public GameService and the error details."""
+    """The client distribution's stubs: the public GameService and PlayerService, and the
+    error details."""
     return [
         ProtoSet(
             proto_root or public_proto_root(client_dir),

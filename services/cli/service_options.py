@@ -20,6 +20,7 @@ from services.engine.adapters.redis_client import POOL_SIZE
 from services.engine.domain.snapshots import DEFAULT_SNAPSHOT_EVERY
 from services.env_defaults import env_number
 from services.rpc.limits import (
+    DEFAULT_ACCOUNTS_PER_HOUR,
     DEFAULT_CREATES_PER_HOUR,
     DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
@@ -117,6 +118,13 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         "(default $TEOTI_CREATES_PER_HOUR or %(default)s)",
     )
     p.add_argument(
+        "--accounts-per-hour",
+        type=float,
+        default=env_number("TEOTI_ACCOUNTS_PER_HOUR", float, DEFAULT_ACCOUNTS_PER_HOUR),
+        help="player registrations and credential creations each caller address may make "
+        "per hour; 0: unlimited (default $TEOTI_ACCOUNTS_PER_HOUR or %(default)s)",
+    )
+    p.add_argument(
         "--max-watchers-per-client",
         type=int,
         default=env_number("TEOTI_MAX_WATCHERS_PER_CLIENT", int, DEFAULT_WATCHERS_PER_CLIENT),
@@ -209,6 +217,7 @@ def gateway_settings(args: argparse.Namespace) -> GatewaySettings:
         rate=args.rate_limit,
         burst=args.rate_limit * 2,
         creates_per_hour=args.creates_per_hour,
+        accounts_per_hour=args.accounts_per_hour,
         watchers_per_client=args.max_watchers_per_client,
         play_streams_per_client=args.max_play_streams_per_client,
         streams_per_address=args.max_streams_per_address,

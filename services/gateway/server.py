@@ -10,9 +10,11 @@ from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S
+from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.players.service import PlayerService
 from services.rpc.limits import (
     UNARY_RESERVE,
     ClientRateLimiter,
@@ -42,6 +44,8 @@ async def create_server(
     streams: StreamBudget | None = None,
     max_concurrent_rpcs: int = MAX_CONCURRENT_RPCS,
     play_grace_s: float = PLAY_IDLE_GRACE_S,
+    players: PlayerService | None = None,
+    accounts: CreationQuota | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -59,7 +63,10 @@ async def create_server(
     servicer); ``max_concurrent_rpcs``: the process's calls in flight, which must exceed
     ``streams.total`` (the rest is for unary calls: ValueError otherwise).
     ``play_grace_s``: a Play stream that has passed no seat token check is ended once idle
-    this long (``services.gateway.play_stream``). Stop with ``await server.stop(grace)``.
+    this long (``services.gateway.play_stream``). ``players``: also serve PlayerService
+    with it, and let GameService's seat-scoped calls authenticate player credentials;
+    ``accounts``: its registrations and credential creations per address (default
+    DEFAULT_ACCOUNTS_PER_HOUR). Stop with ``await server.stop(grace)``.
     """
     if streams is None:
         streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))
@@ -81,6 +88,7 @@ async def create_server(
         signing=signing,
         streams=streams,
         play_grace_s=play_grace_s,
+        players=players,
     )
     registrars = [lambda s: game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
     names = [GAME_SERVICE]
@@ -96,6 +104,16 @@ async def create_server(
             )
         )
         names.append(TOURNAMENT_SERVICE)
+    if players is not None:
+        from teoti_client.proto import player_service_pb2_grpc
+
+        player_servicer = PlayerServicer(players, limiter, accounts)
+        registrars.append(
+            lambda s: player_service_pb2_grpc.add_PlayerServiceServicer_to_server(
+                player_servicer, s
+            )
+        )
+        names.append(PLAYER_SERVICE)
     server, port, health = build_server(
         address, registrars, names, max_concurrent_rpcs=max_concurrent_rpcs
     )

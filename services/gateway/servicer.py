@@ -39,6 +39,7 @@ from services.engine.domain.ruleset import Resignation, RuleViolation
 from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.engine.transport.proto_convert import (
+    BindToCallerInvalid,
     event_to_proto,
     parse_object,
     seats_to_proto,
@@ -53,7 +54,11 @@ from services.engine.transport.status_mapping import (
     unary_errors,
 )
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
+from services.gateway.player_auth import player_credential
 from services.gateway.watch_hub import WatchHub
+from services.players.credentials import is_player_credential
+from services.players.errors import NotYourPlayer
+from services.players.service import PlayerService
 from services.rpc import deadlines
 from services.rpc.errors import BadRequest, internal_status
 from services.rpc.limits import (
@@ -108,40 +113,77 @@ def bearer_token(context: Context) -> str:
     return ""
 
 
-def authorize(snapshot: GameSnapshot, seat: int, token: str, token_hash: str | None = None) -> None:
-    """Raise NotAuthorized unless ``token`` may act for / look at ``seat``.
+class NotYourSeat(NotAuthorized):
+    """A player credential for a seat bound to another player, or to none
+    (PERMISSION_DENIED, reason ``not_your_seat``): a player acts only for the seats bound
+    to it (Seat.player)."""
+
+    rule = "not_your_seat"
+
+
+def authorize(
+    snapshot: GameSnapshot,
+    seat: int,
+    token: str,
+    token_hash: str | None = None,
+    player: str = "",
+) -> None:
+    """Raise NotAuthorized unless ``token`` (or the player ``player``, whose credential
+    the gateway checked) may act for / look at ``seat``: NotYourSeat
+    ``not_your_seat`` when a player is given and neither it nor the token holds the seat.
 
     ``token_hash``: ``hash_token(token)`` when the caller has it already (the gateway
     hashes a request's token once, for its rate-limit key and this check)."""
     spec = snapshot.seats[_check_seat(snapshot, seat)]
     if spec.kind is SeatKind.BOT:
         raise NotAuthorized(f"seat {seat} is a bot seat, played by the engine")
+    if player and spec.accepts_player(player):
+        return
+    if token and spec.accepts_hash(hash_token(token) if token_hash is None else token_hash):
+        return
+    if player:
+        raise NotYourSeat(
+            f"seat {seat} is not bound to this player: a player credential acts only for "
+            "the seats bound to its player"
+        )
     if not token:
         raise NotAuthorized(f"seat {seat} needs its seat token")
-    if not spec.accepts_hash(hash_token(token) if token_hash is None else token_hash):
-        raise NotAuthorized(f"wrong token for seat {seat}")
+    raise NotAuthorized(f"wrong token for seat {seat}")
 
 
 async def authorize_seat(
-    reader: GameReader, game_id: str, seat: int, token: str, token_hash: str | None = None
+    reader: GameReader,
+    game_id: str,
+    seat: int,
+    token: str,
+    token_hash: str | None = None,
+    player: str = "",
 ) -> None:
-    """Raise NotAuthorized (or InvalidArgument, GameNotFound) unless ``token`` may act for
-    ``seat`` of ``game_id``, checked on the cached game when this process has it
-    (``token_hash`` as for :func:`authorize`).
+    """Raise NotAuthorized (or InvalidArgument, GameNotFound) unless ``token`` (or the
+    player ``player``) may act for ``seat`` of ``game_id``, checked on the cached game
+    when this process has it (``token_hash`` as for :func:`authorize`).
 
     Seats only change by SeatJoined claiming an open seat: a seat's count, a bot seat and
-    a claimed seat's token hash never change. So an out-of-date snapshot can wrongly
-    refuse (a seat claimed since) but never wrongly accept, and only a refusal needs the
-    stored log: that saves the read of every accepted action.
+    a claimed seat's token hash and player never change. So an out-of-date snapshot can
+    wrongly refuse (a seat claimed since) but never wrongly accept, and only a refusal
+    needs the stored log: that saves the read of every accepted action.
     """
     cached = reader.cached(game_id)
     if cached is not None:
         try:
-            authorize(cached, seat, token, token_hash)
+            authorize(cached, seat, token, token_hash, player)
             return
         except (NotAuthorized, InvalidArgument):
             pass  # perhaps a seat claimed since: check on the log
-    authorize(await reader.load(game_id), seat, token, token_hash)
+    authorize(await reader.load(game_id), seat, token, token_hash, player)
+
+
+def _names_seat(request: Any) -> bool:
+    """Whether ``request`` names a seat (an optional ``seat`` set, or a plain one)."""
+    try:
+        return bool(request.HasField("seat"))
+    except ValueError:  # a plain (non-optional) seat field: always names one
+        return True
 
 
 def _passed_seat_check(message: Any, reply: Any) -> bool:
@@ -198,6 +240,8 @@ class GameServicer:
             object between the faces of a process: they share its calls' room).
         play_grace_s: a Play stream that has passed no seat token check is ended once
             idle this long (:data:`services.gateway.play_stream.PLAY_IDLE_GRACE_S`).
+        players: the player accounts, to authenticate player credentials (None: this
+            gateway knows no players, and only seat tokens act for seats).
     """
 
     def __init__(
@@ -213,8 +257,10 @@ class GameServicer:
         signing: SigningKeys | None = None,
         streams: StreamBudget | None = None,
         play_grace_s: float = PLAY_IDLE_GRACE_S,
+        players: PlayerService | None = None,
     ) -> None:
         self._reader = reader
+        self._players = players
         self._client = client
         self._default_ruleset = default_ruleset or installed_default()
         self.hub = hub or WatchHub(reader.store)
@@ -236,6 +282,35 @@ class GameServicer:
         deadlines.record(context)  # the engine call gets what is left of it
         return token, token_hash
 
+    async def _credentials(self, context: Context, request: Any) -> tuple[str, str | None, str]:
+        """``_admit``'s (token, token hash), and the id of the player whose credential
+        the call carries ("" for none, or when the request names no seat):
+        ``authorization: Player <credential>``, else a ``tpc_`` credential sent where a
+        seat token goes. Checked against Redis each time (a revoke is felt at once).
+        Raises NotYourPlayer ``player_credential_invalid`` for an invalid credential in
+        the metadata (one in a token's place that is no credential is taken as a
+        token)."""
+        token, token_hash = self._admit(context, request)
+        if self._players is None or not _names_seat(request):
+            return token, token_hash, ""
+        credential = player_credential(context)
+        if credential:
+            return token, token_hash, await self._players.authenticate(credential)
+        if is_player_credential(token):
+            try:
+                return token, token_hash, await self._players.authenticate(token)
+            except NotYourPlayer:
+                return token, token_hash, ""  # a seat token that looks like one
+        return token, token_hash, ""
+
+    async def _caller(self, context: Context) -> str:
+        """The id of the player whose ``authorization: Player`` credential the call
+        carries. Raises NotYourPlayer ``player_credential_invalid`` (none, or invalid),
+        BindToCallerInvalid (this gateway serves no players)."""
+        if self._players is None:
+            raise BindToCallerInvalid("this gateway serves no player accounts")
+        return await self._players.authenticate(player_credential(context))
+
     @unary_errors
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Context
@@ -243,7 +318,12 @@ class GameServicer:
         """Create a game through the engine; returns the claimed seats' tokens."""
         self._admit(context)
         self._quota.admit(str(context.peer()))
-        seats, tokens = seats_with_tokens(request.seats)
+        if any(seat.bind_to_caller for seat in request.seats):
+            caller = await self._caller(context)
+            name = (await self._players.get(caller)).name if self._players else ""
+            seats, tokens = seats_with_tokens(request.seats, caller, name)
+        else:
+            seats, tokens = seats_with_tokens(request.seats)
         result = await self._client.create_game(
             request.ruleset or self._default_ruleset,
             seats,
@@ -286,7 +366,7 @@ class GameServicer:
         return reply
 
     def _viewer(
-        self, snapshot: GameSnapshot, request: Any, credentials: tuple[str, str | None]
+        self, snapshot: GameSnapshot, request: Any, credentials: tuple[str, str | None, str]
     ) -> int | None:
         """The request's seat (None if it names none), once its token (``_admit``'s
         ``credentials``) is checked for it."""
@@ -303,7 +383,7 @@ class GameServicer:
     async def get_game(self, request: pb.GetGameRequest, context: Context) -> pb.GetGameResponse:
         """GetGame's work, shared by the unary call and Play: a GetGameResponse, or the
         domain error (GameNotFound, NotAuthorized, RateLimited ...) it is refused with."""
-        credentials = self._admit(context, request)
+        credentials = await self._credentials(context, request)
         snapshot = await self._reader.load(request.game_id)
         return self._projection(snapshot, self._viewer(snapshot, request, credentials))
 
@@ -312,7 +392,7 @@ class GameServicer:
         self, request: pb.GetGameAtRequest, context: Context
     ) -> pb.GetGameAtResponse:
         """Project the state at an earlier version."""
-        credentials = self._admit(context, request)
+        credentials = await self._credentials(context, request)
         snapshot = await self._reader.load_at(request.game_id, request.version)
         reply = pb.GetGameAtResponse()
         self._projection(snapshot, self._viewer(snapshot, request, credentials), reply.game)
@@ -364,8 +444,27 @@ class GameServicer:
 
     @unary_errors
     async def JoinGame(self, request: pb.JoinGameRequest, context: Context) -> pb.JoinGameResponse:
-        """Claim an open seat with a client-chosen or fresh token."""
+        """Claim an open seat with a client-chosen or fresh token; with a player
+        credential (``authorization: Player``), for that player, with no seat token
+        unless one is chosen."""
         self._admit(context, request)
+        if player_credential(context):
+            caller = await self._caller(context)
+            token = check_client_token(request.seat_token) if request.seat_token else ""
+            name = request.name
+            if not name and self._players is not None:
+                name = (await self._players.get(caller)).name
+            result = await self._client.join_game(
+                request.game_id,
+                request.seat,
+                name,
+                hash_token(token) if token else "",
+                request.command_id,
+                player=caller,
+            )
+            return pb.JoinGameResponse(
+                version=result.version, seat_token=pb.SeatToken(seat=request.seat, token=token)
+            )
         token = check_client_token(request.seat_token) if request.seat_token else new_token()
         result = await self._client.join_game(
             request.game_id, request.seat, request.name, hash_token(token), request.command_id
@@ -387,7 +486,7 @@ class GameServicer:
     ) -> pb.ListLegalActionsResponse:
         """ListLegalActions' work, shared by the unary call and Play: a
         ListLegalActionsResponse, or the domain error it is refused with."""
-        credentials = self._admit(context, request)
+        credentials = await self._credentials(context, request)
         snapshot = await self._reader.load(request.game_id)
         authorize(snapshot, request.seat, *credentials)
         reply = pb.ListLegalActionsResponse(version=snapshot.version)
@@ -413,7 +512,7 @@ class GameServicer:
         domain error it is refused with (RuleViolation, VersionConflict, NotAuthorized,
         InvalidArgument, RateLimited, Unavailable ...); a refusal may leave ``into``
         partly written."""
-        credentials = self._admit(context, request)
+        credentials = await self._credentials(context, request)
         action = parse_object(request.action_json, "action_json")
         await authorize_seat(self._reader, request.game_id, request.seat, *credentials)
         result = await self._client.submit_action(
@@ -495,7 +594,7 @@ class GameServicer:
         negative from_version, WithViewNeedsSeat (``with_view_needs_seat``),
         NotAuthorized for a seat without its token, FromVersionAhead
         (``from_version_ahead``) for one past the log's head."""
-        credentials = self._admit(context, request)
+        credentials = await self._credentials(context, request)
         if request.from_version < 0:
             raise InvalidArgument("from_version must be 0 (the start) or more")
         if request.with_view and not request.HasField("seat"):
@@ -554,7 +653,7 @@ class GameServicer:
         self, request: pb.ListEventsRequest, context: Context
     ) -> pb.ListEventsResponse:
         """A page of the log."""
-        credentials = self._admit(context, request)
+        credentials = await self._credentials(context, request)
         limit = request.limit or MAX_EVENTS_PAGE
         if not 0 < limit <= MAX_EVENTS_PAGE:
             raise InvalidArgument(f"limit must be 1..{MAX_EVENTS_PAGE}")

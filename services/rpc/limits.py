@@ -44,6 +44,9 @@ DEFAULT_STREAMS_PER_ADDRESS = 1_000
 addresses get their whole share, and none can take more)."""
 DEFAULT_CREATES_PER_HOUR = 600.0
 DEFAULT_CREATES_BURST = 60.0
+DEFAULT_ACCOUNTS_PER_HOUR = 60.0
+"""Player registrations and credential creations per caller address per hour (issue 32)."""
+DEFAULT_ACCOUNTS_BURST = 10.0
 MAX_REQUEST_BYTES = 256 * 1024
 """Largest request message the public server accepts (RESOURCE_EXHAUSTED beyond)."""
 

@@ -16,6 +16,7 @@ from services.engine.domain.chain import GENESIS_HASH
 from services.engine.domain.fairness import commit
 from services.engine.domain.records import StoredEvent
 from services.engine.domain.ruleset import DomainEvent
+from services.players.names import name_key
 from services.tournament import events as ev
 from services.tournament.config import TournamentConfig, parse_instant
 from services.tournament.elimination_standings import elimination_standings
@@ -29,7 +30,6 @@ from services.tournament.model import (
     Table,
     TableResult,
 )
-from services.tournament.names import name_key
 from services.tournament.pairing import pair_round
 from services.tournament.standings import compute_standings
 
@@ -98,7 +98,7 @@ class TournamentState:
         return next((e for e in self.entrants if e.player == player), None)
 
     def named(self, player: str) -> str | None:
-        """The registered name ``player`` identifies (services.tournament.names): the
+        """The registered name ``player`` identifies (services.players.names): the
         exact name if registered (a log from before identities were normalised may hold
         two names of one identity), else the first of the same identity; None if none."""
         if self.entrant(player) is not None:
@@ -242,7 +242,7 @@ def decide_register(
     Raises TournamentRefused: ``tournament_started`` (running or finished),
     ``registration_not_open`` / ``registration_closed`` (outside the window),
     ``tournament_full`` (max_players reached), ``already_registered`` (a player of the
-    same identity, services.tournament.names: ``"Ann"`` is ``"ann"``).
+    same identity, services.players.names: ``"Ann"`` is ``"ann"``).
     """
     if state.status != REGISTERING:
         raise TournamentRefused("tournament_started", "the tournament has started: no new players")

@@ -10,7 +10,7 @@ Besides, under the deployment's prefix:
 
 - ``<prefix>:tournaments``         sorted set of tournament ids by creation ms (List)
 - ``<prefix>:tournament:games``    hash, game id -> tournament id (the director's lookup)
-- ``<prefix>:players``             hash, player identity (services.tournament.names) ->
+- ``<prefix>:players``             hash, player identity (services.players.names) ->
   ``"<SHA-256 hex of the player token> <display form first claimed>"`` (one identity per
   name across tournaments, service-only). Older versions wrote the display form as the
   field and the hash alone as the value; such claims are still honoured under that exact
@@ -36,11 +36,11 @@ from services.engine.domain.records import (
     StoredEvent,
 )
 from services.engine.domain.ruleset import DomainEvent
+from services.players.names import name_key
 from services.tournament.aggregate import TournamentState, fold
 from services.tournament.config import TournamentConfig
 from services.tournament.errors import TournamentNotFound, TournamentRefused
 from services.tournament.events import tournament_created
-from services.tournament.names import name_key
 
 STREAM_PREFIX = "t-"
 """Event-store ids of tournament logs start with this (game ids never do)."""

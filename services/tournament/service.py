@@ -172,7 +172,7 @@ class TournamentService:
             if hashed and attempt == 0:
                 # Only once the tournament is known: an unknown id claims no name. The
                 # person keeps the display form of their first claim in every tournament
-                # (one identity, one rating: services.tournament.names).
+                # (one identity, one rating: services.players.names).
                 player = await self.repo.claim_name(player, hashed)
             events = decide_register(state, player, ev.BOT if bot else ev.HUMAN, self.repo.now())
             private = PrivateRecords(token_hashes={len(state.entrants): hashed}) if hashed else None

@@ -178,8 +178,9 @@ class Face:
                     grpc.StatusCode.INVALID_ARGUMENT,
                     "token_in_url",
                     f"the query parameter {secret[:40]!r} carries a token, and URLs end up "
-                    "in logs: send it as an 'Authorization: Bearer <token>' header, or in "
-                    "the JSON body of a POST",
+                    "in logs: send it as an 'Authorization: Bearer <token>' (a player "
+                    "credential: 'Authorization: Player <credential>') header, or in the "
+                    "JSON body of a POST",
                 )
             )
         route = self._routes.get(request.url.path)
@@ -319,17 +320,23 @@ def _is_json(content_type: str | None) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == JSON_MEDIA_TYPE
 
 
+PLAYER_CREDENTIAL_PREFIX = "tpc_"
+"""How a player credential starts (services.players.credentials.PREFIX)."""
 _NOT_SECRET = {"pagetoken", "nextpagetoken"}
 """Query names ending in "token" that are cursors, not credentials."""
 
 
 def _token_in_query(request: Request) -> str | None:
     """The first query parameter that carries a credential (``seat_token``,
-    ``organiser_token``, ``player_token``, ``access_token``, ``authorization``...; either
-    spelling), or None. Any method, any path of a method: the URL is logged either way."""
-    for name in request.query_params:
+    ``organiser_token``, ``player_token``, ``access_token``, ``authorization``, a player
+    ``credential``...; either spelling), or None, or a value that looks like a player
+    credential (``tpc_...``) under any name. Any method, any path of a method: the URL is
+    logged either way."""
+    for name, value in request.query_params.multi_items():
         folded = name.lower().replace("_", "").replace("-", "")
         if folded == "authorization" or (folded.endswith("token") and folded not in _NOT_SECRET):
+            return name
+        if folded.endswith("credential") or value.startswith(PLAYER_CREDENTIAL_PREFIX):
             return name
     return None
 

@@ -26,9 +26,11 @@ async def start_game_web(
     servicer: Any,
     settings: WebSettings | None = None,
     tournaments: Any | None = None,
+    players: Any | None = None,
 ) -> WebServer:
     """Serve ``servicer`` (a GameService servicer, as the gRPC server runs it) and, when
-    given, ``tournaments`` (a TournamentService servicer) on the web face at ``address``
+    given, ``tournaments`` (a TournamentService servicer) and ``players`` (a PlayerService
+    servicer) on the web face at ``address``
     (``host:port``; port 0: a free one), with the servicer's public signing keys at
     ``/.well-known/teoti-signing-keys.json`` (what ListSigningKeys answers)."""
     services: list[tuple[Any, Any]] = [(GAME_SERVICE, servicer)]
@@ -37,6 +39,10 @@ async def start_game_web(
 
         descriptor = tournament_service_pb2.DESCRIPTOR.services_by_name["TournamentService"]
         services.append((descriptor, tournaments))
+    if players is not None:
+        from teoti_client.proto import player_service_pb2
+
+        services.append((player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"], players))
     settings = settings or WebSettings()
     host, port = split_address(address)
 

@@ -25,7 +25,7 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import NoPermissionError
-from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
+from teoti_client.proto import game_service_pb2, game_service_pb2_grpc, player_service_pb2_grpc
 
 from services.app import (
     BotSettings,
@@ -93,6 +93,7 @@ class SplitStack:
     gateway: Any
     pb: Any
     tournaments: Any
+    players: Any
 
 
 @pytest.fixture
@@ -145,6 +146,7 @@ async def split_stack(
                 game_service_pb2_grpc.GameServiceStub(channel),
                 game_service_pb2,
                 tpb_grpc.TournamentServiceStub(channel),
+                player_service_pb2_grpc.PlayerServiceStub(channel),
             )
         finally:
             stop.set()
@@ -407,4 +409,66 @@ async def test_a_tournament_runs_with_each_service_as_its_own_user_and_only_the_
                 await gateway.xadd(keys.events(game_id), {"type": "Forged"})
     finally:
         for client in clients.values():
+            await client.aclose()
+
+
+async def test_player_accounts_work_with_each_service_as_its_own_user(
+    redis_url: str, users: Users, split_stack: SplitStack
+) -> None:
+    """PlayerService writes the ``{account}`` keys on TournamentService's login (the
+    director's user): register, a second credential, a revoke and lookups are denied
+    nothing; the gateway's and the bot's users may not read the account keys."""
+    from teoti_client.proto import player_service_pb2 as ppb
+
+    stub = split_stack.players
+    registered = await stub.RegisterPlayer(ppb.PlayerServiceRegisterPlayerRequest(name="Ann"))
+    auth = (("authorization", f"Player {registered.credential}"),)
+    made = await stub.CreatePlayerCredential(
+        ppb.CreatePlayerCredentialRequest(label="bot"), metadata=auth
+    )
+    await stub.RevokePlayerCredential(
+        ppb.RevokePlayerCredentialRequest(credential_id=made.credential_info.credential_id),
+        metadata=auth,
+    )
+    me = await stub.GetMyPlayer(ppb.GetMyPlayerRequest(), metadata=auth)
+    assert me.player.player_id == registered.player.player_id
+    found = await stub.GetPlayer(ppb.GetPlayerRequest(name="ANN"))
+    assert found.player == registered.player
+    # Seats bound to players through the engine link: Ann's at creation, Bob's by joining.
+    bob = await stub.RegisterPlayer(ppb.PlayerServiceRegisterPlayerRequest(name="Bob", bot=True))
+    pb = split_stack.pb
+    created = await split_stack.gateway.CreateGame(
+        pb.CreateGameRequest(
+            ruleset="nim",
+            seats=[
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, bind_to_caller=True),
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, open=True),
+            ],
+        ),
+        metadata=auth,
+    )
+    await split_stack.gateway.JoinGame(
+        pb.JoinGameRequest(game_id=created.game_id, seat=1),
+        metadata=(("authorization", f"Player {bob.credential}"),),
+    )
+    game = await split_stack.gateway.GetGame(pb.GetGameRequest(game_id=created.game_id))
+    assert [s.player for s in game.seats] == [
+        registered.player.player_id,
+        bob.player.player_id,
+    ]
+    legal = await split_stack.gateway.ListLegalActions(
+        pb.ListLegalActionsRequest(game_id=created.game_id, seat=game.seats_to_act[0]),
+        metadata=auth
+        if game.seats_to_act[0] == 0
+        else (("authorization", f"Player {bob.credential}"),),
+    )
+    assert legal.actions
+    assert await denied_for(redis_url, users) == []
+    names = f"{users.prefix}:{{account}}:names"
+    for role in (Role.GATEWAY, Role.BOT):
+        client = aioredis.Redis.from_url(users.urls[role])
+        try:
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                await client.hgetall(names)
+        finally:
             await client.aclose()

@@ -1,7 +1,8 @@
-"""Engine events of older versions (docs/events.md): GameCreated v1/v2 and SeatJoined v1
-upcast to today's shapes, and the token hashes old logs hold in clear are honoured
-read-only (shown on a game's committed fixture logs, recorded in that format: in its
-folder, services/games/<name>/tests/)."""
+"""Engine events of older versions (docs/events.md): GameCreated v1/v2/v3 and SeatJoined
+v1/v2 upcast to today's shapes (v4 and v3: each seat names its player, "" for none), and
+the token hashes old logs hold in clear are honoured read-only (shown on a game's
+committed fixture logs, recorded in that format: in its folder,
+services/games/<name>/tests/)."""
 
 from __future__ import annotations
 
@@ -29,15 +30,33 @@ def test_game_created_v2_loses_token_hashes_and_gains_open() -> None:
         },
         2,
     )
-    v3 = engine_events.upcast(v2)
-    assert v3.schema_version == 3
-    assert v3.payload["seats"] == [
+    v4 = engine_events.upcast(v2)
+    assert v4.schema_version == 4
+    assert v4.payload["seats"] == [
+        {"kind": "human", "name": "ann", "open": False, "player": ""},
+        {"kind": "human", "name": "", "open": True, "player": ""},
+        {"kind": "bot", "name": "b", "open": False, "player": ""},
+    ]
+    assert engine_events.legacy_token_hashes(v2) == {0: HASH}
+    assert engine_events.legacy_token_hashes(v4) == {}
+
+
+def test_game_created_v3_gains_an_unbound_player() -> None:
+    seats = [
         {"kind": "human", "name": "ann", "open": False},
         {"kind": "human", "name": "", "open": True},
         {"kind": "bot", "name": "b", "open": False},
     ]
-    assert engine_events.legacy_token_hashes(v2) == {0: HASH}
-    assert engine_events.legacy_token_hashes(v3) == {}
+    v3 = DomainEvent(
+        GAME_CREATED,
+        {"ruleset": "nim", "seats": seats, "options": {}, "seed_commitment": commit("s")},
+        3,
+    )
+    v4 = engine_events.upcast(v3)
+    assert v4.schema_version == 4
+    assert v4.payload["seats"] == [{**seat, "player": ""} for seat in seats]
+    assert v4.payload["seed_commitment"] == commit("s")
+    assert engine_events.upcast(v4) == v4  # current: as is
 
 
 def test_game_created_v1_commits_its_clear_seed() -> None:
@@ -46,12 +65,22 @@ def test_game_created_v1_commits_its_clear_seed() -> None:
         {"ruleset": "nim", "seats": [{"kind": "bot", "name": "b"}], "options": {}, "seed": "s"},
         1,
     )
-    v3 = engine_events.upcast(v1)
-    assert v3.schema_version == 3 and v3.payload["seed_commitment"] == commit("s")
-    assert "seed" not in v3.payload and engine_events.legacy_seed(v1) == "s"
+    v4 = engine_events.upcast(v1)
+    assert v4.schema_version == 4 and v4.payload["seed_commitment"] == commit("s")
+    assert "seed" not in v4.payload and engine_events.legacy_seed(v1) == "s"
 
 
 def test_seat_joined_v1_loses_its_token_hash() -> None:
     v1 = DomainEvent(SEAT_JOINED, {"seat": 1, "name": "dee", "token_hash": HASH})
-    assert engine_events.upcast(v1) == DomainEvent(SEAT_JOINED, {"seat": 1, "name": "dee"}, 2)
+    assert engine_events.upcast(v1) == DomainEvent(
+        SEAT_JOINED, {"seat": 1, "name": "dee", "player": ""}, 3
+    )
     assert engine_events.legacy_token_hashes(v1) == {1: HASH}
+
+
+def test_seat_joined_v2_gains_an_unbound_player() -> None:
+    v2 = DomainEvent(SEAT_JOINED, {"seat": 1, "name": "dee"}, 2)
+    assert engine_events.upcast(v2) == DomainEvent(
+        SEAT_JOINED, {"seat": 1, "name": "dee", "player": ""}, 3
+    )
+    assert engine_events.legacy_token_hashes(v2) == {}

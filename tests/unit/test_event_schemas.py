@@ -28,8 +28,8 @@ def test_every_registered_schema_is_a_valid_json_schema() -> None:
 def test_seeded_games_of_every_option_set_emit_only_registered_shapes() -> None:
     samples = played_samples(seeds=1)
     seen = {key for key, _payload in samples}
-    assert ("engine", "GameCreated", 3) in seen
-    assert ("engine", "SeatJoined", 2) in seen
+    assert ("engine", "GameCreated", 4) in seen
+    assert ("engine", "SeatJoined", 3) in seen
     assert ("engine", "SecretsRevealed", 1) in seen
     assert ("engine", "SeedRevealed", 1) in seen
     for name in game_names():  # each game's rarer events (its folder's samples.py)

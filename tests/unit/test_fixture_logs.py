@@ -115,6 +115,8 @@ def test_fixture_log_chains_and_folds_to_its_recorded_final_state(path: Path) ->
     assert game.revealed_seed == expected["revealed_seed"]
     assert [seat.name for seat in game.seats] == [s["name"] for s in expected["seats"]]
     assert [seat.kind.value for seat in game.seats] == [s["kind"] for s in expected["seats"]]
+    # Seats name their player account since GameCreated v4 (older logs: nobody's).
+    assert [seat.player for seat in game.seats] == [s.get("player", "") for s in expected["seats"]]
     # Every public view key recorded then must still hold its value; keys a later view
     # adds are not part of the old log's promise.
     view = json.loads(json.dumps(ruleset.view(game.state, None)))

@@ -1,4 +1,5 @@
-"""Python client of the game service (``gameserver.v1.GameService``).
+"""Python client of the game service (``gameserver.v1.GameService``, and
+``gameserver.v1.PlayerService`` for player accounts).
 
 Depends only on grpcio and protobuf; its stubs (``teoti_client.proto``) are generated
 when the distribution is built, with type stubs, so mypy checks every field name.
@@ -34,6 +35,7 @@ from teoti_client.errors import (
     RuleViolation,
     VersionConflict,
 )
+from teoti_client.players import PlayerCredentialInfo, PlayerProfile, RegisteredPlayer
 
 __all__ = [
     "ActionResult",
@@ -48,7 +50,10 @@ __all__ = [
     "LogCorrupted",
     "MoveResult",
     "NotAuthorized",
+    "PlayerCredentialInfo",
+    "PlayerProfile",
     "RateLimited",
+    "RegisteredPlayer",
     "Resigned",
     "RuleViolation",
     "RulesetSummary",

@@ -19,6 +19,13 @@ import grpc
 
 from teoti_client.errors import decode_error, error_info
 from teoti_client.play_stream import PlayStream, client_failure, error_of
+from teoti_client.players import (
+    PlayerCalls,
+    PlayerCredentialInfo,
+    PlayerProfile,
+    RegisteredPlayer,
+    player_metadata,
+)
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 
@@ -55,12 +62,17 @@ class SeatInfo:
     """A seat as the server shows it (``token`` only for a seat you create/claim).
 
     ``kind`` is ``"human"`` or ``"bot"``; an ``open`` human seat waits for JoinGame.
+    ``player``: the id of the player account sitting here ("" for none); its player
+    credential acts for the seat wherever a seat token goes. ``bind_to_caller`` (for
+    ``create_game`` with a ``credential``): bind this human seat to you.
     """
 
     kind: str
     name: str
     open: bool = False
     token: str = ""
+    player: str = ""
+    bind_to_caller: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +308,7 @@ class GameServiceClient(Generic[EventT]):
         self._stub = pb_grpc.GameServiceStub(self._channel)
         self._timeout = timeout_s
         self._play = PlayStream(self._stub) if play_stream else None
+        self._players = PlayerCalls(self._channel, self._call_as)
         self._closed = False
 
     async def __aenter__(self) -> Self:
@@ -371,6 +384,54 @@ class GameServiceClient(Generic[EventT]):
         except grpc.aio.AioRpcError as error:
             raise self._decode_error(error) from error
 
+    async def _call_as(
+        self, method: Any, request: Any, metadata: tuple[tuple[str, str], ...]
+    ) -> Any:
+        """:meth:`_call` with call metadata (a player credential)."""
+        try:
+            return await method(request, timeout=self._timeout, metadata=metadata or None)
+        except grpc.aio.AioRpcError as error:
+            raise self._decode_error(error) from error
+
+    async def register_player(
+        self,
+        name: str,
+        bot: bool = False,
+        label: str = "",
+        command_id: str = "",
+        credential: str = "",
+    ) -> RegisteredPlayer:
+        """Register the player ``name`` (a bot account if ``bot``): its profile and first
+        player credential (keep it secret: it is shown this once). ``label`` names the
+        credential ("phone"); ``command_id`` makes a retry safe (it returns the player,
+        and the credential only if you chose it: ``credential``, ``"tpc_"`` +
+        ``secrets.token_urlsafe(32)``). Raises RuleViolation ``name_taken`` when the
+        name's identity (NFKC, trimmed, case-folded) is another player's."""
+        return await self._players.register(name, bot, label, command_id, credential)
+
+    async def create_player_credential(
+        self, credential: str, label: str = "", command_id: str = "", chosen: str = ""
+    ) -> tuple[PlayerCredentialInfo, str]:
+        """Another credential (one per device or bot) for the player holding
+        ``credential``: (its id and label, the new secret, shown this once)."""
+        return await self._players.create_credential(credential, label, command_id, chosen)
+
+    async def player_credentials(self, credential: str) -> list[PlayerCredentialInfo]:
+        """The credentials of the player holding ``credential`` (never their secrets)."""
+        return await self._players.list_credentials(credential)
+
+    async def revoke_player_credential(self, credential: str, credential_id: str) -> None:
+        """Revoke ``credential_id`` (one of the caller's): refused from the next call on."""
+        await self._players.revoke_credential(credential, credential_id)
+
+    async def get_player(self, player_id: str = "", name: str = "") -> PlayerProfile:
+        """A player's public profile by id or by name (any spelling of its identity)."""
+        return await self._players.get(player_id, name)
+
+    async def my_player(self, credential: str) -> tuple[PlayerProfile, str]:
+        """(profile, credential id) of the player holding ``credential``."""
+        return await self._players.me(credential)
+
     async def create_game(
         self,
         seats: Sequence[SeatInfo],
@@ -378,15 +439,24 @@ class GameServiceClient(Generic[EventT]):
         options: Mapping[str, Any] | None = None,
         command_id: str = "",
         time_control: TimeControl | None = None,
+        credential: str = "",
     ) -> CreatedGame:
         """Create a game (``ruleset`` "" = the server's default); ``SeatInfo.token`` may
         preset a human seat's token; ``time_control``: the human seats' clocks (None:
-        no clocks). Raises KeyError for a seat kind other than human/bot or a timeout
-        policy other than bot_takeover/forfeit."""
+        no clocks); ``credential``: your player credential, which the seats marked
+        ``bind_to_caller`` are bound to (they get no token unless you chose one). Raises
+        KeyError for a seat kind other than human/bot or a timeout policy other than
+        bot_takeover/forfeit."""
         request = pb.CreateGameRequest(
             ruleset=ruleset,
             seats=[
-                pb.Seat(kind=_KIND_VALUES[s.kind], name=s.name, token=s.token, open=s.open)
+                pb.Seat(
+                    kind=_KIND_VALUES[s.kind],
+                    name=s.name,
+                    token=s.token,
+                    open=s.open,
+                    bind_to_caller=s.bind_to_caller,
+                )
                 for s in seats
             ],
             options_json=canonical_json(dict(options or {})),
@@ -401,7 +471,9 @@ class GameServiceClient(Generic[EventT]):
                     timeout_policy=_POLICY_VALUES[time_control.timeout_policy],
                 )
             )
-        reply: pb.CreateGameResponse = await self._call(self._stub.CreateGame, request)
+        reply: pb.CreateGameResponse = await self._call_as(
+            self._stub.CreateGame, request, player_metadata(credential) if credential else ()
+        )
         return CreatedGame(
             reply.game_id, reply.version, {t.seat: t.token for t in reply.seat_tokens}
         )
@@ -413,7 +485,10 @@ class GameServiceClient(Generic[EventT]):
             reply.ruleset,
             reply.version,
             json.loads(reply.state_json),
-            tuple(SeatInfo(_KINDS.get(s.kind, "?"), s.name, s.open) for s in reply.seats),
+            tuple(
+                SeatInfo(_KINDS.get(s.kind, "?"), s.name, s.open, player=s.player)
+                for s in reply.seats
+            ),
             tuple(reply.seats_to_act),
             reply.finished,
             tuple(reply.scores),
@@ -470,13 +545,24 @@ class GameServiceClient(Generic[EventT]):
         return [g.game_id for g in reply.games], reply.next_page_token
 
     async def join_game(
-        self, game_id: str, seat: int, name: str, token: str = "", command_id: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token: str = "",
+        command_id: str = "",
+        credential: str = "",
     ) -> str:
-        """Claim an open seat; returns its token (``token`` if you chose one)."""
+        """Claim an open seat; returns its token (``token`` if you chose one). With your
+        player ``credential`` the seat is bound to you ("" returned unless you chose a
+        token too; ``name`` "" is your player name): play it with the credential as
+        the token."""
         request = pb.JoinGameRequest(
             game_id=game_id, seat=seat, name=name, seat_token=token, command_id=command_id
         )
-        reply: pb.JoinGameResponse = await self._call(self._stub.JoinGame, request)
+        reply: pb.JoinGameResponse = await self._call_as(
+            self._stub.JoinGame, request, player_metadata(credential) if credential else ()
+        )
         return reply.seat_token.token
 
     async def legal_actions(self, game_id: str, seat: int, token: str) -> list[LegalMove]:

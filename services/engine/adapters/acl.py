@@ -116,6 +116,10 @@ _PLAIN_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "players"),  # HSETNX, HGET (a player name's token)
         ("RW", "{ratings:*}:players"),  # the ratings script, HGETALL (leaderboard)
         ("RW", "{ratings:*}:applied"),  # the ratings script (a game rated once)
+        # Player accounts (services.players.repository): the register, credential and
+        # revoke scripts, HMGET (a credential's holder), HGETALL (profiles, credentials).
+        # TournamentService's login serves PlayerService too.
+        ("RW", "{account}:*"),
     ),
 }
 
@@ -173,6 +177,10 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "set",
         "zadd",
         "zrangebyscore",
+        "hdel",  # the revoke script (player credentials)
+        "hexists",  # the credential script
+        "hlen",  # the credential script (credentials a player holds)
+        "exists",  # the register script (a player id drawn twice)
         "sismember",
         "sadd",
         "xgroup|create",

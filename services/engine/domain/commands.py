@@ -58,11 +58,16 @@ def action_command(seat: int, command_id: str, action: Mapping[str, Any]) -> Com
     return CommandKey(f"seat:{seat}|{command_id}", request_hash({"action": dict(action)}))
 
 
-def join_command(seat: int, command_id: str, name: str, token_hash: str) -> CommandKey | None:
-    """The key of a JoinGame of ``seat``; None without a command id."""
+def join_command(
+    seat: int, command_id: str, name: str, token_hash: str, player: str = ""
+) -> CommandKey | None:
+    """The key of a JoinGame of ``seat`` (by the player ``player``, if any); None without
+    a command id."""
     if not check_command_id(command_id):
         return None
-    content = {"seat": seat, "name": name, "token_hash": token_hash}
+    content: dict[str, Any] = {"seat": seat, "name": name, "token_hash": token_hash}
+    if player:  # absent otherwise: the hashes recorded before players stay the same
+        content["player"] = player
     return CommandKey(f"join:{seat}|{command_id}", request_hash(content))
 
 
@@ -87,7 +92,11 @@ def create_content(
     """What a CreateGame request says, as hashed (seats with their token hashes)."""
     return {
         "ruleset": ruleset,
-        "seats": [seat.to_json() for seat in seats],
+        # A seat bound to no player hashes as before players existed (a retry across an
+        # upgrade is still the same request).
+        "seats": [
+            {k: v for k, v in seat.to_json().items() if k != "player" or v} for seat in seats
+        ],
         "options": dict(options),
     }
 
@@ -98,6 +107,9 @@ def create_scope(seats: Sequence[SeatSpec], content_hash: str) -> str:
     seat (bots and open seats only), its own content hash, so identical requests are one
     game and nobody else's request can meet it."""
     claimed = [seat.token_hash for seat in seats if seat.token_hash]
+    # A seat bound to a player is claimed by that player: only its credential's holder
+    # can ask the gateway to bind it (services.gateway), so only they share the scope.
+    claimed += [f"player:{seat.player}" for seat in seats if seat.player]
     if not claimed:
         return content_hash
     return request_hash({"claimed_token_hashes": claimed})

@@ -62,7 +62,7 @@ from services.engine.domain.errors import (
 from services.engine.domain.fairness import commit, rng_for
 from services.engine.domain.game import GameSnapshot, SeatKind, SeatSpec
 from services.engine.domain.game_ids import NOT_A_GAME_PREFIX, check_game_id
-from services.engine.domain.game_seats import check_seat_name
+from services.engine.domain.game_seats import check_player_id, check_seat_name
 from services.engine.domain.leaving import ABSENCE_MS, SeatControl
 from services.engine.domain.leaving_plan import claim_plan, resignation_plan
 from services.engine.domain.records import (
@@ -222,8 +222,9 @@ class Engine:
             raise InvalidArgument("every seat needs a name (only an open seat may have none)")
         for seat in seats:
             check_seat_name(seat.name)  # every face and the tournament runner pass here
-        if any(seat.kind is SeatKind.BOT and seat.token_hash for seat in seats):
-            raise InvalidArgument("a bot seat has no token")
+            check_player_id(seat.player)
+        if any(seat.kind is SeatKind.BOT and (seat.token_hash or seat.player) for seat in seats):
+            raise InvalidArgument("a bot seat has no token and no player")
         if time_control is not None:
             time_control.check(ruleset)
         command: CommandKey | None = None
@@ -441,11 +442,20 @@ class Engine:
         return CommandResult(snapshot.game_id, result.last_version, result.first_version, written)
 
     async def join_game(
-        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        command_id: str = "",
+        player: str = "",
     ) -> CommandResult:
-        """Claim an open human seat for the holder of the token hashed to ``token_hash``.
+        """Claim an open human seat for the holder of the token hashed to ``token_hash``
+        and/or the player account ``player`` (one of them at least; the gateway has
+        checked the player's credential: the engine only ever sees the id).
 
-        Joining again with the same token hash is a success that appends nothing: that is
+        Joining again with the same token hash (or as the seat's player) is a success
+        that appends nothing: that is
         how a lost reply is retried. Under the command id that joined, the retry gets the
         original reply, and must repeat the request (another name is refused
         ``command_id_reused``); under a new id or none it answers the current version.
@@ -459,27 +469,36 @@ class Engine:
         names no version: a concurrent append, such as another seat's join, is not the
         caller's conflict, so it is tried again on the new log).
         """
-        if not name.strip() or len(token_hash) != 64:
-            raise InvalidArgument("JoinGame needs a name and a token hash")
+        if not name.strip() or not (len(token_hash) == 64 or (not token_hash and player)):
+            raise InvalidArgument("JoinGame needs a name and a token hash or a player")
         check_seat_name(name)
+        check_player_id(player)
         for attempt in range(1, JOIN_ATTEMPTS + 1):
             try:
-                return await self._join_once(game_id, seat, name, token_hash, command_id)
+                return await self._join_once(game_id, seat, name, token_hash, command_id, player)
             except (VersionConflict, ChainMismatch):
                 if attempt == JOIN_ATTEMPTS:
                     raise
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _join_once(
-        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str
+        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str, player: str
     ) -> CommandResult:
         """One try of :meth:`join_game` on the game as loaded now."""
         snapshot = await self.load(game_id)
         if not 0 <= seat < len(snapshot.seats):
             raise InvalidArgument(f"unknown seat {seat}; the game has {len(snapshot.seats)} seats")
         current = snapshot.seats[seat]
-        command = join_command(seat, command_id, name, token_hash)
-        if current.kind is SeatKind.HUMAN and current.token_hash == token_hash:
+        command = join_command(seat, command_id, name, token_hash, player)
+
+        def held_by_caller(spec: SeatSpec) -> bool:
+            if spec.kind is not SeatKind.HUMAN:
+                return False
+            if token_hash:
+                return spec.token_hash == token_hash
+            return spec.accepts_player(player)
+
+        if held_by_caller(current):
             # Held by this token: a retry. Under a recorded command id it must be the same
             # request (another name is a reused id, issue 30 item 13) and gets the
             # original reply; without one it is a success that appends nothing.
@@ -493,11 +512,11 @@ class Engine:
             raise _command_id_used(command_id, seat)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
-        binding = PrivateRecords(token_hashes={seat: token_hash})
+        binding = PrivateRecords(token_hashes={seat: token_hash}) if token_hash else None
         try:
             result = await self._write(
                 snapshot,
-                [seat_joined(seat, name)],
+                [seat_joined(seat, name, player)],
                 self._metadata(command_id, SYSTEM_SEAT),
                 private=binding,
                 command=command,
@@ -506,7 +525,7 @@ class Engine:
             self._snapshots.forget(game_id)
             raise
         if result.duplicate:  # a concurrent request with this command id was appended first
-            if (await self.load(game_id)).seats[seat].token_hash != token_hash:
+            if not held_by_caller((await self.load(game_id)).seats[seat]):
                 raise _command_id_used(command_id, seat)
             return CommandResult(game_id, result.last_version, result.first_version)
         await self._remember(snapshot, result, binding)

@@ -2,11 +2,14 @@
 
 Field by field in docs/events.md. Current versions:
 
-- ``GameCreated`` v3 ``{ruleset, seats: [{kind, name, open}], options, seed_commitment}``:
-  every log's first event. v2 also held each seat's ``token_hash`` (an unsalted SHA-256
-  of its token) and v1 the seed in clear as ``seed``; :func:`upcast` brings both to v3.
-- ``SeatJoined`` v2 ``{seat, name}``: an open seat was claimed (JoinGame). v1 also held
-  ``token_hash``.
+- ``GameCreated`` v4 ``{ruleset, seats: [{kind, name, open, player}], options,
+  seed_commitment}``: every log's first event; ``player`` is the id of the player account
+  bound to the seat ("" for none). v3 had no ``player``, v2 also held each seat's
+  ``token_hash`` (an unsalted SHA-256 of its token) and v1 the seed in clear as ``seed``;
+  :func:`upcast` brings each to v4.
+- ``SeatJoined`` v3 ``{seat, name, player}``: an open seat was claimed (JoinGame), by the
+  player account ``player`` ("" for a seat-token join). v2 had no ``player``; v1 also
+  held ``token_hash``.
 - ``SecretsRevealed`` v1 ``{secrets: [{id, value, nonce}]}``: opens earlier commitments
   (when the rules make them public, and every one left when the game ends).
 - ``SeedRevealed`` v1 ``{seed}``: appended with the events that end the game.
@@ -34,9 +37,9 @@ from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.timing.seat_clocks import CLOCK_EVENTS
 
 GAME_CREATED = "GameCreated"
-GAME_CREATED_VERSION = 3
+GAME_CREATED_VERSION = 4
 SEAT_JOINED = "SeatJoined"
-SEAT_JOINED_VERSION = 2
+SEAT_JOINED_VERSION = 3
 SECRETS_REVEALED = "SecretsRevealed"
 SEED_REVEALED = "SeedRevealed"
 ENGINE_EVENTS = (
@@ -64,9 +67,12 @@ def game_created(
     )
 
 
-def seat_joined(seat: int, name: str) -> DomainEvent:
-    """An open seat claimed (its token's binding is kept in service-only storage)."""
-    return DomainEvent(SEAT_JOINED, {"seat": seat, "name": name}, SEAT_JOINED_VERSION)
+def seat_joined(seat: int, name: str, player: str = "") -> DomainEvent:
+    """An open seat claimed, by the player account ``player`` if any (a token's binding
+    is kept in service-only storage; the player id is public)."""
+    return DomainEvent(
+        SEAT_JOINED, {"seat": seat, "name": name, "player": player}, SEAT_JOINED_VERSION
+    )
 
 
 def secrets_revealed(secrets: Mapping[str, SecretValue]) -> DomainEvent:
@@ -110,7 +116,8 @@ def legacy_token_hashes(event: DomainEvent) -> dict[int, str]:
 
 
 def _public_seat(seat: Mapping[str, Any]) -> dict[str, Any]:
-    """A v1/v2 seat ``{kind, name, token_hash?}`` as v3 ``{kind, name, open}``."""
+    """A v1/v2/v3 seat ``{kind, name, token_hash?, open?}`` as v4 ``{kind, name, open,
+    player}`` (bound to no player: accounts came with v4)."""
     spec = SeatSpec.from_json(seat)
     return spec.to_json()
 
@@ -118,8 +125,9 @@ def _public_seat(seat: Mapping[str, Any]) -> dict[str, Any]:
 def upcast(event: DomainEvent) -> DomainEvent:
     """Bring an engine event to its current schema version (others are returned as is).
 
-    GameCreated v1 -> v3: ``seed`` becomes ``seed_commitment``; v1/v2 -> v3: seats lose
-    ``token_hash`` and gain ``open``. SeatJoined v1 -> v2: ``token_hash`` dropped.
+    GameCreated v1 -> v4: ``seed`` becomes ``seed_commitment``; v1/v2 -> v4: seats lose
+    ``token_hash`` and gain ``open``; v1/v2/v3 -> v4: seats gain ``player: ""``.
+    SeatJoined v1 -> v3: ``token_hash`` dropped; v1/v2 -> v3: ``player: ""`` added.
     """
     if event.type == GAME_CREATED and event.schema_version < GAME_CREATED_VERSION:
         payload = dict(event.payload)
@@ -129,5 +137,6 @@ def upcast(event: DomainEvent) -> DomainEvent:
         return DomainEvent(GAME_CREATED, payload, GAME_CREATED_VERSION)
     if event.type == SEAT_JOINED and event.schema_version < SEAT_JOINED_VERSION:
         payload = {k: v for k, v in event.payload.items() if k != "token_hash"}
+        payload.setdefault("player", "")
         return DomainEvent(SEAT_JOINED, payload, SEAT_JOINED_VERSION)
     return event

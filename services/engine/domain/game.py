@@ -274,7 +274,8 @@ def _joined(
     token_hash = engine_events.legacy_token_hashes(raw).get(index) or private.token_hashes.get(
         index, ""
     )
-    updated = SeatSpec(seats[index].kind, str(payload["name"]), token_hash, claimed=True)
+    player = str(payload.get("player", "") or "")
+    updated = SeatSpec(seats[index].kind, str(payload["name"]), token_hash, True, player)
     return (*seats[:index], updated, *seats[index + 1 :])
 
 

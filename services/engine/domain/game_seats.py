@@ -10,6 +10,7 @@ service-only storage (the game's ``tokens`` key), never in the event log.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,6 +77,26 @@ def check_seat_name(name: str) -> str:
     return name
 
 
+PLAYER_ID_RULE = "player_id_invalid"
+_PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class InvalidPlayerId(InvalidArgument):
+    """A seat's player id that no player can have (INVALID_ARGUMENT, reason
+    ``player_id_invalid``): 1 to 64 of ``A-Z a-z 0-9 _ -`` (services.players makes 20 hex
+    digits)."""
+
+    rule = PLAYER_ID_RULE
+
+
+def check_player_id(player: str) -> str:
+    """``player`` if a seat may name it ("" passes: a seat bound to nobody). Raises
+    InvalidPlayerId."""
+    if player and not _PLAYER_ID.fullmatch(player):
+        raise InvalidPlayerId("a seat's player id is 1 to 64 characters of A-Z a-z 0-9 _ -")
+    return player
+
+
 def new_token() -> str:
     """A fresh seat or organiser token (256 random bits, URL-safe text).
 
@@ -102,16 +123,22 @@ class SeatSpec:
         name: display name ("" for a human seat still open for JoinGame).
         token_hash: SHA-256 hex of the token that may act for a human seat; "" for bots,
             open seats, and seats folded without the service-only token bindings.
-        claimed: a human seat held by a token (public; set whenever ``token_hash`` is).
+        claimed: a human seat held by a token or a player (public; set whenever
+            ``token_hash`` or ``player`` is).
+        player: id of the player account sitting here (services.players; public, so an
+            auditor recomputing ratings from public logs sees who sat where); "" for a
+            seat bound to no player. A player's credential acts for the seat as its token
+            does (the gateway checks it; the engine only ever sees the id).
     """
 
     kind: SeatKind
     name: str
     token_hash: str = ""
     claimed: bool = False
+    player: str = ""
 
     def __post_init__(self) -> None:
-        if self.token_hash and not self.claimed:
+        if (self.token_hash or self.player) and not self.claimed:
             object.__setattr__(self, "claimed", True)
 
     @property
@@ -128,9 +155,19 @@ class SeatSpec:
         that needs the digest anyway computes it once (the gateway's rate-limit key)."""
         return bool(self.token_hash) and secrets.compare_digest(token_hash, self.token_hash)
 
+    def accepts_player(self, player: str) -> bool:
+        """True if this seat is bound to the player ``player`` (a non-empty id)."""
+        return bool(self.player) and bool(player) and secrets.compare_digest(player, self.player)
+
     def to_json(self) -> dict[str, Any]:
-        """Public form (GameCreated v3): ``{"kind": "human"|"bot", "name", "open": bool}``."""
-        return {"kind": self.kind.value, "name": self.name, "open": self.is_open}
+        """Public form (GameCreated v4): ``{"kind": "human"|"bot", "name", "open": bool,
+        "player": id or ""}``."""
+        return {
+            "kind": self.kind.value,
+            "name": self.name,
+            "open": self.is_open,
+            "player": self.player,
+        }
 
     def private_json(self) -> dict[str, Any]:
         """:meth:`to_json` plus ``token_hash`` (stored snapshots, service-only)."""
@@ -139,13 +176,15 @@ class SeatSpec:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SeatSpec:
         """Inverse of :meth:`to_json` / :meth:`private_json`; also reads the token hash of
-        a GameCreated v2 seat (legacy logs). Raises InvalidArgument."""
+        a GameCreated v2 seat (legacy logs) and a seat without ``player`` (v3 and older:
+        bound to nobody). Raises InvalidArgument."""
         try:
             kind = SeatKind(data["kind"])
             token_hash = str(data.get("token_hash", ""))
+            player = str(data.get("player", "") or "")
             claimed = kind is SeatKind.HUMAN and (
-                not data["open"] if "open" in data else bool(token_hash)
+                not data["open"] if "open" in data else bool(token_hash or player)
             )
-            return cls(kind, str(data["name"]), token_hash, claimed)
+            return cls(kind, str(data["name"]), token_hash, claimed, player)
         except (KeyError, ValueError) as exc:
             raise InvalidArgument(f"bad seat {dict(data)!r}") from exc

@@ -149,7 +149,12 @@ class EngineServicer:
         self, request: pb.EngineServiceJoinGameRequest
     ) -> pb.EngineServiceJoinGameResponse:
         result = await self._engine.join_game(
-            request.game_id, request.seat, request.name, request.token_hash, request.command_id
+            request.game_id,
+            request.seat,
+            request.name,
+            request.token_hash,
+            request.command_id,
+            request.player,
         )
         return pb.EngineServiceJoinGameResponse(
             version=result.version, first_version=result.first_version

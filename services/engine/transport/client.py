@@ -50,9 +50,16 @@ class EngineClient(Protocol):
         ...
 
     async def join_game(
-        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        command_id: str = "",
+        player: str = "",
     ) -> CommandResult:
-        """Claim an open seat. Raises GameNotFound, InvalidArgument, RuleViolation."""
+        """Claim an open seat for a token's holder and/or the player ``player`` (see
+        Engine.join_game). Raises GameNotFound, InvalidArgument, RuleViolation."""
         ...
 
     async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
@@ -117,10 +124,16 @@ class InProcessEngineClient:
         )
 
     async def join_game(
-        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        command_id: str = "",
+        player: str = "",
     ) -> CommandResult:
         """See EngineClient.join_game."""
-        return await self._engine.join_game(game_id, seat, name, token_hash, command_id)
+        return await self._engine.join_game(game_id, seat, name, token_hash, command_id, player)
 
     async def withdraw_seat(self, game_id: str, seat: int) -> CommandResult:
         """See EngineClient.withdraw_seat."""

@@ -62,20 +62,45 @@ def _kind(index: int, seat: Any) -> SeatKind:
     return kind
 
 
-def seats_with_tokens(seats: Sequence[Any]) -> tuple[list[SeatSpec], dict[int, str]]:
+class BindToCallerInvalid(InvalidArgument):
+    """``bind_to_caller`` on a bot or an open seat (INVALID_ARGUMENT, reason
+    ``bind_to_caller_invalid``): only a human seat taken now can be the caller's."""
+
+    rule = "bind_to_caller_invalid"
+
+
+def seats_with_tokens(
+    seats: Sequence[Any], caller: str = "", caller_name: str = ""
+) -> tuple[list[SeatSpec], dict[int, str]]:
     """SeatSpecs from public ``Seat`` messages, and the token of each claimed human seat.
 
     A human seat gets its client-chosen ``token`` (at least 128 bits' worth, see
-    ``game_seats.check_client_token``) or a fresh one; an ``open`` seat gets none. Raises
-    InvalidArgument for an unspecified kind, a bot seat with a token, a weak token, or a
-    name with control characters or too long (``name_invalid``).
+    ``game_seats.check_client_token``) or a fresh one; an ``open`` seat gets none. A
+    seat marked ``bind_to_caller`` is bound to the player ``caller`` (the id of the
+    player whose credential the gateway checked; its name ``caller_name`` if the seat
+    has none) and gets a token only if it chose one. A ``player`` the client wrote into
+    a Seat is ignored: only the gateway binds players. Raises InvalidArgument for an
+    unspecified kind, a bot seat with a token, a weak token, or a name with control
+    characters or too long (``name_invalid``), BindToCallerInvalid (a bot or open seat
+    marked, or no caller).
     """
     specs: list[SeatSpec] = []
     tokens: dict[int, str] = {}
     for index, seat in enumerate(seats):
         kind = _kind(index, seat)
         check_seat_name(seat.name)
-        if kind is SeatKind.BOT:
+        if seat.bind_to_caller:
+            if kind is SeatKind.BOT or seat.open or not caller:
+                raise BindToCallerInvalid(
+                    f"seat {index}: bind_to_caller needs a human seat that is not open, and "
+                    "the call's 'authorization: Player <credential>'"
+                )
+            token_hash = ""
+            if seat.token:
+                tokens[index] = check_client_token(seat.token)
+                token_hash = hash_token(tokens[index])
+            specs.append(SeatSpec(kind, seat.name or caller_name, token_hash, player=caller))
+        elif kind is SeatKind.BOT:
             if seat.token or seat.open:
                 raise InvalidArgument(f"seat {index}: a bot seat has no token and is not open")
             specs.append(SeatSpec(kind, seat.name))
@@ -89,8 +114,11 @@ def seats_with_tokens(seats: Sequence[Any]) -> tuple[list[SeatSpec], dict[int, s
 
 
 def seats_from_engine_proto(seats: Sequence[Any]) -> list[SeatSpec]:
-    """SeatSpecs from the engine's ``Seat`` messages (kind, name, token_hash)."""
-    return [SeatSpec(_kind(i, seat), seat.name, seat.token_hash) for i, seat in enumerate(seats)]
+    """SeatSpecs from the engine's ``Seat`` messages (kind, name, token_hash, player)."""
+    return [
+        SeatSpec(_kind(i, seat), seat.name, seat.token_hash, player=seat.player)
+        for i, seat in enumerate(seats)
+    ]
 
 
 def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> list[pb.Seat]:
@@ -103,6 +131,7 @@ def seats_to_proto(seats: Sequence[SeatSpec], *, token_hashes: bool = False) -> 
             name=s.name,
             token_hash=s.token_hash if token_hashes else "",
             open=s.is_open,
+            player=s.player,
         )
         for s in seats
     ]
@@ -120,6 +149,7 @@ def add_seats(target: Any, seats: Sequence[SeatSpec], *, token_hashes: bool = Fa
             name=s.name,
             token_hash=s.token_hash if token_hashes else "",
             open=s.is_open,
+            player=s.player,
         )
 
 

@@ -170,7 +170,13 @@ class RemoteEngineClient:
         return CommandResult(game_id, reply.version, reply.first_version, written)
 
     async def join_game(
-        self, game_id: str, seat: int, name: str, token_hash: str, command_id: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        command_id: str = "",
+        player: str = "",
     ) -> CommandResult:
         """See EngineClient.join_game."""
         command, request = self._command("JoinGame")
@@ -179,6 +185,7 @@ class RemoteEngineClient:
         command.name = name
         command.token_hash = token_hash
         command.command_id = command_id
+        command.player = player
         reply = await self._call("JoinGame", command, request)
         return CommandResult(game_id, reply.version, reply.first_version)
 

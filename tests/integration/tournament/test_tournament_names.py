@@ -14,10 +14,10 @@ import grpc
 import pytest
 
 from services.app import Stack
+from services.players.names import name_key
 from services.rpc.errors import error_info
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
-from services.tournament.names import name_key
 
 TOKEN = "player-token-0123456789abcdef"
 OTHER = "another-token-0123456789abcdef"

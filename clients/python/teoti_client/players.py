@@ -1,0 +1,141 @@
+"""Typed access to ``gameserver.v1.PlayerService``: player accounts and credentials.
+
+A player credential (``tpc_...``, shown once) travels as the call's metadata
+``authorization: Player <credential>``; :class:`PlayerCalls` adds it to the calls that
+need it. :class:`~teoti_client.client.GameServiceClient` exposes these calls as its own
+methods (``register_player``, ``my_player`` ...), on its one channel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from teoti_client.proto import player_service_pb2 as pb
+from teoti_client.proto import player_service_pb2_grpc as pb_grpc
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerProfile:
+    """A player's public profile: ``player_id`` (what a seat names), ``name`` (display
+    form as first registered), ``bot`` (a bot account), ``created_at`` (ISO 8601 UTC)."""
+
+    player_id: str
+    name: str
+    bot: bool
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCredentialInfo:
+    """One of your credentials, never its secret: ``credential_id`` (what revoking
+    names), ``label`` ("phone", "bot"), ``created_at`` (ISO 8601 UTC)."""
+
+    credential_id: str
+    label: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredPlayer:
+    """RegisterPlayer's answer: the ``player``, its first ``credential`` (keep it
+    secret; shown this once, "" on a retry of a server-made one) and that credential's
+    ``credential_info``."""
+
+    player: PlayerProfile
+    credential: str
+    credential_info: PlayerCredentialInfo
+
+
+def player_metadata(credential: str) -> tuple[tuple[str, str], ...]:
+    """The call metadata that acts as the player holding ``credential``."""
+    return (("authorization", f"Player {credential}"),)
+
+
+def _profile(message: pb.Player) -> PlayerProfile:
+    return PlayerProfile(message.player_id, message.name, message.bot, message.created_at)
+
+
+def _credential(message: pb.PlayerCredential) -> PlayerCredentialInfo:
+    return PlayerCredentialInfo(message.credential_id, message.label, message.created_at)
+
+
+Caller = Callable[[Any, Any, tuple[tuple[str, str], ...]], Awaitable[Any]]
+"""Makes one unary call (method, request, metadata), decoding refusals."""
+
+
+class PlayerCalls:
+    """Every PlayerService call, made through ``call`` on ``channel``'s stub."""
+
+    def __init__(self, channel: grpc.aio.Channel, call: Caller) -> None:
+        self._stub = pb_grpc.PlayerServiceStub(channel)
+        self._call = call
+
+    async def register(
+        self,
+        name: str,
+        bot: bool = False,
+        label: str = "",
+        command_id: str = "",
+        credential: str = "",
+    ) -> RegisteredPlayer:
+        """Register ``name``; see :meth:`GameServiceClient.register_player`."""
+        request = pb.PlayerServiceRegisterPlayerRequest(
+            name=name,
+            bot=bot,
+            credential_label=label,
+            command_id=command_id,
+            credential=credential,
+        )
+        reply: pb.PlayerServiceRegisterPlayerResponse = await self._call(
+            self._stub.RegisterPlayer, request, ()
+        )
+        return RegisteredPlayer(
+            _profile(reply.player), reply.credential, _credential(reply.credential_info)
+        )
+
+    async def create_credential(
+        self, credential: str, label: str = "", command_id: str = "", chosen: str = ""
+    ) -> tuple[PlayerCredentialInfo, str]:
+        """Another credential for the player holding ``credential``: (info, secret)."""
+        request = pb.CreatePlayerCredentialRequest(
+            label=label, command_id=command_id, credential=chosen
+        )
+        reply: pb.CreatePlayerCredentialResponse = await self._call(
+            self._stub.CreatePlayerCredential, request, player_metadata(credential)
+        )
+        return _credential(reply.credential_info), reply.credential
+
+    async def list_credentials(self, credential: str) -> list[PlayerCredentialInfo]:
+        """The credentials of the player holding ``credential``, oldest first."""
+        reply: pb.ListPlayerCredentialsResponse = await self._call(
+            self._stub.ListPlayerCredentials,
+            pb.ListPlayerCredentialsRequest(),
+            player_metadata(credential),
+        )
+        return [_credential(c) for c in reply.credentials]
+
+    async def revoke_credential(self, credential: str, credential_id: str) -> None:
+        """Revoke the credential ``credential_id`` of the player holding ``credential``."""
+        await self._call(
+            self._stub.RevokePlayerCredential,
+            pb.RevokePlayerCredentialRequest(credential_id=credential_id),
+            player_metadata(credential),
+        )
+
+    async def get(self, player_id: str = "", name: str = "") -> PlayerProfile:
+        """A player's public profile, by id or by name (exactly one)."""
+        reply: pb.GetPlayerResponse = await self._call(
+            self._stub.GetPlayer, pb.GetPlayerRequest(player_id=player_id, name=name), ()
+        )
+        return _profile(reply.player)
+
+    async def me(self, credential: str) -> tuple[PlayerProfile, str]:
+        """(profile, credential id) of the player holding ``credential``."""
+        reply: pb.GetMyPlayerResponse = await self._call(
+            self._stub.GetMyPlayer, pb.GetMyPlayerRequest(), player_metadata(credential)
+        )
+        return _profile(reply.player), reply.credential_id
