@@ -42,6 +42,7 @@ from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.notices.inbox import RedisInbox
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
 from services.rpc.limits import (
@@ -293,7 +294,8 @@ def tournament_parts(
     """The tournament service and a director over ``store``, creating games through
     ``client`` (the composition of every process that hosts tournaments)."""
     ratings = RatingsBook(store.client, store.keys.prefix)
-    conductor = Conductor(TournamentRepository(store), client, reader, ratings)
+    notices = RedisInbox(store.client, store.keys.prefix)
+    conductor = Conductor(TournamentRepository(store), client, reader, ratings, notices)
     director = Director(
         GameFinishedQueue(store.client, store.keys, director_name()), conductor, sweep_s=sweep_s
     )
@@ -426,7 +428,9 @@ async def all_in_one(
                     players=players,
                 ),
                 web,
-                TournamentServicer(tournaments, default_ruleset, limits.limiter, limits.quota),
+                TournamentServicer(
+                    tournaments, default_ruleset, limits.limiter, limits.quota, players
+                ),
                 PlayerServicer(players, limits.limiter, limits.accounts),
             )
         except BaseException:
@@ -628,7 +632,7 @@ async def run_gateway(
             web_address,
             servicer,
             web,
-            TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
+            TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota, players),
             PlayerServicer(players, limiter, accounts),
         )
     readiness = asyncio.create_task(

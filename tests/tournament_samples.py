@@ -61,7 +61,10 @@ def sample_tournament(players: int, config: TournamentConfig, seed: str) -> list
         state = preview(state, new)
 
     for n in range(players):
-        add(decide_register(state, f"p{n}", ev.BOT if n % 2 else ev.HUMAN, "2026-06-01"))
+        # Every fourth player entered as a player account (PlayerRegistered v2).
+        account = f"{n:020x}" if n % 4 == 0 else ""
+        kind = ev.BOT if n % 2 else ev.HUMAN
+        add(decide_register(state, f"p{n}", kind, "2026-06-01", account))
     add(decide_start(state))
     while (pairing := next_pairing(state, seed)) is not None:
         games = [f"g{pairing.round}-{t.number}" for t in pairing.tables]

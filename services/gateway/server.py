@@ -96,7 +96,7 @@ async def create_server(
         from services.rpc.generated import tournament_service_pb2_grpc
 
         tournament_servicer = TournamentServicer(
-            tournaments, default_ruleset or installed_default(), limiter, quota
+            tournaments, default_ruleset or installed_default(), limiter, quota, players
         )
         registrars.append(
             lambda s: tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(

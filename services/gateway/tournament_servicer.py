@@ -10,6 +10,9 @@ from services.engine.domain.game_seats import new_token
 from services.engine.domain.records import StoredEvent, canonical_json
 from services.engine.transport.proto_convert import parse_object
 from services.engine.transport.status_mapping import stream_errors, unary_errors
+from services.gateway.player_auth import player_credential
+from services.players.model import Player
+from services.players.service import PlayerService
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.rpc.limits import ClientRateLimiter, CreationQuota
@@ -107,7 +110,9 @@ def tournament_to_proto(state: TournamentState) -> pb.Tournament:
         config=config_to_proto(state.config),
         status=state.status,
         players=[
-            pb.TournamentPlayer(name=e.player, kind=e.kind, withdrawn=e.withdrawn)
+            pb.TournamentPlayer(
+                name=e.player, kind=e.kind, withdrawn=e.withdrawn, player_id=e.player_id
+            )
             for e in state.entrants
         ],
         rounds=[
@@ -179,11 +184,26 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
         default_ruleset: str,
         limiter: ClientRateLimiter | None = None,
         quota: CreationQuota | None = None,
+        players: PlayerService | None = None,
     ) -> None:
         self._service = service
         self._default_ruleset = default_ruleset
         self._limiter = limiter or ClientRateLimiter()
         self._quota = quota or CreationQuota()
+        self._players = players
+
+    async def _account(self, context: Context) -> Player | None:
+        """The player account of the call's ``authorization: Player`` credential (None
+        without one). Raises NotYourPlayer ``player_credential_invalid`` for a bad one,
+        InvalidTournament ``player_accounts_unavailable`` where no accounts are served."""
+        credential = player_credential(context)
+        if not credential:
+            return None
+        if self._players is None:
+            raise InvalidTournament(
+                "player_accounts_unavailable", "this server keeps no player accounts"
+            )
+        return await self._players.get(await self._players.authenticate(credential))
 
     def _admit(self, context: Context) -> None:
         self._limiter.admit(str(context.peer()))
@@ -209,6 +229,14 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     ) -> pb.RegisterPlayerResponse:
         """See the proto."""
         self._admit(context)
+        account = None if request.bot else await self._account(context)
+        if account is not None:
+            # A player account enters as itself: its name, no tournament token; its
+            # tables' seats are bound to it (docs/players.md).
+            state = await self._service.register_account(
+                request.tournament_id, account.player_id, account.name
+            )
+            return pb.RegisterPlayerResponse(tournament=tournament_to_proto(state))
         # An empty player token gets a generated one (returned), as a seat token does.
         token = "" if request.bot else request.player_token or new_token()
         state = await self._service.register(
@@ -222,8 +250,13 @@ class TournamentServicer(pb_grpc.TournamentServiceServicer):  # type: ignore[mis
     ) -> pb.WithdrawPlayerResponse:
         """See the proto."""
         self._admit(context)
+        account = None if request.organiser_token else await self._account(context)
         state = await self._service.withdraw(
-            request.tournament_id, request.player, request.player_token, request.organiser_token
+            request.tournament_id,
+            request.player,
+            request.player_token,
+            request.organiser_token,
+            player_id=account.player_id if account is not None else "",
         )
         return pb.WithdrawPlayerResponse(tournament=tournament_to_proto(state))
 

@@ -40,11 +40,13 @@ FINISHED = "finished"
 
 @dataclass(frozen=True)
 class Entrant:
-    """A registered player: ``kind`` human or bot; ``withdrawn`` once PlayerWithdrew."""
+    """A registered player: ``kind`` human or bot; ``withdrawn`` once PlayerWithdrew;
+    ``player_id`` the player account that entered ("" for a token registration)."""
 
     player: str
     kind: str
     withdrawn: bool = False
+    player_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,11 @@ def _apply(state: TournamentState | None, event: DomainEvent) -> TournamentState
             str(payload.get("created_at", "")),
         )
     if event.type == ev.PLAYER_REGISTERED:
-        entrant = Entrant(str(payload["player"]), str(payload["kind"]))
+        entrant = Entrant(
+            str(payload["player"]),
+            str(payload["kind"]),
+            player_id=str(payload.get("player_id", "")),
+        )
         return replace(state, entrants=(*state.entrants, entrant))
     if event.type == ev.PLAYER_WITHDREW:
         player = str(payload["player"])
@@ -235,7 +241,7 @@ def _before(first: str, second: str) -> bool:
 
 
 def decide_register(
-    state: TournamentState, player: str, kind: str, now_iso: str
+    state: TournamentState, player: str, kind: str, now_iso: str, player_id: str = ""
 ) -> list[DomainEvent]:
     """PlayerRegistered, if ``player`` may still enter at ``now_iso`` (ISO 8601 UTC).
 
@@ -259,7 +265,9 @@ def decide_register(
     cap = state.config.max_players
     if cap and len(state.entrants) >= cap:
         raise TournamentRefused("tournament_full", f"the tournament is full ({cap} players)")
-    return [ev.player_registered(player, kind)]
+    if player_id and any(e.player_id == player_id for e in state.entrants):
+        raise TournamentRefused("already_registered", "your player account is already registered")
+    return [ev.player_registered(player, kind, player_id)]
 
 
 def decide_withdraw(state: TournamentState, player: str) -> list[DomainEvent]:

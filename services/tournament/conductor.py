@@ -13,6 +13,7 @@ the other gets VersionConflict, reloads and finds the work done.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 
 import structlog
@@ -25,6 +26,8 @@ from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.timing.time_control import TimeControl as GameClock
 from services.engine.domain.timing.time_control import TimeoutPolicy
 from services.engine.transport.client import EngineClient
+from services.notices.inbox import RedisInbox
+from services.notices.notice import Notice, NoticeKind
 from services.tournament import events as ev
 from services.tournament.aggregate import (
     RUNNING,
@@ -68,7 +71,8 @@ def table_seats(
     state: TournamentState, table: Table, token_hashes: dict[int, str]
 ) -> list[SeatSpec]:
     """The seats of ``table``'s game: a bot seat per bot entrant, a human seat bound to
-    the player token of each human entrant (so the player plays with that token)."""
+    the player token of each human entrant (so the player plays with that token), and
+    to the player account of one who entered with it (who plays with a credential)."""
     index = {e.player: i for i, e in enumerate(state.entrants)}
     seats = []
     for player in table.players:
@@ -76,7 +80,8 @@ def table_seats(
         if entrant is None or entrant.kind == ev.BOT:
             seats.append(SeatSpec(SeatKind.BOT, player))
         else:
-            seats.append(SeatSpec(SeatKind.HUMAN, player, token_hashes.get(index[player], "")))
+            token_hash = token_hashes.get(index[player], "")
+            seats.append(SeatSpec(SeatKind.HUMAN, player, token_hash, player=entrant.player_id))
     return seats
 
 
@@ -124,6 +129,8 @@ class Conductor:
         engine: creates the tables' games (in process or remote).
         reader: loads games to read their results.
         ratings: rating book updated from rated tables (None: no ratings).
+        notices: the players' inboxes: a player account that entered gets a
+            ``tournament_pairing`` notice for each table it is seated at (None: none).
     """
 
     def __init__(
@@ -132,11 +139,13 @@ class Conductor:
         engine: EngineClient,
         reader: GameReader,
         ratings: RatingsBook | None = None,
+        notices: RedisInbox | None = None,
     ) -> None:
         self.repo = repo
         self._engine = engine
         self._reader = reader
         self._ratings = ratings
+        self._notices = notices
 
     async def start(self, tournament_id: str) -> TournamentState:
         """Close registration and open round 1 (TournamentStarted + RoundPaired in one
@@ -182,7 +191,39 @@ class Conductor:
             tables=len(pairing.tables) if pairing else 0,
             version=new.version,
         )
+        if pairing is not None:
+            await self._announce(new, pairing)
         return new
+
+    async def _announce(self, state: TournamentState, pairing: Pairing) -> None:
+        """Tell each player account seated in ``pairing`` where its game is
+        (``tournament_pairing``, docs/players.md). After the round is recorded, once: a
+        notice that cannot be posted (an outage) is logged, not retried; the round in
+        the tournament's log stays the record."""
+        if self._notices is None or state.current is None:
+            return
+        game_ids = state.current.game_ids
+        for table in pairing.tables:
+            for seat, player in enumerate(table.players):
+                entrant = state.entrant(player)
+                if entrant is None or not entrant.player_id:
+                    continue
+                data = {
+                    "tournament_id": state.tournament_id,
+                    "round": pairing.round,
+                    "table": table.number,
+                    "game_id": game_ids.get(table.number, ""),
+                    "seat": seat,
+                }
+                notice = Notice(NoticeKind.TOURNAMENT_PAIRING, data, _now_ms())
+                try:
+                    await self._notices.post(entrant.player_id, notice)
+                except Exception as exc:  # an outage must not undo a recorded round
+                    log.warning(
+                        "tournament_pairing_notice_failed",
+                        tournament_id=state.tournament_id,
+                        error=type(exc).__name__,
+                    )
 
     async def _create_games(self, state: TournamentState, pairing: Pairing) -> list[str]:
         """Create (or find again) the game of every table of ``pairing``, in bulk."""
@@ -292,3 +333,8 @@ class Conductor:
                 if table.number not in current.results:
                     await self.game_finished(current.game_ids[table.number])
             await self.advance(tournament_id)
+
+
+def _now_ms() -> int:
+    """Wall-clock ms since the epoch (a notice's ``at_ms``)."""
+    return int(time.time() * 1000)

@@ -1,12 +1,15 @@
 """Events of a tournament's log (its own hash-chained stream; docs/events.md, "Tournaments").
 
-Every type is at schema version 1:
+Every type is at schema version 1, but PlayerRegistered, at 2 when a player account
+entered (its ``player_id``; version 1 events fold as before):
 
 - ``TournamentCreated`` ``{tournament_id, config, seed_commitment, created_at}``: the first
   event; ``config`` is :meth:`TournamentConfig.to_json`, ``seed_commitment`` the SHA-256
   hex of the secret pairing seed (as GameCreated's).
 - ``PlayerRegistered`` ``{player, kind}``: ``kind`` "human" (plays with a player token,
-  whose hash is kept service-only) or "bot".
+  whose hash is kept service-only) or "bot"; v2 adds ``player_id``, the player account
+  that entered (public: its tables' seats are bound to it, and it plays them with its
+  player credential).
 - ``PlayerWithdrew`` ``{player, reason}``: not paired from the next round on.
 - ``TournamentStarted`` ``{entrants}``: registration closed; entrants in registration order.
 - ``RoundPaired`` ``{round, tables: [{table, players, game_id}], byes}``.
@@ -71,8 +74,13 @@ def tournament_created(
     )
 
 
-def player_registered(player: str, kind: str) -> DomainEvent:
-    """``player`` (a name, unique in the tournament) entered; ``kind`` human or bot."""
+def player_registered(player: str, kind: str, player_id: str = "") -> DomainEvent:
+    """``player`` (a name, unique in the tournament) entered; ``kind`` human or bot.
+    ``player_id``: the player account that entered (services.players), at schema
+    version 2; a player entered with a tournament token has none (version 1)."""
+    if player_id:
+        payload = {"player": player, "kind": kind, "player_id": player_id}
+        return DomainEvent(PLAYER_REGISTERED, payload, schema_version=2)
     return DomainEvent(PLAYER_REGISTERED, {"player": player, "kind": kind})
 
 

@@ -236,6 +236,6 @@ class TournamentRepository:
         holder, _, display = str(bound).partition(" ")
         if holder != hashed_token or (legacy and player != key and str(legacy) != hashed_token):
             raise TournamentRefused(
-                "name_taken", f"the player name {player!r} belongs to another player token"
+                "name_taken", f"the player name {player!r} belongs to another player"
             )
         return display or player

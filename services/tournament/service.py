@@ -182,11 +182,39 @@ class TournamentService:
                 continue
         raise TournamentRefused("busy", "the tournament kept changing; retry")
 
-    async def withdraw(
-        self, tournament_id: str, player: str, token: str, organiser_token: str = ""
+    async def register_account(
+        self, tournament_id: str, player_id: str, name: str
     ) -> TournamentState:
-        """Withdraw ``player``: the caller holds the player's ``token``, or (for any
-        player, bots included) the ``organiser_token``. The player is paired no more,
+        """Enter the player account ``player_id`` (its display ``name``) as a human
+        player: no tournament token; its tables' seats are bound to the account, which
+        plays them with its player credential (the caller has authenticated it). The
+        name's identity is claimed across tournaments for the account, as a token
+        registration claims it for its token. Raises TournamentRefused (those of
+        decide_register; ``name_taken``: the name is held by a tournament token),
+        TournamentNotFound."""
+        holder = f"account:{player_id}"
+        for attempt in range(MAX_ATTEMPTS):
+            state = await self.repo.load(tournament_id)
+            if attempt == 0:
+                name = await self.repo.claim_name(name, holder)
+            events = decide_register(state, name, ev.HUMAN, self.repo.now(), player_id)
+            try:
+                return await self.repo.append(state, events)
+            except VersionConflict:
+                continue
+        raise TournamentRefused("busy", "the tournament kept changing; retry")
+
+    async def withdraw(
+        self,
+        tournament_id: str,
+        player: str,
+        token: str,
+        organiser_token: str = "",
+        player_id: str = "",
+    ) -> TournamentState:
+        """Withdraw ``player``: the caller holds the player's ``token``, or is the player
+        account ``player_id`` that entered them (authenticated by the caller), or (for
+        any player, bots included) holds the ``organiser_token``. The player is paired no more,
         and their table of the running round, if it has not finished, is settled now:
         the tournament's ``timeout_policy`` is applied to their seat (see
         Conductor.settle_seat) and a bot plays it to the end. Raises NotPermitted
@@ -198,7 +226,13 @@ class TournamentService:
             state = await self.repo.load(tournament_id)
             events = decide_withdraw(state, player)
             registered = state.named(player) or player  # decide_withdraw found it
-            if not organiser_token:
+            entrant = state.entrant(registered)
+            if player_id and not organiser_token:
+                if entrant is None or entrant.player_id != player_id:
+                    raise NotPermitted(
+                        "not_your_player", f"your player account did not enter {player!r}"
+                    )
+            elif not organiser_token:
                 tokens = await self.repo.player_tokens(tournament_id)
                 bound = tokens.get(state.players().index(registered), "")
                 if not bound or not secrets.compare_digest(bound, token_hash(token)):

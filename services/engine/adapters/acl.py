@@ -120,6 +120,8 @@ _PLAIN_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         # revoke scripts, HMGET (a credential's holder), HGETALL (profiles, credentials).
         # TournamentService's login serves PlayerService too.
         ("RW", "{account}:*"),
+        # Players' inboxes (services.notices.inbox): XADD of a tournament_pairing notice.
+        ("RW", "{inbox:*}:*"),
     ),
 }
 
