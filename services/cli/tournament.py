@@ -32,6 +32,8 @@ from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
 from services.safe_text import printable
 
 ORGANISER_ENV = "TEOTI_ORGANISER_TOKEN"
+CREDENTIAL_ENV = "TEOTI_PLAYER_CREDENTIAL"
+"""Default of ``join --credential``: a player account's credential (PlayerService)."""
 """Default of ``--organiser-token``."""
 PLAYER_ENV = "TEOTI_PLAYER_TOKEN"
 """Default of ``--token`` (join, withdraw)."""
@@ -192,6 +194,18 @@ async def _create(args: argparse.Namespace) -> int:
 
 
 async def _join(args: argparse.Namespace) -> int:
+    credential = "" if args.bot else args.credential or os.environ.get(CREDENTIAL_ENV, "")
+    if not credential and not args.player:
+        raise UsageError("name the player, or enter your player account with --credential")
+
+    async def as_account(stub: Any) -> int:
+        reply = await stub.RegisterPlayer(
+            pb.RegisterPlayerRequest(tournament_id=args.tournament_id),
+            metadata=(("authorization", f"Player {credential}"),),
+        )
+        print(f"registered ({len(reply.tournament.players)} players): your player account")
+        return EXIT_OK
+
     async def run(stub: Any) -> int:
         # No token: the server generates one and returns it (shown once, below).
         token = "" if args.bot else args.token or os.environ.get(PLAYER_ENV, "")
@@ -213,7 +227,7 @@ async def _join(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
 
-    return await with_stub(args, run)
+    return await with_stub(args, as_account if credential else run)
 
 
 async def _start(args: argparse.Namespace) -> int:
@@ -371,7 +385,13 @@ def add_tournament(sub: Subparsers) -> None:
 
     join = commands.add_parser("join", help="register a player")
     join.add_argument("tournament_id")
-    join.add_argument("player")
+    join.add_argument("player", nargs="?", default="", help="the player's name")
+    join.add_argument(
+        "--credential",
+        default="",
+        help="enter your player account instead (its name, no player token; default "
+        f"${CREDENTIAL_ENV}): its tables are played with the same credential",
+    )
     join.add_argument(
         "--token",
         default="",

@@ -19,6 +19,7 @@ from services.notices.notice import NoticeKind
 from services.rpc.errors import error_info
 from services.rpc.generated import tournament_service_pb2 as pb
 from services.rpc.generated import tournament_service_pb2_grpc as pb_grpc
+from tests.integration.tournament.cli_helpers import teoti
 
 ORGANISER = "organiser-token-0123456789abcdef"
 
@@ -124,3 +125,22 @@ async def test_a_token_registration_keeps_its_name_from_an_account(
             pb.RegisterPlayerRequest(tournament_id=other), metadata=as_player(eve.credential)
         )
     assert error_info(taken.value).reason == "name_taken"
+
+
+async def test_teoti_tournament_join_enters_a_player_account(
+    stub: Any, client: TeotiClient, stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fay = await client.register_player("Fay")
+    tid = await new_tournament(stub)
+    gateway = ("--target", f"127.0.0.1:{stack.port}")
+    joined = await teoti(
+        capsys, "tournament", "join", tid, "--credential", fay.credential, *gateway
+    )
+    assert joined.code == 0, joined.err
+    assert fay.credential not in joined.out + joined.err
+    got = await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))
+    assert [(p.name, p.player_id) for p in got.tournament.players] == [
+        ("Fay", fay.player.player_id)
+    ]
+    nameless = await teoti(capsys, "tournament", "join", tid, *gateway)
+    assert nameless.code != 0 and "--credential" in nameless.err
