@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from services.app import Stack, StoreSettings, all_in_one
+from services.engine.adapters.redis_client import RedisClient, create_redis_client
 from services.engine.domain.rulesets import RulesetRegistry
 
 
@@ -21,3 +22,12 @@ async def stack(redis_url: str, key_prefix: str, registry: RulesetRegistry) -> A
         default_ruleset="nim",
     ) as s:
         yield s
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[RedisClient]:
+    """The deployment's own Redis client on the test Redis: a bounded pool whose callers
+    wait for a connection, replies decoded (what the services use)."""
+    client = create_redis_client(redis_url)
+    yield client
+    await client.aclose()

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
-from services.engine.adapters.redis_client import RedisClient, create_redis_client
+from services.engine.adapters.redis_client import RedisClient
 from services.lobby.redis_tables import RedisLobby, TableNotFound
 from services.lobby.tables import (
     LobbyRefused,
@@ -26,15 +25,8 @@ from services.lobby.tables import (
 NOW = 1_700_000_000_000
 
 
-@pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[RedisClient]:
-    redis = create_redis_client(redis_url)
-    yield redis
-    await redis.aclose()
-
-
-def lobby(client: RedisClient, prefix: str) -> RedisLobby:
-    return RedisLobby(client, prefix, lambda: NOW)
+def lobby(redis_client: RedisClient, prefix: str) -> RedisLobby:
+    return RedisLobby(redis_client, prefix, lambda: NOW)
 
 
 async def sit(gateway: RedisLobby, table_id: str, player: str) -> str:
@@ -52,9 +44,9 @@ async def sit(gateway: RedisLobby, table_id: str, player: str) -> str:
 
 
 async def test_racing_joins_fill_each_seat_once_and_start_once(
-    client: RedisClient, key_prefix: str
+    redis_client: RedisClient, key_prefix: str
 ) -> None:
-    gateways = [lobby(client, key_prefix) for _ in range(3)]
+    gateways = [lobby(redis_client, key_prefix) for _ in range(3)]
     await gateways[0].create(open_table("t1", "host", "ruleset-a", 4, created_ms=NOW))
     players = [f"player-{n}" for n in range(12)]
     answers = await asyncio.gather(*(sit(gateways[n % 3], "t1", p) for n, p in enumerate(players)))
@@ -63,12 +55,14 @@ async def test_racing_joins_fill_each_seat_once_and_start_once(
     table = await gateways[1].get("t1")
     assert table.status is TableStatus.STARTED
     assert len(set(table.players)) == 4
-    entries = await client.xrange(gateways[0].starting_key)
+    entries = await redis_client.xrange(gateways[0].starting_key)
     assert [json.loads(fields["table"])["table_id"] for _id, fields in entries] == ["t1"]
 
 
-async def test_open_tables_are_listed_and_filtered(client: RedisClient, key_prefix: str) -> None:
-    gateway = lobby(client, key_prefix)
+async def test_open_tables_are_listed_and_filtered(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    gateway = lobby(redis_client, key_prefix)
     await gateway.create(open_table("a", "h1", "ruleset-a", 2, created_ms=NOW + 1))
     await gateway.create(open_table("b", "h2", "ruleset-b", 3, rated=True, created_ms=NOW + 2))
     await gateway.create(open_table("c", "h3", "ruleset-b", 2, created_ms=NOW + 3))
@@ -87,9 +81,9 @@ async def test_open_tables_are_listed_and_filtered(client: RedisClient, key_pref
 
 
 async def test_a_retried_create_returns_the_table_and_an_id_is_not_reused(
-    client: RedisClient, key_prefix: str
+    redis_client: RedisClient, key_prefix: str
 ) -> None:
-    gateway = lobby(client, key_prefix)
+    gateway = lobby(redis_client, key_prefix)
     first = open_table("t", "host", "ruleset-a", 2, created_ms=NOW)
     assert await gateway.create(first) == first
     assert await gateway.create(first) == first
@@ -98,11 +92,11 @@ async def test_a_retried_create_returns_the_table_and_an_id_is_not_reused(
     assert refused.value.rule == "table_id_taken"
 
 
-async def test_a_refused_change_changes_nothing(client: RedisClient, key_prefix: str) -> None:
-    gateway = lobby(client, key_prefix)
+async def test_a_refused_change_changes_nothing(redis_client: RedisClient, key_prefix: str) -> None:
+    gateway = lobby(redis_client, key_prefix)
     await gateway.create(open_table("t", "host", "ruleset-a", 3, created_ms=NOW))
     before = await gateway.get("t")
     with pytest.raises(LobbyRefused):
         await gateway.change("t", lambda t: start(t, by="host"))
     assert await gateway.get("t") == before
-    assert await client.xlen(gateway.starting_key) == 0
+    assert await redis_client.xlen(gateway.starting_key) == 0

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
-from services.engine.adapters.redis_client import RedisClient, create_redis_client
+from services.engine.adapters.redis_client import RedisClient
 from services.matchmaking.matcher import Matcher
 from services.matchmaking.matching import Table, propose_tables
 from services.matchmaking.redis_pool import RedisSeekPool
@@ -36,16 +35,8 @@ def seek(n: int, *, seats: tuple[int, int] = (2, 2), rating: float = 0.0, pool: 
 
 
 @pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[RedisClient]:
-    # The deployment's own client: a bounded pool whose callers wait for a connection.
-    redis = create_redis_client(redis_url)
-    yield redis
-    await redis.aclose()
-
-
-@pytest.fixture
-def pool(client: RedisClient, key_prefix: str) -> RedisSeekPool:
-    return RedisSeekPool(client, key_prefix)
+def pool(redis_client: RedisClient, key_prefix: str) -> RedisSeekPool:
+    return RedisSeekPool(redis_client, key_prefix)
 
 
 async def test_a_seek_waits_until_a_partner_comes(pool: RedisSeekPool) -> None:
@@ -96,9 +87,9 @@ async def test_a_table_is_placed_only_if_every_seek_still_waits(pool: RedisSeekP
 
 
 async def test_matchers_racing_never_seat_a_seek_twice(
-    client: RedisClient, key_prefix: str
+    redis_client: RedisClient, key_prefix: str
 ) -> None:
-    gateways = [RedisSeekPool(client, key_prefix) for _ in range(3)]
+    gateways = [RedisSeekPool(redis_client, key_prefix) for _ in range(3)]
     seeks = [
         seek(
             n,
@@ -120,7 +111,7 @@ async def test_matchers_racing_never_seat_a_seek_twice(
         for batch in await asyncio.gather(*(m.pass_once() for m in matchers)):
             placed.extend(batch)
         for p in await gateways[0].pools():
-            await client.delete(gateways[0]._key(p, "lease"))
+            await redis_client.delete(gateways[0]._key(p, "lease"))
     seated = [seek_id for table in placed for seek_id in table.seek_ids]
     assert len(seated) == len(set(seated))
     left = [s for p in await gateways[0].pools() for s in await gateways[0].waiting(p)]
@@ -129,10 +120,10 @@ async def test_matchers_racing_never_seat_a_seek_twice(
 
 
 async def test_a_restarted_gateway_finds_every_waiting_seek(
-    client: RedisClient, key_prefix: str
+    redis_client: RedisClient, key_prefix: str
 ) -> None:
-    await RedisSeekPool(client, key_prefix).add(seek(1))
-    restarted = RedisSeekPool(client, key_prefix)
+    await RedisSeekPool(redis_client, key_prefix).add(seek(1))
+    restarted = RedisSeekPool(redis_client, key_prefix)
     await restarted.add(seek(2))
     placed = await Matcher(restarted, lambda: NOW, holder="m").pass_once()
     assert [p.seek_ids for p in placed] == [("seek-1", "seek-2")]
@@ -153,11 +144,11 @@ async def test_the_run_loop_places_and_stops(pool: RedisSeekPool) -> None:
 
 
 async def test_overlapping_proposals_placed_at_once_seat_each_seek_once(
-    client: RedisClient, key_prefix: str
+    redis_client: RedisClient, key_prefix: str
 ) -> None:
     # Without leases: three gateways propose from one snapshot at different moments (so
     # their windows, and tables, differ and overlap) and place everything concurrently.
-    gateways = [RedisSeekPool(client, key_prefix) for _ in range(3)]
+    gateways = [RedisSeekPool(redis_client, key_prefix) for _ in range(3)]
     seeks = [seek(n, seats=(2, 3), rating=(n * 13) % 60, waited_s=n % 30) for n in range(120)]
     for start in range(0, len(seeks), 30):
         await asyncio.gather(*(gateways[0].add(s) for s in seeks[start : start + 30]))

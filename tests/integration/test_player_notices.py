@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.engine.adapters.redis_client import RedisClient, create_redis_client
+from services.engine.adapters.redis_client import RedisClient
 from services.notices.hub import NoticeHub
 from services.notices.inbox import INBOX_MAXLEN, RedisInbox
 from services.notices.notice import MAX_DATA_BYTES, Notice, NoticeInvalid, NoticeKind
@@ -22,15 +22,8 @@ WAIT_S = 10.0
 
 
 @pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[RedisClient]:
-    redis = create_redis_client(redis_url)
-    yield redis
-    await redis.aclose()
-
-
-@pytest.fixture
-def inbox(client: RedisClient, key_prefix: str) -> RedisInbox:
-    return RedisInbox(client, key_prefix, shards=4)
+def inbox(redis_client: RedisClient, key_prefix: str) -> RedisInbox:
+    return RedisInbox(redis_client, key_prefix, shards=4)
 
 
 @pytest.fixture
@@ -82,7 +75,7 @@ async def test_a_stream_resumes_after_a_disconnect_without_a_gap_or_a_repeat(
     await inbox.post("cat", turn("g1", 1))
     await inbox.post("cat", turn("g1", 2))
     first = await reader
-    await stream.aclose()  # the client goes away...
+    await stream.aclose()  # the redis_client goes away...
     await inbox.post("cat", turn("g1", 3))  # ...notices come meanwhile...
     await inbox.post("cat", turn("g2", 1))
     resumed = hub.follow("cat", after=first[-1].notice_id)  # ...and it comes back.
@@ -140,10 +133,10 @@ async def test_idle_streams_share_one_read_loop_per_shard(hub: NoticeHub) -> Non
 
 
 async def test_inboxes_are_capped_and_notices_bounded(
-    inbox: RedisInbox, client: RedisClient
+    inbox: RedisInbox, redis_client: RedisClient
 ) -> None:
     with pytest.raises(NoticeInvalid):
         await inbox.post("fay", Notice(NoticeKind.MATCH_FOUND, {"x": "y" * MAX_DATA_BYTES}, 1))
     for version in range(INBOX_MAXLEN + 300):
         await inbox.post("fay", turn("g", version))
-    assert await client.xlen(inbox.key("fay")) < INBOX_MAXLEN + 300
+    assert await redis_client.xlen(inbox.key("fay")) < INBOX_MAXLEN + 300
