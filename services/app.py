@@ -42,6 +42,8 @@ from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.notices.hub import NoticeHub
+from services.notices.inbox import RedisInbox
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
 from services.rpc.limits import (
@@ -270,6 +272,8 @@ class Stack:
     web_port: int | None = None
     """Port of the web face (HTTP/JSON + SSE), None when it is off."""
     players: PlayerService | None = None
+    notices: NoticeHub | None = None
+    """The player streams' hub (WatchPlayer on both faces)."""
 
 
 def director_name() -> str:
@@ -281,6 +285,12 @@ def player_service(store: RedisEventStore) -> PlayerService:
     """The player accounts on ``store``'s Redis login (it must be allowed to write the
     ``{account}`` keys: the director's user in a split deployment) and prefix."""
     return PlayerService(PlayerRepository(store.client, store.keys.prefix))
+
+
+def notice_hub(store: RedisEventStore) -> NoticeHub:
+    """The player streams' hub on ``store``'s Redis login (the players' one: it reads the
+    ``{inbox:*}`` keys) and prefix."""
+    return NoticeHub(RedisInbox(store.client, store.keys.prefix))
 
 
 def tournament_parts(
@@ -388,6 +398,7 @@ async def all_in_one(
     hub = WatchHub(log_store)
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
     players = player_service(log_store)
+    notices = notice_hub(log_store)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -404,6 +415,7 @@ async def all_in_one(
         limits.streams,
         players=players,
         accounts=limits.accounts,
+        notices=notices,
     )
     web_server = None
     if web_address is not None:
@@ -427,11 +439,19 @@ async def all_in_one(
                 ),
                 web,
                 TournamentServicer(tournaments, default_ruleset, limits.limiter, limits.quota),
-                PlayerServicer(players, limits.limiter, limits.accounts),
+                PlayerServicer(
+                    players,
+                    limits.limiter,
+                    limits.accounts,
+                    notices,
+                    limits.watchers,
+                    limits.streams,
+                ),
             )
         except BaseException:
             await server.stop(None)
             await hub.close()
+            await notices.close()
             await log_store.close()
             raise
     stop = asyncio.Event()
@@ -465,12 +485,14 @@ async def all_in_one(
             tournaments,
             web_server.port if web_server else None,
             players,
+            notices,
         )
     finally:
         if web_server is not None:
             await web_server.stop()
         await server.stop(SHUTDOWN_GRACE_S)
         await hub.close()
+        await notices.close()
         stop.set()
         await worker
         await readiness
@@ -581,6 +603,7 @@ async def run_gateway(
     )
     # Player accounts on the same login as tournaments (it may write their keys).
     players = player_service(tournament_store)
+    notices = notice_hub(tournament_store)
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()
@@ -606,6 +629,7 @@ async def run_gateway(
         streams=streams,
         players=players,
         accounts=accounts,
+        notices=notices,
     )
     web_server = None
     if web_address is not None:
@@ -629,7 +653,7 @@ async def run_gateway(
             servicer,
             web,
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
-            PlayerServicer(players, limiter, accounts),
+            PlayerServicer(players, limiter, accounts, notices, watchers, streams),
         )
     readiness = asyncio.create_task(
         follow_store(
@@ -656,6 +680,7 @@ async def run_gateway(
     await server.stop(SHUTDOWN_GRACE_S)
     await readiness
     await hub.close()
+    await notices.close()
     await client.close()
     if tournament_store is not store:
         await tournament_store.close()
