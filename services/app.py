@@ -44,6 +44,7 @@ from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentS
 from services.gateway.watch_hub import WatchHub
 from services.notices.hub import NoticeHub
 from services.notices.inbox import RedisInbox
+from services.notices.notifier import Notifier
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
 from services.rpc.limits import (
@@ -293,6 +294,13 @@ def notice_hub(store: RedisEventStore) -> NoticeHub:
     return NoticeHub(RedisInbox(store.client, store.keys.prefix))
 
 
+def notifier(store: RedisEventStore) -> Notifier:
+    """The notifier posting ``your_turn`` notices (services.notices.notifier) on
+    ``store``'s Redis login: the players' one, which reads the shards' ``player_turns``
+    streams (as the notifiers' group) and writes the ``{inbox:*}`` keys."""
+    return Notifier(store.client, store.keys, RedisInbox(store.client, store.keys.prefix))
+
+
 def tournament_parts(
     store: RedisEventStore,
     client: EngineClient,
@@ -464,6 +472,7 @@ async def all_in_one(
         )
     )
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
+    notifying = asyncio.create_task(notifier(log_store).run(stop))
     worker = asyncio.create_task(
         _bot(log_store, reader, bot_client, bot or BotSettings()).run(stop)
     )
@@ -498,6 +507,7 @@ async def all_in_one(
         await readiness
         if directing is not None:
             await directing
+        await notifying
         if keeper is not None:
             await keeper
         await log_store.close()
@@ -655,6 +665,8 @@ async def run_gateway(
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
             PlayerServicer(players, limiter, accounts, notices, watchers, streams),
         )
+    # your_turn notices, on the players' login (it writes their inboxes).
+    notifying = asyncio.create_task(notifier(tournament_store).run(stop))
     readiness = asyncio.create_task(
         follow_store(
             store.client.ping,
@@ -679,6 +691,7 @@ async def run_gateway(
         await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
     await readiness
+    await notifying
     await hub.close()
     await notices.close()
     await client.close()

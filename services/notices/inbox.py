@@ -13,11 +13,13 @@ back (as long as fewer than INBOX_MAXLEN came after it).
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import structlog
+from redis.exceptions import NoScriptError
 
 from services.engine.adapters.redis_client import RedisClient
 from services.notices.notice import Notice
@@ -28,6 +30,20 @@ INBOX_MAXLEN = 1000
 """Notices an inbox keeps (approximately; the oldest are trimmed)."""
 DEFAULT_SHARDS = 16
 """Inbox shards (read loops per gateway at most)."""
+POSTED_TTL_S = 86_400
+"""How long a notice posted once (:meth:`RedisInbox.post_once`) is remembered, in
+seconds: far longer than any redelivery of what made it."""
+
+# Post a notice unless its key was posted before, in one step (the inbox and the
+# "posted" marker share the player's inbox hash tag, so this runs on a cluster too).
+# KEYS: 1 inbox, 2 posted marker. ARGV: 1 marker ttl (s), 2 maxlen, then field/value pairs.
+POST_ONCE_SCRIPT = """
+if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[1]) then return '' end
+local fields = {}
+for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(fields))
+"""
+POST_ONCE_SHA = hashlib.sha1(POST_ONCE_SCRIPT.encode()).hexdigest()
 
 
 def decode(entries: Sequence[Any]) -> list[Notice]:
@@ -78,6 +94,24 @@ class RedisInbox:
             self.key(player), fields, maxlen=INBOX_MAXLEN, approximate=True
         )
         return _text(entry_id)
+
+    def posted_key(self, player: str, once: str) -> str:
+        """The marker of the notice ``once`` posted to ``player`` (its inbox's slot)."""
+        return f"{self._prefix}:{{inbox:{self.shard_of(player)}}}:posted:{player}:{once}"
+
+    async def post_once(self, player: str, notice: Notice, once: str) -> str:
+        """Append ``notice`` to ``player``'s inbox unless a notice was posted there under
+        the key ``once`` (e.g. ``<game>:<version>:<seat>``) in the last POSTED_TTL_S:
+        a redelivered cause posts nothing twice. Returns the new id, "" if it was posted
+        before. Raises NoticeInvalid (data too large), redis errors on an outage."""
+        keys = [self.key(player), self.posted_key(player, once)]
+        args = [str(POSTED_TTL_S), str(INBOX_MAXLEN)]
+        args += [item for pair in notice.to_fields().items() for item in pair]
+        try:
+            found: Any = await self._redis.evalsha(POST_ONCE_SHA, len(keys), *keys, *args)
+        except NoScriptError:
+            found = await self._redis.eval(POST_ONCE_SCRIPT, len(keys), *keys, *args)
+        return _text(found) if found else ""
 
     async def since(self, player: str, after: str = "0", limit: int = 100) -> list[Notice]:
         """``player``'s notices after the id ``after`` ("0": from the oldest kept),
