@@ -77,3 +77,43 @@ async def test_watch_player_over_http_refuses_a_bad_credential(served: StackFact
         sse = paths[f"{BASE}/WatchPlayer"]["get"]["responses"]["200"]
         assert "text/event-stream" in sse["content"]
         assert "notice id" in sse["description"]
+
+
+async def test_your_turn_reaches_a_player_over_sse_as_the_game_advances(
+    served: StackFactory,
+) -> None:
+    async with served() as (_stack, http):
+        credentials = []
+        for name in ("Ann", "Bob"):
+            reply = await http.post(f"{BASE}/RegisterPlayer", json={"name": name}, headers=JSON)
+            credentials.append(reply.json()["credential"])
+        ann, bob = ({"authorization": f"Player {c}", **JSON} for c in credentials)
+        game_rpc = "/gameserver.v1.GameService/"
+        seats = [
+            {"kind": "SEAT_KIND_HUMAN", "bind_to_caller": True},
+            {"kind": "SEAT_KIND_HUMAN", "open": True},
+        ]
+        created = await http.post(
+            game_rpc + "CreateGame", json={"ruleset": "nim", "seats": seats}, headers=ann
+        )
+        game = created.json()["game_id"]
+        joined = await http.post(
+            game_rpc + "JoinGame", json={"game_id": game, "seat": 1}, headers=bob
+        )
+        assert joined.status_code == 200, joined.text
+        (ann_first,) = await frames(http, 1, {"authorization": ann["authorization"]})
+        assert json.loads(ann_first[1]["notice"]["data_json"])["seat"] == 0
+        moved = await http.post(
+            game_rpc + "SubmitAction",
+            json={"game_id": game, "seat": 0, "action_json": '{"take":1}'},
+            headers=ann,
+        )
+        assert moved.status_code == 200, moved.text
+        (bob_turn,) = await frames(http, 1, {"authorization": bob["authorization"]})
+        data = json.loads(bob_turn[1]["notice"]["data_json"])
+        assert bob_turn[1]["notice"]["kind"] == "your_turn"
+        assert (data["game_id"], data["seat"], data["version"]) == (
+            game,
+            1,
+            moved.json()["version"],
+        )
