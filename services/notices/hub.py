@@ -92,8 +92,12 @@ class NoticeHub:
         self._block_ms = block_ms
         self._buffer = buffer
         self._subscribers: dict[str, set[PlayerSubscription]] = {}
-        self._positions: dict[str, str] = {}
-        self._shards: dict[int, set[str]] = {}
+        self._shards: dict[int, dict[str, str]] = {}
+        """Shard -> each watched player's inbox key -> the id read up to: the XREAD
+        arguments, kept as they change (not rebuilt per read: at 10,000 streams that
+        rebuild was the hub's main cost)."""
+        self._players: dict[str, str] = {}
+        """Inbox key -> player, for every watched player."""
         self._loops: dict[int, asyncio.Task[None]] = {}
 
     @property
@@ -112,9 +116,10 @@ class NoticeHub:
         sub = PlayerSubscription(player, self._buffer)
         if player not in self._subscribers:
             self._subscribers[player] = set()
-            self._positions[player] = position
             shard = self._inbox.shard_of(player)
-            self._shards.setdefault(shard, set()).add(player)
+            key = self._inbox.key(player)
+            self._players[key] = player
+            self._shards.setdefault(shard, {})[key] = position
             if shard not in self._loops:
                 self._loops[shard] = asyncio.create_task(
                     self._loop(shard), name=f"notice-loop-{shard}"
@@ -130,22 +135,24 @@ class NoticeHub:
         subs.discard(sub)
         if not subs:
             del self._subscribers[sub.player]
-            del self._positions[sub.player]
-            players = self._shards.get(self._inbox.shard_of(sub.player))
-            if players is not None:
-                players.discard(sub.player)
+            key = self._inbox.key(sub.player)
+            self._players.pop(key, None)
+            watched = self._shards.get(self._inbox.shard_of(sub.player))
+            if watched is not None:
+                watched.pop(key, None)
 
     async def _loop(self, shard: int) -> None:
         failures = 0
         try:
             while True:
-                players = self._shards.get(shard)
-                if not players:
+                watched = self._shards.get(shard)
+                if not watched:
                     return
-                streams: dict[Any, Any] = {self._inbox.key(p): self._positions[p] for p in players}
                 try:
+                    # A copy: streams opened or closed during the read change the next one.
+                    streams: dict[Any, Any] = dict(watched)
                     found: Any = await self._inbox.client.xread(
-                        dict(streams), count=READ_BATCH, block=self._block_ms
+                        streams, count=READ_BATCH, block=self._block_ms
                     )
                 except asyncio.CancelledError:
                     raise
@@ -158,20 +165,19 @@ class NoticeHub:
                     await asyncio.sleep(delay)
                     continue
                 failures = 0
-                by_key = {self._inbox.key(p): p for p in players}
                 for key, entries in _streams(found):
-                    player = by_key.get(key)
-                    if player is not None and player in self._subscribers:
-                        self._deliver(player, decode(entries), entries)
+                    player = self._players.get(key)
+                    if player is not None and entries:
+                        # Past every entry read, also one this version could not decode.
+                        watched[key] = _text(entries[-1][0])
+                        self._deliver(player, decode(entries))
         finally:
             if self._loops.get(shard) is asyncio.current_task():
                 del self._loops[shard]
             if not self._shards.get(shard):
                 self._shards.pop(shard, None)
 
-    def _deliver(self, player: str, notices: list[Notice], entries: list[Any]) -> None:
-        if entries:  # move past every entry read, also one this version could not decode
-            self._positions[player] = _text(entries[-1][0])
+    def _deliver(self, player: str, notices: list[Notice]) -> None:
         for sub in list(self._subscribers.get(player, ())):
             if notices and not sub.offer(notices):
                 log.warning("player_stream_dropped", player=player, buffer=self._buffer)
