@@ -164,7 +164,19 @@ async def run(args: argparse.Namespace, url: str) -> int:
                 (t.players[s], t.credentials[s]) for t in tables for s in (0, 1)
             )
         ]
-        await asyncio.sleep(args.warmup)  # every stream open, its backlog (game start) read
+        # Every stream open: each game's creation told its first seat's player (Nim's
+        # seat 0), so all of them have arrived once every stream read its backlog.
+        opened = time.perf_counter()
+        # Polls a count that 10,000 stream tasks update (an Event per stream would do).
+        while len(tally.arrived) < len(tables) and time.perf_counter() - opened < args.warmup:  # noqa: ASYNC110
+            await asyncio.sleep(0.2)
+        print(
+            f"{len(tally.arrived)} of {len(tables)} games' first your_turn arrived "
+            f"{time.perf_counter() - opened:.1f} s after the streams were asked for"
+        )
+        if len(tally.arrived) < len(tables):
+            errors.add("streams not open", RuntimeError(f"after {args.warmup} s"))
+        await asyncio.sleep(1.0)
         first = {k for k in tally.arrived}  # the creation's notices: not timed
         mover = ggrpc.GameServiceStub(control)
         rng = random.Random(7)
@@ -230,7 +242,9 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=20)
     parser.add_argument("--rate", type=float, default=100.0, help="moves per second")
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--warmup", type=float, default=10.0)
+    parser.add_argument(
+        "--warmup", type=float, default=120.0, help="at most this long to open the streams"
+    )
     parser.add_argument("--settle", type=float, default=3.0)
     parser.add_argument("--redis-url", default=None)
     args = parser.parse_args()
