@@ -32,7 +32,7 @@ BOT_SECRET = secrets.token_hex(32)
 NIM = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
 UNLIMITED = [
     *("--rate-limit", "0", "--creates-per-hour", "0", "--max-watchers-per-client", "0"),
-    *("--max-streams-per-address", "0"),
+    *("--max-streams-per-address", "0", "--accounts-per-hour", "0"),
 ]
 """The benchmark is one client address: the gateway's limits per client would stop it.
 The process's own stream budget (16,000, below its 20,000 calls) still holds."""

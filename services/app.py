@@ -42,7 +42,9 @@ from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.notices.hub import NoticeHub
 from services.notices.inbox import RedisInbox
+from services.notices.notifier import Notifier
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
 from services.rpc.limits import (
@@ -271,6 +273,8 @@ class Stack:
     web_port: int | None = None
     """Port of the web face (HTTP/JSON + SSE), None when it is off."""
     players: PlayerService | None = None
+    notices: NoticeHub | None = None
+    """The player streams' hub (WatchPlayer on both faces)."""
 
 
 def director_name() -> str:
@@ -282,6 +286,19 @@ def player_service(store: RedisEventStore) -> PlayerService:
     """The player accounts on ``store``'s Redis login (it must be allowed to write the
     ``{account}`` keys: the director's user in a split deployment) and prefix."""
     return PlayerService(PlayerRepository(store.client, store.keys.prefix))
+
+
+def notice_hub(store: RedisEventStore) -> NoticeHub:
+    """The player streams' hub on ``store``'s Redis login (the players' one: it reads the
+    ``{inbox:*}`` keys) and prefix."""
+    return NoticeHub(RedisInbox(store.client, store.keys.prefix))
+
+
+def notifier(store: RedisEventStore) -> Notifier:
+    """The notifier posting ``your_turn`` notices (services.notices.notifier) on
+    ``store``'s Redis login: the players' one, which reads the shards' ``player_turns``
+    streams (as the notifiers' group) and writes the ``{inbox:*}`` keys."""
+    return Notifier(store.client, store.keys, RedisInbox(store.client, store.keys.prefix))
 
 
 def tournament_parts(
@@ -390,6 +407,7 @@ async def all_in_one(
     hub = WatchHub(log_store)
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
     players = player_service(log_store)
+    notices = notice_hub(log_store)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -406,6 +424,7 @@ async def all_in_one(
         limits.streams,
         players=players,
         accounts=limits.accounts,
+        notices=notices,
     )
     web_server = None
     if web_address is not None:
@@ -431,11 +450,19 @@ async def all_in_one(
                 TournamentServicer(
                     tournaments, default_ruleset, limits.limiter, limits.quota, players
                 ),
-                PlayerServicer(players, limits.limiter, limits.accounts),
+                PlayerServicer(
+                    players,
+                    limits.limiter,
+                    limits.accounts,
+                    notices,
+                    limits.watchers,
+                    limits.streams,
+                ),
             )
         except BaseException:
             await server.stop(None)
             await hub.close()
+            await notices.close()
             await log_store.close()
             raise
     stop = asyncio.Event()
@@ -448,6 +475,7 @@ async def all_in_one(
         )
     )
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
+    notifying = asyncio.create_task(notifier(log_store).run(stop))
     worker = asyncio.create_task(
         _bot(log_store, reader, bot_client, bot or BotSettings()).run(stop)
     )
@@ -469,17 +497,20 @@ async def all_in_one(
             tournaments,
             web_server.port if web_server else None,
             players,
+            notices,
         )
     finally:
         if web_server is not None:
             await web_server.stop()
         await server.stop(SHUTDOWN_GRACE_S)
         await hub.close()
+        await notices.close()
         stop.set()
         await worker
         await readiness
         if directing is not None:
             await directing
+        await notifying
         if keeper is not None:
             await keeper
         await log_store.close()
@@ -585,6 +616,7 @@ async def run_gateway(
     )
     # Player accounts on the same login as tournaments (it may write their keys).
     players = player_service(tournament_store)
+    notices = notice_hub(tournament_store)
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()
@@ -610,6 +642,7 @@ async def run_gateway(
         streams=streams,
         players=players,
         accounts=accounts,
+        notices=notices,
     )
     web_server = None
     if web_address is not None:
@@ -633,8 +666,10 @@ async def run_gateway(
             servicer,
             web,
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota, players),
-            PlayerServicer(players, limiter, accounts),
+            PlayerServicer(players, limiter, accounts, notices, watchers, streams),
         )
+    # your_turn notices, on the players' login (it writes their inboxes).
+    notifying = asyncio.create_task(notifier(tournament_store).run(stop))
     readiness = asyncio.create_task(
         follow_store(
             store.client.ping,
@@ -659,7 +694,9 @@ async def run_gateway(
         await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
     await readiness
+    await notifying
     await hub.close()
+    await notices.close()
     await client.close()
     if tournament_store is not store:
         await tournament_store.close()

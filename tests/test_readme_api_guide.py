@@ -235,3 +235,18 @@ async def test_the_player_example_runs_as_written(
         if line in {"['laptop', 'phone']", "player_credential_invalid", "True"}
     ]
     assert shown == ["['laptop', 'phone']", "player_credential_invalid", "True"]
+
+
+async def test_the_player_stream_example_runs_as_written(
+    server_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    match = re.search(r"```python player-stream\n(.*?)```", CLIENT_README.read_text("utf-8"), re.S)
+    assert match is not None, "the client README shows a player's stream"
+    code = match.group(1).replace("127.0.0.1:50051", f"127.0.0.1:{server_port}")
+    code = code.replace("asyncio.run(main())", "")  # we are inside the test's loop
+    namespace: dict[str, object] = {}
+    exec(compile(code, str(CLIENT_README), "exec"), namespace)
+    await asyncio.wait_for(namespace["main"](), 20)  # type: ignore[arg-type]
+    printed = capsys.readouterr().out.splitlines()  # the server's log lines among them
+    shown = [line for line in printed if line in {"your_turn True", "True", "False"}]
+    assert shown == ["your_turn True", "True", "True"]

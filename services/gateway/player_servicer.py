@@ -5,21 +5,39 @@ Every call spends one unit of the caller's rate limit (per address); RegisterPla
 CreatePlayerCredential also one of the address's account quota. Calls that act as a
 player authenticate ``authorization: Player <credential>`` against Redis each time
 (services.players.service.PlayerService.authenticate): a revoke is felt at once.
+
+WatchPlayer streams the caller's notices from the process's
+:class:`~services.notices.hub.NoticeHub` (backlog after ``after``, then live), held to the
+same limits as WatchGame (the process's stream budget per address, open streams per
+player and per address). It re-checks the credential before each notice it sends, so a
+revoked credential gets nothing more: its stream ends at its next notice.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 from teoti_client.proto import player_service_pb2 as pb
 from teoti_client.proto import player_service_pb2_grpc as pb_grpc
 
-from services.engine.transport.status_mapping import unary_errors
+from services.engine.domain.errors import InvalidArgument
+from services.engine.transport.status_mapping import stream_errors, unary_errors
 from services.gateway.player_auth import player_credential
+from services.notices.hub import NoticeHub
+from services.notices.notice import Notice
 from services.players.errors import InvalidPlayer
 from services.players.model import CredentialInfo, Player
 from services.players.service import PlayerService
-from services.rpc.limits import ClientRateLimiter, CreationQuota
+from services.rpc.limits import (
+    ClientRateLimiter,
+    CreationQuota,
+    StreamBudget,
+    WatcherLimit,
+    peer_address,
+)
 
 PLAYER_SERVICE = "gameserver.v1.PlayerService"
 
@@ -40,6 +58,43 @@ def credential_to_proto(info: CredentialInfo) -> pb.PlayerCredential:
     )
 
 
+class NoticeCursorInvalid(InvalidArgument):
+    """WatchPlayer ``after`` that is no notice id (INVALID_ARGUMENT, reason
+    ``notice_cursor``): a cursor is "", "0" or an id a notice carried ("<ms>-<n>")."""
+
+    rule = "notice_cursor"
+
+
+class NoticesUnavailable(InvalidArgument):
+    """WatchPlayer on a gateway built without a notice hub (INVALID_ARGUMENT, reason
+    ``player_streams_off``): a composition that serves accounts but no streams."""
+
+    rule = "player_streams_off"
+
+
+def notice_to_proto(notice: Notice) -> pb.PlayerNotice:
+    """The public PlayerNotice message (docs/players.md, "Player streams")."""
+    return pb.PlayerNotice(
+        id=notice.notice_id,
+        v=notice.v,
+        kind=notice.kind.value,
+        at_ms=notice.at_ms,
+        data_json=notice.data_json(),
+    )
+
+
+def check_cursor(after: str) -> str:
+    """``after`` if it is "", "0" or a notice id ("<ms>-<n>", each part below 2**64, as
+    a Redis stream id); raises NoticeCursorInvalid."""
+    match = _CURSOR.fullmatch(after)
+    if after and (match is None or any(int(p) >= 2**64 for p in match.groups() if p)):
+        raise NoticeCursorInvalid('after must be a notice id ("<ms>-<n>"), "0" or empty')
+    return after
+
+
+_CURSOR = re.compile(r"([0-9]{1,20})(?:-([0-9]{1,20}))?")
+
+
 class PlayerServicer(pb_grpc.PlayerServiceServicer):  # type: ignore[misc]
     """gRPC handlers of PlayerService (see proto/gameserver/v1/player_service.proto).
 
@@ -47,6 +102,12 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):  # type: ignore[misc]
         service: the player accounts.
         limiter: the gateway's rate limit per client (shared with its other services).
         accounts: registrations and credential creations per address.
+        notices: the process's player-stream hub (None: WatchPlayer is refused,
+            ``player_streams_off``).
+        watchers: WatchPlayer streams open at once per player and per address (the
+            gateway's WatchGame limit object, or one of its own).
+        streams: the process's stream budget (shared with WatchGame and Play, and
+            between the faces).
     """
 
     def __init__(
@@ -54,10 +115,16 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):  # type: ignore[misc]
         service: PlayerService,
         limiter: ClientRateLimiter | None = None,
         accounts: CreationQuota | None = None,
+        notices: NoticeHub | None = None,
+        watchers: WatcherLimit | None = None,
+        streams: StreamBudget | None = None,
     ) -> None:
         self._service = service
         self._limiter = limiter or ClientRateLimiter()
         self._accounts = accounts or CreationQuota()
+        self._notices = notices
+        self._watchers = watchers or WatcherLimit()
+        self._streams = streams or StreamBudget()
 
     def _admit(self, context: Context) -> None:
         self._limiter.admit(str(context.peer()))
@@ -149,3 +216,26 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):  # type: ignore[misc]
         player_id, credential_id = await self._service.whoami(credential)
         player = await self._service.get(player_id)
         return pb.GetMyPlayerResponse(player=player_to_proto(player), credential_id=credential_id)
+
+    @stream_errors
+    async def WatchPlayer(
+        self, request: pb.WatchPlayerRequest, context: Context
+    ) -> AsyncIterator[pb.WatchPlayerResponse]:
+        """See the proto. Raises NotYourPlayer ``player_credential_invalid`` (at the
+        start, or before a notice once the credential is revoked), NoticeCursorInvalid,
+        TooManyStreams / TooManyWatchers past the limits, WatcherTooSlow."""
+        self._admit(context)
+        credential = player_credential(context)
+        player_id = await self._service.authenticate(credential)
+        after = check_cursor(request.after)
+        if self._notices is None:
+            raise NoticesUnavailable("this gateway serves no player streams")
+        address = peer_address(str(context.peer()))
+        # Per player, not per credential: a player's devices share one allowance.
+        with self._streams.hold(address), self._watchers.hold("player:" + player_id, address):
+            await context.send_initial_metadata(())
+            notices = self._notices.follow(player_id, after)
+            async with contextlib.aclosing(notices):
+                async for notice in notices:
+                    await self._service.authenticate(credential)  # revoked: ends here
+                    yield pb.WatchPlayerResponse(notice=notice_to_proto(notice))

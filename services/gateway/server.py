@@ -14,6 +14,7 @@ from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.notices.hub import NoticeHub
 from services.players.service import PlayerService
 from services.rpc.limits import (
     UNARY_RESERVE,
@@ -46,6 +47,7 @@ async def create_server(
     play_grace_s: float = PLAY_IDLE_GRACE_S,
     players: PlayerService | None = None,
     accounts: CreationQuota | None = None,
+    notices: NoticeHub | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -66,7 +68,9 @@ async def create_server(
     this long (``services.gateway.play_stream``). ``players``: also serve PlayerService
     with it, and let GameService's seat-scoped calls authenticate player credentials;
     ``accounts``: its registrations and credential creations per address (default
-    DEFAULT_ACCOUNTS_PER_HOUR). Stop with ``await server.stop(grace)``.
+    DEFAULT_ACCOUNTS_PER_HOUR); ``notices``: PlayerService's WatchPlayer hub (None:
+    WatchPlayer refused, ``player_streams_off``; the caller closes it).
+    Stop with ``await server.stop(grace)``.
     """
     if streams is None:
         streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))
@@ -76,6 +80,7 @@ async def create_server(
             f"max_concurrent_rpcs ({max_concurrent_rpcs})"
         )
     limiter = limiter or ClientRateLimiter()  # one budget per client across both services
+    watchers = watchers or WatcherLimit()  # WatchGame and WatchPlayer share it
     servicer = GameServicer(
         reader,
         client,
@@ -107,7 +112,7 @@ async def create_server(
     if players is not None:
         from teoti_client.proto import player_service_pb2_grpc
 
-        player_servicer = PlayerServicer(players, limiter, accounts)
+        player_servicer = PlayerServicer(players, limiter, accounts, notices, watchers, streams)
         registrars.append(
             lambda s: player_service_pb2_grpc.add_PlayerServiceServicer_to_server(
                 player_servicer, s

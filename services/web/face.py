@@ -347,7 +347,8 @@ _BOOLS = {"true": True, "false": False, "1": True, "0": False}
 
 def _from_query(route: Route, request: Request) -> Message | Any:
     """A request message from query parameters (GET of a stream, for EventSource);
-    ``Last-Event-ID`` (a reconnecting EventSource) resumes after that version. Every
+    ``Last-Event-ID`` (a reconnecting EventSource) resumes after that version (after
+    that notice id for a request with an ``after`` field: WatchPlayer). Every
     value is a string; a bool field's ``true``/``false``/``1``/``0`` become JSON's
     booleans (protobuf's JSON mapping would refuse a quoted ``"true"``)."""
     descriptor = route.request_class.DESCRIPTOR
@@ -361,6 +362,8 @@ def _from_query(route: Route, request: Request) -> Message | Any:
     last = request.headers.get("last-event-id", "")
     if last.isdigit() and "from_version" in descriptor.fields_by_name:
         fields["from_version"] = last
+    if last and "after" in descriptor.fields_by_name:  # WatchPlayer: a notice id
+        fields["after"] = last
     message = route.request_class()
     try:
         json_format.ParseDict(fields, message)
@@ -478,10 +481,14 @@ async def _events(
 
 
 def _version_of(body: dict[str, Any]) -> str | None:
-    """The event version of a WatchGame response, as the SSE id (resume point)."""
+    """The event version of a WatchGame response, or the notice id of a WatchPlayer
+    one, as the SSE id (the resume point ``Last-Event-ID`` brings back)."""
     event = body.get("event")
     if isinstance(event, dict) and "version" in event:
         return str(event["version"])
+    notice = body.get("notice")
+    if isinstance(notice, dict) and notice.get("id"):
+        return str(notice["id"])
     return None
 
 

@@ -92,6 +92,13 @@ def _add_message(message: Descriptor, schemas: dict[str, Any]) -> None:
     schemas[message.full_name] = {"type": "object", "properties": properties}
 
 
+def _resume_id(method: Any) -> str:
+    """What a stream's SSE ``id`` is (what ``Last-Event-ID`` resumes after)."""
+    if "after" in method.input_type.fields_by_name:
+        return "the notice id, which `Last-Event-ID` resumes after"
+    return "the event version"
+
+
 def openapi(service: ServiceDescriptor, proto_path: str, version: str) -> dict[str, Any]:
     """The OpenAPI document of ``service`` on the web face (see docs/web.md)."""
     schemas: dict[str, Any] = {"google.rpc.Status": STATUS_SCHEMA}
@@ -129,7 +136,7 @@ def openapi(service: ServiceDescriptor, proto_path: str, version: str) -> dict[s
         if method.server_streaming:
             ok = {
                 "description": "server-sent events: `message` (data: "
-                f"{method.output_type.full_name} JSON, id: the event version), then `end`, "
+                f"{method.output_type.full_name} JSON, id: {_resume_id(method)}), then `end`, "
                 "or `error` (data: google.rpc.Status)",
                 "content": {"text/event-stream": {"schema": _ref(method.output_type.full_name)}},
             }

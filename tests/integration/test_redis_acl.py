@@ -11,6 +11,7 @@ checks that need Redis 7's ``%R~`` run only there.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -472,3 +473,54 @@ async def test_player_accounts_work_with_each_service_as_its_own_user(
                 await client.hgetall(names)
         finally:
             await client.aclose()
+
+
+async def test_your_turn_reaches_player_streams_with_each_service_as_its_own_user(
+    redis_url: str, users: Users, split_stack: SplitStack
+) -> None:
+    """The split stack delivers ``your_turn``: the engine (its own user) publishes a
+    player seat's turn with its append, the gateway's notifier (on the players' login,
+    the director's user) posts it to the player's inbox, and WatchPlayer streams it;
+    every user is denied nothing."""
+    from teoti_client.proto import player_service_pb2 as ppb
+
+    stub, pb = split_stack.players, split_stack.pb
+    ann = await stub.RegisterPlayer(ppb.PlayerServiceRegisterPlayerRequest(name="Ann"))
+    bob = await stub.RegisterPlayer(ppb.PlayerServiceRegisterPlayerRequest(name="Bob"))
+    as_ann = (("authorization", f"Player {ann.credential}"),)
+    as_bob = (("authorization", f"Player {bob.credential}"),)
+    created = await split_stack.gateway.CreateGame(
+        pb.CreateGameRequest(
+            ruleset="nim",
+            seats=[
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, bind_to_caller=True),
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, open=True),
+            ],
+        ),
+        metadata=as_ann,
+    )
+    await split_stack.gateway.JoinGame(
+        pb.JoinGameRequest(game_id=created.game_id, seat=1), metadata=as_bob
+    )
+    ann_stream = stub.WatchPlayer(ppb.WatchPlayerRequest(), metadata=as_ann)
+    bob_stream = stub.WatchPlayer(ppb.WatchPlayerRequest(), metadata=as_bob)
+    async with asyncio.timeout(20):
+        first = (await ann_stream.read()).notice
+        assert (first.kind, json.loads(first.data_json)["seat"]) == ("your_turn", 0)
+        moved = await split_stack.gateway.SubmitAction(
+            pb.SubmitActionRequest(
+                game_id=created.game_id, seat=0, action_json='{"take":1}', seat_token=""
+            ),
+            metadata=as_ann,
+        )
+        turn = (await bob_stream.read()).notice
+    data = json.loads(turn.data_json)
+    assert (turn.kind, data["game_id"], data["seat"], data["version"]) == (
+        "your_turn",
+        created.game_id,
+        1,
+        moved.version,
+    )
+    ann_stream.cancel()
+    bob_stream.cancel()
+    assert await denied_for(redis_url, users) == []

@@ -35,7 +35,12 @@ from teoti_client.errors import (
     RuleViolation,
     VersionConflict,
 )
-from teoti_client.players import PlayerCredentialInfo, PlayerProfile, RegisteredPlayer
+from teoti_client.players import (
+    PlayerCredentialInfo,
+    PlayerNotice,
+    PlayerProfile,
+    RegisteredPlayer,
+)
 
 __all__ = [
     "ActionResult",
@@ -51,6 +56,7 @@ __all__ = [
     "MoveResult",
     "NotAuthorized",
     "PlayerCredentialInfo",
+    "PlayerNotice",
     "PlayerProfile",
     "RateLimited",
     "RegisteredPlayer",

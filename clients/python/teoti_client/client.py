@@ -22,6 +22,7 @@ from teoti_client.play_stream import PlayStream, client_failure, error_of
 from teoti_client.players import (
     PlayerCalls,
     PlayerCredentialInfo,
+    PlayerNotice,
     PlayerProfile,
     RegisteredPlayer,
     player_metadata,
@@ -431,6 +432,17 @@ class GameServiceClient(Generic[EventT]):
     async def my_player(self, credential: str) -> tuple[PlayerProfile, str]:
         """(profile, credential id) of the player holding ``credential``."""
         return await self._players.me(credential)
+
+    async def watch_player(self, credential: str, after: str = "") -> AsyncIterator[PlayerNotice]:
+        """The notices of the player holding ``credential`` (your turn, game started or
+        finished...): those after the notice id ``after`` the server keeps ("": all of
+        them, about the last 1,000), then each new one as it comes, for ever (leave the
+        loop to stop). To resume after a disconnect, pass the last notice's
+        ``notice_id``: nothing is missed or repeated. Raises NotAuthorized
+        ``player_credential_invalid`` (at once, or at the next notice once the
+        credential is revoked), InvalidArgument ``notice_cursor`` for a bad ``after``."""
+        async for notice in self._players.watch(credential, after):
+            yield notice
 
     async def create_game(
         self,

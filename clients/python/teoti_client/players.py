@@ -8,12 +8,14 @@ methods (``register_player``, ``my_player`` ...), on its one channel.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
+from teoti_client.errors import decode_error, error_info
 from teoti_client.proto import player_service_pb2 as pb
 from teoti_client.proto import player_service_pb2_grpc as pb_grpc
 
@@ -48,6 +50,25 @@ class RegisteredPlayer:
     player: PlayerProfile
     credential: str
     credential_info: PlayerCredentialInfo
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerNotice:
+    """One notice of a player's stream (WatchPlayer): ``notice_id`` (``"<ms>-<n>"``, what
+    resuming names), ``v`` (its schema version), ``kind`` (``"your_turn"``,
+    ``"game_started"``...; skip one you do not know), ``at_ms`` (when it was posted, ms
+    since the epoch) and ``data`` (its fields, e.g. a ``your_turn``'s ``game_id``,
+    ``ruleset``, ``seat``, ``version`` and ``deadline_ms``)."""
+
+    notice_id: str
+    v: int
+    kind: str
+    at_ms: int
+    data: Mapping[str, Any]
+
+
+WATCH_TOO_SLOW = "watch_too_slow"
+"""The refusal of a stream the client fell too far behind on (it resumes)."""
 
 
 def player_metadata(credential: str) -> tuple[tuple[str, str], ...]:
@@ -139,3 +160,25 @@ class PlayerCalls:
             self._stub.GetMyPlayer, pb.GetMyPlayerRequest(), player_metadata(credential)
         )
         return _profile(reply.player), reply.credential_id
+
+    async def watch(self, credential: str, after: str = "") -> AsyncIterator[PlayerNotice]:
+        """The notices of the player holding ``credential`` after the id ``after`` ("":
+        every one kept), then each new one, until the caller stops; resumed after the
+        last one yielded when the server drops a slow stream (``watch_too_slow``).
+        Raises NotAuthorized ``player_credential_invalid`` (also once revoked)."""
+        request = pb.WatchPlayerRequest(after=after)
+        while True:
+            try:
+                call = self._stub.WatchPlayer(request, metadata=player_metadata(credential))
+                async for reply in call:
+                    notice = reply.notice
+                    request.after = notice.id
+                    yield PlayerNotice(
+                        notice.id, notice.v, notice.kind, notice.at_ms, json.loads(notice.data_json)
+                    )
+                return
+            except grpc.aio.AioRpcError as error:
+                info = error_info(error)
+                if info is not None and info.reason == WATCH_TOO_SLOW:
+                    continue  # resume after the last notice yielded
+                raise decode_error(error) from error

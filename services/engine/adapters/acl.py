@@ -69,6 +69,7 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "game:*:archive"),  # GET (reads), SET + DEL of the rest (archive script)
         ("RW", "games"),  # ZADD at creation (append script)
         ("RW", "turns"),  # XADD turn requests (append script)
+        ("RW", "player_turns"),  # XADD player seats' turns (append script)
         ("RW", "finished"),  # XADD game-finished notifications (store.finished)
         ("RW", "deadlines"),  # ZADD/ZREM (append script), claims (timekeeper scripts)
     ),
@@ -105,6 +106,9 @@ _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("R", "game:*:tokens"),  # HGETALL
         ("R", "game:*:archive"),  # GET (an archived table)
         ("RW", "finished"),  # XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XACK, XDEL
+        # The notifier (services.notices.notifier) on the players' login, in the gateway
+        # process: XGROUP CREATE, XREADGROUP, XAUTOCLAIM, XACK, XDEL.
+        ("RW", "player_turns"),
     ),
 }
 
@@ -120,7 +124,9 @@ _PLAIN_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         # revoke scripts, HMGET (a credential's holder), HGETALL (profiles, credentials).
         # TournamentService's login serves PlayerService too.
         ("RW", "{account}:*"),
-        # Players' inboxes (services.notices.inbox): XADD of a tournament_pairing notice.
+        # Players' inboxes (services.notices): the notifier's post-once script (XADD and
+        # the SET NX marker), a tournament_pairing notice's XADD, the hub's XREAD BLOCK,
+        # XRANGE and XREVRANGE.
         ("RW", "{inbox:*}:*"),
     ),
 }

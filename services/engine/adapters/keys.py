@@ -43,7 +43,7 @@ DEFAULT_SHARDS = 16
 """Default number of shards (turn-request streams and games indexes)."""
 
 _GAME_KEYS_CACHE = 8192
-"""Games whose key prefix is remembered: an append names nine keys of its game, each
+"""Games whose key prefix is remembered: an append names ten keys of its game, each
 otherwise a SHA-256 and a regex match (about 8.5 us a move, issue 16)."""
 
 
@@ -112,6 +112,15 @@ class RedisKeys:
     def turns_of(self, game_id: str) -> str:
         """Turn-request stream of ``game_id``'s shard."""
         return self.turns(self.shard_of(game_id))
+
+    def player_turns(self, shard: int) -> str:
+        """The shard's player-turns stream (PlayerTurn entries; read by the notifiers'
+        group, services.notices.notifier)."""
+        return f"{self._tag(shard)}:player_turns"
+
+    def player_turns_of(self, game_id: str) -> str:
+        """Player-turns stream of ``game_id``'s shard."""
+        return self.player_turns(self.shard_of(game_id))
 
     def dead_letters(self, shard: int) -> str:
         """The shard's dead-letter stream."""

@@ -15,7 +15,9 @@ from services.engine.domain.records import (
     EventMetadata,
     GameIndexEntry,
     NewGame,
+    PlayerTurn,
     PrivateRecords,
+    Publication,
     StoredEvent,
     TurnRequest,
 )
@@ -38,6 +40,8 @@ class InMemoryEventStore:
         self._private: dict[str, PrivateRecords] = {}
         self._snapshots: dict[str, str] = {}
         self.turn_requests: list[TurnRequest] = []
+        self.player_turns: list[PlayerTurn] = []
+        """The player seats' turns published, as the Redis player-turns streams."""
         self.deadlines: dict[str, int] = {}
         """Game id -> its earliest clock deadline (ms), as the Redis deadlines sets."""
         self._changed = asyncio.Condition()
@@ -48,7 +52,7 @@ class InMemoryEventStore:
         expected_version: int,
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
-        turn_requests: Sequence[TurnRequest] = (),
+        turn_requests: Sequence[Publication] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
@@ -88,7 +92,11 @@ class InMemoryEventStore:
                 commands[key] = CommandRecord(
                     expected_version + 1, len(log), command.request_hash if command else ""
                 )
-            self.turn_requests.extend(turn_requests)
+            for request in turn_requests:
+                if isinstance(request, PlayerTurn):
+                    self.player_turns.append(request)
+                else:
+                    self.turn_requests.append(request)
             if deadline is not None:
                 if deadline.at_ms is None:
                     self.deadlines.pop(game_id, None)

@@ -38,13 +38,22 @@ from services.engine.domain.records import (
     EventMetadata,
     GameIndexEntry,
     NewGame,
+    PlayerTurn,
     PrivateRecords,
+    Publication,
     SecretValue,
     StoredEvent,
     TurnRequest,
 )
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.store_errors import ChainMismatch, VersionConflict
+
+PLAYER_TURN_FIELDS = ("game_id", "seat", "version", "player", "ruleset", "deadline_ms")
+"""A player turn's fields in the append script's order (PlayerTurn.to_fields)."""
+PLAYER_TURNS_MAXLEN = 100_000
+"""Entries a shard's player-turns stream keeps (approximately): far more than a
+notifier that keeps up ever leaves unread; a notifier down for longer loses the oldest
+(a your_turn notice is a hint, the game itself says whose turn it is)."""
 
 # Compare-and-append. Idempotency is checked first: a retried command carries a stale
 # expected version and must still get its original result, not a conflict. Then every
@@ -53,15 +62,16 @@ from services.engine.domain.store_errors import ChainMismatch, VersionConflict
 # agree with it, so deleting the last entries (or the head) is refused, not "healed".
 APPEND_SCRIPT = """
 -- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests,
---       7 sealed secrets, 8 token bindings, 9 clock deadlines
+--       7 sealed secrets, 8 token bindings, 9 clock deadlines, 10 player turns
 -- ARGV: 1 game_id, 2 expected, 3 prev_hash, 4 command_id, 5 seat, 6 recorded_at,
 --       7 created_ms ('' = not in the games index), 8 secret seed, 9 #events,
 --       10 #requests, 11 #secrets, 12 #tokens,
 --       13 command key (the sender-scoped field of the commands hash; '' = none),
 --       14 request hash (stored with the result), 15 the game's clock deadline
---       ('' = leave it, '-' = drop it, else ms),
+--       ('' = leave it, '-' = drop it, else ms), 16 #player turns,
 --       then 4 per event (type, schema_version, payload, hash), 3 per request,
---       2 per secret (id, json), 2 per token binding (seat, token hash)
+--       2 per secret (id, json), 2 per token binding (seat, token hash),
+--       6 per player turn (game_id, seat, version, player, ruleset, deadline_ms)
 local command_id = ARGV[4]
 local command_key = ARGV[13]
 if command_key ~= '' then
@@ -84,7 +94,8 @@ local n = tonumber(ARGV[9])
 local t = tonumber(ARGV[10])
 local ns = tonumber(ARGV[11])
 local nt = tonumber(ARGV[12])
-local base = 15
+local np = tonumber(ARGV[16])
+local base = 16
 local version = expected
 local hash = head_hash
 for i = 0, n - 1 do
@@ -120,13 +131,20 @@ base = base + ns * 2
 for i = 0, nt - 1 do
   redis.call('HSET', KEYS[8], ARGV[base + 1 + i * 2], ARGV[base + 2 + i * 2])
 end
+base = base + nt * 2
+for i = 0, np - 1 do
+  local at = base + i * 6
+  redis.call('XADD', KEYS[10], 'MAXLEN', '~', PLAYER_TURNS_MAXLEN, '*',
+    'game_id', ARGV[at + 1], 'seat', ARGV[at + 2], 'version', ARGV[at + 3],
+    'player', ARGV[at + 4], 'ruleset', ARGV[at + 5], 'deadline_ms', ARGV[at + 6])
+end
 if ARGV[15] == '-' then
   redis.call('ZREM', KEYS[9], ARGV[1])
 elseif ARGV[15] ~= '' then
   redis.call('ZADD', KEYS[9], ARGV[15], ARGV[1])
 end
 return {'ok', range}
-""".replace("__GENESIS__", GENESIS_HASH)
+""".replace("__GENESIS__", GENESIS_HASH).replace("PLAYER_TURNS_MAXLEN", str(PLAYER_TURNS_MAXLEN))
 APPEND_SHA = hashlib.sha1(APPEND_SCRIPT.encode()).hexdigest()
 
 # Moves a finished game's stream (and its command ids, inside the blob) into its archive
@@ -243,7 +261,7 @@ class RedisEventStore:
         return cls(create_redis_client(redis, pool_size), RedisKeys(prefix, shards))
 
     def _compute_append_keys(self, game_id: str) -> tuple[str, ...]:
-        """The nine KEYS of the append script for ``game_id``, in the script's order."""
+        """The ten KEYS of the append script for ``game_id``, in the script's order."""
         keys = [
             self.keys.events(game_id),
             self.keys.head(game_id),
@@ -254,6 +272,7 @@ class RedisEventStore:
             self.keys.sealed(game_id),
             self.keys.tokens(game_id),
             self.keys.deadlines_of(game_id),
+            self.keys.player_turns_of(game_id),
         ]
         if game_id.startswith(NOT_A_GAME_PREFIX):
             # A log that is not a game (a tournament's) has no games-index entry, turn
@@ -261,7 +280,7 @@ class RedisEventStore:
             # its own events key fills those slots (EVALSHA needs access to every key it
             # names), and the tournament director's Redis user needs no write access to
             # the games' keys (services.engine.adapters.acl).
-            keys[4] = keys[5] = keys[8] = keys[0]
+            keys[4] = keys[5] = keys[8] = keys[9] = keys[0]
         return tuple(keys)
 
     @property
@@ -297,7 +316,7 @@ class RedisEventStore:
         expected_version: int,
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
-        turn_requests: Sequence[TurnRequest] = (),
+        turn_requests: Sequence[Publication] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
@@ -317,6 +336,8 @@ class RedisEventStore:
         log_only = game_id.startswith(NOT_A_GAME_PREFIX)
         if log_only and (turn_requests or deadline is not None):
             raise ValueError(f"{game_id!r} is not a game: no turn requests, no clock")
+        bots = [r for r in turn_requests if isinstance(r, TurnRequest)]
+        players = [r for r in turn_requests if isinstance(r, PlayerTurn)]
         if prev_hash is None:
             prev_hash = GENESIS_HASH if expected_version == 0 else (await self.head(game_id))[1]
         args: list[str] = [
@@ -329,23 +350,27 @@ class RedisEventStore:
             "" if log_only else str(new_game.created_ms) if new_game else "0",
             new_game.secret_seed if new_game else "",
             str(len(events)),
-            str(len(turn_requests)),
+            str(len(bots)),
             str(len(private.secrets) if private else 0),
             str(len(private.token_hashes) if private else 0),
             command.field if command else metadata.command_id,
             command.request_hash if command else "",
             _deadline_arg(deadline),
+            str(len(players)),
         ]
         records = chained(expected_version, events, metadata, prev_hash)
         for payload, record in records:
             args += [record.type, str(record.schema_version), payload, record.hash]
-        for request in turn_requests:
+        for request in bots:
             args += [request.game_id, str(request.seat), str(request.version)]
         if private is not None:
             for secret_id, secret in private.secrets.items():
                 args += [secret_id, secret.to_json()]
             for seat, token_hash in private.token_hashes.items():
                 args += [str(seat), token_hash]
+        for turn in players:
+            fields = turn.to_fields()
+            args += [fields[name] for name in PLAYER_TURN_FIELDS]
         status, value = await self._run_script(self._append_keys(game_id), args)
         written = tuple(record for _, record in records)
         landed = status == "conflict" and int(value) >= written[-1].version

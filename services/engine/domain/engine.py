@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -65,6 +66,7 @@ from services.engine.domain.game_ids import NOT_A_GAME_PREFIX, check_game_id
 from services.engine.domain.game_seats import check_player_id, check_seat_name
 from services.engine.domain.leaving import ABSENCE_MS, SeatControl
 from services.engine.domain.leaving_plan import claim_plan, resignation_plan
+from services.engine.domain.player_turns import player_turns
 from services.engine.domain.records import (
     SYSTEM_SEAT,
     AppendResult,
@@ -73,6 +75,7 @@ from services.engine.domain.records import (
     EventMetadata,
     NewGame,
     PrivateRecords,
+    Publication,
     SecretValue,
     TurnRequest,
 )
@@ -262,7 +265,10 @@ class Engine:
         clock = creation_plan(time_control, snapshot, now_ms)
         events += clock.after
         version = snapshot.version + len(clock.after)
-        requests = [TurnRequest(game_id, s, version) for s in snapshot.bot_seats_to_act()]
+        requests: list[Publication] = [
+            TurnRequest(game_id, s, version) for s in snapshot.bot_seats_to_act()
+        ]
+        requests += player_turns(None, snapshot, version, clock.deadline)
         result = await self.store.append(
             game_id,
             0,
@@ -381,7 +387,7 @@ class Engine:
         action: Mapping[str, Any],
         is_bot: bool,
         now_ms: int,
-    ) -> tuple[list[DomainEvent], list[TurnRequest], PrivateRecords, Deadline | None]:
+    ) -> tuple[list[DomainEvent], list[Publication], PrivateRecords, Deadline | None]:
         """The events of ``action`` on ``snapshot`` at ``now_ms`` (hidden parts committed,
         reveals added, clock events around them), the turn requests to publish with them,
         the secrets to keep and the clock deadline to set. Raises InvalidArgument,
@@ -406,10 +412,13 @@ class Engine:
             events.append(seed_revealed(seed))
         clock = move_plan(snapshot, seat, reclaim, after, now_ms)
         events = [*clock.before, *events, *clock.after]
-        requests = [
-            TurnRequest(snapshot.game_id, s, snapshot.version + len(events))
-            for s in snapshot.bot_seats_to_act(after.state, _control_after(snapshot, clock.before))
+        version = snapshot.version + len(events)
+        control = _control_after(snapshot, clock.before)
+        requests: list[Publication] = [
+            TurnRequest(snapshot.game_id, s, version)
+            for s in snapshot.bot_seats_to_act(after.state, control)
         ]
+        requests += player_turns(snapshot, snapshot, version, clock.deadline, after.state, control)
         return events, requests, PrivateRecords(secrets), clock.deadline
 
     async def _applied(
@@ -513,11 +522,17 @@ class Engine:
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
         binding = PrivateRecords(token_hashes={seat: token_hash}) if token_hash else None
+        turns: list[Publication] = []
+        if player:  # the seat is the player's from this append: its turn may have come
+            seated = list(snapshot.seats)
+            seated[seat] = replace(current, name=name, player=player, claimed=True)
+            turns += player_turns(snapshot, snapshot, snapshot.version + 1, seats=seated)
         try:
             result = await self._write(
                 snapshot,
                 [seat_joined(seat, name, player)],
                 self._metadata(command_id, SYSTEM_SEAT),
+                turns,
                 private=binding,
                 command=command,
             )
@@ -537,7 +552,7 @@ class Engine:
         snapshot: GameSnapshot,
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
-        requests: Sequence[TurnRequest] = (),
+        requests: Sequence[Publication] = (),
         private: PrivateRecords | None = None,
         command: CommandKey | None = None,
         deadline: Deadline | None = None,
@@ -562,7 +577,7 @@ class Engine:
         self,
         snapshot: GameSnapshot,
         events: Sequence[DomainEvent],
-        requests: Sequence[TurnRequest],
+        requests: Sequence[Publication],
         deadline: Deadline | None,
         command_id: str,
         recorded_at: datetime,
@@ -592,10 +607,12 @@ class Engine:
         :meth:`append_system`."""
         events = [*plan.before, *plan.after]
         version = snapshot.version + len(events)
-        requests = [
+        control = _control_after(snapshot, plan.before)
+        requests: list[Publication] = [
             TurnRequest(snapshot.game_id, seat, version)
-            for seat in snapshot.bot_seats_to_act(control=_control_after(snapshot, plan.before))
+            for seat in snapshot.bot_seats_to_act(control=control)
         ]
+        requests += player_turns(snapshot, snapshot, version, plan.deadline, control=control)
         return await self.append_system(
             snapshot, events, requests, plan.deadline, command_id, recorded_at
         )
@@ -711,9 +728,10 @@ class Engine:
             events += clock.after
             control = _control_after(snapshot, clock.before)
             version = snapshot.version + len(events)
-            requests = [
+            requests: list[Publication] = [
                 TurnRequest(game_id, s, version) for s in snapshot.bot_seats_to_act(control=control)
             ]
+            requests += player_turns(snapshot, snapshot, version, clock.deadline, control=control)
             try:
                 result = await self._write(
                     snapshot, events, metadata, requests, None, command, clock.deadline

@@ -178,6 +178,58 @@ class TurnRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerTurn:
+    """Tell ``player`` it is their turn at ``seat`` of ``game_id`` (a ``your_turn``
+    notice, docs/players.md "Player streams"): published by the append that made the
+    seat one to act, on its shard's player-turns stream, and posted to the player's inbox
+    by the notifier (services.notices.notifier), once per (game, version, seat).
+
+    Attributes:
+        game_id / seat / version: the seat to act at log ``version``.
+        player: the player account bound to the seat.
+        ruleset: the game's ruleset name.
+        deadline_ms: the game's next clock deadline after the append (ms since the
+            epoch), None without a clock (or an append that left it unchanged).
+    """
+
+    game_id: str
+    seat: int
+    version: int
+    player: str
+    ruleset: str
+    deadline_ms: int | None = None
+
+    def to_fields(self) -> dict[str, str]:
+        """Flat string fields as stored in the player-turns stream (no deadline: "")."""
+        return {
+            "game_id": self.game_id,
+            "seat": str(self.seat),
+            "version": str(self.version),
+            "player": self.player,
+            "ruleset": self.ruleset,
+            "deadline_ms": "" if self.deadline_ms is None else str(self.deadline_ms),
+        }
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, str]) -> PlayerTurn:
+        """Inverse of :meth:`to_fields`. Raises KeyError/ValueError on a malformed entry."""
+        deadline = fields.get("deadline_ms", "")
+        return cls(
+            fields["game_id"],
+            int(fields["seat"]),
+            int(fields["version"]),
+            fields["player"],
+            fields["ruleset"],
+            int(deadline) if deadline else None,
+        )
+
+
+Publication = TurnRequest | PlayerTurn
+"""What an append publishes beside its events: a bot seat's turn request (to the bot
+worker) or a player seat's turn (to the player's notices)."""
+
+
+@dataclass(frozen=True, slots=True)
 class AppendResult:
     """What one append did.
 

@@ -14,8 +14,8 @@ from services.engine.domain.records import (
     GameIndexEntry,
     NewGame,
     PrivateRecords,
+    Publication,
     StoredEvent,
-    TurnRequest,
 )
 from services.engine.domain.ruleset import DomainEvent
 
@@ -35,7 +35,7 @@ class EventStore(Protocol):
         expected_version: int,
         events: Sequence[DomainEvent],
         metadata: EventMetadata,
-        turn_requests: Sequence[TurnRequest] = (),
+        turn_requests: Sequence[Publication] = (),
         prev_hash: str | None = None,
         new_game: NewGame | None = None,
         private: PrivateRecords | None = None,
@@ -49,10 +49,12 @@ class EventStore(Protocol):
         ``command.field`` with ``command.request_hash`` (without ``command``: under
         ``metadata.command_id`` if not empty, with no hash) so a retry of that command
         appends nothing and returns the original result and the recorded hash, publish
-        ``turn_requests`` on the game's shard, for a new game (``expected_version == 0``)
-        index it and keep ``new_game.secret_seed``, and keep ``private`` (the secrets the
-        events commit to, new token bindings) in the game's service-only keys: no event is
-        ever stored without its secrets; and set (or drop) the game's clock ``deadline``
+        ``turn_requests`` on the game's shard (a bot seat's TurnRequest for the bot
+        worker, a player seat's PlayerTurn for the notifier, each on its own stream),
+        for a new game (``expected_version == 0``) index it and keep
+        ``new_game.secret_seed``, and keep ``private`` (the secrets the events commit to,
+        new token bindings) in the game's service-only keys: no event is ever stored
+        without its secrets; and set (or drop) the game's clock ``deadline``
         (None: leave it as it is).
 
         Returns the versions the append reached (for a retried command id: the original

@@ -76,8 +76,8 @@ async def test_accounts_enter_play_with_their_credentials_and_are_told_their_tab
     # Each account is told where its game is, on its own player stream.
     inbox = RedisInbox(stack.store.client, key_prefix)
     for player in (ann, bob):
-        (notice,) = await inbox.since(player.player.player_id)
-        assert notice.kind is NoticeKind.TOURNAMENT_PAIRING
+        notices = await inbox.since(player.player.player_id)
+        (notice,) = [n for n in notices if n.kind is NoticeKind.TOURNAMENT_PAIRING]
         assert notice.data["tournament_id"] == tid and notice.data["game_id"] == table.game_id
         seat = notice.data["seat"]
         assert game.seats[seat].player == player.player.player_id
