@@ -330,6 +330,7 @@ class GameServicer:
             parse_object(request.options_json, "options_json"),
             request.command_id,
             time_control_from_proto(request),
+            request.rated,
         )
         # A retried create returns the first game: only tokens it really holds go back.
         # Seats claimed at creation never change, so the game as cached will do. A new

@@ -142,6 +142,8 @@ class GameView:
     """Seats out of the game (resigned or forfeited), the first out first."""
     seats_played_by_bot: tuple[int, ...] = ()
     """Human seats a bot plays now (out, or taken over after a timeout or a claim)."""
+    rated: bool = False
+    """The game counts for its players' ratings (created rated)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,11 +442,14 @@ class GameServiceClient(Generic[EventT]):
         command_id: str = "",
         time_control: TimeControl | None = None,
         credential: str = "",
+        rated: bool = False,
     ) -> CreatedGame:
         """Create a game (``ruleset`` "" = the server's default); ``SeatInfo.token`` may
         preset a human seat's token; ``time_control``: the human seats' clocks (None:
         no clocks); ``credential``: your player credential, which the seats marked
-        ``bind_to_caller`` are bound to (they get no token unless you chose one). Raises
+        ``bind_to_caller`` are bound to (they get no token unless you chose one);
+        ``rated``: the game counts for its players' ratings (every seat bound to you or
+        open for a player, no bot seat: else INVALID_ARGUMENT ``rated_game_seats``). Raises
         KeyError for a seat kind other than human/bot or a timeout policy other than
         bot_takeover/forfeit."""
         request = pb.CreateGameRequest(
@@ -461,6 +466,7 @@ class GameServiceClient(Generic[EventT]):
             ],
             options_json=canonical_json(dict(options or {})),
             command_id=command_id,
+            rated=rated,
         )
         if time_control is not None:
             request.time_control.CopyFrom(
@@ -510,6 +516,7 @@ class GameServiceClient(Generic[EventT]):
             tuple(reply.seats_resigned),
             tuple(reply.seats_out),
             tuple(reply.seats_played_by_bot),
+            reply.rated,
         )
 
     async def get_game(self, game_id: str, seat: int | None = None, token: str = "") -> GameView:
