@@ -42,8 +42,10 @@ from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.notices.inbox import RedisInbox
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
+from services.ratings.rater import GameRater
 from services.rpc.limits import (
     DEFAULT_ACCOUNTS_BURST,
     DEFAULT_ACCOUNTS_PER_HOUR,
@@ -294,8 +296,20 @@ def tournament_parts(
     ``client`` (the composition of every process that hosts tournaments)."""
     ratings = RatingsBook(store.client, store.keys.prefix)
     conductor = Conductor(TournamentRepository(store), client, reader, ratings)
+    # Ratings outside tournaments (issue 32): the director hands on the finished games
+    # no tournament owns to the rater, in its own consumer group (services.ratings).
+    rater = GameRater(
+        reader,
+        ratings,
+        RedisInbox(store.client, store.keys.prefix),
+        store.client,
+        store.keys.prefix,
+    )
     director = Director(
-        GameFinishedQueue(store.client, store.keys, director_name()), conductor, sweep_s=sweep_s
+        GameFinishedQueue(store.client, store.keys, director_name()),
+        conductor,
+        sweep_s=sweep_s,
+        others=rater,
     )
     return TournamentService(conductor, registry, ratings), director
 

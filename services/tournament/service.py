@@ -33,7 +33,7 @@ from services.tournament.config import TournamentConfig, validate, with_default_
 from services.tournament.errors import InvalidTournament, NotPermitted, TournamentRefused
 from services.tournament.model import Format
 from services.tournament.ratings import Rating
-from services.tournament.ratings_book import RatingsBook
+from services.tournament.ratings_book import ACCOUNT_PREFIX, RatingsBook
 from services.tournament.repository import (
     TournamentRepository,
     stream_id,
@@ -152,6 +152,12 @@ class TournamentService:
         if not 1 <= len(player) <= MAX_NAME or not player.isprintable():
             raise InvalidTournament(
                 "player_name", f"a player name is 1 to {MAX_NAME} printable characters"
+            )
+        if player.casefold().startswith(ACCOUNT_PREFIX):
+            # One rating book: ``player:<id>`` is a player account's rating identity
+            # (services.tournament.ratings_book), which no tournament name may wear.
+            raise InvalidTournament(
+                "player_name", f"a player name may not start with {ACCOUNT_PREFIX!r}"
             )
         hashed = ""
         if bot:

@@ -13,6 +13,9 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
+from services.notices.inbox import RedisInbox
+from services.ratings.rater import GameRater
+from services.tournament.ratings_book import RatingsBook
 
 ANN = "a0a0a0a0a0a0a0a0a0a0"
 BOB = "b0b0b0b0b0b0b0b0b0b0"
@@ -21,10 +24,13 @@ CAT = "c0c0c0c0c0c0c0c0c0c0"
 
 @dataclass
 class Rig:
-    """An engine and a reader on one Redis prefix."""
+    """An engine, a reader, the book, the inboxes and the rater on one Redis prefix."""
 
     engine: Engine
     reader: GameReader
+    book: RatingsBook
+    inbox: RedisInbox
+    rater: GameRater
 
 
 def rig(store: RedisEventStore, registry: RulesetRegistry, seed: str = "ratings") -> Rig:
@@ -37,7 +43,10 @@ def rig(store: RedisEventStore, registry: RulesetRegistry, seed: str = "ratings"
         on_finished=GameEndPublisher(store.client, store.keys),
     )
     reader = GameReader(store, registry)
-    return Rig(engine, reader)
+    book = RatingsBook(store.client, store.keys.prefix)
+    inbox = RedisInbox(store.client, store.keys.prefix)
+    rater = GameRater(reader, book, inbox, store.client, store.keys.prefix, clock_ms=lambda: 1)
+    return Rig(engine, reader, book, inbox, rater)
 
 
 def player_seats(players: Sequence[str]) -> list[SeatSpec]:
