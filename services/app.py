@@ -38,6 +38,7 @@ from services.engine.transport.exchange_server import ENGINE_SERVICE
 from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
+from services.gateway.rating_servicer import RATING_SERVICE, RatingServicer
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
@@ -45,6 +46,7 @@ from services.gateway.watch_hub import WatchHub
 from services.notices.inbox import RedisInbox
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
+from services.ratings.queries import RatingQueries
 from services.ratings.rater import GameRater
 from services.rpc.limits import (
     DEFAULT_ACCOUNTS_BURST,
@@ -285,6 +287,14 @@ def player_service(store: RedisEventStore) -> PlayerService:
     return PlayerService(PlayerRepository(store.client, store.keys.prefix))
 
 
+def rating_queries(
+    store: RedisEventStore, players: PlayerService, registry: RulesetRegistry
+) -> RatingQueries:
+    """RatingService's reads of the rating book on ``store``'s login (it may read the
+    ``{ratings:*}`` keys: the director's user in a split deployment)."""
+    return RatingQueries(RatingsBook(store.client, store.keys.prefix), players, registry)
+
+
 def tournament_parts(
     store: RedisEventStore,
     client: EngineClient,
@@ -402,6 +412,7 @@ async def all_in_one(
     hub = WatchHub(log_store)
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
     players = player_service(log_store)
+    ratings = rating_queries(log_store, players, registry)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -418,6 +429,7 @@ async def all_in_one(
         limits.streams,
         players=players,
         accounts=limits.accounts,
+        ratings=ratings,
     )
     web_server = None
     if web_address is not None:
@@ -442,6 +454,7 @@ async def all_in_one(
                 web,
                 TournamentServicer(tournaments, default_ruleset, limits.limiter, limits.quota),
                 PlayerServicer(players, limits.limiter, limits.accounts),
+                ratings=RatingServicer(ratings, limits.limiter),
             )
         except BaseException:
             await server.stop(None)
@@ -453,7 +466,7 @@ async def all_in_one(
         follow_store(
             log_store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE),
             stop,
         )
     )
@@ -595,6 +608,7 @@ async def run_gateway(
     )
     # Player accounts on the same login as tournaments (it may write their keys).
     players = player_service(tournament_store)
+    ratings = rating_queries(tournament_store, players, registry)  # the director's login
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()
@@ -620,6 +634,7 @@ async def run_gateway(
         streams=streams,
         players=players,
         accounts=accounts,
+        ratings=ratings,
     )
     web_server = None
     if web_address is not None:
@@ -644,12 +659,13 @@ async def run_gateway(
             web,
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
             PlayerServicer(players, limiter, accounts),
+            ratings=RatingServicer(ratings, limiter),
         )
     readiness = asyncio.create_task(
         follow_store(
             store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE),
             stop,
         )
     )

@@ -11,10 +11,12 @@ from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
+from services.gateway.rating_servicer import RATING_SERVICE, RatingServicer
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
 from services.players.service import PlayerService
+from services.ratings.queries import RatingQueries
 from services.rpc.limits import (
     UNARY_RESERVE,
     ClientRateLimiter,
@@ -46,6 +48,7 @@ async def create_server(
     play_grace_s: float = PLAY_IDLE_GRACE_S,
     players: PlayerService | None = None,
     accounts: CreationQuota | None = None,
+    ratings: RatingQueries | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -66,7 +69,8 @@ async def create_server(
     this long (``services.gateway.play_stream``). ``players``: also serve PlayerService
     with it, and let GameService's seat-scoped calls authenticate player credentials;
     ``accounts``: its registrations and credential creations per address (default
-    DEFAULT_ACCOUNTS_PER_HOUR). Stop with ``await server.stop(grace)``.
+    DEFAULT_ACCOUNTS_PER_HOUR). ``ratings``: also serve RatingService with it.
+    Stop with ``await server.stop(grace)``.
     """
     if streams is None:
         streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))
@@ -114,6 +118,16 @@ async def create_server(
             )
         )
         names.append(PLAYER_SERVICE)
+    if ratings is not None:  # ratings outside tournaments (issue 32)
+        from teoti_client.proto import rating_service_pb2_grpc
+
+        rating_servicer = RatingServicer(ratings, limiter)
+        registrars.append(
+            lambda s: rating_service_pb2_grpc.add_RatingServiceServicer_to_server(
+                rating_servicer, s
+            )
+        )
+        names.append(RATING_SERVICE)
     server, port, health = build_server(
         address, registrars, names, max_concurrent_rpcs=max_concurrent_rpcs
     )

@@ -1,5 +1,6 @@
 """Python client of the game service (``gameserver.v1.GameService``, and
-``gameserver.v1.PlayerService`` for player accounts).
+``gameserver.v1.PlayerService`` for player accounts, ``gameserver.v1.RatingService`` for
+ratings and leaderboards).
 
 Depends only on grpcio and protobuf; its stubs (``teoti_client.proto``) are generated
 when the distribution is built, with type stubs, so mypy checks every field name.
@@ -36,6 +37,13 @@ from teoti_client.errors import (
     VersionConflict,
 )
 from teoti_client.players import PlayerCredentialInfo, PlayerProfile, RegisteredPlayer
+from teoti_client.ratings import (
+    Leaderboard,
+    PlayerRating,
+    RatedPlayer,
+    RatingHistoryEntry,
+    RatingValue,
+)
 
 __all__ = [
     "ActionResult",
@@ -46,13 +54,18 @@ __all__ = [
     "GameServiceError",
     "GameView",
     "InvalidArgument",
+    "Leaderboard",
     "LegalMove",
     "LogCorrupted",
     "MoveResult",
     "NotAuthorized",
     "PlayerCredentialInfo",
     "PlayerProfile",
+    "PlayerRating",
     "RateLimited",
+    "RatedPlayer",
+    "RatingHistoryEntry",
+    "RatingValue",
     "RegisteredPlayer",
     "Resigned",
     "RuleViolation",

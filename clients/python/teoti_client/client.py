@@ -28,6 +28,7 @@ from teoti_client.players import (
 )
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
+from teoti_client.ratings import Leaderboard, PlayerRating, RatingCalls
 
 WATCH_TOO_SLOW = "watch_too_slow"
 """The reason the server gives a watcher it dropped for falling behind."""
@@ -311,6 +312,7 @@ class GameServiceClient(Generic[EventT]):
         self._timeout = timeout_s
         self._play = PlayStream(self._stub) if play_stream else None
         self._players = PlayerCalls(self._channel, self._call_as)
+        self._ratings = RatingCalls(self._channel, self._call_as)
         self._closed = False
 
     async def __aenter__(self) -> Self:
@@ -433,6 +435,23 @@ class GameServiceClient(Generic[EventT]):
     async def my_player(self, credential: str) -> tuple[PlayerProfile, str]:
         """(profile, credential id) of the player holding ``credential``."""
         return await self._players.me(credential)
+
+    async def rating_leaderboard(
+        self, ruleset: str, page_size: int = 0, page_token: str = ""
+    ) -> Leaderboard:
+        """A page of ``ruleset``'s leaderboard (RatingService), best first: ``page_size``
+        rows (1 to 200; 0: 50) after ``page_token`` (a previous page's
+        ``next_page_token``; "" for the top). Raises InvalidArgument
+        (``unknown_ruleset``, ``page_size``, ``page_token``)."""
+        return await self._ratings.leaderboard(ruleset, page_size, page_token)
+
+    async def player_rating(
+        self, player_id: str, ruleset: str, page_size: int = 0, page_token: str = ""
+    ) -> PlayerRating:
+        """The player's rating in ``ruleset`` and a page of the rated games that made it,
+        newest first (``page_size`` 1 to 200; 0: 20). Raises GameNotFound
+        (``player_not_found``), InvalidArgument."""
+        return await self._ratings.player_rating(player_id, ruleset, page_size, page_token)
 
     async def create_game(
         self,
