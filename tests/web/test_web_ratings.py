@@ -8,6 +8,8 @@ the players' inboxes hold game_finished with the rating change."""
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -19,6 +21,7 @@ from services.notices.notice import NoticeKind
 from tests.web.conftest import StackFactory
 
 BASE = "/gameserver.v1.RatingService"
+CLIENT_README = Path(__file__).resolve().parents[2] / "clients" / "python" / "README.md"
 JSON = {"content-type": "application/json"}
 
 
@@ -174,3 +177,23 @@ async def test_the_openapi_document_lists_rating_service(served: StackFactory) -
                 pb.GetRatingLeaderboardRequest(ruleset="nim")
             )
             assert list(empty.players) == [] and empty.total == 0
+
+
+async def test_the_client_readme_ratings_example_runs_as_written(
+    served: StackFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    match = re.search(r"```python ratings\n(.*?)```", CLIENT_README.read_text("utf-8"), re.S)
+    assert match is not None, "the client README shows ratings"
+    namespace: dict[str, Any] = {}
+    exec(compile(match.group(1), str(CLIENT_README), "exec"), namespace)
+    async with served() as (stack, _http), TeotiClient(f"127.0.0.1:{stack.port}") as client:
+        ann = await client.register_player("Ann")
+        bob = await client.register_player("Bob")
+        game_id = await namespace["rated_game"](client, ann.credential, bob.credential)
+        await _rated_once(client, "nim", 2)
+        capsys.readouterr()
+        await namespace["show_ratings"](client, ann.player.player_id)
+    printed = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("20")]
+    assert [line.split()[0] for line in printed[:2]] == ["1", "2"]
+    assert {line.split()[1] for line in printed[:2]} == {"Ann", "Bob"}
+    assert printed[2].startswith(f"{game_id} ") and "->" in printed[2]
