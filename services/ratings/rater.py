@@ -29,6 +29,7 @@ from typing import Any
 import structlog
 
 from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.engine_events import upcast
 from services.engine.domain.errors import GameNotFound
 from services.engine.domain.reader import GameReader
 from services.engine.transport.status_mapping import outage_of
@@ -99,6 +100,8 @@ class GameRater:
         """Rate ``game_id`` if rated and post its notices; returns its outcome (None: not
         finished, or no player seated)."""
         try:
+            if not await self._may_seat_players(game_id):
+                return None
             snapshot = await self._reader.load(game_id)
             if not snapshot.is_terminal() or not any(s.player for s in snapshot.seats):
                 return None
@@ -120,6 +123,21 @@ class GameRater:
                 log.info("game_rated", game_id=game_id, ruleset=outcome.ruleset)
         await self._notify(outcome, entries)
         return outcome
+
+    async def _may_seat_players(self, game_id: str) -> bool:
+        """Whether a player may sit in ``game_id``: a seat bound to a player at creation,
+        or an open one (a player may have joined it). Read from the game as cached, else
+        from its first event alone, so most finished games (bots, seat tokens) cost one
+        short read rather than a fold (the director hands over every finished game)."""
+        cached = self._reader.cached(game_id)
+        if cached is not None:
+            return any(seat.player or seat.is_open for seat in cached.seats)
+        first = await self._reader.events(game_id, 0, 1)
+        if not first:
+            return False
+        created = upcast(first[0].to_domain())
+        seats = created.payload.get("seats", [])
+        return any(seat.get("player") or seat.get("open") for seat in seats)
 
     async def _entries_of(self, outcome: GameOutcome) -> dict[str, HistoryEntry]:
         """The history entries a game rated before left (for a redelivery's notices)."""

@@ -155,3 +155,19 @@ async def test_the_director_hands_finished_games_to_the_rater_once(
     assert (await parts.book.rating("nim", account_identity(ANN)) or None) is not None
     assert len(await parts.book.history("nim", account_identity(BOB))) == 1
     assert len(await parts.inbox.since(BOB)) == 1
+
+
+async def test_a_game_no_player_can_sit_in_is_passed_over(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    parts = rig(redis_store, registry)
+    seats = [SeatSpec(SeatKind.HUMAN, "T", "e" * 64), SeatSpec(SeatKind.HUMAN, "U", "f" * 64)]
+    game_id = (await parts.engine.create_game("nim", seats, {})).game_id
+    await play_out(parts.engine, parts.reader, game_id, winner=0)
+    fresh = rig(redis_store, registry).rater  # nothing cached: read from the first event
+    assert await fresh.game_finished(game_id) is None
+    assert await parts.rater.game_finished(game_id) is None  # from the game as cached
+    assert (
+        await redis_store.client.exists(f"{redis_store.keys.prefix}:finished-noticed:{game_id}")
+        == 0
+    )
