@@ -262,9 +262,15 @@ class TournamentService:
         }
 
     async def leaderboard(self, ruleset: str, limit: int) -> list[tuple[str, Rating]]:
-        """Ratings of ``ruleset``'s players, best first."""
+        """Ratings of ``ruleset``'s tournament players (by tournament name), best first.
+
+        The book also rates player accounts (``player:<id>``, rated games outside
+        tournaments): they are left out here, where a row names a tournament player;
+        RatingService's leaderboard lists everyone with display names."""
         self._registry.get(ruleset)
-        return await self._ratings.leaderboard(ruleset, limit)
+        board = await self._ratings.leaderboard(ruleset, 0)
+        named = [(p, r) for p, r in board if not p.startswith(ACCOUNT_PREFIX)]
+        return named[:limit] if limit > 0 else named
 
 
 def _strong(token: str) -> str:

@@ -121,6 +121,14 @@ async def test_a_rated_game_over_both_faces_moves_the_leaderboard(served: StackF
                 (p.rank, p.player_id, p.name) for p in board.players
             ]
             assert rows[0]["rating"]["rating"] == top.rating.rating
+            # TournamentService's board names tournament players only: no account rows.
+            tournament_board = await http.post(
+                "/gameserver.v1.TournamentService/GetLeaderboard",
+                json={"ruleset": "nim"},
+                headers=JSON,
+            )
+            assert tournament_board.status_code == 200
+            assert tournament_board.json().get("rows", []) == []
 
             page = await client.rating_leaderboard("nim", page_size=1)
             assert [p.player_id for p in page.players] == [winner_id] and page.total == 2
