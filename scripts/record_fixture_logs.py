@@ -82,6 +82,18 @@ TEST_GAME_FIXTURES: tuple[Fixture, ...] = (
         {"max_take": 3},
         player_joins=((1, "bob", "a4b3c2d1e0f9a8b7c6d5"),),
     ),
+    # Rated games (issue 32): GameCreated v5 says the game is rated; every seat is a
+    # player's (ann's bound at creation, bob joins the open one as a player), and ann
+    # resigns at version 4 (a resigned seat is rated last).
+    Fixture(
+        "nim_rated_players",
+        "nim",
+        (player_seat("ann", "0a1b2c3d4e5f60718293"), OPEN),
+        {"max_take": 3},
+        player_joins=((1, "bob", "a4b3c2d1e0f9a8b7c6d5"),),
+        resignations=((4, 0),),
+        rated=True,
+    ),
     # The format after issue 11 (hidden values as commitments, SecretsRevealed).
     Fixture("nim_lucky_2", "nim", (bot("n0"), bot("n1")), {"max_take": 2, "lucky": True}),
     # Clocks (engine events ClockStarted, ClocksUpdated, SeatTimedOut, SeatForfeited): bob

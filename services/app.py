@@ -38,6 +38,7 @@ from services.engine.transport.exchange_server import ENGINE_SERVICE
 from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
+from services.gateway.rating_servicer import RATING_SERVICE, RatingServicer
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
@@ -47,6 +48,8 @@ from services.notices.inbox import RedisInbox
 from services.notices.notifier import Notifier
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
+from services.ratings.queries import RatingQueries
+from services.ratings.rater import GameRater
 from services.rpc.limits import (
     DEFAULT_ACCOUNTS_BURST,
     DEFAULT_ACCOUNTS_PER_HOUR,
@@ -301,6 +304,14 @@ def notifier(store: RedisEventStore) -> Notifier:
     return Notifier(store.client, store.keys, RedisInbox(store.client, store.keys.prefix))
 
 
+def rating_queries(
+    store: RedisEventStore, players: PlayerService, registry: RulesetRegistry
+) -> RatingQueries:
+    """RatingService's reads of the rating book on ``store``'s login (it may read the
+    ``{ratings:*}`` keys: the director's user in a split deployment)."""
+    return RatingQueries(RatingsBook(store.client, store.keys.prefix), players, registry)
+
+
 def tournament_parts(
     store: RedisEventStore,
     client: EngineClient,
@@ -313,8 +324,14 @@ def tournament_parts(
     ratings = RatingsBook(store.client, store.keys.prefix)
     notices = RedisInbox(store.client, store.keys.prefix)
     conductor = Conductor(TournamentRepository(store), client, reader, ratings, notices)
+    # Ratings outside tournaments (issue 32): the director hands on the finished games
+    # no tournament owns to the rater, in its own consumer group (services.ratings).
+    rater = GameRater(reader, ratings, notices, store.client, store.keys.prefix)
     director = Director(
-        GameFinishedQueue(store.client, store.keys, director_name()), conductor, sweep_s=sweep_s
+        GameFinishedQueue(store.client, store.keys, director_name()),
+        conductor,
+        sweep_s=sweep_s,
+        others=rater,
     )
     return TournamentService(conductor, registry, ratings), director
 
@@ -408,6 +425,7 @@ async def all_in_one(
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
     players = player_service(log_store)
     notices = notice_hub(log_store)
+    ratings = rating_queries(log_store, players, registry)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -425,6 +443,7 @@ async def all_in_one(
         players=players,
         accounts=limits.accounts,
         notices=notices,
+        ratings=ratings,
     )
     web_server = None
     if web_address is not None:
@@ -458,6 +477,7 @@ async def all_in_one(
                     limits.watchers,
                     limits.streams,
                 ),
+                ratings=RatingServicer(ratings, limits.limiter),
             )
         except BaseException:
             await server.stop(None)
@@ -470,7 +490,7 @@ async def all_in_one(
         follow_store(
             log_store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE),
             stop,
         )
     )
@@ -617,6 +637,7 @@ async def run_gateway(
     # Player accounts on the same login as tournaments (it may write their keys).
     players = player_service(tournament_store)
     notices = notice_hub(tournament_store)
+    ratings = rating_queries(tournament_store, players, registry)  # the director's login
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()
@@ -643,6 +664,7 @@ async def run_gateway(
         players=players,
         accounts=accounts,
         notices=notices,
+        ratings=ratings,
     )
     web_server = None
     if web_address is not None:
@@ -667,6 +689,7 @@ async def run_gateway(
             web,
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota, players),
             PlayerServicer(players, limiter, accounts, notices, watchers, streams),
+            ratings=RatingServicer(ratings, limiter),
         )
     # your_turn notices, on the players' login (it writes their inboxes).
     notifying = asyncio.create_task(notifier(tournament_store).run(stop))
@@ -674,7 +697,7 @@ async def run_gateway(
         follow_store(
             store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE),
             stop,
         )
     )

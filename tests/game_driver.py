@@ -49,6 +49,7 @@ class Fixture:
             (Engine.claim_seat_for_bot).
         player_joins: (seat, name, player id) claimed with JoinGame by a player account
             (no seat token) right after the token joins.
+        rated: created rated (GameCreated v5 ``rated``; every seat a player's).
     """
 
     name: str
@@ -64,6 +65,7 @@ class Fixture:
     resignations: tuple[tuple[int, int], ...] = ()
     claims: tuple[int, ...] = ()
     player_joins: tuple[tuple[int, str, str], ...] = ()
+    rated: bool = False
 
 
 def human(name: str) -> SeatSpec:
@@ -120,7 +122,11 @@ async def play(fixture: Fixture, reg: RulesetRegistry) -> tuple[list[StoredEvent
     )
     keeper = Timekeeper(engine, MemoryDeadlines(store.deadlines))
     created = await engine.create_game(
-        fixture.ruleset, fixture.seats, fixture.options, time_control=fixture.time_control
+        fixture.ruleset,
+        fixture.seats,
+        fixture.options,
+        time_control=fixture.time_control,
+        rated=fixture.rated,
     )
     game_id = created.game_id
     for seat, name, token in fixture.joins:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from services.cli import games, launchers, logs, tournament
 from services.cli.errors import EXIT_INTERRUPTED, failure
 from services.cli.options import TeotiParser, log_level
+from services.cli.ratings import add_ratings
 from services.event_loop import run_service
 from services.logging_setup import configure_logging
 
@@ -28,6 +29,7 @@ COMMANDS = (
     launchers.add_archive,
     launchers.add_director,
     tournament.add_tournament,
+    add_ratings,
     launchers.add_bot,
     games.add_demo,
     logs.add_replay,

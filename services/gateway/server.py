@@ -11,11 +11,13 @@ from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
+from services.gateway.rating_servicer import RATING_SERVICE, RatingServicer
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
 from services.notices.hub import NoticeHub
 from services.players.service import PlayerService
+from services.ratings.queries import RatingQueries
 from services.rpc.limits import (
     UNARY_RESERVE,
     ClientRateLimiter,
@@ -48,6 +50,7 @@ async def create_server(
     players: PlayerService | None = None,
     accounts: CreationQuota | None = None,
     notices: NoticeHub | None = None,
+    ratings: RatingQueries | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -70,6 +73,7 @@ async def create_server(
     ``accounts``: its registrations and credential creations per address (default
     DEFAULT_ACCOUNTS_PER_HOUR); ``notices``: PlayerService's WatchPlayer hub (None:
     WatchPlayer refused, ``player_streams_off``; the caller closes it).
+    ``ratings``: also serve RatingService with it.
     Stop with ``await server.stop(grace)``.
     """
     if streams is None:
@@ -119,6 +123,16 @@ async def create_server(
             )
         )
         names.append(PLAYER_SERVICE)
+    if ratings is not None:  # ratings outside tournaments (issue 32)
+        from teoti_client.proto import rating_service_pb2_grpc
+
+        rating_servicer = RatingServicer(ratings, limiter)
+        registrars.append(
+            lambda s: rating_service_pb2_grpc.add_RatingServiceServicer_to_server(
+                rating_servicer, s
+            )
+        )
+        names.append(RATING_SERVICE)
     server, port, health = build_server(
         address, registrars, names, max_concurrent_rpcs=max_concurrent_rpcs
     )

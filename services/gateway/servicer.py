@@ -330,6 +330,7 @@ class GameServicer:
             parse_object(request.options_json, "options_json"),
             request.command_id,
             time_control_from_proto(request),
+            request.rated,
         )
         # A retried create returns the first game: only tokens it really holds go back.
         # Seats claimed at creation never change, so the game as cached will do. A new
@@ -553,8 +554,9 @@ class GameServicer:
     ) -> pb.ResignSeatResponse:
         """Check the seat's token, then resign it through the engine; the outcome is read
         back from the SeatResigned event the resignation wrote (or, for a retried
-        command id, wrote before)."""
-        credentials = self._admit(context, request)
+        command id, wrote before). The seat's player credential acts for it as its
+        token does."""
+        credentials = await self._credentials(context, request)
         await authorize_seat(self._reader, request.game_id, request.seat, *credentials)
         result = await self._client.resign_seat(request.game_id, request.seat, request.command_id)
         reply = pb.ResignSeatResponse(version=result.version, first_version=result.first_version)
@@ -574,8 +576,9 @@ class GameServicer:
         self, request: pb.ClaimSeatForBotRequest, context: Context
     ) -> pb.ClaimSeatForBotResponse:
         """Check the claiming seat's token, then hand ``seat`` to a bot through the
-        engine (which refuses a seat whose clock has not run out and is not absent)."""
-        credentials = self._admit(context, request)
+        engine (which refuses a seat whose clock has not run out and is not absent).
+        The claiming seat's player credential acts for it as its token does."""
+        credentials = await self._credentials(context, request)
         await authorize_seat(self._reader, request.game_id, request.claimed_by, *credentials)
         result = await self._client.claim_seat_for_bot(
             request.game_id, request.seat, request.claimed_by, request.command_id

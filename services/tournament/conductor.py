@@ -304,11 +304,13 @@ class Conductor:
                 table=table.number,
             )
             break
-        await self._rate(state, game_id)
+        await self._rate(state, game_id, snapshot.version)
         return await self.advance(tournament_id)
 
-    async def _rate(self, state: TournamentState, game_id: str) -> None:
-        """Update ratings from a rated tournament's finished table (once per game)."""
+    async def _rate(self, state: TournamentState, game_id: str, version: int) -> None:
+        """Update ratings from a rated tournament's finished table (once per game; its
+        history entries dated by the ``recorded_at`` of the game's event at ``version``,
+        the last, as the rater of games outside tournaments does)."""
         if self._ratings is None or not state.config.rated:
             return
         found = state.round_of_game(game_id)
@@ -318,7 +320,9 @@ class Conductor:
         result = round_.results.get(table.number)
         if result is not None:
             identities = [rated_identity(state, p) for p in table.players]
-            await self._ratings.record(state.config.ruleset, game_id, identities, result.places)
+            last = await self._reader.events(game_id, version - 1, 1)
+            at = last[-1].metadata.recorded_at if last else ""
+            await self._ratings.record(state.config.ruleset, game_id, identities, result.places, at)
 
     async def sweep(self, tournament_ids: Sequence[str]) -> None:
         """Catch up on finished tables whose notification was lost (a crash between a

@@ -9,6 +9,12 @@ mid-way leaves it pending for another (XAUTOCLAIM after ``claim_idle_ms``); hand
 idempotent (tables recorded once, games created by derived command ids, appends at an
 expected version), so a redelivery or two directors at once change nothing twice.
 A periodic sweep over running tournaments catches notifications lost before publishing.
+
+Finished games that no tournament owns are handed to ``others`` (a
+:class:`FinishedGamesHandler`: the rater of games outside tournaments,
+services.ratings.rater) before their entries are acked, in the same consumer group: an
+entry is acked and deleted once, so a second group on these streams would lose the
+entries this one deletes.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 from redis.asyncio.cluster import RedisCluster
@@ -43,6 +49,14 @@ READ_COUNT = 64
 SETTLE_S = 0.05
 """Pause after a read that took some entries but not READ_COUNT, so that the games
 ending meanwhile are handled together (see Director._reader)."""
+
+
+class FinishedGamesHandler(Protocol):
+    """Something to do with finished games no tournament owns (services.ratings.rater)."""
+
+    async def games_finished(self, game_ids: Sequence[str]) -> None:
+        """Handle the games; raise on an outage (the entries stay pending)."""
+        ...
 
 
 class GameFinishedQueue:
@@ -128,6 +142,7 @@ class Director:
         block_ms: how long one read waits.
         settle_s: pause after a read that took fewer than READ_COUNT entries (batches
             the games that end meanwhile; 0: none).
+        others: handles the finished games no tournament owns (None: nothing does).
     """
 
     def __init__(
@@ -138,7 +153,9 @@ class Director:
         sweep_s: float = SWEEP_S,
         block_ms: int = 1000,
         settle_s: float = SETTLE_S,
+        others: FinishedGamesHandler | None = None,
     ) -> None:
+        self._others = others
         self._queue = queue
         self._settle_s = settle_s
         self._conductor = conductor
@@ -185,11 +202,25 @@ class Director:
                 if outage_of(exc) is not None:
                     raise Unavailable("redis", 1.0, str(exc)) from exc
                 log.exception("director_entry_failed", game_id=note.game_id)
+        await self._hand_on([n.game_id for n, t in zip(notes, tournaments, strict=True) if not t])
         by_stream: dict[str, list[str]] = {}
         for stream, entry_id, _note in entries:
             by_stream.setdefault(stream, []).append(entry_id)
         for stream, entry_ids in by_stream.items():
             await self._queue.ack_all(stream, entry_ids)
+
+    async def _hand_on(self, game_ids: list[str]) -> None:
+        """Give ``others`` the games no tournament owns: an outage leaves the entries
+        pending (raised as Unavailable); another failure is logged (the entries are
+        acked: one bad game cannot block the stream)."""
+        if self._others is None or not game_ids:
+            return
+        try:
+            await self._others.games_finished(game_ids)
+        except Exception as exc:
+            if outage_of(exc) is not None:
+                raise Unavailable("redis", 1.0, str(exc)) from exc
+            log.exception("director_others_failed", games=len(game_ids))
 
     async def sweep(self) -> None:
         """One pass over every running tournament (lost notifications, stuck rounds)."""

@@ -33,7 +33,7 @@ from services.tournament.config import TournamentConfig, validate, with_default_
 from services.tournament.errors import InvalidTournament, NotPermitted, TournamentRefused
 from services.tournament.model import Format
 from services.tournament.ratings import Rating
-from services.tournament.ratings_book import RatingsBook
+from services.tournament.ratings_book import ACCOUNT_PREFIX, RatingsBook
 from services.tournament.repository import (
     TournamentRepository,
     stream_id,
@@ -152,6 +152,12 @@ class TournamentService:
         if not 1 <= len(player) <= MAX_NAME or not player.isprintable():
             raise InvalidTournament(
                 "player_name", f"a player name is 1 to {MAX_NAME} printable characters"
+            )
+        if player.casefold().startswith(ACCOUNT_PREFIX):
+            # One rating book: ``player:<id>`` is a player account's rating identity
+            # (services.tournament.ratings_book), which no tournament name may wear.
+            raise InvalidTournament(
+                "player_name", f"a player name may not start with {ACCOUNT_PREFIX!r}"
             )
         hashed = ""
         if bot:
@@ -290,9 +296,15 @@ class TournamentService:
         }
 
     async def leaderboard(self, ruleset: str, limit: int) -> list[tuple[str, Rating]]:
-        """Ratings of ``ruleset``'s players, best first."""
+        """Ratings of ``ruleset``'s tournament players (by tournament name), best first.
+
+        The book also rates player accounts (``player:<id>``, rated games outside
+        tournaments): they are left out here, where a row names a tournament player;
+        RatingService's leaderboard lists everyone with display names."""
         self._registry.get(ruleset)
-        return await self._ratings.leaderboard(ruleset, limit)
+        board = await self._ratings.leaderboard(ruleset, 0)
+        named = [(p, r) for p, r in board if not p.startswith(ACCOUNT_PREFIX)]
+        return named[:limit] if limit > 0 else named
 
 
 def _strong(token: str) -> str:

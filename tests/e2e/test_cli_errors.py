@@ -97,6 +97,12 @@ BAD_INPUT: list[list[str]] = [
     ["tournament", "export"],
     ["tournament", "verify"],
     ["tournament", "verify", "no-such-export.jsonl"],
+    ["ratings"],
+    ["ratings", "leaderboard"],  # no --ruleset
+    ["ratings", "leaderboard", "--ruleset", "nim", "--limit", "x"],
+    ["ratings", "player", "--ruleset", "nim"],  # no player id
+    ["ratings", "verify", "--ruleset", "nim"],  # no files
+    ["ratings", "verify", "no-such-export.jsonl", "--ruleset", "nim"],
 ]
 
 

@@ -66,6 +66,7 @@ class GatedEngine(Engine):
         options: Mapping[str, Any],
         command_id: str = "",
         time_control: TimeControl | None = None,
+        rated: bool = False,
     ) -> CommandResult:
         if command_id.startswith("instant"):
             return CommandResult(command_id, 1, 1)
@@ -76,7 +77,9 @@ class GatedEngine(Engine):
             except asyncio.CancelledError:
                 self.gate.cancelled.append(command_id)
                 raise
-        return await super().create_game(ruleset_name, seats, options, command_id, time_control)
+        return await super().create_game(
+            ruleset_name, seats, options, command_id, time_control, rated
+        )
 
 
 @asynccontextmanager

@@ -50,7 +50,7 @@ async def test_finished_game_reveals_a_seed_that_matches_its_commitment(
     engine = make_engine(redis_store, registry)
     game = (await engine.create_game("nim", HUMANS, {"max_take": 2})).game_id
     created = (await redis_store.read(game))[0]
-    assert created.schema_version == 4 and "seed" not in created.payload
+    assert created.schema_version == 5 and "seed" not in created.payload
     assert created.payload["seed_commitment"] == hashlib.sha256(b"secret-seed-1").hexdigest()
     everything = json.dumps(await raw(redis_store, game))
     assert "secret-seed-1" not in everything  # not in the log until the end

@@ -26,7 +26,12 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import NoPermissionError
-from teoti_client.proto import game_service_pb2, game_service_pb2_grpc, player_service_pb2_grpc
+from teoti_client.proto import (
+    game_service_pb2,
+    game_service_pb2_grpc,
+    player_service_pb2_grpc,
+    rating_service_pb2_grpc,
+)
 
 from services.app import (
     BotSettings,
@@ -95,6 +100,7 @@ class SplitStack:
     pb: Any
     tournaments: Any
     players: Any
+    ratings: Any = None
 
 
 @pytest.fixture
@@ -148,6 +154,7 @@ async def split_stack(
                 game_service_pb2,
                 tpb_grpc.TournamentServiceStub(channel),
                 player_service_pb2_grpc.PlayerServiceStub(channel),
+                rating_service_pb2_grpc.RatingServiceStub(channel),
             )
         finally:
             stop.set()
@@ -524,3 +531,63 @@ async def test_your_turn_reaches_player_streams_with_each_service_as_its_own_use
     ann_stream.cancel()
     bob_stream.cancel()
     assert await denied_for(redis_url, users) == []
+
+
+async def test_a_rated_game_is_rated_with_each_service_as_its_own_user(
+    redis_url: str, users: Users, split_stack: SplitStack
+) -> None:
+    """Ratings outside tournaments on the split stack (issue 32): two player accounts
+    play a rated game through the gateway and the engine link; the director (its own
+    user) hands the finished game to the rater, whose script, history, inbox notices
+    and mark are denied nothing; the gateway serves RatingService on the director's
+    login; the gateway's and the bot's users may not read the rating keys."""
+    from teoti_client.proto import player_service_pb2 as ppb
+    from teoti_client.proto import rating_service_pb2 as rpb
+
+    stub, pb, gateway = split_stack.players, split_stack.pb, split_stack.gateway
+    ann = await stub.RegisterPlayer(ppb.PlayerServiceRegisterPlayerRequest(name="Ann"))
+    bob = await stub.RegisterPlayer(ppb.PlayerServiceRegisterPlayerRequest(name="Bob"))
+    auth = [(("authorization", f"Player {p.credential}"),) for p in (ann, bob)]
+    created = await gateway.CreateGame(
+        pb.CreateGameRequest(
+            ruleset="nim",
+            rated=True,
+            seats=[
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, bind_to_caller=True),
+                pb.Seat(kind=pb.SEAT_KIND_HUMAN, open=True),
+            ],
+        ),
+        metadata=auth[0],
+    )
+    game_id = created.game_id
+    await gateway.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=1), metadata=auth[1])
+    while not (game := await gateway.GetGame(pb.GetGameRequest(game_id=game_id))).finished:
+        [seat] = game.seats_to_act
+        await gateway.SubmitAction(
+            pb.SubmitActionRequest(game_id=game_id, seat=seat, action_json='{"take": 1}'),
+            metadata=auth[seat],
+        )
+    assert game.rated
+
+    ratings = split_stack.ratings
+    for _ in range(400):  # the director rates in the background: wait, no speed target
+        board = await ratings.GetRatingLeaderboard(rpb.GetRatingLeaderboardRequest(ruleset="nim"))
+        if board.total == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert board.total == 2 and [p.rating.games for p in board.players] == [1, 1]
+    winner = game.result.ranking[0]
+    assert board.players[0].player_id == (ann, bob)[winner].player.player_id
+    mine = await ratings.GetPlayerRating(
+        rpb.GetPlayerRatingRequest(player_id=ann.player.player_id, ruleset="nim")
+    )
+    assert [h.game_id for h in mine.history] == [game_id]
+    assert await denied_for(redis_url, users) == []
+    history = f"{users.prefix}:{{ratings:nim}}:history:player:{ann.player.player_id}"
+    for role in (Role.GATEWAY, Role.BOT):
+        client = aioredis.Redis.from_url(users.urls[role])
+        try:
+            with pytest.raises(NoPermissionError):
+                await client.lrange(history, 0, -1)
+        finally:
+            await client.aclose()

@@ -48,8 +48,9 @@ async def test_create_records_game_created_then_setup(registry: RulesetRegistry)
         ],
         "options": {"max_take": 2},
         "seed_commitment": hashlib.sha256(b"s1").hexdigest(),
+        "rated": False,
     }
-    assert events[0].schema_version == 4
+    assert events[0].schema_version == 5
     assert "s1" not in json.dumps([e.payload for e in events])  # the seed stays secret
     assert await engine.store.secret_seed(result.game_id) == "s1"
     assert events[0].metadata.recorded_at == "2024-05-01T00:00:00+00:00"

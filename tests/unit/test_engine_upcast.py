@@ -1,5 +1,6 @@
-"""Engine events of older versions (docs/events.md): GameCreated v1/v2/v3 and SeatJoined
-v1/v2 upcast to today's shapes (v4 and v3: each seat names its player, "" for none), and
+"""Engine events of older versions (docs/events.md): GameCreated v1/v2/v3/v4 and SeatJoined
+v1/v2 upcast to today's shapes (v5 and v3: each seat names its player, "" for none, and
+no game before v5 was rated), and
 the token hashes old logs hold in clear are honoured read-only (shown on a game's
 committed fixture logs, recorded in that format: in its folder,
 services/games/<name>/tests/)."""
@@ -31,7 +32,7 @@ def test_game_created_v2_loses_token_hashes_and_gains_open() -> None:
         2,
     )
     v4 = engine_events.upcast(v2)
-    assert v4.schema_version == 4
+    assert v4.schema_version == 5 and v4.payload["rated"] is False
     assert v4.payload["seats"] == [
         {"kind": "human", "name": "ann", "open": False, "player": ""},
         {"kind": "human", "name": "", "open": True, "player": ""},
@@ -53,10 +54,22 @@ def test_game_created_v3_gains_an_unbound_player() -> None:
         3,
     )
     v4 = engine_events.upcast(v3)
-    assert v4.schema_version == 4
+    assert v4.schema_version == 5 and v4.payload["rated"] is False
     assert v4.payload["seats"] == [{**seat, "player": ""} for seat in seats]
     assert v4.payload["seed_commitment"] == commit("s")
     assert engine_events.upcast(v4) == v4  # current: as is
+
+
+def test_game_created_v4_is_unrated() -> None:
+    seats = [{"kind": "human", "name": "ann", "open": False, "player": "p1"}]
+    v4 = DomainEvent(
+        GAME_CREATED,
+        {"ruleset": "nim", "seats": seats, "options": {}, "seed_commitment": commit("s")},
+        4,
+    )
+    v5 = engine_events.upcast(v4)
+    assert v5 == DomainEvent(GAME_CREATED, {**v4.payload, "rated": False}, 5)
+    assert engine_events.upcast(v5) == v5  # current: as is
 
 
 def test_game_created_v1_commits_its_clear_seed() -> None:
@@ -66,7 +79,7 @@ def test_game_created_v1_commits_its_clear_seed() -> None:
         1,
     )
     v4 = engine_events.upcast(v1)
-    assert v4.schema_version == 4 and v4.payload["seed_commitment"] == commit("s")
+    assert v4.schema_version == 5 and v4.payload["seed_commitment"] == commit("s")
     assert "seed" not in v4.payload and engine_events.legacy_seed(v1) == "s"
 
 

@@ -28,7 +28,7 @@ def test_every_registered_schema_is_a_valid_json_schema() -> None:
 def test_seeded_games_of_every_option_set_emit_only_registered_shapes() -> None:
     samples = played_samples(seeds=1)
     seen = {key for key, _payload in samples}
-    assert ("engine", "GameCreated", 4) in seen
+    assert ("engine", "GameCreated", 5) in seen
     assert ("engine", "SeatJoined", 3) in seen
     assert ("engine", "SecretsRevealed", 1) in seen
     assert ("engine", "SeedRevealed", 1) in seen

@@ -77,6 +77,9 @@ def director_reach(redis_version: tuple[int, ...] = (7, 2)) -> dict[str, str]:
         "players": "teoti:players",
         "ratings": "teoti:{ratings:nim}:players",
         "rated games": "teoti:{ratings:nim}:applied",
+        "rating history": "teoti:{ratings:nim}:history:player:a0a0",
+        "inbox": "teoti:{inbox:3}:a0a0",
+        "notices sent": "teoti:finished-noticed:0123abcd",
     }
     found = dict.fromkeys(named, "-")
     for rule in key_patterns(Role.DIRECTOR, "teoti", redis_version):
@@ -107,7 +110,17 @@ def test_the_director_writes_tournament_logs_and_ratings_and_only_reads_games() 
     # The shards' shared keys of the games are out of reach; its own group's stream
     # and the tournament keys are read and write.
     assert [reach[k] for k in ("games", "turns", "deadlines", "dead")] == ["-"] * 4
-    others = ("finished", "tournaments", "tournament games", "players", "ratings", "rated games")
+    others = (
+        "finished",
+        "tournaments",
+        "tournament games",
+        "players",
+        "ratings",
+        "rated games",
+        "rating history",
+        "inbox",
+        "notices sent",
+    )
     assert [reach[k] for k in others] == ["RW"] * len(others)
     # On Redis 6 the same keys, all read and write (no read-only patterns there).
     on_6 = director_reach((6, 2))

@@ -129,7 +129,7 @@ async def test_players_play_a_game_over_both_faces(served: StackFactory) -> None
                 game = await stub.GetGame(pb.GetGameRequest(game_id=game_id))
             events = await stub.ListEvents(pb.ListEventsRequest(game_id=game_id))
             created_event = events.events[0]
-            assert (created_event.type, created_event.schema_version) == ("GameCreated", 4)
+            assert (created_event.type, created_event.schema_version) == ("GameCreated", 5)
             seats = json.loads(created_event.payload_json)["seats"]
             assert [s["player"] for s in seats] == [ann_id, ""]
             joined_event = next(e for e in events.events if e.type == "SeatJoined")

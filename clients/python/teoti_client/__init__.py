@@ -1,5 +1,6 @@
 """Python client of the game service (``gameserver.v1.GameService``, and
-``gameserver.v1.PlayerService`` for player accounts).
+``gameserver.v1.PlayerService`` for player accounts, ``gameserver.v1.RatingService`` for
+ratings and leaderboards).
 
 Depends only on grpcio and protobuf; its stubs (``teoti_client.proto``) are generated
 when the distribution is built, with type stubs, so mypy checks every field name.
@@ -41,6 +42,13 @@ from teoti_client.players import (
     PlayerProfile,
     RegisteredPlayer,
 )
+from teoti_client.ratings import (
+    Leaderboard,
+    PlayerRating,
+    RatedPlayer,
+    RatingHistoryEntry,
+    RatingValue,
+)
 
 __all__ = [
     "ActionResult",
@@ -51,6 +59,7 @@ __all__ = [
     "GameServiceError",
     "GameView",
     "InvalidArgument",
+    "Leaderboard",
     "LegalMove",
     "LogCorrupted",
     "MoveResult",
@@ -58,7 +67,11 @@ __all__ = [
     "PlayerCredentialInfo",
     "PlayerNotice",
     "PlayerProfile",
+    "PlayerRating",
     "RateLimited",
+    "RatedPlayer",
+    "RatingHistoryEntry",
+    "RatingValue",
     "RegisteredPlayer",
     "Resigned",
     "RuleViolation",

@@ -29,6 +29,7 @@ from teoti_client.players import (
 )
 from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
+from teoti_client.ratings import Leaderboard, PlayerRating, RatingCalls
 
 WATCH_TOO_SLOW = "watch_too_slow"
 """The reason the server gives a watcher it dropped for falling behind."""
@@ -143,6 +144,8 @@ class GameView:
     """Seats out of the game (resigned or forfeited), the first out first."""
     seats_played_by_bot: tuple[int, ...] = ()
     """Human seats a bot plays now (out, or taken over after a timeout or a claim)."""
+    rated: bool = False
+    """The game counts for its players' ratings (created rated)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +313,7 @@ class GameServiceClient(Generic[EventT]):
         self._timeout = timeout_s
         self._play = PlayStream(self._stub) if play_stream else None
         self._players = PlayerCalls(self._channel, self._call_as)
+        self._ratings = RatingCalls(self._channel, self._call_as)
         self._closed = False
 
     async def __aenter__(self) -> Self:
@@ -444,6 +448,23 @@ class GameServiceClient(Generic[EventT]):
         async for notice in self._players.watch(credential, after):
             yield notice
 
+    async def rating_leaderboard(
+        self, ruleset: str, page_size: int = 0, page_token: str = ""
+    ) -> Leaderboard:
+        """A page of ``ruleset``'s leaderboard (RatingService), best first: ``page_size``
+        rows (1 to 200; 0: 50) after ``page_token`` (a previous page's
+        ``next_page_token``; "" for the top). Raises InvalidArgument
+        (``unknown_ruleset``, ``page_size``, ``page_token``)."""
+        return await self._ratings.leaderboard(ruleset, page_size, page_token)
+
+    async def player_rating(
+        self, player_id: str, ruleset: str, page_size: int = 0, page_token: str = ""
+    ) -> PlayerRating:
+        """The player's rating in ``ruleset`` and a page of the rated games that made it,
+        newest first (``page_size`` 1 to 200; 0: 20). Raises GameNotFound
+        (``player_not_found``), InvalidArgument."""
+        return await self._ratings.player_rating(player_id, ruleset, page_size, page_token)
+
     async def create_game(
         self,
         seats: Sequence[SeatInfo],
@@ -452,11 +473,14 @@ class GameServiceClient(Generic[EventT]):
         command_id: str = "",
         time_control: TimeControl | None = None,
         credential: str = "",
+        rated: bool = False,
     ) -> CreatedGame:
         """Create a game (``ruleset`` "" = the server's default); ``SeatInfo.token`` may
         preset a human seat's token; ``time_control``: the human seats' clocks (None:
         no clocks); ``credential``: your player credential, which the seats marked
-        ``bind_to_caller`` are bound to (they get no token unless you chose one). Raises
+        ``bind_to_caller`` are bound to (they get no token unless you chose one);
+        ``rated``: the game counts for its players' ratings (every seat bound to you or
+        open for a player, no bot seat: else INVALID_ARGUMENT ``rated_game_seats``). Raises
         KeyError for a seat kind other than human/bot or a timeout policy other than
         bot_takeover/forfeit."""
         request = pb.CreateGameRequest(
@@ -473,6 +497,7 @@ class GameServiceClient(Generic[EventT]):
             ],
             options_json=canonical_json(dict(options or {})),
             command_id=command_id,
+            rated=rated,
         )
         if time_control is not None:
             request.time_control.CopyFrom(
@@ -522,6 +547,7 @@ class GameServiceClient(Generic[EventT]):
             tuple(reply.seats_resigned),
             tuple(reply.seats_out),
             tuple(reply.seats_played_by_bot),
+            reply.rated,
         )
 
     async def get_game(self, game_id: str, seat: int | None = None, token: str = "") -> GameView:
@@ -599,7 +625,8 @@ class GameServiceClient(Generic[EventT]):
         return ActionResult(reply.version, reply.first_version)
 
     async def resign(self, game_id: str, seat: int, token: str, command_id: str = "") -> Resigned:
-        """Resign (concede) ``seat`` with its token. The game's rule decides what it does:
+        """Resign (concede) ``seat`` with its token (or its player's credential). The
+        game's rule decides what it does:
         a 2-seat game ends with this seat last, a bigger one goes on with it out (a bot
         makes its moves). ``command_id`` makes a retry safe. Raises RuleViolation
         (``game_over``, ``seat_out``), NotAuthorized, GameNotFound."""
@@ -613,7 +640,8 @@ class GameServiceClient(Generic[EventT]):
     async def claim_seat_for_bot(
         self, game_id: str, seat: int, claimed_by: int, token: str, command_id: str = ""
     ) -> ActionResult:
-        """Hand ``seat`` to a bot as the player of seat ``claimed_by`` (with its token):
+        """Hand ``seat`` to a bot as the player of seat ``claimed_by`` (with its token, or
+        its player's credential):
         allowed once ``seat``'s clock ran out, or after it was to act with no event in
         the game for the absence time (5 minutes by default). Raises RuleViolation
         (``seat_not_absent``, ``seat_played_by_bot``, ...), NotAuthorized, GameNotFound."""

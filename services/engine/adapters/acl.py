@@ -120,6 +120,11 @@ _PLAIN_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         ("RW", "players"),  # HSETNX, HGET (a player name's token)
         ("RW", "{ratings:*}:players"),  # the ratings script, HGETALL (leaderboard)
         ("RW", "{ratings:*}:applied"),  # the ratings script (a game rated once)
+        ("RW", "{ratings:*}:history:*"),  # the ratings script (LPUSH, LTRIM), LRANGE
+        # The rater of games outside tournaments (services.ratings.rater): game_finished
+        # notices (XADD to a player's inbox) and the per-game "notices sent" mark.
+        ("RW", "{inbox:*}:*"),
+        ("RW", "finished-noticed:*"),
         # Player accounts (services.players.repository): the register, credential and
         # revoke scripts, HMGET (a credential's holder), HGETALL (profiles, credentials).
         # TournamentService's login serves PlayerService too.
@@ -191,6 +196,9 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "exists",  # the register script (a player id drawn twice)
         "sismember",
         "sadd",
+        "lrange",  # a player's rating history
+        "lpush",  # the ratings script (history)
+        "ltrim",  # the ratings script (history cap)
         "xgroup|create",
         "xreadgroup",
         "xautoclaim",

@@ -67,6 +67,7 @@ from services.engine.domain.game_seats import check_player_id, check_seat_name
 from services.engine.domain.leaving import ABSENCE_MS, SeatControl
 from services.engine.domain.leaving_plan import claim_plan, resignation_plan
 from services.engine.domain.player_turns import player_turns
+from services.engine.domain.rated import check_rated_join, check_rated_seats
 from services.engine.domain.records import (
     SYSTEM_SEAT,
     AppendResult,
@@ -202,8 +203,13 @@ class Engine:
         options: Mapping[str, Any],
         command_id: str = "",
         time_control: TimeControl | None = None,
+        rated: bool = False,
     ) -> CommandResult:
         """Create a game: GameCreated + the ruleset's setup events, in one append.
+
+        A ``rated`` game counts for its players' ratings: its seats must pass
+        :func:`services.engine.domain.rated.check_rated_seats` (RatedSeatsInvalid,
+        INVALID_ARGUMENT ``rated_game_seats``).
 
         With a ``time_control``, ``ClockStarted`` and the first ``ClocksUpdated`` close
         that append and the game's first deadline is set with it
@@ -220,6 +226,8 @@ class Engine:
         ruleset = self.registry.get(ruleset_name)
         if not seats:
             raise InvalidArgument("a game needs at least one seat")
+        if rated:  # before the ruleset's seat counts: a solo game is named as unratable
+            check_rated_seats(seats)
         info_of(ruleset).check_seats(len(seats))  # the ruleset's own metadata, for every game
         if any(not seat.name.strip() and not seat.is_open for seat in seats):
             raise InvalidArgument("every seat needs a name (only an open seat may have none)")
@@ -235,6 +243,8 @@ class Engine:
             content = create_content(ruleset_name, seats, options)
             if time_control is not None:  # unclocked requests keep their old hash
                 content["time_control"] = time_control.to_json()
+            if rated:  # unrated requests keep their old hash too
+                content["rated"] = True
             content_hash = request_hash(content)
             scope = create_scope(seats, content_hash)
             game_id = uuid.uuid5(_GAME_ID_NAMESPACE, f"{scope}|{command_id}").hex
@@ -253,13 +263,13 @@ class Engine:
             raise RuntimeError(f"ruleset {ruleset_name} returned no setup events")
         sealed_setup, secrets = seal(setup, {})
         events = [
-            game_created(ruleset_name, seats, options, seed),
+            game_created(ruleset_name, seats, options, seed, rated),
             *_with_reveals(sealed_setup, secrets),
         ]
         private = PrivateRecords(
             secrets, {i: seat.token_hash for i, seat in enumerate(seats) if seat.token_hash}
         )
-        snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options)
+        snapshot = _fold_new(game_id, self, events, seed, ruleset_name, seats, options, rated)
         metadata, now_ms = self._stamped(command_id, SYSTEM_SEAT)
         created_ms = int(self._clock().timestamp() * 1000)
         clock = creation_plan(time_control, snapshot, now_ms)
@@ -521,6 +531,7 @@ class Engine:
             raise _command_id_used(command_id, seat)
         if not current.is_open:
             raise RuleViolation("seat_not_open", f"seat {seat} is not open to join")
+        check_rated_join(snapshot.rated, player, snapshot.seats)
         binding = PrivateRecords(token_hashes={seat: token_hash}) if token_hash else None
         turns: list[Publication] = []
         if player:  # the seat is the player's from this append: its turn may have come
@@ -830,6 +841,7 @@ def _fold_new(
     ruleset_name: str,
     seats: Sequence[SeatSpec],
     options: Mapping[str, Any],
+    rated: bool = False,
 ) -> GameSnapshot:
     """The snapshot of a game about to be created (GameCreated + setup events)."""
     ruleset = engine.registry.get(ruleset_name)
@@ -846,6 +858,7 @@ def _fold_new(
         commit(seed),
         len(events),
         state,
+        rated=rated,
     )
 
 

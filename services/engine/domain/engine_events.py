@@ -2,11 +2,13 @@
 
 Field by field in docs/events.md. Current versions:
 
-- ``GameCreated`` v4 ``{ruleset, seats: [{kind, name, open, player}], options,
-  seed_commitment}``: every log's first event; ``player`` is the id of the player account
-  bound to the seat ("" for none). v3 had no ``player``, v2 also held each seat's
-  ``token_hash`` (an unsalted SHA-256 of its token) and v1 the seed in clear as ``seed``;
-  :func:`upcast` brings each to v4.
+- ``GameCreated`` v5 ``{ruleset, seats: [{kind, name, open, player}], options,
+  seed_commitment, rated}``: every log's first event; ``player`` is the id of the player
+  account bound to the seat ("" for none); ``rated``: the game counts for its players'
+  ratings (services.engine.domain.rated). v4 had no ``rated`` (unrated), v3 no
+  ``player``, v2 also held each seat's ``token_hash`` (an unsalted SHA-256 of its token)
+  and v1 the seed in clear as ``seed``;
+  :func:`upcast` brings each to v5.
 - ``SeatJoined`` v3 ``{seat, name, player}``: an open seat was claimed (JoinGame), by the
   player account ``player`` ("" for a seat-token join). v2 had no ``player``; v1 also
   held ``token_hash``.
@@ -37,7 +39,7 @@ from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.timing.seat_clocks import CLOCK_EVENTS
 
 GAME_CREATED = "GameCreated"
-GAME_CREATED_VERSION = 4
+GAME_CREATED_VERSION = 5
 SEAT_JOINED = "SeatJoined"
 SEAT_JOINED_VERSION = 3
 SECRETS_REVEALED = "SecretsRevealed"
@@ -52,9 +54,14 @@ the leaving ones (services.engine.domain.leaving) included."""
 
 
 def game_created(
-    ruleset: str, seats: Sequence[SeatSpec], options: Mapping[str, Any], seed: str
+    ruleset: str,
+    seats: Sequence[SeatSpec],
+    options: Mapping[str, Any],
+    seed: str,
+    rated: bool = False,
 ) -> DomainEvent:
-    """The engine's first event of a game: commits to ``seed`` without revealing it."""
+    """The engine's first event of a game: commits to ``seed`` without revealing it;
+    ``rated``: the game counts for its players' ratings."""
     return DomainEvent(
         GAME_CREATED,
         {
@@ -62,6 +69,7 @@ def game_created(
             "seats": [seat.to_json() for seat in seats],
             "options": dict(options),
             "seed_commitment": commit(seed),
+            "rated": rated,
         },
         GAME_CREATED_VERSION,
     )
@@ -125,8 +133,9 @@ def _public_seat(seat: Mapping[str, Any]) -> dict[str, Any]:
 def upcast(event: DomainEvent) -> DomainEvent:
     """Bring an engine event to its current schema version (others are returned as is).
 
-    GameCreated v1 -> v4: ``seed`` becomes ``seed_commitment``; v1/v2 -> v4: seats lose
-    ``token_hash`` and gain ``open``; v1/v2/v3 -> v4: seats gain ``player: ""``.
+    GameCreated v1 -> v5: ``seed`` becomes ``seed_commitment``; v1/v2 -> v5: seats lose
+    ``token_hash`` and gain ``open``; v1/v2/v3 -> v5: seats gain ``player: ""``; v1..v4 ->
+    v5: ``rated: false`` (no game was rated before v5).
     SeatJoined v1 -> v3: ``token_hash`` dropped; v1/v2 -> v3: ``player: ""`` added.
     """
     if event.type == GAME_CREATED and event.schema_version < GAME_CREATED_VERSION:
@@ -134,6 +143,7 @@ def upcast(event: DomainEvent) -> DomainEvent:
         if event.schema_version == 1:
             payload["seed_commitment"] = commit(str(payload.pop("seed")))
         payload["seats"] = [_public_seat(seat) for seat in payload.get("seats", [])]
+        payload.setdefault("rated", False)
         return DomainEvent(GAME_CREATED, payload, GAME_CREATED_VERSION)
     if event.type == SEAT_JOINED and event.schema_version < SEAT_JOINED_VERSION:
         payload = {k: v for k, v in event.payload.items() if k != "token_hash"}

@@ -70,6 +70,9 @@ def encode_snapshot(snapshot: GameSnapshot) -> str | None:
             "revealed": sorted(snapshot.revealed),
             "clock": snapshot.clock.to_json() if snapshot.clock is not None else None,
             "control": snapshot.control.to_json(),
+            # Optional within format 4: no snapshot stored before it can be of a rated
+            # game (GameCreated v5 brought them).
+            "rated": snapshot.rated,
         }
     )
 
@@ -108,6 +111,7 @@ def decode_snapshot(text: str, registry: RulesetRegistry) -> GameSnapshot:
         frozenset(str(k) for k in data["revealed"]),
         clock,
         control,
+        bool(data.get("rated", False)),
     )
 
 

@@ -104,6 +104,7 @@ class EngineServicer:
             parse_object(request.options_json, "options_json"),
             request.command_id,
             time_control_from_proto(request),
+            request.rated,
         )
         into.SetInParent()  # present even if every field is its default
         into.game_id = result.game_id

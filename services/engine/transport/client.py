@@ -26,9 +26,11 @@ class EngineClient(Protocol):
         options: Mapping[str, Any],
         command_id: str = "",
         time_control: TimeControl | None = None,
+        rated: bool = False,
     ) -> CommandResult:
-        """Create a game (with clocks if ``time_control`` is set). Raises InvalidArgument
-        (TimeControlInvalid, TimeoutPolicyUnsupported among them), UnknownRuleset,
+        """Create a game (with clocks if ``time_control`` is set; counting for its
+        players' ratings if ``rated``). Raises InvalidArgument (TimeControlInvalid,
+        TimeoutPolicyUnsupported, RatedSeatsInvalid among them), UnknownRuleset,
         InvalidOptions."""
         ...
 
@@ -104,9 +106,12 @@ class InProcessEngineClient:
         options: Mapping[str, Any],
         command_id: str = "",
         time_control: TimeControl | None = None,
+        rated: bool = False,
     ) -> CommandResult:
         """See EngineClient.create_game."""
-        return await self._engine.create_game(ruleset, seats, options, command_id, time_control)
+        return await self._engine.create_game(
+            ruleset, seats, options, command_id, time_control, rated
+        )
 
     async def submit_action(
         self,

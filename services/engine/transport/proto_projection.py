@@ -42,6 +42,7 @@ def add_game_view(
     into.head_hash = snapshot.head_hash
     into.seed_commitment = snapshot.seed_commitment
     into.revealed_seed = snapshot.revealed_seed or ""
+    into.rated = snapshot.rated
     if snapshot.clock is not None:
         into.time_control.CopyFrom(time_control_to_proto(snapshot.clock.control))
         add_clocks(into.clocks, snapshot.clock)

@@ -129,6 +129,7 @@ class RemoteEngineClient:
         options: Mapping[str, Any],
         command_id: str = "",
         time_control: TimeControl | None = None,
+        rated: bool = False,
     ) -> CommandResult:
         """See EngineClient.create_game."""
         command, request = self._command("CreateGame")
@@ -138,6 +139,7 @@ class RemoteEngineClient:
         command.command_id = command_id
         if time_control:
             command.time_control.CopyFrom(time_control_to_proto(time_control))
+        command.rated = rated
         reply = await self._call("CreateGame", command, request)
         written = tuple(event_from_proto(event) for event in reply.events)
         return CommandResult(reply.game_id, reply.version, 1, written)

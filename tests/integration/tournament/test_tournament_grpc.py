@@ -360,6 +360,18 @@ async def test_only_the_organiser_starts_enters_bots_and_withdraws_others(
         pb.RegisterPlayerRequest(tournament_id=tid, player="bot:b1", player_token=TOKEN)
     )
     assert await refusal(bot_name) == (grpc.StatusCode.INVALID_ARGUMENT, "player_name")
+    # Nor a player account's (one rating book: ``player:<id>``), a person nor a bot.
+    for bot in (False, True):
+        account_name = stub.RegisterPlayer(
+            pb.RegisterPlayerRequest(
+                tournament_id=tid,
+                player="Player:a0a0a0a0a0a0a0a0a0a0",
+                player_token=TOKEN,
+                bot=bot,
+                organiser_token=organiser,
+            )
+        )
+        assert await refusal(account_name) == (grpc.StatusCode.INVALID_ARGUMENT, "player_name")
 
     for name in ("b1", "b2", "b3"):
         await stub.RegisterPlayer(
