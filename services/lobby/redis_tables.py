@@ -104,6 +104,15 @@ class RedisLobby:
             raise LobbyRefused("table_id_taken", "this table id names another table")
         return stored
 
+    async def record_started(self, table: LobbyTable) -> LobbyTable:
+        """Store ``table``, started elsewhere (a table the matchmaker placed), so that
+        GetTable and the opener's record find it like a lobby table; it is written on no
+        stream. A table already stored under its id is returned as stored (a redelivered
+        placement)."""
+        if await self._cas("", table):
+            return table
+        return await self.get(table.table_id)
+
     async def get(self, table_id: str) -> LobbyTable:
         """The table ``table_id``. Raises TableNotFound."""
         text: Any = await self._redis.hget(self._keys[0], table_id)
