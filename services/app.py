@@ -25,7 +25,7 @@ from services.engine.adapters.redis_client import POOL_SIZE, RedisConfig, as_con
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain import rulesets
 from services.engine.domain.bot_credential import BotCredential
-from services.engine.domain.clock import SeedSource, random_seed
+from services.engine.domain.clock import SeedSource, random_seed, system_clock
 from services.engine.domain.engine import Engine
 from services.engine.domain.head_signing import HeadSigner, SigningKeys
 from services.engine.domain.reader import GameReader
@@ -37,11 +37,19 @@ from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.exchange_server import ENGINE_SERVICE
 from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
+from services.gateway.lobby_servicer import LOBBY_SERVICE, LobbyServicer
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.lobby.redis_tables import RedisLobby
+from services.lobby.service import LobbyService
+from services.matchmaking.matcher import Matcher, epoch_ms
+from services.matchmaking.redis_pool import RedisSeekPool
+from services.notices.inbox import RedisInbox
+from services.opener.opener import TableOpener, opener_name
+from services.opener.streams import OpenerStreams
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
 from services.rpc.limits import (
@@ -270,6 +278,7 @@ class Stack:
     web_port: int | None = None
     """Port of the web face (HTTP/JSON + SSE), None when it is off."""
     players: PlayerService | None = None
+    lobby: LobbyService | None = None
 
 
 def director_name() -> str:
@@ -281,6 +290,52 @@ def player_service(store: RedisEventStore) -> PlayerService:
     """The player accounts on ``store``'s Redis login (it must be allowed to write the
     ``{account}`` keys: the director's user in a split deployment) and prefix."""
     return PlayerService(PlayerRepository(store.client, store.keys.prefix))
+
+
+@dataclass
+class LobbyParts:
+    """The lobby of one gateway process: the service its faces call, and the loops it
+    runs (the matcher and the table opener; every gateway runs both, sharing the work
+    through Redis)."""
+
+    service: LobbyService
+    matcher: Matcher
+    opener: TableOpener
+
+    def run(self, stop: asyncio.Event) -> list[asyncio.Task[None]]:
+        """Start the matcher and the opener until ``stop``; await the tasks to end."""
+        return [
+            asyncio.create_task(self.matcher.run(stop)),
+            asyncio.create_task(self.opener.run(stop)),
+        ]
+
+
+def lobby_parts(
+    store: RedisEventStore,
+    client: EngineClient,
+    registry: RulesetRegistry,
+    players: PlayerService,
+) -> LobbyParts:
+    """The lobby, matchmaking and table opener on ``store``'s Redis login (it must be
+    allowed the ``{lobby}``, ``{mm:*}``, ``mm:pools``, ``{inbox:*}`` and ratings keys:
+    the director's user in a split deployment), creating games through ``client``."""
+    now_ms = epoch_ms(system_clock)
+    prefix = store.keys.prefix
+    lobby = RedisLobby(store.client, prefix, now_ms)
+    pool = RedisSeekPool(store.client, prefix)
+    service = LobbyService(
+        lobby, pool, RatingsBook(store.client, prefix), registry, store.client, prefix, now_ms
+    )
+    opener = TableOpener(
+        OpenerStreams(store.client, opener_name()),
+        lobby,
+        RedisSeekPool(store.client, prefix),
+        RedisInbox(store.client, prefix),
+        players,
+        client,
+        now_ms,
+    )
+    return LobbyParts(service, Matcher(RedisSeekPool(store.client, prefix), now_ms), opener)
 
 
 def tournament_parts(
@@ -349,6 +404,7 @@ async def all_in_one(
     seed_source: SeedSource = random_seed,
     default_ruleset: str | None = None,
     director: bool = True,
+    lobby_loop: bool = True,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
@@ -363,7 +419,8 @@ async def all_in_one(
     ``web``: its settings; ``signing``: the keys the gateway signs heads with and
     publishes (default: a key made for this run, held in memory only; ``teoti serve``
     passes the one in its data dir); ``director``: run a tournament director here
-    (TournamentService is served either way).
+    (TournamentService is served either way); ``lobby_loop``: run the matcher and
+    the table opener here (LobbyService is served either way).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -388,6 +445,7 @@ async def all_in_one(
     hub = WatchHub(log_store)
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
     players = player_service(log_store)
+    lobby = lobby_parts(log_store, client, registry, players)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -404,6 +462,7 @@ async def all_in_one(
         limits.streams,
         players=players,
         accounts=limits.accounts,
+        lobby=lobby.service,
     )
     web_server = None
     if web_address is not None:
@@ -428,6 +487,7 @@ async def all_in_one(
                 web,
                 TournamentServicer(tournaments, default_ruleset, limits.limiter, limits.quota),
                 PlayerServicer(players, limits.limiter, limits.accounts),
+                LobbyServicer(lobby.service, players, limits.limiter),
             )
         except BaseException:
             await server.stop(None)
@@ -439,10 +499,11 @@ async def all_in_one(
         follow_store(
             log_store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, LOBBY_SERVICE),
             stop,
         )
     )
+    lobby_loops = lobby.run(stop) if lobby_loop else []
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     worker = asyncio.create_task(
         _bot(log_store, reader, bot_client, bot or BotSettings()).run(stop)
@@ -465,6 +526,7 @@ async def all_in_one(
             tournaments,
             web_server.port if web_server else None,
             players,
+            lobby.service,
         )
     finally:
         if web_server is not None:
@@ -476,6 +538,8 @@ async def all_in_one(
         await readiness
         if directing is not None:
             await directing
+        for loop in lobby_loops:
+            await loop
         if keeper is not None:
             await keeper
         await log_store.close()
@@ -581,6 +645,8 @@ async def run_gateway(
     )
     # Player accounts on the same login as tournaments (it may write their keys).
     players = player_service(tournament_store)
+    # The lobby, the matcher and the table opener on that login too (issue 32).
+    lobby = lobby_parts(tournament_store, client, registry, players)
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()
@@ -606,6 +672,7 @@ async def run_gateway(
         streams=streams,
         players=players,
         accounts=accounts,
+        lobby=lobby.service,
     )
     web_server = None
     if web_address is not None:
@@ -630,15 +697,17 @@ async def run_gateway(
             web,
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
             PlayerServicer(players, limiter, accounts),
+            LobbyServicer(lobby.service, players, limiter),
         )
     readiness = asyncio.create_task(
         follow_store(
             store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, LOBBY_SERVICE),
             stop,
         )
     )
+    lobby_loops = lobby.run(stop)
     log.info(
         "gateway_serving",
         port=port,
@@ -655,6 +724,8 @@ async def run_gateway(
         await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
     await readiness
+    for loop in lobby_loops:
+        await loop
     await hub.close()
     await client.close()
     if tournament_store is not store:

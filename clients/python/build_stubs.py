@@ -36,6 +36,7 @@ REPO_PROTO_ROOT = CLIENT_DIR.parent.parent / "proto"
 PUBLIC_PROTOS = (
     f"{PROTO_PACKAGE_DIR}/game_service.proto",
     f"{PROTO_PACKAGE_DIR}/player_service.proto",
+    f"{PROTO_PACKAGE_DIR}/lobby_service.proto",
 )
 #: The client's private protos (wire-compatible copies of google.rpc's Status/ErrorInfo).
 CLIENT_PROTO_ROOT = CLIENT_DIR / "proto"

@@ -9,11 +9,13 @@ from services.engine.domain.head_signing import SigningKeys
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
+from services.gateway.lobby_servicer import LOBBY_SERVICE, LobbyServicer
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.lobby.service import LobbyService
 from services.players.service import PlayerService
 from services.rpc.limits import (
     UNARY_RESERVE,
@@ -46,6 +48,7 @@ async def create_server(
     play_grace_s: float = PLAY_IDLE_GRACE_S,
     players: PlayerService | None = None,
     accounts: CreationQuota | None = None,
+    lobby: LobbyService | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -66,7 +69,8 @@ async def create_server(
     this long (``services.gateway.play_stream``). ``players``: also serve PlayerService
     with it, and let GameService's seat-scoped calls authenticate player credentials;
     ``accounts``: its registrations and credential creations per address (default
-    DEFAULT_ACCOUNTS_PER_HOUR). Stop with ``await server.stop(grace)``.
+    DEFAULT_ACCOUNTS_PER_HOUR). ``lobby``: also serve LobbyService with it (needs
+    ``players``: its calls act as players). Stop with ``await server.stop(grace)``.
     """
     if streams is None:
         streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))
@@ -114,6 +118,14 @@ async def create_server(
             )
         )
         names.append(PLAYER_SERVICE)
+    if lobby is not None and players is not None:
+        from teoti_client.proto import lobby_service_pb2_grpc
+
+        lobby_servicer = LobbyServicer(lobby, players, limiter)
+        registrars.append(
+            lambda s: lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(lobby_servicer, s)
+        )
+        names.append(LOBBY_SERVICE)
     server, port, health = build_server(
         address, registrars, names, max_concurrent_rpcs=max_concurrent_rpcs
     )

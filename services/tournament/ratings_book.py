@@ -94,3 +94,10 @@ class RatingsBook:
         ratings = {str(p): _from_json(str(v)) for p, v in (stored or {}).items()}
         board = leaderboard(ratings)
         return board[:limit] if limit > 0 else board
+
+    async def rating(self, ruleset: str, player: str) -> Rating:
+        """``player``'s rating in ``ruleset`` (a new player's default if never rated)."""
+        stored: Any = await self._redis.hget(self._keys(ruleset)[0], player)
+        if not stored:
+            return Rating()
+        return _from_json(stored.decode() if isinstance(stored, bytes) else str(stored))

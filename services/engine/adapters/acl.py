@@ -120,6 +120,13 @@ _PLAIN_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         # revoke scripts, HMGET (a credential's holder), HGETALL (profiles, credentials).
         # TournamentService's login serves PlayerService too.
         ("RW", "{account}:*"),
+        # Lobby and matchmaking (issue 32; services.lobby, services.matchmaking,
+        # services.opener): tables, seeks and their streams, the players' inboxes.
+        # TournamentService's login serves LobbyService and runs the matcher and opener.
+        ("RW", "{lobby}:*"),
+        ("RW", "{mm:*}:*"),
+        ("RW", "mm:pools"),
+        ("RW", "{inbox:*}:*"),
     ),
 }
 
@@ -188,6 +195,12 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xautoclaim",
         "xack",
         "xdel",
+        # Lobby and matchmaking (issue 32): a player's tables and seeks (ZRANGE, ZREM),
+        # a pool's seeks (ZRANGE), the pools (HVALS), a matcher's lease (PEXPIRE).
+        "zrange",
+        "zrem",
+        "hvals",
+        "pexpire",
     ),
 }
 
