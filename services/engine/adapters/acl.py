@@ -196,8 +196,10 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xack",
         "xdel",
         # Lobby and matchmaking (issue 32): a player's tables and seeks (ZRANGE, ZREM),
-        # a pool's seeks (ZRANGE), the pools (HVALS), a matcher's lease (PEXPIRE).
+        # a pool's seeks (ZRANGE), the pools (HVALS), a matcher's lease (PEXPIRE), the
+        # placement script (ZSCORE: every seek still waits).
         "zrange",
+        "zscore",
         "zrem",
         "hvals",
         "pexpire",
