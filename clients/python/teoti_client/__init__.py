@@ -1,5 +1,6 @@
 """Python client of the game service (``gameserver.v1.GameService``, and
-``gameserver.v1.PlayerService`` for player accounts).
+``gameserver.v1.PlayerService`` for player accounts, ``gameserver.v1.LobbyService`` for
+lobby tables and matchmaking).
 
 Depends only on grpcio and protobuf; its stubs (``teoti_client.proto``) are generated
 when the distribution is built, with type stubs, so mypy checks every field name.
@@ -35,6 +36,7 @@ from teoti_client.errors import (
     RuleViolation,
     VersionConflict,
 )
+from teoti_client.lobby import LobbySeat, LobbyTableInfo, SeekState, SeekTicket
 from teoti_client.players import PlayerCredentialInfo, PlayerProfile, RegisteredPlayer
 
 __all__ = [
@@ -47,6 +49,8 @@ __all__ = [
     "GameView",
     "InvalidArgument",
     "LegalMove",
+    "LobbySeat",
+    "LobbyTableInfo",
     "LogCorrupted",
     "MoveResult",
     "NotAuthorized",
@@ -60,6 +64,8 @@ __all__ = [
     "SeatClock",
     "SeatInfo",
     "SeatUpdate",
+    "SeekState",
+    "SeekTicket",
     "SignedHead",
     "SigningKey",
     "TeotiClient",

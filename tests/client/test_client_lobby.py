@@ -1,0 +1,97 @@
+"""``TeotiClient``'s LobbyService methods against a real server (issue 32): typed tables
+and seeks; leaving, closing, starting early with bots, cancelling; refusals decoded to
+the client's error classes with the rule."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator
+
+import pytest
+from teoti_client import (
+    InvalidArgument,
+    LobbySeat,
+    NotAuthorized,
+    RuleViolation,
+    TeotiClient,
+    TimeControl,
+)
+
+from tests.nim import NimRuleset
+
+WAIT_S = 20.0
+"""Upper bound for the table opener to act (never reached when it works)."""
+
+
+@pytest.fixture
+async def client(redis_url: str, key_prefix: str) -> AsyncIterator[TeotiClient]:
+    from services.app import StoreSettings, all_in_one
+    from services.engine.domain.rulesets import default_registry
+
+    registry = default_registry()
+    registry.register("nim", NimRuleset)
+    async with (
+        all_in_one(redis_url, store=StoreSettings(key_prefix), registry=registry) as stack,
+        TeotiClient(f"127.0.0.1:{stack.port}") as connected,
+    ):
+        yield connected
+
+
+async def test_tables_through_the_client(client: TeotiClient) -> None:
+    ann = (await client.register_player("Ann")).credential
+    bob_player = await client.register_player("Bob")
+    bob = bob_player.credential
+    clock = TimeControl(move_deadline_ms=60_000, timeout_policy="forfeit")
+    table = await client.open_table(ann, "nim", 3, {"max_take": 2}, time_control=clock)
+    assert (table.status, table.free_seats, table.options) == ("open", 2, {"max_take": 2})
+    assert table.time_control == clock
+    joined = await client.join_table(bob, table.table_id, seat=2)
+    assert joined.seats[2] == LobbySeat(2, bob_player.player.player_id, False)
+    listed, token = await client.list_tables(bob, ruleset="nim")
+    assert [t.table_id for t in listed] == [table.table_id] and token == ""
+    left = await client.leave_table(bob, table.table_id)
+    assert left.free_seats == 2
+    with pytest.raises(RuleViolation) as refused:
+        await client.start_table(ann, table.table_id)
+    assert refused.value.reason == "table_not_full"
+    started = await client.start_table(ann, table.table_id, fill_with_bots=True)
+    assert started.status == "started" and [s.bot for s in started.seats] == [False, True, True]
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            opened = await client.get_table(ann, table.table_id)
+            if opened.game_id:
+                break
+            await asyncio.sleep(0.05)
+    game = await client.get_game(opened.game_id)
+    assert [s.kind for s in game.seats] == ["human", "bot", "bot"]
+    # A host leaving an open table closes it.
+    other = await client.open_table(bob, "nim", 2)
+    assert (await client.leave_table(bob, other.table_id)).status == "closed"
+
+
+async def test_seeks_through_the_client(client: TeotiClient) -> None:
+    ann = (await client.register_player("Ann")).credential
+    ticket = await client.seek(ann, "nim", 2, 3, window=(10.0, 1.0, math.inf))
+    assert ticket.status == "waiting" and ticket.rating == 0.0
+    # Another seek of the same pool is refused while the first waits (one per pool);
+    # a retry of one command id answers the same seek.
+    with pytest.raises(RuleViolation) as twice:
+        await client.seek(ann, "nim", 2, 3, command_id="retry-1")
+    assert twice.value.reason == "already_seeking"
+    assert (await client.get_seek(ann, ticket.seek_id)).status == "waiting"
+    assert await client.cancel_seek(ann, ticket.seek_id) == ("cancelled", "")
+    first = await client.seek(ann, "nim", 2, 2, command_id="retry-2")
+    assert (await client.seek(ann, "nim", 2, 2, command_id="retry-2")).seek_id == first.seek_id
+    ticket = first
+    assert await client.cancel_seek(ann, ticket.seek_id) == ("cancelled", "")
+
+
+async def test_refusals_arrive_typed(client: TeotiClient) -> None:
+    ann = (await client.register_player("Ann")).credential
+    with pytest.raises(InvalidArgument) as bad:
+        await client.open_table(ann, "nim", 9)
+    assert bad.value.reason == "seat_count"
+    with pytest.raises(NotAuthorized) as nobody:
+        await client.list_tables("tpc_" + "z" * 43)
+    assert nobody.value.reason == "player_credential_invalid"
