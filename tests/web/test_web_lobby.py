@@ -184,6 +184,13 @@ async def test_two_seekers_one_per_face_are_matched_into_one_game(served: StackF
         assert kinds == ["match_found", "game_started"]
 
 
+async def test_the_openapi_document_describes_every_lobby_method(served: StackFactory) -> None:
+    async with served() as (_stack, http):
+        paths = (await http.get("/openapi.json")).json()["paths"]
+        for method in pb.DESCRIPTOR.services_by_name["LobbyService"].methods:
+            assert f"{LOBBY}{method.name}" in paths, method.name
+
+
 async def test_a_host_starts_early_with_bots(served: StackFactory) -> None:
     async with served() as (stack, http):
         ann_id, ann = await _register(http, "Ann")
@@ -290,6 +297,10 @@ async def test_bad_requests_are_refused_by_rule_and_store_nothing(served: StackF
                 assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, rule), seek
             listed = await stub.ListTables(pb.ListTablesRequest(), metadata=_as(ann))
             assert list(listed.tables) == []
+            # Over HTTP as well: the same refusal, with its HTTP status.
+            over_http = await _http(http, LOBBY + "OpenTable", {"ruleset": "nim"}, ann)
+            assert over_http.status_code == 400
+            assert over_http.json()["details"][0]["reason"] == "seat_count"
             assert await stack.store.client.hlen(f"{stack.store.keys.prefix}:mm:pools") == 0
             # No credential, or a made-up one: refused before anything is read.
             for metadata in ((), _as("tpc_" + "x" * 43)):
