@@ -315,22 +315,33 @@ def lobby_parts(
     client: EngineClient,
     registry: RulesetRegistry,
     players: PlayerService,
+    reader: GameReader,
 ) -> LobbyParts:
     """The lobby, matchmaking and table opener on ``store``'s Redis login (it must be
     allowed the ``{lobby}``, ``{mm:*}``, ``mm:pools``, ``{inbox:*}`` and ratings keys:
-    the director's user in a split deployment), creating games through ``client``."""
+    the director's user in a split deployment), creating games through ``client``;
+    ``reader`` reads the finished games rematches start from."""
     now_ms = epoch_ms(system_clock)
     prefix = store.keys.prefix
     lobby = RedisLobby(store.client, prefix, now_ms)
     pool = RedisSeekPool(store.client, prefix)
+    inbox = RedisInbox(store.client, prefix)
     service = LobbyService(
-        lobby, pool, RatingsBook(store.client, prefix), registry, store.client, prefix, now_ms
+        lobby,
+        pool,
+        RatingsBook(store.client, prefix),
+        registry,
+        store.client,
+        prefix,
+        now_ms,
+        reader,
+        inbox,
     )
     opener = TableOpener(
         OpenerStreams(store.client, opener_name()),
         lobby,
         RedisSeekPool(store.client, prefix),
-        RedisInbox(store.client, prefix),
+        inbox,
         players,
         client,
         now_ms,
@@ -445,7 +456,7 @@ async def all_in_one(
     hub = WatchHub(log_store)
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
     players = player_service(log_store)
-    lobby = lobby_parts(log_store, client, registry, players)
+    lobby = lobby_parts(log_store, client, registry, players, reader)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -646,7 +657,7 @@ async def run_gateway(
     # Player accounts on the same login as tournaments (it may write their keys).
     players = player_service(tournament_store)
     # The lobby, the matcher and the table opener on that login too (issue 32).
-    lobby = lobby_parts(tournament_store, client, registry, players)
+    lobby = lobby_parts(tournament_store, client, registry, players, reader)
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()

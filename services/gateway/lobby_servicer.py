@@ -20,6 +20,7 @@ from services.engine.domain.timing.time_control import TimeControl
 from services.engine.transport.proto_convert import time_control_from_proto, time_control_to_proto
 from services.engine.transport.status_mapping import unary_errors
 from services.gateway.player_auth import player_credential
+from services.lobby.rematch import Rematch, RematchStatus
 from services.lobby.service import LobbyService, SeekAnswer
 from services.lobby.tables import LobbyTable, TableStatus
 from services.matchmaking.seeks import RatingWindow
@@ -74,6 +75,27 @@ def table_to_proto(table: LobbyTable) -> pb.LobbyTable:
         control = TimeControl.from_json(json.loads(table.time_control))
         message.time_control.CopyFrom(time_control_to_proto(control))
     return message
+
+
+def rematch_to_proto(rematch: Rematch, now_ms: int) -> pb.RematchOffer:
+    """The public RematchOffer message (an offer past its time shows EXPIRED)."""
+    status = {
+        RematchStatus.OFFERED: pb.REMATCH_STATUS_OFFERED,
+        RematchStatus.ACCEPTED: pb.REMATCH_STATUS_ACCEPTED,
+        RematchStatus.DECLINED: pb.REMATCH_STATUS_DECLINED,
+    }[rematch.status]
+    if rematch.expired(now_ms):
+        status = pb.REMATCH_STATUS_EXPIRED
+    return pb.RematchOffer(
+        offer_id=rematch.offer_id,
+        game_id=rematch.game_id,
+        offered_by=rematch.by,
+        players=list(rematch.players),
+        accepted=list(rematch.accepted),
+        status=status,
+        expires_ms=rematch.expires_ms,
+        table_id=rematch.table_id,
+    )
 
 
 def window_from_proto(request: Any) -> RatingWindow | None:
@@ -234,3 +256,30 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):  # type: ignore[misc]
             ruleset=state.ruleset,
             waited_s=state.waited_s,
         )
+
+    @unary_errors
+    async def OfferRematch(
+        self, request: pb.OfferRematchRequest, context: Context
+    ) -> pb.OfferRematchResponse:
+        """See the proto."""
+        player = await self._caller(context, creates=True)
+        rematch = await self._service.offer_rematch(player, request.game_id)
+        return pb.OfferRematchResponse(rematch=rematch_to_proto(rematch, self._service.now_ms()))
+
+    @unary_errors
+    async def AcceptRematch(
+        self, request: pb.AcceptRematchRequest, context: Context
+    ) -> pb.AcceptRematchResponse:
+        """See the proto."""
+        player = await self._caller(context)
+        rematch = await self._service.accept_rematch(player, request.game_id)
+        return pb.AcceptRematchResponse(rematch=rematch_to_proto(rematch, self._service.now_ms()))
+
+    @unary_errors
+    async def DeclineRematch(
+        self, request: pb.DeclineRematchRequest, context: Context
+    ) -> pb.DeclineRematchResponse:
+        """See the proto."""
+        player = await self._caller(context)
+        rematch = await self._service.decline_rematch(player, request.game_id)
+        return pb.DeclineRematchResponse(rematch=rematch_to_proto(rematch, self._service.now_ms()))

@@ -40,6 +40,14 @@ class SeekNotFound(GameNotFound):
     noun = "seek"
 
 
+class RematchNotFound(GameNotFound):
+    """No rematch of this game was offered (NOT_FOUND ``rematch_not_found``)."""
+
+    rule = "rematch_not_found"
+    id_field = "game_id"
+    noun = "rematch of game"
+
+
 def refused(exc: LobbyRefused) -> LobbyRuleRefused:
     """A lobby rule's refusal as the domain error the faces map."""
     return LobbyRuleRefused(exc.rule, exc.message)

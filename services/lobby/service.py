@@ -33,18 +33,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.reader import GameReader
 from services.engine.domain.ruleset import SetupRequest, info_of
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.time_control import TimeControl
 from services.lobby.errors import (
     LobbyInvalid,
     LobbyRuleRefused,
+    RematchNotFound,
     SeekNotFound,
     TableIdNotFound,
     refused,
 )
+from services.lobby.redis_rematches import RedisRematches
 from services.lobby.redis_tables import RedisLobby, TableNotFound
+from services.lobby.rematch import Rematch, RematchStatus, accept, decline, offer
 from services.lobby.tables import (
+    EMPTY,
     LobbyRefused,
     LobbyTable,
     TableStatus,
@@ -56,6 +61,8 @@ from services.lobby.tables import (
 )
 from services.matchmaking.redis_pool import RedisSeekPool, pool_id
 from services.matchmaking.seeks import RatingWindow, Seek, SeekInvalid
+from services.notices.inbox import RedisInbox
+from services.notices.notice import Notice, NoticeKind
 from services.tournament.ratings_book import RatingsBook
 
 MAX_OPEN_TABLES = 5
@@ -143,6 +150,8 @@ class LobbyService:
         client: the Redis client of the per-player quotas (the lobby's login).
         prefix: the deployment's key prefix.
         now_ms: the time in ms since the epoch.
+        reader: the games (rematches read the finished game); None: no rematches.
+        inbox: the players' inboxes (``rematch_offered``); None: no rematches.
     """
 
     def __init__(
@@ -154,7 +163,12 @@ class LobbyService:
         client: RedisClient,
         prefix: str,
         now_ms: Callable[[], int],
+        reader: GameReader | None = None,
+        inbox: RedisInbox | None = None,
     ) -> None:
+        self._reader = reader
+        self._inbox = inbox
+        self._rematches = RedisRematches(client, prefix)
         self._lobby = lobby
         self._pool = pool
         self._ratings = ratings
@@ -162,6 +176,10 @@ class LobbyService:
         self._redis = client
         self._prefix = prefix
         self._now_ms = now_ms
+
+    def now_ms(self) -> int:
+        """The service's time, ms since the epoch."""
+        return self._now_ms()
 
     # -- checks ------------------------------------------------------------------
 
@@ -437,3 +455,127 @@ class LobbyService:
         if player not in table.seats:
             raise SeekNotFound(seek_id)
         return SeekState("placed", table_id, table.game_id, table.ruleset, 0.0)
+
+    # -- rematches (services.lobby.rematch) ----------------------------------------
+
+    def _rematch_parts(self) -> tuple[GameReader, RedisInbox]:
+        if self._reader is None or self._inbox is None:
+            raise LobbyRuleRefused("rematch_unavailable", "this gateway offers no rematches")
+        return self._reader, self._inbox
+
+    async def offer_rematch(self, player: str, game_id: str) -> Rematch:
+        """``player`` offers a rematch of the finished game ``game_id`` (see
+        services.lobby.rematch); the other players get ``rematch_offered``. A second
+        offer while one is pending accepts it. Raises GameNotFound, LobbyRuleRefused
+        ``game_not_finished``, ``not_in_game``, ``rematch_used`` (the game had its
+        rematch: opened, declined or expired)."""
+        reader, inbox = self._rematch_parts()
+        check_id(game_id, "game_id")
+        now = self._now_ms()
+        players: tuple[str, ...] = ()
+        if await self._rematches.get(game_id) is None:
+            snapshot = await reader.load(game_id)
+            if not snapshot.is_terminal():
+                raise LobbyRuleRefused("game_not_finished", f"game {game_id} is not finished")
+            players = tuple(dict.fromkeys(s.player for s in snapshot.seats if s.player))
+
+        def decide(current: Rematch | None) -> Rematch:
+            if current is None:
+                return offer(game_id, player, players, now)
+            if current.status is RematchStatus.OFFERED and not current.expired(now):
+                return accept(current, player, now)
+            if current.status is RematchStatus.ACCEPTED and player in current.accepted:
+                return current
+            if player not in current.players:
+                raise LobbyRefused("not_in_game", f"you did not play game {game_id}")
+            raise LobbyRefused("rematch_used", f"game {game_id} has had its rematch")
+
+        try:
+            before, after = await self._rematches.change(game_id, decide)
+        except LobbyRefused as exc:
+            raise refused(exc) from exc
+        if before is None:
+            data = {"game_id": game_id, "offer_id": after.offer_id, "by": player}
+            for other in after.players:
+                if other != player:
+                    await inbox.post(other, Notice(NoticeKind.REMATCH_OFFERED, data, now))
+        if after.status is RematchStatus.ACCEPTED:
+            await self._open_rematch(after)
+        return after
+
+    async def accept_rematch(self, player: str, game_id: str) -> Rematch:
+        """``player`` accepts the rematch of ``game_id``; the last acceptance opens it
+        (a started lobby table: the opener creates its game and tells everyone).
+        Raises RematchNotFound, LobbyRuleRefused ``not_in_game``, ``rematch_declined``,
+        ``rematch_expired``."""
+        self._rematch_parts()
+        check_id(game_id, "game_id")
+        now = self._now_ms()
+
+        def decide(current: Rematch | None) -> Rematch:
+            if current is None:
+                raise _NoRematch()
+            return accept(current, player, now)
+
+        after = await self._change_rematch(game_id, decide)
+        if after.status is RematchStatus.ACCEPTED:
+            await self._open_rematch(after)
+        return after
+
+    async def decline_rematch(self, player: str, game_id: str) -> Rematch:
+        """``player`` declines the rematch of ``game_id``. Raises RematchNotFound,
+        LobbyRuleRefused ``not_in_game``, ``rematch_accepted``, ``rematch_expired``."""
+        self._rematch_parts()
+        check_id(game_id, "game_id")
+        now = self._now_ms()
+
+        def decide(current: Rematch | None) -> Rematch:
+            if current is None:
+                raise _NoRematch()
+            return decline(current, player, now)
+
+        return await self._change_rematch(game_id, decide)
+
+    async def _change_rematch(
+        self, game_id: str, decide: Callable[[Rematch | None], Rematch]
+    ) -> Rematch:
+        try:
+            _before, after = await self._rematches.change(game_id, decide)
+        except _NoRematch as exc:
+            raise RematchNotFound(game_id) from exc
+        except LobbyRefused as exc:
+            raise refused(exc) from exc
+        return after
+
+    async def _open_rematch(self, rematch: Rematch) -> LobbyTable:
+        """The rematch's table, started and on the opener's stream (idempotent): the
+        finished game's ruleset, seats (its players where they sat, bots elsewhere),
+        options, time control and rated flag (the table that opened it, else unrated)."""
+        reader, _inbox = self._rematch_parts()
+        snapshot = await reader.load(rematch.game_id)
+        original = await self._lobby.table_of_game(rematch.game_id)
+        seats = tuple(seat.player or EMPTY for seat in snapshot.seats)
+        if original is not None:
+            options, control, rated = original.options, original.time_control, original.rated
+        else:
+            options = json.dumps(dict(snapshot.options), sort_keys=True, separators=(",", ":"))
+            clock = snapshot.clock
+            control = canonical_time_control(clock.control if clock is not None else None)
+            rated = False
+        table = LobbyTable(
+            table_id=rematch.table_id,
+            host=rematch.by,
+            ruleset=snapshot.ruleset_name,
+            options=options,
+            seats=seats,
+            rated=rated,
+            time_control=control,
+            created_ms=rematch.decided_ms,
+            status=TableStatus.STARTED,
+            bots=tuple(i for i, p in enumerate(seats) if p == EMPTY),
+        )
+        return await self._lobby.create_started(table)
+
+
+class _NoRematch(LookupError):
+    """No rematch was offered for the game (inside a decision)."""

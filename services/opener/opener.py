@@ -180,6 +180,7 @@ class TableOpener:
             await self._tell(table, NoticeKind.TABLE_FAILED, {"reason": rule})
             return table
         table = await self._lobby.change(table.table_id, lambda t: opened(t, game_id))
+        await self._lobby.record_game(game_id, table.table_id)
         log.info("table_opened", table_id=table.table_id, game_id=game_id, matched=matched)
         if matched:
             await self._tell(table, NoticeKind.MATCH_FOUND, {"seats": len(table.seats)})

@@ -12,6 +12,7 @@ import pytest
 from teoti_client import (
     InvalidArgument,
     LobbySeat,
+    LobbyTableInfo,
     NotAuthorized,
     RuleViolation,
     TeotiClient,
@@ -36,6 +37,18 @@ async def client(redis_url: str, key_prefix: str) -> AsyncIterator[TeotiClient]:
         TeotiClient(f"127.0.0.1:{stack.port}") as connected,
     ):
         yield connected
+
+
+async def _opened(
+    client: TeotiClient, credential: str, table_id: str
+) -> LobbyTableInfo[TimeControl]:
+    """The table once its game is open."""
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            table = await client.get_table(credential, table_id)
+            if table.game_id:
+                return table
+            await asyncio.sleep(0.05)
 
 
 async def test_tables_through_the_client(client: TeotiClient) -> None:
@@ -95,3 +108,27 @@ async def test_refusals_arrive_typed(client: TeotiClient) -> None:
     with pytest.raises(NotAuthorized) as nobody:
         await client.list_tables("tpc_" + "z" * 43)
     assert nobody.value.reason == "player_credential_invalid"
+
+
+async def test_a_rematch_through_the_client(client: TeotiClient) -> None:
+    ann = (await client.register_player("Ann")).credential
+    bob = (await client.register_player("Bob")).credential
+    table = await client.open_table(ann, "nim", 2, {"max_take": 3})
+    await client.join_table(bob, table.table_id)
+    table = await _opened(client, ann, table.table_id)
+    game = await client.get_game(table.game_id)
+    while not game.finished:  # a player credential stands in for the seat token
+        seat = game.seats_to_act[0]
+        credential = (ann, bob)[seat]
+        moves = await client.legal_actions(game.game_id, seat, credential)
+        await client.submit_action(game.game_id, seat, credential, moves[0].action)
+        game = await client.get_game(game.game_id)
+    offered = await client.offer_rematch(bob, game.game_id)
+    assert (offered.status, offered.accepted) == ("offered", (offered.offered_by,))
+    accepted = await client.accept_rematch(ann, game.game_id)
+    assert accepted.status == "accepted" and accepted.table_id == offered.table_id
+    with pytest.raises(RuleViolation) as late:
+        await client.decline_rematch(ann, game.game_id)
+    assert late.value.reason == "rematch_accepted"
+    rematch = await _opened(client, ann, accepted.table_id)
+    assert rematch.game_id != game.game_id and rematch.options == {"max_take": 3}

@@ -311,3 +311,114 @@ async def test_bad_requests_are_refused_by_rule_and_store_nothing(served: StackF
                     grpc.StatusCode.PERMISSION_DENIED,
                     "player_credential_invalid",
                 )
+
+
+async def test_a_rematch_is_offered_accepted_and_opens_a_new_game(
+    served: StackFactory,
+) -> None:
+    async with served() as (stack, http):
+        ann_id, ann = await _register(http, "Ann")
+        bob_id, bob = await _register(http, "Bob")
+        _eve_id, eve = await _register(http, "Eve")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+            stub = pb_grpc.LobbyServiceStub(channel)
+            game_stub = gpb_grpc.GameServiceStub(channel)
+            opened = await stub.OpenTable(
+                pb.OpenTableRequest(ruleset="nim", seat_count=2, options_json='{"max_take": 2}'),
+                metadata=_as(ann),
+            )
+            await stub.JoinTable(
+                pb.JoinTableRequest(table_id=opened.table.table_id), metadata=_as(bob)
+            )
+            first = await _opened_table(stub, opened.table.table_id, ann)
+            early = stub.OfferRematch(
+                pb.OfferRematchRequest(game_id=first.game_id), metadata=_as(ann)
+            )
+            assert await _reason(early) == (
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "game_not_finished",
+            )
+            old = await _play_out(game_stub, http, first.game_id, ann, bob)
+
+            # A stranger cannot offer; Ann offers over gRPC, Bob is told on his stream.
+            stranger = stub.OfferRematch(
+                pb.OfferRematchRequest(game_id=first.game_id), metadata=_as(eve)
+            )
+            assert await _reason(stranger) == (grpc.StatusCode.FAILED_PRECONDITION, "not_in_game")
+            offered = await stub.OfferRematch(
+                pb.OfferRematchRequest(game_id=first.game_id), metadata=_as(ann)
+            )
+            assert offered.rematch.status == pb.REMATCH_STATUS_OFFERED
+            assert list(offered.rematch.players) == [ann_id, bob_id]
+            assert (await _notices(stack, bob_id))[-1] == (
+                "rematch_offered",
+                {"game_id": first.game_id, "offer_id": offered.rematch.offer_id, "by": ann_id},
+            )
+            # Bob accepts over HTTP: the rematch opens as a new game, same seats.
+            accepted = await _http(http, LOBBY + "AcceptRematch", {"game_id": first.game_id}, bob)
+            assert accepted.status_code == 200, accepted.text
+            assert accepted.json()["rematch"]["status"] == "REMATCH_STATUS_ACCEPTED"
+            table = await _opened_table(stub, offered.rematch.table_id, ann)
+            assert table.game_id and table.game_id != first.game_id
+            assert (table.options_json, table.rated) == (first.options_json, first.rated)
+            new = await game_stub.GetGame(gpb.GetGameRequest(game_id=table.game_id))
+            assert [s.player for s in new.seats] == [s.player for s in old.seats]
+            assert new.seed_commitment != old.seed_commitment  # a new seed
+            for seat, player in enumerate((ann_id, bob_id)):
+                assert (await _notices(stack, player))[-1] == (
+                    "game_started",
+                    {
+                        "game_id": table.game_id,
+                        "ruleset": "nim",
+                        "seat": seat,
+                        "table_id": offered.rematch.table_id,
+                    },
+                )
+            # One rematch per game: offering again answers the same one (no new game).
+            again = await stub.OfferRematch(
+                pb.OfferRematchRequest(game_id=first.game_id), metadata=_as(bob)
+            )
+            assert again.rematch.table_id == offered.rematch.table_id
+            assert again.rematch.status == pb.REMATCH_STATUS_ACCEPTED
+            late = stub.DeclineRematch(
+                pb.DeclineRematchRequest(game_id=first.game_id), metadata=_as(bob)
+            )
+            assert await _reason(late) == (grpc.StatusCode.FAILED_PRECONDITION, "rematch_accepted")
+
+
+async def test_a_declined_rematch_opens_nothing(served: StackFactory) -> None:
+    async with served() as (stack, http):
+        _ann_id, ann = await _register(http, "Ann")
+        _bob_id, bob = await _register(http, "Bob")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+            stub = pb_grpc.LobbyServiceStub(channel)
+            opened = await stub.OpenTable(
+                pb.OpenTableRequest(ruleset="nim", seat_count=2), metadata=_as(ann)
+            )
+            await stub.JoinTable(
+                pb.JoinTableRequest(table_id=opened.table.table_id), metadata=_as(bob)
+            )
+            first = await _opened_table(stub, opened.table.table_id, ann)
+            game_stub = gpb_grpc.GameServiceStub(channel)
+            await _play_out(game_stub, http, first.game_id, ann, bob)
+            nothing = stub.AcceptRematch(
+                pb.AcceptRematchRequest(game_id=first.game_id), metadata=_as(bob)
+            )
+            assert await _reason(nothing) == (grpc.StatusCode.NOT_FOUND, "rematch_not_found")
+            offered = await stub.OfferRematch(
+                pb.OfferRematchRequest(game_id=first.game_id), metadata=_as(bob)
+            )
+            declined = await stub.DeclineRematch(
+                pb.DeclineRematchRequest(game_id=first.game_id), metadata=_as(ann)
+            )
+            assert declined.rematch.status == pb.REMATCH_STATUS_DECLINED
+            after = stub.AcceptRematch(
+                pb.AcceptRematchRequest(game_id=first.game_id), metadata=_as(bob)
+            )
+            assert await _reason(after) == (grpc.StatusCode.FAILED_PRECONDITION, "rematch_declined")
+            gone = stub.GetTable(
+                pb.GetTableRequest(table_id=offered.rematch.table_id), metadata=_as(ann)
+            )
+            assert await _reason(gone) == (grpc.StatusCode.NOT_FOUND, "table_not_found")
+            games = await game_stub.ListGames(gpb.ListGamesRequest())
+            assert [g.game_id for g in games.games] == [first.game_id]

@@ -36,7 +36,7 @@ from teoti_client.errors import (
     RuleViolation,
     VersionConflict,
 )
-from teoti_client.lobby import LobbySeat, LobbyTableInfo, SeekState, SeekTicket
+from teoti_client.lobby import LobbySeat, LobbyTableInfo, RematchInfo, SeekState, SeekTicket
 from teoti_client.players import PlayerCredentialInfo, PlayerProfile, RegisteredPlayer
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "PlayerProfile",
     "RateLimited",
     "RegisteredPlayer",
+    "RematchInfo",
     "Resigned",
     "RuleViolation",
     "RulesetSummary",

@@ -18,7 +18,7 @@ from typing import Any, Generic, Self, TypeVar, cast
 import grpc
 
 from teoti_client.errors import decode_error, error_info
-from teoti_client.lobby import LobbyCalls, LobbyTableInfo, SeekTicket
+from teoti_client.lobby import LobbyCalls, LobbyTableInfo, RematchInfo, SeekTicket
 from teoti_client.lobby import SeekState as LobbySeekState
 from teoti_client.play_stream import PlayStream, client_failure, error_of
 from teoti_client.players import (
@@ -535,6 +535,22 @@ class GameServiceClient(Generic[EventT]):
     async def get_seek(self, credential: str, seek_id: str) -> LobbySeekState:
         """Where your seek stands (``game_id`` once its table's game is open)."""
         return await self._lobby.get_seek(credential, seek_id)
+
+    async def offer_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """Offer the other players of the finished ``game_id`` to play it again (same
+        seats, options, clocks and rated flag; a new game with a new seed). They get a
+        ``rematch_offered`` notice; one rematch per game, offers lapse after 10 minutes.
+        Raises RuleViolation ``game_not_finished``, ``not_in_game``, ``rematch_used``."""
+        return await self._lobby.offer_rematch(credential, game_id)
+
+    async def accept_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """Accept the rematch of ``game_id``; when every player did, its table starts
+        and its game opens (``get_table(credential, rematch.table_id)``)."""
+        return await self._lobby.accept_rematch(credential, game_id)
+
+    async def decline_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """Decline the rematch of ``game_id``: it is off."""
+        return await self._lobby.decline_rematch(credential, game_id)
 
     async def create_game(
         self,

@@ -97,6 +97,44 @@ class SeekState:
     waited_s: float
 
 
+@dataclass(frozen=True, slots=True)
+class RematchInfo:
+    """A rematch of a finished game: ``status`` (``offered``, ``accepted``,
+    ``declined``, ``expired``), who offered (``offered_by``), every player of the game
+    and those who ``accepted``, ``expires_ms``, and the rematch's ``table_id`` (its
+    game: :meth:`GameServiceClient.get_table` once ``accepted``)."""
+
+    offer_id: str
+    game_id: str
+    offered_by: str
+    players: tuple[str, ...]
+    accepted: tuple[str, ...]
+    status: str
+    expires_ms: int
+    table_id: str
+
+
+_REMATCH_STATUS = {
+    pb.REMATCH_STATUS_OFFERED: "offered",
+    pb.REMATCH_STATUS_ACCEPTED: "accepted",
+    pb.REMATCH_STATUS_DECLINED: "declined",
+    pb.REMATCH_STATUS_EXPIRED: "expired",
+}
+
+
+def _rematch(message: pb.RematchOffer) -> RematchInfo:
+    return RematchInfo(
+        message.offer_id,
+        message.game_id,
+        message.offered_by,
+        tuple(message.players),
+        tuple(message.accepted),
+        _REMATCH_STATUS.get(message.status, "unknown"),
+        message.expires_ms,
+        message.table_id,
+    )
+
+
 class LobbyCalls(Generic[T]):
     """Every LobbyService call, made through ``call`` on ``channel``'s stub; time
     controls converted with ``encode`` / ``decode`` (the client's TimeControl)."""
@@ -275,3 +313,30 @@ class LobbyCalls(Generic[T]):
             reply.ruleset,
             reply.waited_s,
         )
+
+    async def offer_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """See :meth:`GameServiceClient.offer_rematch`."""
+        reply: pb.OfferRematchResponse = await self._call(
+            self._stub.OfferRematch,
+            pb.OfferRematchRequest(game_id=game_id),
+            player_metadata(credential),
+        )
+        return _rematch(reply.rematch)
+
+    async def accept_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """See :meth:`GameServiceClient.accept_rematch`."""
+        reply: pb.AcceptRematchResponse = await self._call(
+            self._stub.AcceptRematch,
+            pb.AcceptRematchRequest(game_id=game_id),
+            player_metadata(credential),
+        )
+        return _rematch(reply.rematch)
+
+    async def decline_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """See :meth:`GameServiceClient.decline_rematch`."""
+        reply: pb.DeclineRematchResponse = await self._call(
+            self._stub.DeclineRematch,
+            pb.DeclineRematchRequest(game_id=game_id),
+            player_metadata(credential),
+        )
+        return _rematch(reply.rematch)
