@@ -37,7 +37,7 @@ from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.exchange_server import ENGINE_SERVICE
 from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
-from services.gateway.lobby_servicer import LOBBY_SERVICE, LobbyServicer
+from services.gateway.lobby_servicer import LOBBY_SERVICE, LobbyServicer, lobby_quota
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
@@ -301,6 +301,8 @@ class LobbyParts:
     service: LobbyService
     matcher: Matcher
     opener: TableOpener
+    quota: CreationQuota
+    """Tables opened and seeks made per address: one budget for both faces."""
 
     def run(self, stop: asyncio.Event) -> list[asyncio.Task[None]]:
         """Start the matcher and the opener until ``stop``; await the tasks to end."""
@@ -346,7 +348,8 @@ def lobby_parts(
         client,
         now_ms,
     )
-    return LobbyParts(service, Matcher(RedisSeekPool(store.client, prefix), now_ms), opener)
+    matcher = Matcher(RedisSeekPool(store.client, prefix), now_ms)
+    return LobbyParts(service, matcher, opener, lobby_quota())
 
 
 def tournament_parts(
@@ -474,6 +477,7 @@ async def all_in_one(
         players=players,
         accounts=limits.accounts,
         lobby=lobby.service,
+        lobby_quota=lobby.quota,
     )
     web_server = None
     if web_address is not None:
@@ -498,7 +502,7 @@ async def all_in_one(
                 web,
                 TournamentServicer(tournaments, default_ruleset, limits.limiter, limits.quota),
                 PlayerServicer(players, limits.limiter, limits.accounts),
-                LobbyServicer(lobby.service, players, limits.limiter),
+                LobbyServicer(lobby.service, players, limits.limiter, lobby.quota),
             )
         except BaseException:
             await server.stop(None)
@@ -684,6 +688,7 @@ async def run_gateway(
         players=players,
         accounts=accounts,
         lobby=lobby.service,
+        lobby_quota=lobby.quota,
     )
     web_server = None
     if web_address is not None:
@@ -708,7 +713,7 @@ async def run_gateway(
             web,
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota),
             PlayerServicer(players, limiter, accounts),
-            LobbyServicer(lobby.service, players, limiter),
+            LobbyServicer(lobby.service, players, limiter, lobby.quota),
         )
     readiness = asyncio.create_task(
         follow_store(

@@ -49,6 +49,7 @@ async def create_server(
     players: PlayerService | None = None,
     accounts: CreationQuota | None = None,
     lobby: LobbyService | None = None,
+    lobby_quota: CreationQuota | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -70,7 +71,9 @@ async def create_server(
     with it, and let GameService's seat-scoped calls authenticate player credentials;
     ``accounts``: its registrations and credential creations per address (default
     DEFAULT_ACCOUNTS_PER_HOUR). ``lobby``: also serve LobbyService with it (needs
-    ``players``: its calls act as players). Stop with ``await server.stop(grace)``.
+    ``players``: its calls act as players), ``lobby_quota`` its tables and seeks per
+    address (default DEFAULT_LOBBY_PER_HOUR; pass the web face's). Stop with
+    ``await server.stop(grace)``.
     """
     if streams is None:
         streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))
@@ -121,7 +124,7 @@ async def create_server(
     if lobby is not None and players is not None:
         from teoti_client.proto import lobby_service_pb2_grpc
 
-        lobby_servicer = LobbyServicer(lobby, players, limiter)
+        lobby_servicer = LobbyServicer(lobby, players, limiter, lobby_quota)
         registrars.append(
             lambda s: lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(lobby_servicer, s)
         )
