@@ -398,7 +398,8 @@ class LobbyService:
             )
         except SeekInvalid as exc:
             raise LobbyInvalid("seek_invalid", str(exc)) from exc
-        if not command_id and await self._count_mine(player, "s") >= MAX_SEEKS:
+        retry = await self._redis.zscore(self._mine_key(player), f"s:{seek_id}") is not None
+        if not retry and await self._count_mine(player, "s") >= MAX_SEEKS:
             raise LobbyRuleRefused(
                 "too_many_seeks", f"a player waits with at most {MAX_SEEKS} seeks"
             )

@@ -132,3 +132,37 @@ async def test_a_rematch_through_the_client(client: TeotiClient) -> None:
     assert late.value.reason == "rematch_accepted"
     rematch = await _opened(client, ann, accepted.table_id)
     assert rematch.game_id != game.game_id and rematch.options == {"max_take": 3}
+
+
+async def test_a_player_has_at_most_five_seeks_waiting(client: TeotiClient) -> None:
+    ann = (await client.register_player("Ann")).credential
+    pools = [TimeControl(move_deadline_ms=60_000 + n, timeout_policy="forfeit") for n in range(6)]
+    for n, clock in enumerate(pools[:5]):  # five pools (one seek per pool and player)
+        await client.seek(ann, "nim", time_control=clock, command_id=f"seek-{n}")
+    with pytest.raises(RuleViolation) as refused:  # new command ids do not get around it
+        await client.seek(ann, "nim", time_control=pools[5], command_id="seek-5")
+    assert refused.value.reason == "too_many_seeks"
+    # A retry of a waiting seek is no new seek; a cancelled one frees a place.
+    again = await client.seek(ann, "nim", time_control=pools[0], command_id="seek-0")
+    assert again.status == "waiting"
+    assert (await client.cancel_seek(ann, again.seek_id))[0] == "cancelled"
+    assert (await client.seek(ann, "nim", time_control=pools[5])).status == "waiting"
+
+
+async def test_a_seekers_rating_comes_from_the_rating_book(
+    client: TeotiClient, redis_url: str, key_prefix: str
+) -> None:
+    from services.engine.adapters.redis_client import create_redis_client
+    from services.tournament.ratings_book import RatingsBook
+
+    ann_player = await client.register_player("Ann")
+    bob = await client.register_player("Bob")
+    redis = create_redis_client(redis_url)
+    try:
+        book = RatingsBook(redis, key_prefix)
+        await book.record("nim", "g-1", [ann_player.player.player_id, bob.player.player_id], [1, 2])
+        expected = (await book.rating("nim", ann_player.player.player_id)).ordinal
+    finally:
+        await redis.aclose()
+    ticket = await client.seek(ann_player.credential, "nim", rated=True)
+    assert ticket.rating == pytest.approx(expected) and expected != 0.0
