@@ -260,9 +260,18 @@ class LobbyService:
             digest = hashlib.sha256(f"table|{player}|{command_id}".encode()).hexdigest()
             table_id = digest[:20]
             try:
-                return await self._lobby.get(table_id)
+                stored = await self._lobby.get(table_id)
             except TableNotFound:
                 pass
+            else:
+                asked = (ruleset, _canonical(options), seat_count, rated)
+                kept = (stored.ruleset, stored.options, len(stored.seats), stored.rated)
+                same_clock = stored.time_control == canonical_time_control(control)
+                if asked != kept or not same_clock or (player in stored.seats) != host_sits:
+                    raise LobbyRuleRefused(
+                        "command_id_reused", "this command id opened another table"
+                    )
+                return stored
         else:
             table_id = secrets.token_hex(10)
         if await self._count_mine(player, "t") >= MAX_OPEN_TABLES:
@@ -275,7 +284,7 @@ class LobbyService:
                 player,
                 ruleset,
                 seat_count,
-                options=json.dumps(options, sort_keys=True, separators=(",", ":")),
+                options=_canonical(options),
                 rated=rated,
                 time_control=canonical_time_control(control),
                 created_ms=self._now_ms(),
@@ -382,6 +391,8 @@ class LobbyService:
         else:
             tail = secrets.token_hex(8)
         seek_id = f"{pool_hex}-{tail}"
+        if command_id and await self._seek_elsewhere(player, seek_id):
+            raise LobbyRuleRefused("command_id_reused", "this command id made another seek")
         try:
             seek = Seek(
                 seek_id,
@@ -410,12 +421,26 @@ class LobbyService:
         if status.status == "placed":
             return SeekAnswer("placed", seek_id, status.table_id, rating)
         if status.status == "waiting" and status.seek_id == seek_id:
+            stored, _table = await self._pool.lookup(seek.pool, seek_id)
+            if stored is not None and _seek_terms(stored) != _seek_terms(seek):
+                raise LobbyRuleRefused("command_id_reused", "this command id made another seek")
             return SeekAnswer("waiting", seek_id, rating=rating)
         if status.status == "waiting":
             raise LobbyRuleRefused(
                 "already_seeking", f"you already wait in this pool with seek {status.seek_id}"
             )
         raise LobbyRuleRefused("command_id_reused", "this seek id waits for another player")
+
+    async def _seek_elsewhere(self, player: str, seek_id: str) -> bool:
+        """True if ``player``'s set holds a seek of the same command id (the same tail)
+        in another pool: the command id was used for another request."""
+        tail = seek_id.partition("-")[2]
+        members: Any = await self._redis.zrange(self._mine_key(player), 0, -1)
+        for raw in members or ():
+            member = raw.decode() if isinstance(raw, bytes) else str(raw)
+            if member.startswith("s:") and member.endswith(f"-{tail}") and member != f"s:{seek_id}":
+                return True
+        return False
 
     async def _pool_of(self, player: str, seek_id: str) -> str:
         check_id(seek_id, "seek_id")
@@ -559,7 +584,7 @@ class LobbyService:
         if original is not None:
             options, control, rated = original.options, original.time_control, original.rated
         else:
-            options = json.dumps(dict(snapshot.options), sort_keys=True, separators=(",", ":"))
+            options = _canonical(dict(snapshot.options))
             clock = snapshot.clock
             control = canonical_time_control(clock.control if clock is not None else None)
             rated = False
@@ -576,6 +601,16 @@ class LobbyService:
             bots=tuple(i for i, p in enumerate(seats) if p == EMPTY),
         )
         return await self._lobby.create_started(table)
+
+
+def _canonical(options: dict[str, Any]) -> str:
+    """Options as the canonical JSON text a table keeps."""
+    return json.dumps(options, sort_keys=True, separators=(",", ":"))
+
+
+def _seek_terms(seek: Seek) -> tuple[Any, ...]:
+    """What a seek asks for beyond its pool (a retry must ask the same)."""
+    return (seek.min_seats, seek.max_seats, seek.window, seek.bots_after_s)
 
 
 class _NoRematch(LookupError):

@@ -166,3 +166,30 @@ async def test_a_seekers_rating_comes_from_the_rating_book(
         await redis.aclose()
     ticket = await client.seek(ann_player.credential, "nim", rated=True)
     assert ticket.rating == pytest.approx(expected) and expected != 0.0
+
+
+async def test_a_command_id_belongs_to_its_request(client: TeotiClient) -> None:
+    ann = (await client.register_player("Ann")).credential
+    bob = (await client.register_player("Bob")).credential
+    table = await client.open_table(ann, "nim", 2, command_id="t-1")
+    assert (await client.open_table(ann, "nim", 2, command_id="t-1")).table_id == table.table_id
+    others = [
+        client.open_table(ann, "nim", 3, command_id="t-1"),
+        client.open_table(ann, "nim", 2, rated=True, command_id="t-1"),
+        client.open_table(ann, "nim", 2, {"max_take": 2}, command_id="t-1"),
+    ]
+    for other in others:
+        with pytest.raises(RuleViolation) as reused:
+            await other
+        assert reused.value.reason == "command_id_reused"
+    # Another player's same command id is their own.
+    assert (await client.open_table(bob, "nim", 2, command_id="t-1")).table_id != table.table_id
+    seek = await client.seek(ann, "nim", 2, 3, command_id="s-1")
+    assert (await client.seek(ann, "nim", 2, 3, command_id="s-1")).seek_id == seek.seek_id
+    for other in (
+        client.seek(ann, "nim", 2, 2, command_id="s-1"),
+        client.seek(ann, "nim", 2, 3, rated=True, command_id="s-1"),
+    ):
+        with pytest.raises(RuleViolation) as reused:
+            await other
+        assert reused.value.reason == "command_id_reused"
