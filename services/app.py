@@ -25,7 +25,7 @@ from services.engine.adapters.redis_client import POOL_SIZE, RedisConfig, as_con
 from services.engine.adapters.redis_store import RedisEventStore
 from services.engine.domain import rulesets
 from services.engine.domain.bot_credential import BotCredential
-from services.engine.domain.clock import SeedSource, random_seed
+from services.engine.domain.clock import SeedSource, random_seed, system_clock
 from services.engine.domain.engine import Engine
 from services.engine.domain.head_signing import HeadSigner, SigningKeys
 from services.engine.domain.reader import GameReader
@@ -37,15 +37,22 @@ from services.engine.transport.client import EngineClient, InProcessEngineClient
 from services.engine.transport.exchange_server import ENGINE_SERVICE
 from services.engine.transport.link_frames import DEFAULT_LINK_PORT
 from services.env_defaults import env_number
+from services.gateway.lobby_servicer import LOBBY_SERVICE, LobbyServicer, lobby_quota
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.rating_servicer import RATING_SERVICE, RatingServicer
 from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.lobby.redis_tables import RedisLobby
+from services.lobby.service import LobbyService
+from services.matchmaking.matcher import Matcher, epoch_ms
+from services.matchmaking.redis_pool import RedisSeekPool
 from services.notices.hub import NoticeHub
 from services.notices.inbox import RedisInbox
 from services.notices.notifier import Notifier
+from services.opener.opener import TableOpener, opener_name
+from services.opener.streams import OpenerStreams
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
 from services.ratings.queries import RatingQueries
@@ -278,6 +285,7 @@ class Stack:
     players: PlayerService | None = None
     notices: NoticeHub | None = None
     """The player streams' hub (WatchPlayer on both faces)."""
+    lobby: LobbyService | None = None
 
 
 def director_name() -> str:
@@ -310,6 +318,66 @@ def rating_queries(
     """RatingService's reads of the rating book on ``store``'s login (it may read the
     ``{ratings:*}`` keys: the director's user in a split deployment)."""
     return RatingQueries(RatingsBook(store.client, store.keys.prefix), players, registry)
+
+
+@dataclass
+class LobbyParts:
+    """The lobby of one gateway process: the service its faces call, and the loops it
+    runs (the matcher and the table opener; every gateway runs both, sharing the work
+    through Redis)."""
+
+    service: LobbyService
+    matcher: Matcher
+    opener: TableOpener
+    quota: CreationQuota
+    """Tables opened and seeks made per address: one budget for both faces."""
+
+    def run(self, stop: asyncio.Event) -> list[asyncio.Task[None]]:
+        """Start the matcher and the opener until ``stop``; await the tasks to end."""
+        return [
+            asyncio.create_task(self.matcher.run(stop)),
+            asyncio.create_task(self.opener.run(stop)),
+        ]
+
+
+def lobby_parts(
+    store: RedisEventStore,
+    client: EngineClient,
+    registry: RulesetRegistry,
+    players: PlayerService,
+    reader: GameReader,
+) -> LobbyParts:
+    """The lobby, matchmaking and table opener on ``store``'s Redis login (it must be
+    allowed the ``{lobby}``, ``{mm:*}``, ``mm:pools``, ``{inbox:*}`` and ratings keys:
+    the director's user in a split deployment), creating games through ``client``;
+    ``reader`` reads the finished games rematches start from."""
+    now_ms = epoch_ms(system_clock)
+    prefix = store.keys.prefix
+    lobby = RedisLobby(store.client, prefix, now_ms)
+    pool = RedisSeekPool(store.client, prefix)
+    inbox = RedisInbox(store.client, prefix)
+    service = LobbyService(
+        lobby,
+        pool,
+        RatingsBook(store.client, prefix),
+        registry,
+        store.client,
+        prefix,
+        now_ms,
+        reader,
+        inbox,
+    )
+    opener = TableOpener(
+        OpenerStreams(store.client, opener_name()),
+        lobby,
+        RedisSeekPool(store.client, prefix),
+        inbox,
+        players,
+        client,
+        now_ms,
+    )
+    matcher = Matcher(RedisSeekPool(store.client, prefix), now_ms)
+    return LobbyParts(service, matcher, opener, lobby_quota())
 
 
 def tournament_parts(
@@ -385,6 +453,7 @@ async def all_in_one(
     seed_source: SeedSource = random_seed,
     default_ruleset: str | None = None,
     director: bool = True,
+    lobby_loop: bool = True,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
@@ -399,7 +468,8 @@ async def all_in_one(
     ``web``: its settings; ``signing``: the keys the gateway signs heads with and
     publishes (default: a key made for this run, held in memory only; ``teoti serve``
     passes the one in its data dir); ``director``: run a tournament director here
-    (TournamentService is served either way).
+    (TournamentService is served either way); ``lobby_loop``: run the matcher and
+    the table opener here (LobbyService is served either way).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -426,6 +496,7 @@ async def all_in_one(
     players = player_service(log_store)
     notices = notice_hub(log_store)
     ratings = rating_queries(log_store, players, registry)
+    lobby = lobby_parts(log_store, client, registry, players, reader)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -444,6 +515,8 @@ async def all_in_one(
         accounts=limits.accounts,
         notices=notices,
         ratings=ratings,
+        lobby=lobby.service,
+        lobby_quota=lobby.quota,
     )
     web_server = None
     if web_address is not None:
@@ -478,6 +551,7 @@ async def all_in_one(
                     limits.streams,
                 ),
                 ratings=RatingServicer(ratings, limits.limiter),
+                lobby=LobbyServicer(lobby.service, players, limits.limiter, lobby.quota),
             )
         except BaseException:
             await server.stop(None)
@@ -490,10 +564,11 @@ async def all_in_one(
         follow_store(
             log_store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE, LOBBY_SERVICE),
             stop,
         )
     )
+    lobby_loops = lobby.run(stop) if lobby_loop else []
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     notifying = asyncio.create_task(notifier(log_store).run(stop))
     worker = asyncio.create_task(
@@ -518,6 +593,7 @@ async def all_in_one(
             web_server.port if web_server else None,
             players,
             notices,
+            lobby.service,
         )
     finally:
         if web_server is not None:
@@ -531,6 +607,8 @@ async def all_in_one(
         if directing is not None:
             await directing
         await notifying
+        for loop in lobby_loops:
+            await loop
         if keeper is not None:
             await keeper
         await log_store.close()
@@ -638,6 +716,8 @@ async def run_gateway(
     players = player_service(tournament_store)
     notices = notice_hub(tournament_store)
     ratings = rating_queries(tournament_store, players, registry)  # the director's login
+    # The lobby, the matcher and the table opener on that login too (issue 32).
+    lobby = lobby_parts(tournament_store, client, registry, players, reader)
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()
@@ -665,6 +745,8 @@ async def run_gateway(
         accounts=accounts,
         notices=notices,
         ratings=ratings,
+        lobby=lobby.service,
+        lobby_quota=lobby.quota,
     )
     web_server = None
     if web_address is not None:
@@ -690,6 +772,7 @@ async def run_gateway(
             TournamentServicer(tournaments, rulesets.default_ruleset(), limiter, quota, players),
             PlayerServicer(players, limiter, accounts, notices, watchers, streams),
             ratings=RatingServicer(ratings, limiter),
+            lobby=LobbyServicer(lobby.service, players, limiter, lobby.quota),
         )
     # your_turn notices, on the players' login (it writes their inboxes).
     notifying = asyncio.create_task(notifier(tournament_store).run(stop))
@@ -697,10 +780,11 @@ async def run_gateway(
         follow_store(
             store.client.ping,
             health_of(server),
-            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE),
+            (GAME_SERVICE, TOURNAMENT_SERVICE, PLAYER_SERVICE, RATING_SERVICE, LOBBY_SERVICE),
             stop,
         )
     )
+    lobby_loops = lobby.run(stop)
     log.info(
         "gateway_serving",
         port=port,
@@ -718,6 +802,8 @@ async def run_gateway(
     await server.stop(SHUTDOWN_GRACE_S)
     await readiness
     await notifying
+    for loop in lobby_loops:
+        await loop
     await hub.close()
     await notices.close()
     await client.close()

@@ -250,3 +250,20 @@ async def test_the_player_stream_example_runs_as_written(
     printed = capsys.readouterr().out.splitlines()  # the server's log lines among them
     shown = [line for line in printed if line in {"your_turn True", "True", "False"}]
     assert shown == ["your_turn True", "True", "True"]
+
+
+async def test_the_lobby_example_runs_as_written(
+    server_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The client README's LobbyService example (its ``python lobby`` block): a table
+    filled by two players opens their game; two seekers are placed in one game."""
+    match = re.search(r"```python lobby\n(.*?)```", CLIENT_README.read_text("utf-8"), re.S)
+    assert match is not None, "the client README shows the lobby"
+    code = match.group(1).replace("127.0.0.1:50051", f"127.0.0.1:{server_port}")
+    code = code.replace("asyncio.run(main())", "")  # we are inside the test's loop
+    namespace: dict[str, object] = {}
+    exec(compile(code, str(CLIENT_README), "exec"), namespace)
+    await asyncio.wait_for(namespace["main"](), 60)  # type: ignore[operator]
+    printed = capsys.readouterr().out.splitlines()  # the server's log lines among them
+    shown = [line for line in printed if line in {"['Ann', 'Bob']", "True"}]
+    assert shown == ["['Ann', 'Bob']", "True"]

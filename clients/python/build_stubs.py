@@ -37,6 +37,7 @@ PUBLIC_PROTOS = (
     f"{PROTO_PACKAGE_DIR}/game_service.proto",
     f"{PROTO_PACKAGE_DIR}/player_service.proto",
     f"{PROTO_PACKAGE_DIR}/rating_service.proto",
+    f"{PROTO_PACKAGE_DIR}/lobby_service.proto",
 )
 #: The client's private protos (wire-compatible copies of google.rpc's Status/ErrorInfo).
 CLIENT_PROTO_ROOT = CLIENT_DIR / "proto"

@@ -9,12 +9,14 @@ from services.engine.domain.head_signing import SigningKeys
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import default_ruleset as installed_default
 from services.engine.transport.client import EngineClient
+from services.gateway.lobby_servicer import LOBBY_SERVICE, LobbyServicer
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S
 from services.gateway.player_servicer import PLAYER_SERVICE, PlayerServicer
 from services.gateway.rating_servicer import RATING_SERVICE, RatingServicer
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.lobby.service import LobbyService
 from services.notices.hub import NoticeHub
 from services.players.service import PlayerService
 from services.ratings.queries import RatingQueries
@@ -51,6 +53,8 @@ async def create_server(
     accounts: CreationQuota | None = None,
     notices: NoticeHub | None = None,
     ratings: RatingQueries | None = None,
+    lobby: LobbyService | None = None,
+    lobby_quota: CreationQuota | None = None,
 ) -> tuple[grpc.aio.Server, int]:
     """Start GameService (+ health, reflection) on ``address``; returns (server, port).
 
@@ -73,8 +77,10 @@ async def create_server(
     ``accounts``: its registrations and credential creations per address (default
     DEFAULT_ACCOUNTS_PER_HOUR); ``notices``: PlayerService's WatchPlayer hub (None:
     WatchPlayer refused, ``player_streams_off``; the caller closes it).
-    ``ratings``: also serve RatingService with it.
-    Stop with ``await server.stop(grace)``.
+    ``ratings``: also serve RatingService with it. ``lobby``: also serve LobbyService
+    with it (needs ``players``: its calls act as players), ``lobby_quota`` its tables and
+    seeks per address (default DEFAULT_LOBBY_PER_HOUR; pass the web face's). Stop with
+    ``await server.stop(grace)``.
     """
     if streams is None:
         streams = StreamBudget(total=max(1, max_concurrent_rpcs - UNARY_RESERVE))
@@ -133,6 +139,14 @@ async def create_server(
             )
         )
         names.append(RATING_SERVICE)
+    if lobby is not None and players is not None:
+        from teoti_client.proto import lobby_service_pb2_grpc
+
+        lobby_servicer = LobbyServicer(lobby, players, limiter, lobby_quota)
+        registrars.append(
+            lambda s: lobby_service_pb2_grpc.add_LobbyServiceServicer_to_server(lobby_servicer, s)
+        )
+        names.append(LOBBY_SERVICE)
     server, port, health = build_server(
         address, registrars, names, max_concurrent_rpcs=max_concurrent_rpcs
     )

@@ -7,6 +7,7 @@ change touches the table and the indexes together):
 - ``<prefix>:{lobby}:open``      sorted set, table id -> created ms (the open tables)
 - ``<prefix>:{lobby}:starting``  stream of started tables (``table`` = table JSON),
   capped near STARTING_MAXLEN, read by the table opener that creates their games
+- ``<prefix>:{lobby}:games``     hash, game id -> the table that opened it
 - ``<prefix>:{lobby}:gone``      sorted set, table id -> ms it stopped being open (the
   started and closed tables kept for lookups, trimmed by :meth:`forget_before`)
 
@@ -42,7 +43,8 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 if ARGV[4] == 'open' then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
 else
-  if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and ARGV[4] == 'started' then
+  local was_open = redis.call('ZREM', KEYS[2], ARGV[1]) == 1
+  if ARGV[4] == 'started' and (was_open or (ARGV[2] == '' and ARGV[8] == '1')) then
     redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], '*', 'table', ARGV[3])
   end
   redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
@@ -72,13 +74,14 @@ class RedisLobby:
         self._now_ms = now_ms
         tag = f"{prefix}:{{lobby}}"
         self._keys = [f"{tag}:tables", f"{tag}:open", f"{tag}:starting", f"{tag}:gone"]
+        self._games_key = f"{tag}:games"
 
     @property
     def starting_key(self) -> str:
         """The stream of started tables."""
         return self._keys[2]
 
-    async def _cas(self, old: str, new: LobbyTable) -> bool:
+    async def _cas(self, old: str, new: LobbyTable, to_stream: bool = False) -> bool:
         args = [
             new.table_id,
             old,
@@ -87,6 +90,7 @@ class RedisLobby:
             new.created_ms,
             self._now_ms(),
             STARTING_MAXLEN,
+            "1" if to_stream else "0",
         ]
         try:
             reply: Any = await self._redis.evalsha(_CAS_SHA, len(self._keys), *self._keys, *args)
@@ -103,6 +107,38 @@ class RedisLobby:
         if stored.host != table.host or stored.created_ms != table.created_ms:
             raise LobbyRefused("table_id_taken", "this table id names another table")
         return stored
+
+    async def record_started(self, table: LobbyTable) -> LobbyTable:
+        """Store ``table``, started elsewhere (a table the matchmaker placed), so that
+        GetTable and the opener's record find it like a lobby table; it is written on no
+        stream. A table already stored under its id is returned as stored (a redelivered
+        placement)."""
+        if await self._cas("", table):
+            return table
+        return await self.get(table.table_id)
+
+    async def create_started(self, table: LobbyTable) -> LobbyTable:
+        """Store ``table``, already started (a rematch: its seats were agreed elsewhere),
+        and put it on the starting stream for the opener, in one step; never listed as
+        open. A table already stored under its id is returned as stored (a retry)."""
+        if await self._cas("", table, to_stream=True):
+            return table
+        return await self.get(table.table_id)
+
+    async def record_game(self, game_id: str, table_id: str) -> None:
+        """Remember that ``table_id`` opened ``game_id`` (``<prefix>:{lobby}:games``,
+        hash, game id -> table id: a rematch finds its table's rated flag)."""
+        await self._redis.hset(self._games_key, game_id, table_id)
+
+    async def table_of_game(self, game_id: str) -> LobbyTable | None:
+        """The table that opened ``game_id`` (None for a game no table opened)."""
+        table_id: Any = await self._redis.hget(self._games_key, game_id)
+        if table_id is None:
+            return None
+        try:
+            return await self.get(table_id.decode() if isinstance(table_id, bytes) else table_id)
+        except TableNotFound:
+            return None
 
     async def get(self, table_id: str) -> LobbyTable:
         """The table ``table_id``. Raises TableNotFound."""

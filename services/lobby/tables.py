@@ -35,6 +35,8 @@ class TableStatus(StrEnum):
     """Its seats are final; ``game_id`` names its game once it is opened."""
     CLOSED = "closed"
     """Its host left before the start: no game."""
+    FAILED = "failed"
+    """It started but its game could not be created (``failure`` names the rule)."""
 
 
 class LobbyRefused(ValueError):
@@ -62,6 +64,8 @@ class LobbyTable:
         status: :class:`TableStatus`.
         bots: seats a bot took at the start (indexes).
         game_id: the game it started ("" before).
+        failure: why its game could not be created (the refusal's rule; "" unless
+            ``status`` is FAILED).
     """
 
     table_id: str
@@ -75,6 +79,7 @@ class LobbyTable:
     status: TableStatus = TableStatus.OPEN
     bots: tuple[int, ...] = ()
     game_id: str = ""
+    failure: str = ""
 
     @property
     def free_seats(self) -> int:
@@ -101,6 +106,7 @@ class LobbyTable:
                 "status": self.status.value,
                 "bots": list(self.bots),
                 "game_id": self.game_id,
+                **({"failure": self.failure} if self.failure else {}),
             },
             sort_keys=True,
             separators=(",", ":"),
@@ -122,6 +128,7 @@ class LobbyTable:
             status=TableStatus(data["status"]),
             bots=tuple(int(i) for i in data["bots"]),
             game_id=str(data["game_id"]),
+            failure=str(data.get("failure", "")),
         )
 
 
@@ -235,3 +242,14 @@ def opened(table: LobbyTable, game_id: str) -> LobbyTable:
     if table.game_id and table.game_id != game_id:
         raise LobbyRefused("table_has_a_game", f"table {table.table_id} is game {table.game_id}")
     return replace(table, game_id=game_id)
+
+
+def failed(table: LobbyTable, rule: str) -> LobbyTable:
+    """A started table whose game could not be created: the engine refused it with
+    ``rule`` (the opener's record; idempotent). Raises LobbyRefused ``table_not_started``
+    (not started, or its game was already opened)."""
+    if table.status is TableStatus.FAILED:
+        return table
+    if table.status is not TableStatus.STARTED or table.game_id:
+        raise LobbyRefused("table_not_started", f"table {table.table_id} is not waiting for a game")
+    return replace(table, status=TableStatus.FAILED, failure=rule)

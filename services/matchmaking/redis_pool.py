@@ -206,6 +206,22 @@ class RedisSeekPool:
         status, _found = await self._run("place", keys, args)
         return tid if _text(status) == "ok" else None
 
+    async def pool_of(self, pool_id_: str) -> str | None:
+        """The pool key whose :func:`pool_id` is ``pool_id_`` (None if no seek was ever
+        made in it)."""
+        found: Any = await self._redis.hget(f"{self._prefix}:mm:pools", pool_id_)
+        return None if found is None else _text(found)
+
+    async def lookup(self, pool: str, seek_id: str) -> tuple[Seek | None, str]:
+        """Where the seek ``seek_id`` of ``pool`` stands: (the seek while it waits, else
+        None; the table id it was placed at, else ""). Both empty: cancelled, expired
+        or never made."""
+        stored: Any = await self._redis.hget(self._key(pool, "seeks"), seek_id)
+        if stored is not None:
+            return Seek.from_json(stored), ""
+        placed: Any = await self._redis.get(self._key(pool, f"placed:{seek_id}"))
+        return None, "" if placed is None else _text(placed)
+
     async def pools(self) -> list[str]:
         """Every pool that has had a seek (pool keys)."""
         found: Any = await self._redis.hvals(f"{self._prefix}:mm:pools")

@@ -31,6 +31,7 @@ class NoticeKind(StrEnum):
     MATCH_FOUND = "match_found"
     TOURNAMENT_PAIRING = "tournament_pairing"
     REMATCH_OFFERED = "rematch_offered"
+    TABLE_FAILED = "table_failed"
 
 
 class NoticeInvalid(ValueError):

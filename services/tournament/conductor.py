@@ -39,7 +39,7 @@ from services.tournament.aggregate import (
 )
 from services.tournament.config import TournamentConfig
 from services.tournament.model import Pairing, Table, TableResult
-from services.tournament.ratings_book import RatingsBook
+from services.tournament.ratings_book import RatingsBook, account_identity
 from services.tournament.repository import TournamentRepository
 
 log = structlog.get_logger(__name__)
@@ -53,7 +53,12 @@ bot entered under it must not move that person's rating."""
 
 
 def rated_identity(state: TournamentState, player: str) -> str:
-    """The name ``player``'s results are rated under (``bot:<name>`` for a bot)."""
+    """The identity ``player``'s results are rated under: a player account that entered
+    itself is rated as the account (``player:<id>``, the one rating book of its lobby
+    games too), a bot as ``bot:<name>``, anyone else by the name."""
+    entrant = state.entrant(player)
+    if entrant is not None and entrant.player_id:
+        return account_identity(entrant.player_id)
     bots = {e.player for e in state.entrants if e.kind == ev.BOT}
     return f"{BOT_PREFIX}{player}" if player in bots else player
 

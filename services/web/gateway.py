@@ -28,10 +28,12 @@ async def start_game_web(
     tournaments: Any | None = None,
     players: Any | None = None,
     ratings: Any | None = None,
+    lobby: Any | None = None,
 ) -> WebServer:
     """Serve ``servicer`` (a GameService servicer, as the gRPC server runs it) and, when
     given, ``tournaments`` (a TournamentService servicer), ``players`` (a PlayerService
-    servicer) and ``ratings`` (a RatingService servicer) on the web face at ``address``
+    servicer), ``ratings`` (a RatingService servicer) and ``lobby`` (a LobbyService
+    servicer) on the web face at ``address``
     (``host:port``; port 0: a free one), with the servicer's public signing keys at
     ``/.well-known/teoti-signing-keys.json`` (what ListSigningKeys answers)."""
     services: list[tuple[Any, Any]] = [(GAME_SERVICE, servicer)]
@@ -48,6 +50,10 @@ async def start_game_web(
         from teoti_client.proto import rating_service_pb2
 
         services.append((rating_service_pb2.DESCRIPTOR.services_by_name["RatingService"], ratings))
+    if lobby is not None:
+        from teoti_client.proto import lobby_service_pb2
+
+        services.append((lobby_service_pb2.DESCRIPTOR.services_by_name["LobbyService"], lobby))
     settings = settings or WebSettings()
     host, port = split_address(address)
 

@@ -29,6 +29,7 @@ from redis.exceptions import NoPermissionError
 from teoti_client.proto import (
     game_service_pb2,
     game_service_pb2_grpc,
+    lobby_service_pb2_grpc,
     player_service_pb2_grpc,
     rating_service_pb2_grpc,
 )
@@ -101,6 +102,7 @@ class SplitStack:
     tournaments: Any
     players: Any
     ratings: Any = None
+    lobby: Any = None
 
 
 @pytest.fixture
@@ -155,6 +157,7 @@ async def split_stack(
                 tpb_grpc.TournamentServiceStub(channel),
                 player_service_pb2_grpc.PlayerServiceStub(channel),
                 rating_service_pb2_grpc.RatingServiceStub(channel),
+                lobby_service_pb2_grpc.LobbyServiceStub(channel),
             )
         finally:
             stop.set()
@@ -589,5 +592,58 @@ async def test_a_rated_game_is_rated_with_each_service_as_its_own_user(
         try:
             with pytest.raises(NoPermissionError):
                 await client.lrange(history, 0, -1)
+        finally:
+            await client.aclose()
+
+
+async def test_the_lobby_and_matchmaking_work_with_each_service_as_its_own_user(
+    split_stack: SplitStack, users: Users, redis_url: str
+) -> None:
+    """LobbyService, the matcher and the table opener use the ``{lobby}``, ``{mm:*}``,
+    ``mm:pools`` and ``{inbox:*}`` keys on TournamentService's login (the director's
+    user) and create games through the engine link: a lobby table and a match each open
+    their game, and no command is denied; the gateway's and the bot's users cannot touch
+    those keys."""
+    from teoti_client.proto import lobby_service_pb2 as lpb
+    from teoti_client.proto import player_service_pb2 as ppb
+
+    creds = []
+    for name in ("Ann", "Bob"):
+        made = await split_stack.players.RegisterPlayer(
+            ppb.PlayerServiceRegisterPlayerRequest(name=name)
+        )
+        creds.append((("authorization", f"Player {made.credential}"),))
+    lobby = split_stack.lobby
+    table = await lobby.OpenTable(
+        lpb.OpenTableRequest(ruleset="nim", seat_count=2), metadata=creds[0]
+    )
+    await lobby.JoinTable(lpb.JoinTableRequest(table_id=table.table.table_id), metadata=creds[1])
+    seeks = [
+        await lobby.Seek(lpb.SeekRequest(ruleset="nim", min_seats=2, max_seats=2), metadata=auth)
+        for auth in creds
+    ]
+
+    async def opened() -> tuple[str, str]:
+        while True:
+            got = await lobby.GetTable(
+                lpb.GetTableRequest(table_id=table.table.table_id), metadata=creds[0]
+            )
+            seek = await lobby.GetSeek(
+                lpb.GetSeekRequest(seek_id=seeks[0].seek_id), metadata=creds[0]
+            )
+            if got.table.game_id and seek.game_id:
+                return got.table.game_id, seek.game_id
+            await asyncio.sleep(0.05)
+
+    table_game, match_game = await asyncio.wait_for(opened(), 30)
+    assert table_game != match_game
+    game = await split_stack.gateway.GetGame(split_stack.pb.GetGameRequest(game_id=match_game))
+    assert all(seat.player for seat in game.seats)
+    assert await denied_for(redis_url, users) == []
+    for role in (Role.GATEWAY, Role.BOT):
+        client = aioredis.Redis.from_url(users.urls[role])
+        try:
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                await client.hgetall(f"{users.prefix}:{{lobby}}:tables")
         finally:
             await client.aclose()

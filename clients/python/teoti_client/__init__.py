@@ -1,6 +1,6 @@
 """Python client of the game service (``gameserver.v1.GameService``, and
 ``gameserver.v1.PlayerService`` for player accounts, ``gameserver.v1.RatingService`` for
-ratings and leaderboards).
+ratings and leaderboards, ``gameserver.v1.LobbyService`` for lobby tables and matchmaking).
 
 Depends only on grpcio and protobuf; its stubs (``teoti_client.proto``) are generated
 when the distribution is built, with type stubs, so mypy checks every field name.
@@ -36,6 +36,7 @@ from teoti_client.errors import (
     RuleViolation,
     VersionConflict,
 )
+from teoti_client.lobby import LobbySeat, LobbyTableInfo, RematchInfo, SeekState, SeekTicket
 from teoti_client.players import (
     PlayerCredentialInfo,
     PlayerNotice,
@@ -61,6 +62,8 @@ __all__ = [
     "InvalidArgument",
     "Leaderboard",
     "LegalMove",
+    "LobbySeat",
+    "LobbyTableInfo",
     "LogCorrupted",
     "MoveResult",
     "NotAuthorized",
@@ -73,12 +76,15 @@ __all__ = [
     "RatingHistoryEntry",
     "RatingValue",
     "RegisteredPlayer",
+    "RematchInfo",
     "Resigned",
     "RuleViolation",
     "RulesetSummary",
     "SeatClock",
     "SeatInfo",
     "SeatUpdate",
+    "SeekState",
+    "SeekTicket",
     "SignedHead",
     "SigningKey",
     "TeotiClient",

@@ -18,6 +18,8 @@ from typing import Any, Generic, Self, TypeVar, cast
 import grpc
 
 from teoti_client.errors import decode_error, error_info
+from teoti_client.lobby import LobbyCalls, LobbyTableInfo, RematchInfo, SeekTicket
+from teoti_client.lobby import SeekState as LobbySeekState
 from teoti_client.play_stream import PlayStream, client_failure, error_of
 from teoti_client.players import (
     PlayerCalls,
@@ -51,6 +53,16 @@ def _time_control(message: pb.TimeControl) -> TimeControl:
         message.increment_ms,
         message.move_deadline_ms,
         _POLICIES.get(message.timeout_policy, "bot_takeover"),
+    )
+
+
+def _time_control_proto(control: TimeControl) -> pb.TimeControl:
+    """The client's TimeControl as the message (inverse of :func:`_time_control`)."""
+    return pb.TimeControl(
+        base_ms=control.base_ms,
+        increment_ms=control.increment_ms,
+        move_deadline_ms=control.move_deadline_ms,
+        timeout_policy=_POLICY_VALUES[control.timeout_policy],
     )
 
 
@@ -314,6 +326,7 @@ class GameServiceClient(Generic[EventT]):
         self._play = PlayStream(self._stub) if play_stream else None
         self._players = PlayerCalls(self._channel, self._call_as)
         self._ratings = RatingCalls(self._channel, self._call_as)
+        self._lobby = LobbyCalls(self._channel, self._call_as, _time_control_proto, _time_control)
         self._closed = False
 
     async def __aenter__(self) -> Self:
@@ -464,6 +477,113 @@ class GameServiceClient(Generic[EventT]):
         newest first (``page_size`` 1 to 200; 0: 20). Raises GameNotFound
         (``player_not_found``), InvalidArgument."""
         return await self._ratings.player_rating(player_id, ruleset, page_size, page_token)
+
+    # -- LobbyService (issue 32): tables and seeks, as the player holding ``credential``
+
+    async def open_table(
+        self,
+        credential: str,
+        ruleset: str,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        rated: bool = False,
+        time_control: TimeControl | None = None,
+        host_stands: bool = False,
+        command_id: str = "",
+    ) -> LobbyTableInfo[TimeControl]:
+        """Open a lobby table of ``seats`` seats (you in seat 0 unless ``host_stands``).
+        Raises InvalidArgument (unknown ruleset, a seat count or options the ruleset
+        refuses), RuleViolation (``too_many_tables``, ``rated_table_seats``)."""
+        return await self._lobby.open_table(
+            credential, ruleset, seats, options, rated, time_control, host_stands, command_id
+        )
+
+    async def list_tables(
+        self,
+        credential: str,
+        ruleset: str = "",
+        rated: bool | None = None,
+        include_full: bool = False,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> tuple[list[LobbyTableInfo[TimeControl]], str]:
+        """Open tables oldest first, and the next page's token ("" at the end)."""
+        return await self._lobby.list_tables(
+            credential, ruleset, rated, include_full, page_size, page_token
+        )
+
+    async def get_table(self, credential: str, table_id: str) -> LobbyTableInfo[TimeControl]:
+        """A table (its ``game_id`` once its game is open)."""
+        return await self._lobby.get_table(credential, table_id)
+
+    async def join_table(
+        self, credential: str, table_id: str, seat: int | None = None
+    ) -> LobbyTableInfo[TimeControl]:
+        """Take ``seat`` (None: the first free one); filling the table starts it."""
+        return await self._lobby.join_table(credential, table_id, seat)
+
+    async def leave_table(self, credential: str, table_id: str) -> LobbyTableInfo[TimeControl]:
+        """Stand up before the start (the host leaving closes the table)."""
+        return await self._lobby.leave_table(credential, table_id)
+
+    async def start_table(
+        self, credential: str, table_id: str, fill_with_bots: bool = False
+    ) -> LobbyTableInfo[TimeControl]:
+        """Start your table early, bots in the empty seats (an unrated table only)."""
+        return await self._lobby.start_table(credential, table_id, fill_with_bots)
+
+    async def seek(
+        self,
+        credential: str,
+        ruleset: str,
+        min_seats: int = 2,
+        max_seats: int = 2,
+        rated: bool = False,
+        time_control: TimeControl | None = None,
+        window: tuple[float, float, float] | None = None,
+        bots_after_s: float | None = None,
+        command_id: str = "",
+    ) -> SeekTicket:
+        """Ask the matchmaker for a game of ``min_seats`` to ``max_seats`` seats.
+        ``window``: (base points, points added per second, limit; ``math.inf`` for
+        none), None for the server's default; ``bots_after_s``: bots fill the table
+        once the seek waited this long (unrated only)."""
+        return await self._lobby.seek(
+            credential,
+            ruleset,
+            min_seats,
+            max_seats,
+            rated,
+            time_control,
+            window,
+            bots_after_s,
+            command_id,
+        )
+
+    async def cancel_seek(self, credential: str, seek_id: str) -> tuple[str, str]:
+        """Withdraw a waiting seek at once: (``cancelled``, "") or, too late,
+        (``placed``, table id)."""
+        return await self._lobby.cancel_seek(credential, seek_id)
+
+    async def get_seek(self, credential: str, seek_id: str) -> LobbySeekState:
+        """Where your seek stands (``game_id`` once its table's game is open)."""
+        return await self._lobby.get_seek(credential, seek_id)
+
+    async def offer_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """Offer the other players of the finished ``game_id`` to play it again (same
+        seats, options, clocks and rated flag; a new game with a new seed). They get a
+        ``rematch_offered`` notice; one rematch per game, offers lapse after 10 minutes.
+        Raises RuleViolation ``game_not_finished``, ``not_in_game``, ``rematch_used``."""
+        return await self._lobby.offer_rematch(credential, game_id)
+
+    async def accept_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """Accept the rematch of ``game_id``; when every player did, its table starts
+        and its game opens (``get_table(credential, rematch.table_id)``)."""
+        return await self._lobby.accept_rematch(credential, game_id)
+
+    async def decline_rematch(self, credential: str, game_id: str) -> RematchInfo:
+        """Decline the rematch of ``game_id``: it is off."""
+        return await self._lobby.decline_rematch(credential, game_id)
 
     async def create_game(
         self,

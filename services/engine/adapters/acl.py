@@ -129,6 +129,12 @@ _PLAIN_KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
         # revoke scripts, HMGET (a credential's holder), HGETALL (profiles, credentials).
         # TournamentService's login serves PlayerService too.
         ("RW", "{account}:*"),
+        # Lobby and matchmaking (issue 32; services.lobby, services.matchmaking,
+        # services.opener): tables, seeks and their streams.
+        # TournamentService's login serves LobbyService and runs the matcher and opener.
+        ("RW", "{lobby}:*"),
+        ("RW", "{mm:*}:*"),
+        ("RW", "mm:pools"),
         # Players' inboxes (services.notices): the notifier's post-once script (XADD and
         # the SET NX marker), a tournament_pairing notice's XADD, the hub's XREAD BLOCK,
         # XRANGE and XREVRANGE.
@@ -204,6 +210,14 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xautoclaim",
         "xack",
         "xdel",
+        # Lobby and matchmaking (issue 32): a player's tables and seeks (ZRANGE, ZREM),
+        # a pool's seeks (ZRANGE), the pools (HVALS), a matcher's lease (PEXPIRE), the
+        # placement script (ZSCORE: every seek still waits).
+        "zrange",
+        "zscore",
+        "zrem",
+        "hvals",
+        "pexpire",
     ),
 }
 
