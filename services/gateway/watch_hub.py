@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 
@@ -30,7 +29,7 @@ from services.engine.domain.game import GameSnapshot
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import StoredEvent
 from services.engine.domain.store_protocol import EventStore
-from services.rpc.limits import WatcherTooSlow
+from services.rpc.stream_buffer import StreamBuffer
 
 log = structlog.get_logger(__name__)
 
@@ -46,38 +45,12 @@ _RETRY_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 """Backoff of a loop whose read failed (Redis unreachable); watchers keep waiting."""
 
 
-class Subscription:
+class Subscription(StreamBuffer[StoredEvent]):
     """One watcher's buffer of events pushed by the hub (at most ``limit`` events)."""
 
     def __init__(self, game_id: str, limit: int) -> None:
+        super().__init__(game_id, limit)
         self.game_id = game_id
-        self._limit = limit
-        self._events: deque[StoredEvent] = deque()
-        self._wake = asyncio.Event()
-        self.dropped = False
-
-    def offer(self, events: list[StoredEvent]) -> bool:
-        """Buffer ``events``; False (and the watcher is dropped) if they do not fit."""
-        if self.dropped:
-            return False
-        if len(self._events) + len(events) > self._limit:
-            self.dropped = True
-            self._events.clear()
-        else:
-            self._events.extend(events)
-        self._wake.set()
-        return not self.dropped
-
-    async def take(self) -> list[StoredEvent]:
-        """Every buffered event, waiting for one. Raises WatcherTooSlow once dropped."""
-        while not self._events and not self.dropped:
-            self._wake.clear()
-            await self._wake.wait()
-        if self.dropped:
-            raise WatcherTooSlow(self.game_id, self._limit)
-        events = list(self._events)
-        self._events.clear()
-        return events
 
 
 @dataclass(eq=False)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -32,7 +31,7 @@ import structlog
 
 from services.notices.inbox import RedisInbox, decode
 from services.notices.notice import Notice, notice_id_key
-from services.rpc.limits import WatcherTooSlow
+from services.rpc.stream_buffer import StreamBuffer
 
 log = structlog.get_logger(__name__)
 
@@ -49,38 +48,12 @@ _RETRY_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 """Backoff of a loop whose read failed (Redis unreachable); streams keep waiting."""
 
 
-class PlayerSubscription:
-    """One open stream's buffer of notices pushed by the hub (at most ``limit``)."""
+class PlayerSubscription(StreamBuffer[Notice]):
+    """One open player stream's buffer of notices pushed by the hub (at most ``limit``)."""
 
     def __init__(self, player: str, limit: int) -> None:
+        super().__init__(player, limit)
         self.player = player
-        self._limit = limit
-        self._notices: deque[Notice] = deque()
-        self._wake = asyncio.Event()
-        self.dropped = False
-
-    def offer(self, notices: list[Notice]) -> bool:
-        """Buffer ``notices``; False (and the stream is dropped) if they do not fit."""
-        if self.dropped:
-            return False
-        if len(self._notices) + len(notices) > self._limit:
-            self.dropped = True
-            self._notices.clear()
-        else:
-            self._notices.extend(notices)
-        self._wake.set()
-        return not self.dropped
-
-    async def take(self) -> list[Notice]:
-        """Every buffered notice, waiting for one. Raises WatcherTooSlow once dropped."""
-        while not self._notices and not self.dropped:
-            self._wake.clear()
-            await self._wake.wait()
-        if self.dropped:
-            raise WatcherTooSlow(self.player, self._limit)
-        notices = list(self._notices)
-        self._notices.clear()
-        return notices
 
 
 class NoticeHub:

@@ -1,0 +1,57 @@
+"""A server stream's bounded buffer: what a fan-out hub pushes and the stream takes.
+
+WatchGame's hub (services.gateway.watch_hub) and the player streams' hub
+(services.notices.hub) each read Redis once for many open streams and push what they read
+into every stream's buffer. A stream whose client does not take its items is dropped
+once ``limit`` would be waiting: the hub never waits for a slow client, and the client
+resumes from the last item it received (RESOURCE_EXHAUSTED ``watch_too_slow``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Generic, TypeVar
+
+from services.rpc.limits import WatcherTooSlow
+
+T = TypeVar("T")
+
+
+class StreamBuffer(Generic[T]):
+    """Up to ``limit`` items pushed for one open stream of ``key`` (a game id, a player).
+
+    Attributes:
+        key: what the stream follows (named in the too-slow refusal).
+        dropped: True once an offer did not fit; the stream then ends.
+    """
+
+    def __init__(self, key: str, limit: int) -> None:
+        self.key = key
+        self._limit = limit
+        self._items: deque[T] = deque()
+        self._wake = asyncio.Event()
+        self.dropped = False
+
+    def offer(self, items: list[T]) -> bool:
+        """Buffer ``items``; False (and the stream is dropped) if they do not fit."""
+        if self.dropped:
+            return False
+        if len(self._items) + len(items) > self._limit:
+            self.dropped = True
+            self._items.clear()
+        else:
+            self._items.extend(items)
+        self._wake.set()
+        return not self.dropped
+
+    async def take(self) -> list[T]:
+        """Every buffered item, waiting for one. Raises WatcherTooSlow once dropped."""
+        while not self._items and not self.dropped:
+            self._wake.clear()
+            await self._wake.wait()
+        if self.dropped:
+            raise WatcherTooSlow(self.key, self._limit)
+        items = list(self._items)
+        self._items.clear()
+        return items
