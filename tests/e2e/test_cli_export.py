@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from services.app import Stack, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.chain import hash_of
@@ -72,6 +74,7 @@ def _rehash(lines: list[dict[str, Any]], registry: RulesetRegistry) -> list[dict
     return [header, *events]
 
 
+@pytest.mark.slow  # 10-16 s: run by .ci/run's slow step, not the default run
 async def test_export_then_verify_offline_and_catch_tampering(stack: Stack, tmp_path: Path) -> None:
     target = f"127.0.0.1:{stack.port}"
     game_id = await _finished_game(target)
@@ -155,6 +158,7 @@ async def test_unreadable_files_and_games_fail_clearly(stack: Stack, tmp_path: P
     assert code == 2 and "unknown game 'nosuchgame'" in out and "Traceback" not in out
 
 
+@pytest.mark.slow  # 10-16 s: run by .ci/run's slow step, not the default run
 async def test_rehashed_forgeries_fail_verify_naming_the_signature(
     stack: Stack, tmp_path: Path, registry: RulesetRegistry
 ) -> None:
@@ -224,6 +228,7 @@ async def test_rehashed_forgeries_fail_verify_naming_the_signature(
     assert code == 2 and "give the service's public key with --public-key FILE" in out, out
 
 
+@pytest.mark.slow  # 10-16 s: run by .ci/run's slow step, not the default run
 async def test_a_retired_key_still_verifies_old_exports(
     redis_url: str, key_prefix: str, registry: RulesetRegistry, tmp_path: Path
 ) -> None:

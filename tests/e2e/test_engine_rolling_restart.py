@@ -14,6 +14,8 @@ import asyncio
 import uuid
 from pathlib import Path
 
+import pytest
+
 from services.embedded_redis import free_port
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.game import SeatKind, SeatSpec
@@ -27,6 +29,7 @@ PLAYERS = 8
 """Concurrent games played through the restarts."""
 
 
+@pytest.mark.slow  # 10-16 s: run by .ci/run's slow step, not the default run
 async def test_a_rolling_restart_of_the_engines_fails_no_command(
     redis_url: str, registry: RulesetRegistry, tmp_path: Path
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from services.client import SeatInfo, TeotiClient
 from services.engine.domain.rulesets import default_registry
 from services.tui.app import LiveApp, ReplayApp
@@ -16,6 +18,7 @@ from services.tui.widgets.scoring import ResultScreen
 from tests.tui.conftest import SCREEN, until
 
 
+@pytest.mark.slow  # 10-16 s: run by .ci/run's slow step, not the default run
 async def test_watch_a_bot_game_to_its_end(client: TeotiClient) -> None:
     created = await client.create_game([SeatInfo("bot", "Ix"), SeatInfo("bot", "Ek")])
     app = LiveApp(Session(client, created.game_id))

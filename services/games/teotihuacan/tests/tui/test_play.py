@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from services.client import TeotiClient
 from services.games.teotihuacan.tui.scoring import COLUMNS
 from services.tui.app import LiveApp
@@ -25,6 +27,7 @@ def _cocoa_on_screen(screen: str) -> int:
     return int(numbers[1])  # VP, cocoa, wood, stone, gold, tech
 
 
+@pytest.mark.slow  # 10-16 s: run by .ci/run's slow step, not the default run
 async def test_play_through_the_first_eclipse(client: TeotiClient) -> None:
     game = await create_game(client, "ann")
     assert game.solo, "the server plays Teotibot (RULES.md §8)"
