@@ -8,8 +8,9 @@ from typing import Any
 
 import structlog
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError
 
+from services.engine.adapters.consumer_groups import ensure_groups
 from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.records import TurnRequest
@@ -84,12 +85,7 @@ class TurnRequestQueue:
 
     async def ensure_group(self) -> None:
         """Create the group (and streams) from the beginning where it does not exist."""
-        for stream in self._streams:
-            try:
-                await self._redis.xgroup_create(stream, self.group, id="0", mkstream=True)
-            except ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
+        await ensure_groups(self._redis, self._streams, self.group)
 
     @staticmethod
     def _delivery(stream: str, entry_id: str, fields: dict[str, str], count: int) -> Delivery:

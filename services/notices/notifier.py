@@ -28,9 +28,8 @@ import time
 from typing import Any
 
 import structlog
-from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ResponseError
 
+from services.engine.adapters.consumer_groups import ensure_groups, read_batches
 from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.records import PlayerTurn
@@ -100,18 +99,11 @@ class Notifier:
 
     async def ensure_group(self) -> None:
         """Create the group on every shard's stream (from its start) where it is missing."""
-        for stream in self._streams:
-            try:
-                await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
-            except ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
+        await ensure_groups(self._redis, self._streams, GROUP)
 
     def _stream_groups(self) -> list[list[str]]:
         """Streams one XREADGROUP may name together: all, or one per slot on a cluster."""
-        if isinstance(self._redis, RedisCluster):
-            return [[stream] for stream in self._streams]
-        return [list(self._streams)]
+        return read_batches(self._redis, self._streams)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Post turns until ``stop`` is set (an outage is waited out, logged)."""

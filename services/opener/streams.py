@@ -9,8 +9,9 @@ and an entry a crashed gateway read and never acked is taken over by another aft
 ``claim_idle_ms`` (XAUTOCLAIM), as the bot worker (services.bot.queue) and the
 tournament director (services.tournament.director) do.
 
-Each stream is read by a command of its own (never several keys in one XREADGROUP), so
-a Redis Cluster, where every stream has its own slot, is served alike.
+One XREADGROUP reads every stream on a single Redis; on a Redis Cluster, where each
+stream has its own slot, each is read by a command of its own
+(services.engine.adapters.consumer_groups).
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from redis.exceptions import ResponseError
-
+from services.engine.adapters.consumer_groups import ensure_group, read_batches
 from services.engine.adapters.redis_client import RedisClient
 
 GROUP = "openers"
@@ -51,22 +51,18 @@ class OpenerStreams:
         self._grouped: set[str] = set()
 
     async def _ensure_group(self, stream: str) -> None:
-        if stream in self._grouped:
-            return
-        try:
-            await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-        self._grouped.add(stream)
+        if stream not in self._grouped:
+            await ensure_group(self._redis, stream, GROUP)
+            self._grouped.add(stream)
 
     async def read(self, streams: Sequence[str], count: int) -> list[Entry]:
         """New entries of ``streams`` (at most ``count`` from each), without waiting."""
         found: list[Entry] = []
         for stream in streams:
             await self._ensure_group(stream)
+        for batch in read_batches(self._redis, streams):
             reply: Any = await self._redis.xreadgroup(
-                GROUP, self.consumer, {stream: ">"}, count=count
+                GROUP, self.consumer, dict.fromkeys(batch, ">"), count=count
             )
             found += [
                 Entry(_text(key), _text(entry_id), _table(fields))

@@ -26,9 +26,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import structlog
-from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ResponseError
 
+from services.engine.adapters.consumer_groups import ensure_groups, read_batches
 from services.engine.adapters.finished import GameFinished
 from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.redis_client import RedisClient
@@ -69,18 +68,11 @@ class GameFinishedQueue:
 
     async def ensure_group(self) -> None:
         """Create the group on each stream (from the start) where missing."""
-        for stream in self._streams:
-            try:
-                await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
-            except ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
+        await ensure_groups(self._redis, self._streams, GROUP)
 
     def stream_groups(self) -> list[list[str]]:
         """Streams one XREADGROUP may name: all (standalone) or one each (cluster)."""
-        if isinstance(self._redis, RedisCluster):
-            return [[s] for s in self._streams]
-        return [list(self._streams)]
+        return read_batches(self._redis, self._streams)
 
     async def read(
         self, streams: list[str], count: int, block_ms: int
