@@ -44,15 +44,12 @@ def _real(target: Server) -> str:
     return str(reply.credential)
 
 
-@pytest.mark.parametrize(("method", "request_type"), RPCS, ids=[r[0] for r in RPCS])
-def test_hostile_player_requests_never_get_internal_or_unknown(
-    server: Server,  # noqa: F811
-    method: str,
-    request_type: Any,
-) -> None:
-    real = _real(server)
-    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
-    stub = ppb_grpc.PlayerServiceStub(channel)
+def fuzz_as_players(target: Server, stub: Any, method: str, request_type: Any) -> None:
+    """Hypothesis-made ``request_type`` messages sent to ``stub.<method>`` with no, a
+    hostile, or a real player credential: never INTERNAL or UNKNOWN, every refusal
+    explained (ErrorInfo), the real credential never echoed. Shared by every service a
+    player credential reaches (PlayerService, LobbyService)."""
+    real = _real(target)
 
     @settings(
         max_examples=30,
@@ -75,7 +72,14 @@ def test_hostile_player_requests_never_get_internal_or_unknown(
                 assert error_info(error) is not None, (method, code)  # type: ignore[arg-type]
             assert real not in (error.details() or "")  # type: ignore[attr-defined]
 
-    try:
-        run()
-    finally:
-        channel.close()
+    run()
+
+
+@pytest.mark.parametrize(("method", "request_type"), RPCS, ids=[r[0] for r in RPCS])
+def test_hostile_player_requests_never_get_internal_or_unknown(
+    server: Server,  # noqa: F811
+    method: str,
+    request_type: Any,
+) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        fuzz_as_players(server, ppb_grpc.PlayerServiceStub(channel), method, request_type)
