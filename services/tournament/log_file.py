@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from services.engine.domain.chain import verify_chain
-from services.engine.domain.event_json import event_from_json, event_to_json
-from services.engine.domain.public_log import PublicLogError
+from services.engine.domain.event_json import event_to_json
+from services.engine.domain.public_log import PublicLogError, read_log_lines
 from services.engine.domain.records import StoredEvent, canonical_json
 from services.tournament import events as ev
 from services.tournament.aggregate import (
@@ -127,25 +127,8 @@ def _header(data: Any) -> TournamentLogHeader:
 
 def parse_tournament_log(lines: Sequence[str]) -> TournamentLog:
     """Parse a whole file's lines. Raises TournamentLogError naming the first bad line."""
-    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
-    if not numbered:
-        raise TournamentLogError("empty file: no header line")
-    parsed: list[Any] = []
-    for number, line in numbered:
-        try:
-            parsed.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise TournamentLogError(f"line {number}: not JSON ({exc.msg})") from exc
-    header = _header(parsed[0])
-    events = []
-    for (number, _line), data in zip(numbered[1:], parsed[1:], strict=True):
-        if not isinstance(data, dict):
-            raise TournamentLogError(f"line {number}: not a stored event")
-        try:
-            events.append(event_from_json(data))
-        except ValueError as exc:
-            raise TournamentLogError(f"line {number}: {exc}") from exc
-    return TournamentLog(header, tuple(events))
+    header, events = read_log_lines(lines, TournamentLogError)
+    return TournamentLog(_header(header), tuple(events))
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,25 +136,37 @@ def _header(data: Any) -> LogHeader:
         raise PublicLogError(f"line 1: header field missing or malformed: {exc!r}") from exc
 
 
-def parse_public_log(lines: Sequence[str]) -> PublicLog:
-    """Parse a whole file's lines. Raises PublicLogError naming the first bad line."""
+def read_log_lines(
+    lines: Sequence[str], error: type[PublicLogError] = PublicLogError
+) -> tuple[Any, list[StoredEvent]]:
+    """The JSON of an exported file's header line and the stored events of the lines
+    after it (blank lines skipped): what every teoti log file (a game's, a
+    tournament's) is made of. Raises ``error`` naming the first line that is not JSON or
+    not a stored event; the header's own fields are the caller's to check."""
     numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
     if not numbered:
-        raise PublicLogError("empty file: no header line")
+        raise error("empty file: no header line")
     parsed: list[Any] = []
     for number, line in numbered:
         try:
             parsed.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise PublicLogError(f"line {number}: not JSON ({exc.msg})") from exc
-    header = _header(parsed[0])
+            raise error(f"line {number}: not JSON ({exc.msg})") from exc
     events = []
     for (number, _line), data in zip(numbered[1:], parsed[1:], strict=True):
+        if not isinstance(data, dict):
+            raise error(f"line {number}: not a stored event")
         try:
             events.append(event_from_json(data))
         except ValueError as exc:
-            raise PublicLogError(f"line {number}: {exc}") from exc
-    return PublicLog(header, tuple(events))
+            raise error(f"line {number}: {exc}") from exc
+    return parsed[0], events
+
+
+def parse_public_log(lines: Sequence[str]) -> PublicLog:
+    """Parse a whole file's lines. Raises PublicLogError naming the first bad line."""
+    header, events = read_log_lines(lines)
+    return PublicLog(_header(header), tuple(events))
 
 
 def audit_public_log(log: PublicLog, registry: RulesetRegistry) -> AuditReport:
