@@ -206,7 +206,12 @@ class TableOpener:
             TimeControl.from_json(json.loads(table.time_control)) if table.time_control else None
         )
         result = await self._client.create_game(
-            table.ruleset, seats, json.loads(table.options), table.table_id, time_control
+            table.ruleset,
+            seats,
+            json.loads(table.options),
+            table.table_id,
+            time_control,
+            rated=table.rated,
         )
         return result.game_id
 

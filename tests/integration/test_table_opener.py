@@ -186,3 +186,20 @@ async def test_an_entry_a_dead_gateway_read_is_taken_over(world: World) -> None:
     assert await survivor.pass_once(claim=False) == 0
     assert await survivor.pass_once(claim=True) == 1
     assert (await world.lobby.get("t-5")).game_id
+
+
+async def test_a_rated_table_opens_a_rated_game(world: World) -> None:
+    # The table's rated flag reaches the game (GameCreated v5 ``rated``): a rated table
+    # or seek must count for its players' ratings.
+    host, guest = await world.player("Ada"), await world.player("Bea")
+    table = open_table("t-rated", host, RULESET, 2, rated=True, created_ms=NOW)
+    await fill(world, table, [guest])
+    assert await world.opener().pass_once() == 1
+    game = await world.reader.load((await world.lobby.get("t-rated")).game_id)
+    assert game.rated
+    created = (await world.reader.events(game.game_id, 0, 1))[0]
+    assert (created.type, created.schema_version, created.payload["rated"]) == (
+        "GameCreated",
+        5,
+        True,
+    )
