@@ -85,9 +85,14 @@ def notice_to_proto(notice: Notice) -> pb.PlayerNotice:
 
 def check_cursor(after: str) -> str:
     """``after`` if it is "", "0" or a notice id ("<ms>-<n>", each part below 2**64, as
-    a Redis stream id); raises NoticeCursorInvalid."""
+    a Redis stream id, the time below its largest: nothing can come after that id);
+    raises NoticeCursorInvalid."""
     match = _CURSOR.fullmatch(after)
-    if after and (match is None or any(int(p) >= 2**64 for p in match.groups() if p)):
+    if after and (
+        match is None
+        or any(int(p) >= 2**64 for p in match.groups() if p)
+        or int(match.group(1)) == 2**64 - 1
+    ):
         raise NoticeCursorInvalid('after must be a notice id ("<ms>-<n>"), "0" or empty')
     return after
 

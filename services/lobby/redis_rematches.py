@@ -18,6 +18,7 @@ from typing import Any
 from redis.exceptions import NoScriptError
 
 from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.errors import Unavailable
 from services.lobby.rematch import Rematch
 
 MAX_ATTEMPTS = 16
@@ -54,7 +55,7 @@ class RedisRematches:
         self, game_id: str, decide: Callable[[Rematch | None], Rematch]
     ) -> tuple[Rematch | None, Rematch]:
         """Apply ``decide`` (given the stored rematch, or None) atomically; returns
-        (the rematch before, after). Raises the decision's refusal, or RuntimeError if
+        (the rematch before, after). Raises the decision's refusal, or Unavailable if
         other changes kept winning for MAX_ATTEMPTS rounds."""
         for _attempt in range(MAX_ATTEMPTS):
             text: Any = await self._redis.hget(self._key, game_id)
@@ -71,4 +72,5 @@ class RedisRematches:
                 reply = await self._redis.eval(_CAS, 1, self._key, *args)
             if (reply.decode() if isinstance(reply, bytes) else str(reply)) == "ok":
                 return before, after
-        raise RuntimeError(f"the rematch of {game_id} kept changing")
+        # Contention, not a bug: the client retries (UNAVAILABLE with a retry delay).
+        raise Unavailable("redis", 0.1, f"the rematch of {game_id} kept changing")

@@ -26,6 +26,7 @@ from typing import Any
 from redis.exceptions import NoScriptError
 
 from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.errors import Unavailable
 from services.lobby.tables import LobbyRefused, LobbyTable, TableStatus
 
 STARTING_MAXLEN = 10_000
@@ -150,7 +151,7 @@ class RedisLobby:
     async def change(self, table_id: str, decide: Callable[[LobbyTable], LobbyTable]) -> LobbyTable:
         """Apply ``decide`` (a services.lobby.tables decision) to the table atomically and
         return the new table. Raises TableNotFound, the decision's LobbyRefused, or
-        RuntimeError if other changes kept winning for MAX_ATTEMPTS rounds."""
+        Unavailable if other changes kept winning for MAX_ATTEMPTS rounds."""
         for _attempt in range(MAX_ATTEMPTS):
             text: Any = await self._redis.hget(self._keys[0], table_id)
             if text is None:
@@ -159,7 +160,8 @@ class RedisLobby:
             new = decide(LobbyTable.from_json(old))
             if new.to_json() == old or await self._cas(old, new):
                 return new
-        raise RuntimeError(f"table {table_id} kept changing")
+        # Contention, not a bug: the client retries (UNAVAILABLE with a retry delay).
+        raise Unavailable("redis", 0.1, f"table {table_id} kept changing")
 
     async def list_open(
         self,

@@ -212,7 +212,7 @@ class PlayerService:
         is refused. Raises CredentialNotFound if the player holds no such credential."""
         if not await self.repo.revoke(player_id, credential_id[:64]):
             raise CredentialNotFound(credential_id[:64])
-        log.info("player_credential_revoked", player_id=player_id, credential_id=credential_id)
+        log.info("player_credential_revoked", player_id=player_id, credential_id=credential_id[:64])
 
     async def get(self, player_id: str) -> Player:
         """The public profile of ``player_id``. Raises PlayerNotFound."""

@@ -196,3 +196,8 @@ async def test_a_command_id_belongs_to_its_request(client: TeotiClient) -> None:
         with pytest.raises(RuleViolation) as reused:
             await other
         assert reused.value.reason == "command_id_reused"
+
+
+async def test_a_registered_players_repr_keeps_its_credential_out(client: TeotiClient) -> None:
+    ann = await client.register_player("Ann")
+    assert ann.credential.startswith("tpc_") and ann.credential not in repr(ann)

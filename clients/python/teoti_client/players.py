@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -48,7 +48,7 @@ class RegisteredPlayer:
     ``credential_info``."""
 
     player: PlayerProfile
-    credential: str
+    credential: str = field(repr=False)  # a secret: never in a repr, a log or a traceback
     credential_info: PlayerCredentialInfo
 
 
