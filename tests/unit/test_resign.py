@@ -307,6 +307,18 @@ async def test_claim_refusals() -> None:
         await engine.claim_seat_for_bot(game.game_id, 9, claimed_by=1)
 
 
+async def test_a_seat_resigned_to_a_bot_may_not_claim_another() -> None:
+    # Resigning for good (the game's bot takes the seat over) leaves the game: that
+    # player claims no other seat, as a forfeited one does not.
+    engine, _, clock = make()
+    game = (await engine.create_game("handnim", humans(3), {})).game_id
+    await engine.resign_seat(game, 0)
+    clock.advance(ABSENCE_MS)
+    with pytest.raises(RuleViolation) as refused:
+        await engine.claim_seat_for_bot(game, 1, claimed_by=0)
+    assert refused.value.rule == "claimer_out"
+
+
 async def test_a_bot_seat_move_still_needs_the_bot_credential() -> None:
     """Resigning does not open a seat to anyone: the zombie moves under the credential."""
     engine, _, _ = make()

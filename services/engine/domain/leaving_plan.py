@@ -156,7 +156,11 @@ def claim_plan(
         raise RuleViolation(
             "claim_own_seat", "a player cannot claim their own seat for a bot: resign instead"
         )
-    if claimer.kind is SeatKind.BOT or claimed_by in control.forfeited:
+    if (
+        claimer.kind is SeatKind.BOT
+        or claimed_by in control.forfeited
+        or claimed_by in control.resigned
+    ):
         raise RuleViolation(
             "claimer_out", f"seat {claimed_by} is not a player's seat in the game any more"
         )
