@@ -452,8 +452,10 @@ class GameServicer:
         if player_credential(context):
             caller = await self._caller(context)
             token = check_client_token(request.seat_token) if request.seat_token else ""
+            # A seat bound to a player shows that player's name: nobody sits under
+            # another player's name (the request's name is for token seats).
             name = request.name
-            if not name and self._players is not None:
+            if self._players is not None:
                 name = (await self._players.get(caller)).name
             result = await self._client.join_game(
                 request.game_id,

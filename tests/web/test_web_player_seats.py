@@ -158,7 +158,8 @@ async def test_a_seat_view_and_watch_with_a_player_credential(served: StackFacto
             view = await stub.GetGame(
                 pb.GetGameRequest(game_id=created.game_id, seat=0), metadata=_as(ann)
             )
-            assert view.seats[0].name == "Annie" and view.seats[0].player == ann_id
+            # A bound seat shows its player's own name, not the one the request asked for.
+            assert view.seats[0].name == "Ann" and view.seats[0].player == ann_id
             watch = stub.WatchGame(
                 pb.WatchGameRequest(game_id=created.game_id, seat=0, with_view=True),
                 metadata=_as(ann),

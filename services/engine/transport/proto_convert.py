@@ -99,7 +99,8 @@ def seats_with_tokens(
             if seat.token:
                 tokens[index] = check_client_token(seat.token)
                 token_hash = hash_token(tokens[index])
-            specs.append(SeatSpec(kind, seat.name or caller_name, token_hash, player=caller))
+            # A bound seat shows its player's name, whatever the request named it.
+            specs.append(SeatSpec(kind, caller_name or seat.name, token_hash, player=caller))
         elif kind is SeatKind.BOT:
             if seat.token or seat.open:
                 raise InvalidArgument(f"seat {index}: a bot seat has no token and is not open")
