@@ -63,3 +63,16 @@ def test_a_tournament_fixture_chains_folds_and_replays(path: Path) -> None:
     assert standings == expected["standings"]
     replay = replay_pairings(events)
     assert replay.ok and replay.rounds_checked == expected["pairings_checked"]
+
+
+def test_a_fixture_holds_accounts_entered_as_themselves() -> None:
+    # PlayerRegistered v2 (a player account entered itself) folds for ever too.
+    found = {}
+    for path in LOGS:
+        events = load_log(path)
+        v2 = [e for e in events if e.type == ev.PLAYER_REGISTERED and e.schema_version == 2]
+        if v2:
+            state = fold(events)
+            found = {e.player: e.player_id for e in state.entrants if e.player_id}
+            assert set(found) == {str(e.payload["player"]) for e in v2}
+    assert found, "no recorded tournament log holds a PlayerRegistered v2"

@@ -39,11 +39,15 @@ from services.tournament.repository import stream_id  # noqa: E402
 
 FOLDER = Path(__file__).resolve().parent / "tournament_logs"
 NAME = "archaeology_swiss_5_bots"
+ACCOUNTS_NAME = "archaeology_swiss_accounts"
+"""A second recording: two player accounts enter as themselves (PlayerRegistered v2)
+beside three bots, and withdraw once round 1 is paired (a bot plays their seats)."""
 ORGANISER = "fixture-organiser-token-0123456789abcdef"
 
 
-async def record() -> tuple[list[Any], dict[str, Any]]:
-    """Play the tournament to its end; returns (stored events, expected state)."""
+async def record(accounts: bool = False) -> tuple[list[Any], dict[str, Any]]:
+    """Play the tournament to its end; returns (stored events, expected state). With
+    ``accounts``, the :data:`ACCOUNTS_NAME` recording."""
     config = TournamentConfig(
         "fixture cup", "archaeology", {"ruin": "pyramid"}, Format.SWISS, 2, 2, rounds=2, rated=True
     )
@@ -52,11 +56,22 @@ async def record() -> tuple[list[Any], dict[str, Any]]:
             assert stack.tournaments is not None
             state, _ = await stack.tournaments.create(config, organiser_token=ORGANISER)
             tid = state.tournament_id
-            for n in range(6):
-                await stack.tournaments.register(tid, f"bot{n}", "", True, ORGANISER)
-            # One leaves before the start: an odd field, so a bye each round.
-            await stack.tournaments.withdraw(tid, "bot5", "", ORGANISER)
-            await stack.tournaments.start(tid, ORGANISER)
+            if accounts:
+                assert stack.players is not None
+                for name in ("Ann", "Bob"):
+                    player = (await stack.players.register(name))[0]
+                    await stack.tournaments.register_account(tid, player.player_id, name)
+                for n in range(3):
+                    await stack.tournaments.register(tid, f"bot{n}", "", True, ORGANISER)
+                await stack.tournaments.start(tid, ORGANISER)
+                for name in ("Ann", "Bob"):  # a bot plays their seats to the end
+                    await stack.tournaments.withdraw(tid, name, "", ORGANISER)
+            else:
+                for n in range(6):
+                    await stack.tournaments.register(tid, f"bot{n}", "", True, ORGANISER)
+                # One leaves before the start: an odd field, so a bye each round.
+                await stack.tournaments.withdraw(tid, "bot5", "", ORGANISER)
+                await stack.tournaments.start(tid, ORGANISER)
             for _ in range(1200):
                 state = await stack.tournaments.get(tid)
                 if state.status == "finished":
@@ -84,24 +99,25 @@ async def record() -> tuple[list[Any], dict[str, Any]]:
 
 
 def main() -> int:
-    """Record the fixture unless it exists (never overwritten)."""
+    """Record each fixture that does not exist yet (never overwritten)."""
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    log_path = FOLDER / f"{NAME}.jsonl.gz"
-    if log_path.exists():
-        sys.stdout.write(f"kept {log_path.relative_to(ROOT)} (never regenerated)\n")
-        return 0
-    events, expected = asyncio.run(record())
-    FOLDER.mkdir(parents=True, exist_ok=True)
-    lines = "".join(json.dumps(event_to_json(e), sort_keys=True) + "\n" for e in events)
-    with (
-        log_path.open("wb") as raw,
-        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out,
-    ):
-        out.write(lines.encode("utf-8"))
-    (FOLDER / f"{NAME}.expected.json").write_text(
-        json.dumps(expected, indent=1, sort_keys=True) + "\n"
-    )
-    sys.stdout.write(f"wrote {log_path.relative_to(ROOT)}: {len(events)} events\n")
+    for name, accounts in ((NAME, False), (ACCOUNTS_NAME, True)):
+        log_path = FOLDER / f"{name}.jsonl.gz"
+        if log_path.exists():
+            sys.stdout.write(f"kept {log_path.relative_to(ROOT)} (never regenerated)\n")
+            continue
+        events, expected = asyncio.run(record(accounts))
+        FOLDER.mkdir(parents=True, exist_ok=True)
+        lines = "".join(json.dumps(event_to_json(e), sort_keys=True) + "\n" for e in events)
+        with (
+            log_path.open("wb") as raw,
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out,
+        ):
+            out.write(lines.encode("utf-8"))
+        (FOLDER / f"{name}.expected.json").write_text(
+            json.dumps(expected, indent=1, sort_keys=True) + "\n"
+        )
+        sys.stdout.write(f"wrote {log_path.relative_to(ROOT)}: {len(events)} events\n")
     return 0
 
 
