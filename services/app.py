@@ -45,6 +45,7 @@ from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
 from services.lobby.redis_tables import RedisLobby
+from services.lobby.retention import LobbySweeper
 from services.lobby.service import LobbyService
 from services.matchmaking.matcher import Matcher, epoch_ms
 from services.matchmaking.redis_pool import RedisSeekPool
@@ -331,12 +332,16 @@ class LobbyParts:
     opener: TableOpener
     quota: CreationQuota
     """Tables opened and seeks made per address: one budget for both faces."""
+    sweeper: LobbySweeper
+    """Drops the tables that stopped being open a week ago (services.lobby.retention)."""
 
     def run(self, stop: asyncio.Event) -> list[asyncio.Task[None]]:
-        """Start the matcher and the opener until ``stop``; await the tasks to end."""
+        """Start the matcher, the opener and the sweeper until ``stop``; await the tasks
+        to end."""
         return [
             asyncio.create_task(self.matcher.run(stop)),
             asyncio.create_task(self.opener.run(stop)),
+            asyncio.create_task(self.sweeper.run(stop)),
         ]
 
 
@@ -377,7 +382,7 @@ def lobby_parts(
         now_ms,
     )
     matcher = Matcher(RedisSeekPool(store.client, prefix), now_ms)
-    return LobbyParts(service, matcher, opener, lobby_quota())
+    return LobbyParts(service, matcher, opener, lobby_quota(), LobbySweeper(lobby, now_ms))
 
 
 def tournament_parts(

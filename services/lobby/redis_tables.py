@@ -31,6 +31,8 @@ from services.lobby.tables import LobbyRefused, LobbyTable, TableStatus
 
 STARTING_MAXLEN = 10_000
 """Entries the starting stream keeps (approximately)."""
+FORGET_BATCH = 500
+"""Tables dropped per step of :meth:`RedisLobby.forget_before`."""
 MAX_ATTEMPTS = 16
 """Compare-and-set rounds before a change gives up (only under a storm of changes)."""
 
@@ -199,12 +201,22 @@ class RedisLobby:
                         break
         return found
 
-    async def forget_before(self, before_ms: int) -> int:
+    async def forget_before(self, before_ms: int, batch: int = FORGET_BATCH) -> int:
         """Drop the started and closed tables that stopped being open before
-        ``before_ms``; returns how many."""
-        ids: Any = await self._redis.zrangebyscore(self._keys[3], "-inf", f"({before_ms}")
-        if not ids:
-            return 0
-        await self._redis.hdel(self._keys[0], *ids)
-        await self._redis.zrem(self._keys[3], *ids)
-        return len(ids)
+        ``before_ms`` (ms since the epoch), with their games' entries in
+        ``{lobby}:games`` (a rematch of such a game is unrated: its table is gone);
+        at most ``batch`` tables per step. Returns how many tables were dropped."""
+        dropped = 0
+        while True:
+            ids: Any = await self._redis.zrangebyscore(
+                self._keys[3], "-inf", f"({before_ms}", start=0, num=batch
+            )
+            if not ids:
+                return dropped
+            stored: Any = await self._redis.hmget(self._keys[0], ids)
+            games = [LobbyTable.from_json(text).game_id for text in stored if text]
+            if games := [game for game in games if game]:
+                await self._redis.hdel(self._games_key, *games)
+            await self._redis.hdel(self._keys[0], *ids)
+            await self._redis.zrem(self._keys[3], *ids)
+            dropped += len(ids)
