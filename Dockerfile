@@ -15,19 +15,20 @@ ARG BUILD_IMAGE=python:3.11-bookworm
 # speed of plain Python, and CI runs every unit test against that same build.
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
-COPY pyproject.toml setup.py README.md LICENSE ./
+COPY pyproject.toml setup.py README.md LICENSE constraints.txt ./
 COPY services ./services
 COPY proto ./proto
 COPY clients/python ./clients/python
 # mypyc type-checks the rules against what they import, so the dependencies go in first
 # (a plain install); then the wheels: the project's compiled, and every dependency's.
 # Both builds generate the gRPC stubs (setup.py, grpcio-tools, same pin as pyproject.toml)
-# into the wheel, with the teoti_client package they live in.
-RUN python -m pip install --no-cache-dir setuptools==84.2.1 wheel==0.48.0 mypy==2.4.1 \
-       grpcio-tools==1.85.1 . \
+# into the wheel, with the teoti_client package they live in. Every dependency at the
+# version constraints.txt pins (scripts/lock_dependencies.sh), as .ci/run installs them.
+RUN python -m pip install --no-cache-dir -c constraints.txt setuptools==84.2.1 wheel==0.48.0 \
+       mypy==2.4.1 grpcio-tools==1.85.1 . \
     && rm -rf build \
     && TEOTI_COMPILE_RULES=1 python -m pip wheel --no-cache-dir --no-build-isolation \
-       --wheel-dir /wheels .
+       -c constraints.txt --wheel-dir /wheels .
 
 # --- runtime -----------------------------------------------------------------------------
 FROM ${PYTHON_IMAGE} AS runtime
