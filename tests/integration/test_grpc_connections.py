@@ -30,9 +30,12 @@ SLACK_S = 2.0
 
 async def closed_after(port: int, payload: bytes, within_s: float) -> float | None:
     """Connect to ``port``, send ``payload``, ignore whatever the server sends; seconds
-    until the server closed the connection, or None if it was still open ``within_s``."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    until the server closed the connection, or None if it was still open ``within_s``.
+    The time counts from before the connect: the server's timer starts at its accept,
+    later, so the figure is never below the server's own (a loaded loop may resume this
+    coroutine well after the connect completed)."""
     started = time.monotonic()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         if payload:
             writer.write(payload)
