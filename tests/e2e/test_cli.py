@@ -41,6 +41,7 @@ async def teoti(*args: str) -> tuple[int, str]:
     return process.returncode or 0, out.decode()
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_demo_then_replay_verify(stack: Stack) -> None:
     target = f"127.0.0.1:{stack.port}"
     code, out = await teoti("demo", "--target", target, "--players", "4")

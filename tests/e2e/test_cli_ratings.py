@@ -9,6 +9,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from teoti_client import SeatInfo, TeotiClient
 
 from services.app import Stack
@@ -35,6 +36,7 @@ async def _play_rated(client: TeotiClient, first: str, second: str) -> str:
     return game_id
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_leaderboard_player_and_verify(stack: Stack, tmp_path: Path) -> None:
     target = f"127.0.0.1:{stack.port}"
     async with TeotiClient(target) as client:

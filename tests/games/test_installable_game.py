@@ -26,6 +26,8 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
 from services.client import TeotiClient
 from services.engine.domain.rulesets import installed_games
 from tests.serve_process import log_events
@@ -177,6 +179,7 @@ def test_the_rules_are_tests_nim_renamed() -> None:
     assert "NimRuleset" in source and "Sealed" in source  # the hidden information stays
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_an_installed_game_is_listed_played_exported_and_verified(
     tmp_path: Path, redis_url: str, key_prefix: str
 ) -> None:

@@ -57,6 +57,7 @@ def _start_engine(
         )
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_calls_spread_over_every_engine_process(
     redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -439,6 +439,7 @@ async def test_a_pass_that_hits_a_bug_is_logged_and_the_reconciler_goes_on(
     assert passes == 3  # each failed pass was followed by the next
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_a_bot_game_moves_within_a_reconciler_pass_when_redis_lost_the_played_turn(
     redis_store: RedisEventStore, registry: RulesetRegistry, redis_url: str
 ) -> None:

@@ -9,6 +9,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from services.app import StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
 from services.engine.adapters.archive import decode_entries, encode_entries
@@ -45,6 +47,7 @@ def test_archive_blobs_round_trip_and_refuse_garbage() -> None:
         raise AssertionError(f"{bad!r} decoded")
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_finished_games_move_to_an_archive_that_reads_and_verifies(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:

@@ -9,6 +9,8 @@ import signal
 import stat
 from pathlib import Path
 
+import pytest
+
 from services.client import TeotiClient
 from services.engine.adapters.key_files import SERVE_KEY_FILE, load_signer
 from tests.serve_process import Served, log_events, serving, wait_for
@@ -24,6 +26,7 @@ async def _stop(served: Served) -> None:
     assert await asyncio.to_thread(served.process.wait, 60) == 0
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_serve_makes_its_key_once_and_reuses_it(tmp_path: Path) -> None:
     data = tmp_path / "redis"
     key_file = data / SERVE_KEY_FILE

@@ -80,6 +80,7 @@ def _serve_fails(*extra: str) -> tuple[int, str]:
     return done.returncode, done.stderr.decode()
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 def test_a_data_folder_too_deep_for_a_socket_serves_on_a_private_one(tmp_path: Path) -> None:
     deep = tmp_path / ("d" * 110)  # a deep checkout: DATA_DIR/redis.sock would not fit
     with serving(deep, tmp_path / "serve.log") as served:

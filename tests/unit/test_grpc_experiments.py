@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from services.grpc_experiments import GRPC_EXPERIMENTS_DEFAULT, apply_default
 
 
@@ -91,6 +93,7 @@ def test_the_teoti_entries_set_the_default_before_grpc_is_imported() -> None:
         assert last == f"{GRPC_EXPERIMENTS_DEFAULT!r} 0", entry
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 def test_the_teoti_entries_keep_an_operators_value() -> None:
     for entry in ("console script", "python -m"):
         code = _WATCH_GRPC_IMPORT.replace("{entry}", entry)

@@ -22,6 +22,7 @@ def _curl_blocks() -> str:
     return "\n".join(re.findall(r"```sh\n(.*?)```", section, re.S))
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 def test_the_guides_curl_examples_work(redis_url: str) -> None:
     for tool in ("curl", "jq"):
         if shutil.which(tool) is None:
@@ -50,6 +51,7 @@ def _python_example() -> str:
     return str(block)
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 def test_the_guides_websocket_example_works(redis_url: str) -> None:
     script = _python_example()
     assert 'WEB = "127.0.0.1:8080"' in script

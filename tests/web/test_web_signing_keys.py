@@ -79,6 +79,7 @@ async def test_well_known_file_and_list_signing_keys_agree(served: StackFactory)
         )
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_a_gateway_without_a_key_refuses_to_sign(
     redis_store: RedisEventStore, registry_with_nim_reader: GameReader, tmp_path: Path
 ) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from services.app import Stack
 from tests.e2e.test_cli import stack, teoti
 
 __all__ = ["stack"]  # the fixture: the whole service on the test Redis
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_an_archaeology_demo_of_five_bots_ends_and_verifies(stack: Stack) -> None:
     """Issue 14: the second ruleset through the same service, five bot seats."""
     target = f"127.0.0.1:{stack.port}"

@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.terminal import Terminal
 from tests.e2e.test_play_terminal import PLAY_FILES, finish, wait_for
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_quitting_another_game_speaks_of_its_own_points(tmp_path: Path) -> None:
     term = Terminal(
         ["play", "--ruleset", "archaeology", "--players", "2", "--name", "zoe", *PLAY_FILES],

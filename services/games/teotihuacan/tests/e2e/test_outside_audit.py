@@ -76,6 +76,7 @@ async def _verify_cli(stack: Stack, game: str) -> str:
     return out
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_a_human_standard_game_verifies_from_the_public_api_mid_game(
     stack: Stack, registry: RulesetRegistry, tmp_path: Path
 ) -> None:
@@ -111,6 +112,7 @@ async def test_a_human_standard_game_verifies_from_the_public_api_mid_game(
     assert code == 0 and "verify: OK" in out and "commitments: " in out, out
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_all_bot_and_solo_standard_games_verify_at_the_end(
     stack: Stack, registry: RulesetRegistry
 ) -> None:

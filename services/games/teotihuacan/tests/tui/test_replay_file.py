@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from services.engine.adapters.log_files import read_public_log
 from services.engine.domain.public_log import LogHeader, write_public_log
 from services.engine.domain.rulesets import default_registry
@@ -16,6 +18,7 @@ from tests.tui.conftest import SCREEN, until
 from tests.unit.test_fixture_logs import LOGS, expected_of, load_log
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_step_through_an_exported_file_to_the_final_scores(tmp_path: Path) -> None:
     path = next(p for p in LOGS if p.name.startswith("first_game_4_bots"))
     expected = expected_of(path)
