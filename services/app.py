@@ -19,7 +19,6 @@ from services.bot.queue import DEFAULT_MAX_DELIVERIES, TurnRequestQueue
 from services.bot.reconciler import DEFAULT_INTERVAL_S, TurnReconciler
 from services.bot.worker import BotWorker
 from services.engine.adapters.deadlines import RedisDeadlines
-from services.engine.adapters.finished import GameEndPublisher
 from services.engine.adapters.keys import DEFAULT_SHARDS
 from services.engine.adapters.redis_client import POOL_SIZE, RedisConfig, as_config
 from services.engine.adapters.redis_store import RedisEventStore
@@ -491,7 +490,6 @@ async def all_in_one(
         registry,
         seed_source=seed_source,
         snapshots=snapshots,
-        on_finished=GameEndPublisher(log_store.client, log_store.keys, log_store.lane),
     )
     client = InProcessEngineClient(engine)
     bot_client = InProcessEngineClient(engine, bot_key=engine.bot_credential.secret)
@@ -646,7 +644,6 @@ async def run_engine(
         registry,
         snapshots=snapshots,
         bot_credential=credential,
-        on_finished=GameEndPublisher(store.client, store.keys, store.lane),
     )
     # Before the gRPC server: once its health says SERVING, the link takes connections.
     host = address.rpartition(":")[0]

@@ -330,9 +330,10 @@ class Conductor:
             await self._ratings.record(state.config.ruleset, game_id, identities, result.places, at)
 
     async def sweep(self, tournament_ids: Sequence[str]) -> None:
-        """Catch up on finished tables whose notification was lost (a crash between a
-        game's last move and its notification): check every unrecorded table of each
-        running tournament's current round, then advance it."""
+        """Catch up on finished tables whose notification was never read (trimmed by the
+        stream's cap, or lost by an older engine that published after its append): check
+        every unrecorded table of each running tournament's current round, then advance
+        it."""
         for tournament_id in tournament_ids:
             state = await self.repo.load(tournament_id)
             current = state.current

@@ -8,7 +8,9 @@ tournament. An entry is acked (and deleted) only once handled, so a director kil
 mid-way leaves it pending for another (XAUTOCLAIM after ``claim_idle_ms``); handling is
 idempotent (tables recorded once, games created by derived command ids, appends at an
 expected version), so a redelivery or two directors at once change nothing twice.
-A periodic sweep over running tournaments catches notifications lost before publishing.
+A periodic sweep over running tournaments catches the tables a director never heard of
+(a notification trimmed by the stream's cap, or published by an engine of an older
+release, after its append rather than in it).
 
 Finished games that no tournament owns are handed to ``others`` (a
 :class:`FinishedGamesHandler`: the rater of games outside tournaments,

@@ -18,13 +18,14 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.engine.adapters import RedisEventStore
-from services.engine.adapters.finished import GameEndPublisher, GameFinished
+from services.engine.adapters.finished import GameFinished
 from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.script_batches import ScriptBatches
 from services.engine.domain.chain import verify_chain
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.errors import VersionConflict
+from services.engine.domain.game_ids import NOT_A_GAME_PREFIX
 from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.domain.records import CommandKey, EventMetadata
 from services.engine.domain.ruleset import DomainEvent
@@ -64,32 +65,49 @@ async def test_concurrent_appends_share_pipelines_and_each_lands(
         assert verify_chain(stored, await counting_store.head(game)).ok
 
 
-async def test_game_end_notices_share_the_appends_lane_and_read_back_as_before(
+async def test_the_append_that_ends_a_game_writes_its_end_notice_in_the_same_script(
     counting_store: RedisEventStore,
 ) -> None:
-    """The notice goes through the lane (no pooled connection of its own) while appends
-    are in flight, and its entry is the one the director reads (GameFinished fields)."""
-    lane = counting_store.lane
-    assert lane is not None
-    publish = GameEndPublisher(counting_store.client, counting_store.keys, lane)
+    """The notice is written by the append itself (no round trip of its own, no crash in
+    between can lose it), once per game, in its shard's stream as the director reads it
+    (GameFinished fields); an append that ends nothing, and a retried command, write none."""
     games = [uuid.uuid4().hex for _ in range(20)]
+    await asyncio.gather(*(counting_store.append(g, 0, thing(1), META) for g in games))
+    ends = [DomainEvent("Thing", {"n": 2}), DomainEvent("SeedRevealed", {"seed": "s"})]
     before = round_trips(counting_store)
     await asyncio.gather(
-        *(counting_store.append(g, 0, thing(1), META) for g in games),
-        *(publish(g, 7) for g in games),
+        *(
+            counting_store.append(g, 1, ends, META, command=CommandKey(f"end-{g}", ""))
+            for g in games
+        )
     )
-    assert 1 <= round_trips(counting_store) - before < 40  # notices rode in batches
-    before = round_trips(counting_store)
-    await publish(games[0], 7)  # alone: one round trip of the lane (a duplicate: harmless)
-    assert round_trips(counting_store) == before + 1
-    heard = set()
+    assert 1 <= round_trips(counting_store) - before < 20  # the appends' own batches
+    await counting_store.append(games[0], 1, ends, META, command=CommandKey(f"end-{games[0]}", ""))
+    heard = []
     for stream in counting_store.keys.all_finished():
         for _entry_id, fields in await counting_store.client.xrange(stream):
-            heard.add(GameFinished.from_fields(fields))
-    assert heard == {GameFinished(g, 7) for g in games}  # the duplicate is the same notice
+            heard.append(GameFinished.from_fields(fields))
+    assert sorted(heard, key=lambda n: n.game_id) == sorted(
+        (GameFinished(g, 3) for g in games), key=lambda n: n.game_id
+    )
     for game in games:  # each in its game's shard's stream
         entries = await counting_store.client.xrange(counting_store.keys.finished_of(game))
-        assert {"game_id": game, "version": "7"} in [fields for _id, fields in entries]
+        assert [fields for _id, fields in entries if fields["game_id"] == game] == [
+            {"game_id": game, "version": "3"}
+        ]
+
+
+async def test_a_log_that_is_no_game_publishes_no_end_when_it_reveals_a_seed(
+    counting_store: RedisEventStore,
+) -> None:
+    """A tournament's log reveals its seed too: that is no game's end."""
+    log_id = f"{NOT_A_GAME_PREFIX}{uuid.uuid4().hex}"
+    reveal = [DomainEvent("SeedRevealed", {"seed": "s"})]
+    await counting_store.append(log_id, 0, reveal, META)
+    assert [e.type for e in await counting_store.read(log_id)] == ["SeedRevealed"]
+    for stream in counting_store.keys.all_finished():
+        entries = await counting_store.client.xrange(stream)
+        assert all(fields["game_id"] != log_id for _id, fields in entries)
 
 
 async def test_one_batch_on_one_game_has_one_winner_and_dedups_a_command(
@@ -413,12 +431,7 @@ async def move_retried_after_it_ran(
     client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=0.5)
     admin = aioredis.Redis.from_url(redis_url, decode_responses=True)
     store = RedisEventStore(client, RedisKeys(key_prefix))
-    finished: list[tuple[str, int]] = []
-
-    async def on_finished(game_id: str, version: int) -> None:
-        finished.append((game_id, version))
-
-    engine = Engine(store, registry, seed_source=fixed_seed("landed"), on_finished=on_finished)
+    engine = Engine(store, registry, seed_source=fixed_seed("landed"))
     seats = [SeatSpec(SeatKind.HUMAN, name, hash_token(name * 20)) for name in "ab"]
     game = (await engine.create_game("nim", seats, {"max_take": max_take})).game_id
     before = await engine.load(game)
@@ -435,6 +448,12 @@ async def move_retried_after_it_ran(
         outcome = exc
     await busy
     events = await store.read(game)
+    notices = await admin.xrange(store.keys.finished_of(game))
+    finished = [
+        (n.game_id, n.version)
+        for n in (GameFinished.from_fields(fields) for _id, fields in notices)
+        if n.game_id == game
+    ]
     await store.close()
     await admin.aclose()
     return outcome, events, before.version, finished
@@ -457,8 +476,8 @@ async def test_a_last_move_with_a_command_id_retried_after_it_landed_ends_the_ga
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
     """The retry of a game's last move answers "dup": the engine still reports the move's
-    events and sends the game's end notice (it sent none: the director's sweep found the
-    game up to 30 s later), once."""
+    events, and the game's end notice is in its shard's stream once (the append that ran
+    wrote it; the retry's "dup" writes nothing)."""
     outcome, events, before, finished = await move_retried_after_it_ran(
         redis_url, key_prefix, registry, max_take=20, take_all=True, command_id="last-move"
     )

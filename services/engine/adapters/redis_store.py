@@ -20,6 +20,7 @@ from services.engine.adapters.archive import (
     encode_archive,
     revealed_secrets,
 )
+from services.engine.adapters.finished import STREAM_CAP as FINISHED_STREAM_CAP
 from services.engine.adapters.keys import DEFAULT_SHARDS, RedisKeys
 from services.engine.adapters.redis_client import (
     POOL_SIZE,
@@ -29,6 +30,7 @@ from services.engine.adapters.redis_client import (
 )
 from services.engine.adapters.script_batches import ScriptBatches
 from services.engine.domain.chain import GENESIS_HASH, chained
+from services.engine.domain.engine_events import SEED_REVEALED
 from services.engine.domain.game_ids import NOT_A_GAME_PREFIX
 from services.engine.domain.records import (
     AppendResult,
@@ -62,7 +64,8 @@ notifier that keeps up ever leaves unread; a notifier down for longer loses the 
 # agree with it, so deleting the last entries (or the head) is refused, not "healed".
 APPEND_SCRIPT = """
 -- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests,
---       7 sealed secrets, 8 token bindings, 9 clock deadlines, 10 player turns
+--       7 sealed secrets, 8 token bindings, 9 clock deadlines, 10 player turns,
+--       11 game-finished notifications
 -- ARGV: 1 game_id, 2 expected, 3 prev_hash, 4 command_id, 5 seat, 6 recorded_at,
 --       7 created_ms ('' = not in the games index), 8 secret seed, 9 #events,
 --       10 #requests, 11 #secrets, 12 #tokens,
@@ -107,6 +110,17 @@ for i = 0, n - 1 do
     'seat', ARGV[5], 'recorded_at', ARGV[6], 'hash', hash)
 end
 redis.call('HSET', KEYS[2], 'version', version, 'hash', hash)
+for i = 0, n - 1 do
+  -- The game ends in this append (its seed is revealed only then): its notice goes out
+  -- with it, so no crash between the two can lose it (directors and the rater read it).
+  -- Not for a log that is no game (ARGV[7] ''): a tournament reveals its seed too.
+  if ARGV[7] == '' then break end
+  if ARGV[base + 1 + i * 4] == 'GAME_ENDED_TYPE' then
+    redis.call('XADD', KEYS[11], 'MAXLEN', '~', FINISHED_MAXLEN, '*',
+      'game_id', ARGV[1], 'version', tostring(version))
+    break
+  end
+end
 local range = string.format('%d-%d', expected + 1, version)
 if command_key ~= '' then
   local record = range
@@ -144,7 +158,13 @@ elseif ARGV[15] ~= '' then
   redis.call('ZADD', KEYS[9], ARGV[15], ARGV[1])
 end
 return {'ok', range}
-""".replace("__GENESIS__", GENESIS_HASH).replace("PLAYER_TURNS_MAXLEN", str(PLAYER_TURNS_MAXLEN))
+"""
+APPEND_SCRIPT = (
+    APPEND_SCRIPT.replace("__GENESIS__", GENESIS_HASH)
+    .replace("PLAYER_TURNS_MAXLEN", str(PLAYER_TURNS_MAXLEN))
+    .replace("GAME_ENDED_TYPE", SEED_REVEALED)
+    .replace("FINISHED_MAXLEN", str(FINISHED_STREAM_CAP))
+)
 APPEND_SHA = hashlib.sha1(APPEND_SCRIPT.encode()).hexdigest()
 
 # Moves a finished game's stream (and its command ids, inside the blob) into its archive
@@ -261,7 +281,7 @@ class RedisEventStore:
         return cls(create_redis_client(redis, pool_size), RedisKeys(prefix, shards))
 
     def _compute_append_keys(self, game_id: str) -> tuple[str, ...]:
-        """The ten KEYS of the append script for ``game_id``, in the script's order."""
+        """The eleven KEYS of the append script for ``game_id``, in the script's order."""
         keys = [
             self.keys.events(game_id),
             self.keys.head(game_id),
@@ -273,6 +293,7 @@ class RedisEventStore:
             self.keys.tokens(game_id),
             self.keys.deadlines_of(game_id),
             self.keys.player_turns_of(game_id),
+            self.keys.finished_of(game_id),
         ]
         if game_id.startswith(NOT_A_GAME_PREFIX):
             # A log that is not a game (a tournament's) has no games-index entry, turn
@@ -280,7 +301,7 @@ class RedisEventStore:
             # its own events key fills those slots (EVALSHA needs access to every key it
             # names), and the tournament director's Redis user needs no write access to
             # the games' keys (services.engine.adapters.acl).
-            keys[4] = keys[5] = keys[8] = keys[9] = keys[0]
+            keys[4] = keys[5] = keys[8] = keys[9] = keys[10] = keys[0]
         return tuple(keys)
 
     @property

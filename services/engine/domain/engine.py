@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -45,7 +45,6 @@ from services.engine.domain.engine_clock import (
 )
 from services.engine.domain.engine_events import (
     ENGINE_EVENTS,
-    SEED_REVEALED,
     game_created,
     seat_joined,
     secrets_revealed,
@@ -129,8 +128,6 @@ class Engine:
         snapshots: cache of folded games (shared with the read side in one process).
         bot_credential: what a command for a bot seat must carry (None: a random one,
             see :attr:`bot_credential`).
-        on_finished: awaited with ``(game_id, version)`` after the append that ends a
-            game (e.g. services.engine.adapters.finished.GameEndPublisher); it must not raise.
         absence_ms: how long a seat must be to act with no event in its game before
             another seat may claim it for a bot (services.engine.domain.leaving; each
             claim records the figure applied).
@@ -146,12 +143,10 @@ class Engine:
         max_attempts: int = 5,
         snapshots: SnapshotCache | None = None,
         bot_credential: BotCredential | None = None,
-        on_finished: Callable[[str, int], Awaitable[None]] | None = None,
         absence_ms: int = ABSENCE_MS,
     ) -> None:
         self.store = store
         self.absence_ms = absence_ms
-        self._on_finished = on_finished
         self.bot_credential = bot_credential or BotCredential.generate()
         self._snapshots = snapshots or SnapshotCache(store, registry)
         self.registry = registry
@@ -451,12 +446,6 @@ class Engine:
             # DEBUG: one INFO line per accepted move cost about 18 us of a move's ~1.3-2.3
             # ms of server CPU (issue 16); the log itself records every move.
             bound.debug("action_applied", version=result.last_version, events=events)
-            # Not only the last event: a clocked game's append ends with ClocksUpdated
-            # (its end went unannounced, and tournaments waited for the director's
-            # 30 s sweep to record the table; issue 30 item 4).
-            ended = any(event.type == SEED_REVEALED for event in result.written)
-            if ended and self._on_finished is not None:
-                await self._on_finished(snapshot.game_id, result.last_version)
         written = () if result.duplicate else tuple(result.written)
         return CommandResult(snapshot.game_id, result.last_version, result.first_version, written)
 

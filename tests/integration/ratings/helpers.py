@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.engine.adapters import RedisEventStore
-from services.engine.adapters.finished import GameEndPublisher
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec
@@ -34,14 +33,9 @@ class Rig:
 
 
 def rig(store: RedisEventStore, registry: RulesetRegistry, seed: str = "ratings") -> Rig:
-    """The parts as services.app.tournament_parts wires them (engine publishing game
-    ends, as under ``teoti serve``)."""
-    engine = Engine(
-        store,
-        registry,
-        seed_source=fixed_seed(seed),
-        on_finished=GameEndPublisher(store.client, store.keys),
-    )
+    """The parts as services.app.tournament_parts wires them (the store's append
+    publishes game ends, as under ``teoti serve``)."""
+    engine = Engine(store, registry, seed_source=fixed_seed(seed))
     reader = GameReader(store, registry)
     book = RatingsBook(store.client, store.keys.prefix)
     inbox = RedisInbox(store.client, store.keys.prefix)
