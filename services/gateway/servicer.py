@@ -24,6 +24,7 @@ import structlog
 from teoti_client.proto import game_service_pb2 as pb
 
 from services.engine.domain.errors import InvalidArgument, NotAuthorized
+from services.engine.domain.event_words import describe_stored
 from services.engine.domain.game import GameSnapshot
 from services.engine.domain.game_seats import SeatKind, check_client_token, hash_token, new_token
 from services.engine.domain.head_signing import SignedHead, SigningKeys
@@ -625,9 +626,15 @@ class GameServicer:
             )
             async with contextlib.aclosing(batches):
                 async for batch in batches:
+                    # The latest fold names the seats (one joined since the watch began).
+                    names = self._reader.cached(request.game_id) or snapshot
                     for event in batch[:-1]:
-                        yield pb.WatchGameResponse(event=event_to_proto(event))
-                    last = pb.WatchGameResponse(event=event_to_proto(batch[-1]))
+                        yield pb.WatchGameResponse(
+                            event=event_to_proto(event, describe_stored(names, event))
+                        )
+                    last = pb.WatchGameResponse(
+                        event=event_to_proto(batch[-1], describe_stored(names, batch[-1]))
+                    )
                     if request.with_view and seat is not None:
                         await self._attach_view(last, request.game_id, seat, batch)
                     yield last
@@ -671,7 +678,7 @@ class GameServicer:
             request.game_id
         )
         return pb.ListEventsResponse(
-            events=[event_to_proto(e) for e in events],
+            events=[event_to_proto(e, describe_stored(snapshot, e)) for e in events],
             next_from_version=events[-1].version if more else 0,
         )
 
