@@ -4,11 +4,17 @@ game gets a readable sentence with its seats named, and the words never fail."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from services.engine.domain.event_words import describe_event, describe_stored, with_seat_names
+from services.engine.domain.event_words import (
+    DescribedEvents,
+    describe_event,
+    describe_stored,
+    with_seat_names,
+)
 from services.engine.domain.game import fold
 from services.engine.domain.ruleset import DomainEvent
 from tests.nim import NimRuleset
@@ -60,3 +66,20 @@ def test_engine_events_are_worded_and_broken_payloads_never_raise() -> None:
     broken = DomainEvent("StonesTaken", {"nothing": 1})
     assert describe_event("nim", NimRuleset(), broken, ["ann"]) == "Stones taken"
     assert describe_event("gone", None, broken) == "Stones taken"
+
+
+def test_an_event_is_worded_once_for_all_its_readers_until_a_seat_is_named() -> None:
+    """DescribedEvents keeps each sentence (the same for every watcher); a seat joined
+    since (new names) words it again; the oldest goes when full."""
+    path = next(p for p in LOGS if log_id(p).startswith("nim/"))
+    events = load_log(path)
+    game = fold(expected_of(path)["game_id"], events, registry())
+    move = next(e for e in events if "seat" in e.payload)  # a sentence naming a seat
+    words = DescribedEvents(size=2)
+    first = words.of(game, move)
+    assert first == describe_stored(game, move)
+    assert words.of(game, move) is first  # kept, not worded again
+    renamed = game.updated(seats=tuple(replace(s, name=f"new {s.name}") for s in game.seats))
+    assert words.of(renamed, move) == describe_stored(renamed, move) != first
+    words.of(game, events[0])  # a third sentence: the oldest is dropped
+    assert words.of(game, move) is not first

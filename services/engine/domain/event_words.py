@@ -37,6 +37,7 @@ from services.engine.domain.timing.seat_clocks import (
 from services.safe_text import printable
 
 __all__ = [
+    "DescribedEvents",
     "describe_event",
     "describe_stored",
     "engine_event_words",
@@ -164,3 +165,29 @@ def describe_stored(snapshot: GameSnapshot, event: StoredEvent) -> str:
             domain = snapshot.ruleset.upcast(domain)
     names = [seat.name for seat in snapshot.seats]
     return describe_event(snapshot.ruleset_name, snapshot.ruleset, domain, names)
+
+
+class DescribedEvents:
+    """:func:`describe_stored` with the last ``size`` sentences kept: every watcher of a
+    game is sent the same events, and wording one costs 15-25 us (issue 33), so a game
+    watched by a thousand pages words each event once, not a thousand times.
+
+    Keyed by game, version, hash and the seats' names (a seat joined since: new words);
+    the oldest sentence goes first when full. Not thread-safe: one per event loop.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._kept: dict[tuple[str, int, str, tuple[str, ...]], str] = {}
+
+    def of(self, snapshot: GameSnapshot, event: StoredEvent) -> str:
+        """The sentence of ``event`` of ``snapshot``'s game (:func:`describe_stored`)."""
+        names = tuple(seat.name for seat in snapshot.seats)
+        key = (snapshot.game_id, event.version, event.hash, names)
+        text = self._kept.get(key)
+        if text is None:
+            text = describe_stored(snapshot, event)
+            if len(self._kept) >= self._size:
+                del self._kept[next(iter(self._kept))]
+            self._kept[key] = text
+        return text
