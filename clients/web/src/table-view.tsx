@@ -173,19 +173,19 @@ export function TableView({ gameId, seat, token, onLeave }: {
         <div class="play-area">
           <p id="turn-banner" class={mine ? "banner yours" : "banner"}>{banner}</p>
           {game && <Seats game={game} you={seat} />}
-          <h3>Your moves</h3>
-          <Actions actions={session.actions} seat={seat} finished={Boolean(game?.finished)} submit={submit} />
+          {seat !== null && <h3>Your moves</h3>}
+          {seat !== null && <Actions actions={session.actions} seat={seat} finished={Boolean(game?.finished)} submit={submit} />}
           {game && (Board
             ? <Board game={game} view={view} seat={seat} actions={session.actions} submit={submit} />
             : <GenericBoard game={game} view={view} seat={seat} actions={session.actions} submit={submit} />)}
-          <details id="by-hand" class="by-hand">
+          <details id="by-hand" class="by-hand" hidden={seat === null}>
             <summary>Send an action by hand</summary>
             <label for="custom-action" class="sr-only">Action as JSON</label>
             <textarea id="custom-action" rows={3} placeholder='{"type": "..."}' value={byHand}
               onInput={(e) => setByHand((e.target as HTMLTextAreaElement).value)} />
             <button id="submit-custom" type="button" onClick={() => submit(byHand)}>Submit</button>
           </details>
-          <p class="muted transport">Your moves go over <span id="play-status"
+          <p class="muted transport" hidden={seat === null}>Your moves go over <span id="play-status"
             data-socket-moves={String(transport.socketMoves)} data-http-moves={String(transport.httpMoves)}
             data-open={transport.open ? "yes" : "no"}>
             {`(${transport.open ? "WebSocket" : "HTTP"}${transport.note ? `: ${transport.note}` : ""})`}
@@ -198,7 +198,8 @@ export function TableView({ gameId, seat, token, onLeave }: {
             <button id="leave" type="button" onClick={onLeave}>Back to the games</button>
           </p>
           <details class="view-json">
-            <summary>Your view of the game (JSON, as the ruleset shows it to your seat)</summary>
+            <summary>{seat === null ? "The public view of the game (JSON, as the ruleset shows it to everyone)"
+              : "Your view of the game (JSON, as the ruleset shows it to your seat)"}</summary>
             <pre id="view">{game ? JSON.stringify(view, null, 1) : ""}</pre>
           </details>
         </div>
