@@ -66,6 +66,10 @@ def test_engine_events_are_worded_and_broken_payloads_never_raise() -> None:
     broken = DomainEvent("StonesTaken", {"nothing": 1})
     assert describe_event("nim", NimRuleset(), broken, ["ann"]) == "Stones taken"
     assert describe_event("gone", None, broken) == "Stones taken"
+    forged = DomainEvent("ClockStarted", {"base_ms": "soon"})
+    assert describe_event("nim", NimRuleset(), forged) == "The clocks start"
+    forged = DomainEvent("GameCreated", {"seats": 3}, 5)
+    assert describe_event("nim", NimRuleset(), forged) == "Game created (nim, 0 seats)"
 
 
 def test_an_event_is_worded_once_for_all_its_readers_until_a_seat_is_named() -> None:

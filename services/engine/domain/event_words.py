@@ -102,18 +102,25 @@ def engine_event_words(ruleset_name: str, event: DomainEvent) -> str | None:
     if kind in words:
         return words[kind]
     if kind == GAME_CREATED:
-        return f"game created ({ruleset_name}, {len(p.get('seats', []))} seats)"
+        return f"game created ({ruleset_name}, {_count(p.get('seats'))} seats)"
     if kind == SEAT_JOINED:
         return f"seat {seat} joins the game"
     if kind == SECRETS_REVEALED:
-        return f"{len(p.get('secrets', []))} hidden value(s) revealed"
+        return f"{_count(p.get('secrets'))} hidden value(s) revealed"
     if kind == SEED_REVEALED:
         return f"seed revealed: {printable(str(p.get('seed')))}"
     if kind in (SEAT_RESIGNED, SEAT_CLAIMED_FOR_BOT):
         return _leaving(p)
     if kind == CLOCK_STARTED:
-        return f"the clocks start ({int(p.get('base_ms', 0) or 0) // 1000} s each)"
+        base = p.get("base_ms")
+        each = f" ({base // 1000} s each)" if isinstance(base, int) else ""
+        return f"the clocks start{each}"
     return None
+
+
+def _count(items: Any) -> int:
+    """How many ``items`` a payload lists (0 for anything but a list: a forged log)."""
+    return len(items) if isinstance(items, list) else 0
 
 
 def _sentence(text: str) -> str:
