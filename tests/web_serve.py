@@ -29,11 +29,13 @@ def free_port() -> int:
 
 @dataclass(frozen=True)
 class Served:
-    """A running ``teoti serve``: ``web`` is the web face's base URL."""
+    """A running ``teoti serve``: ``web`` is the web face's base URL, ``log`` its
+    standard error (JSON log lines, and the one plain "open URL" line)."""
 
     web: str
     grpc_target: str
     process: subprocess.Popen[bytes]
+    log: Path
 
 
 READY = "teoti_serve_ready"
@@ -111,7 +113,7 @@ def _started(process: subprocess.Popen[bytes], log: Path) -> Served:
             try:
                 with urllib.request.urlopen(f"{web}/healthz", timeout=1) as reply:
                     if reply.status == 200:
-                        return Served(web, f"127.0.0.1:{ports[0]}", process)
+                        return Served(web, f"127.0.0.1:{ports[0]}", process, log)
             except OSError:
                 pass
         if time.monotonic() > deadline:

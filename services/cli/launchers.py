@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,11 @@ async def _serve(args: argparse.Namespace) -> int:
             default_ruleset=args.ruleset,
         ) as stack:
             log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
+            if stack.web_port:
+                # The one line a person starting the server reads among the JSON logs.
+                url = opts.web_url(args.host, stack.web_port)
+                print(f"open {url} to play", file=sys.stderr, flush=True)
+                log.info("teoti_serve_open", url=url)
             await stop.wait()
     log.info("teoti_serve_stopped")
     return EXIT_OK

@@ -13,7 +13,6 @@ import asyncio
 import io
 import os
 import sys
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,9 @@ from services.cli.options import DEFAULT_GATEWAY, Subparsers, add_extra_ruleset,
 from services.engine.adapters.key_files import read_public_keys
 from services.engine.adapters.log_files import looks_like_file, read_public_log
 from services.engine.domain.audit import audit_log
-from services.engine.domain.engine_events import ENGINE_EVENTS, GAME_CREATED, SEED_REVEALED
+from services.engine.domain.engine_events import GAME_CREATED, SEED_REVEALED
 from services.engine.domain.errors import CorruptLog, UnknownRuleset
+from services.engine.domain.event_words import engine_event_words
 from services.engine.domain.game import fold
 from services.engine.domain.head_signing import (
     HeadStatement,
@@ -50,39 +50,17 @@ from services.safe_text import printable
 
 def describe(rulesets: RulesetRegistry, ruleset_name: str, event: DomainEvent) -> tuple[bool, str]:
     """(is milestone, one-line description) of ``event`` of a ``ruleset_name`` game: the
-    engine's own events here, the others by the ruleset in ``rulesets`` (the event's
-    type alone when it is not there)."""
-    if event.type == GAME_CREATED:
-        return True, f"game created ({ruleset_name}, {len(event.payload.get('seats', []))} seats)"
-    if event.type == SEED_REVEALED:
-        return True, f"seed revealed: {event.payload.get('seed')}"
-    if event.type in (SEAT_RESIGNED, SEAT_CLAIMED_FOR_BOT):
-        return True, _leaving(event.payload)
-    if event.type in ENGINE_EVENTS:
-        return False, event.type
+    engine's own events in :mod:`services.engine.domain.event_words`' words, the others
+    by the ruleset in ``rulesets`` (the event's type alone when it is not there)."""
+    engine_words = engine_event_words(ruleset_name, event)
+    if engine_words is not None:
+        milestone = event.type in (GAME_CREATED, SEED_REVEALED, SEAT_RESIGNED, SEAT_CLAIMED_FOR_BOT)
+        return milestone, engine_words
     try:
         ruleset = rulesets.get(ruleset_name)
     except UnknownRuleset:
         return False, event.type
     return bool(ruleset.is_milestone(event)), ruleset.describe_event(event)
-
-
-_OUTCOME_WORDS = {
-    "game_ended": "the game ended",
-    "forfeited": "out, a bot makes its moves",
-    "taken_over": "a bot plays it",
-}
-
-
-def _leaving(payload: Mapping[str, Any]) -> str:
-    """One line for SeatResigned / SeatClaimedForBot (docs/events.md, "Leaving a game")."""
-    seat = printable(str(payload.get("seat")))  # a forged file may hold anything here
-    if "outcome" in payload:
-        outcome = str(payload.get("outcome"))
-        return f"seat {seat} resigned ({_OUTCOME_WORDS.get(outcome, printable(outcome))})"
-    reason = "its clock ran out" if payload.get("reason") == "timed_out" else "absent"
-    by = printable(str(payload.get("claimed_by")))
-    return f"seat {seat} handed to a bot by seat {by} ({reason})"
 
 
 EXPORT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt")

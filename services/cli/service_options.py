@@ -326,6 +326,20 @@ def address(host: str, port_number: int) -> str:
     return f"[{bare}]:{port_number}" if ":" in bare else f"{bare}:{port_number}"
 
 
+_ANY_HOST = {"", "0.0.0.0", "::", "[::]"}
+"""Hosts that mean every interface: a browser on this machine opens them as loopback."""
+
+
+def web_url(host: str, port_number: int) -> str:
+    """The URL a person opens to play on the web face bound to ``host:port_number``
+    (issue 33: ``teoti serve`` prints it): ``http://127.0.0.1:8080/``; a wildcard host
+    (``0.0.0.0``, ``::``) is reached at ``127.0.0.1``, an IPv6 literal bracketed."""
+    bare = host.strip("[]")
+    if host in _ANY_HOST or bare in _ANY_HOST:
+        bare = "127.0.0.1"
+    return f"http://{address(bare, port_number)}/"
+
+
 def port_is_free(host: str, port_number: int) -> None:
     """Raise AddressInUse if ``host:port`` has a listener, before gRPC tries to bind it
     (whose C core would print its own raw error line first)."""

@@ -24,6 +24,7 @@ import structlog
 from teoti_client.proto import game_service_pb2 as pb
 
 from services.engine.domain.errors import InvalidArgument, NotAuthorized
+from services.engine.domain.event_words import DescribedEvents
 from services.engine.domain.game import GameSnapshot
 from services.engine.domain.game_seats import SeatKind, check_client_token, hash_token, new_token
 from services.engine.domain.head_signing import SignedHead, SigningKeys
@@ -271,6 +272,8 @@ class GameServicer:
         self.signing = signing or SigningKeys(None)
         self._streams = streams or StreamBudget()
         self._play_grace_s = play_grace_s
+        # Events in words (Event.description), each worded once for all its watchers.
+        self._words = DescribedEvents()
 
     def _admit(self, context: Context, request: Any = None) -> tuple[str, str | None]:
         """Spend one unit of the caller's rate limit (RateLimited when spent); returns
@@ -625,9 +628,15 @@ class GameServicer:
             )
             async with contextlib.aclosing(batches):
                 async for batch in batches:
+                    # The latest fold names the seats (one joined since the watch began).
+                    names = self._reader.cached(request.game_id) or snapshot
                     for event in batch[:-1]:
-                        yield pb.WatchGameResponse(event=event_to_proto(event))
-                    last = pb.WatchGameResponse(event=event_to_proto(batch[-1]))
+                        yield pb.WatchGameResponse(
+                            event=event_to_proto(event, self._words.of(names, event))
+                        )
+                    last = pb.WatchGameResponse(
+                        event=event_to_proto(batch[-1], self._words.of(names, batch[-1]))
+                    )
                     if request.with_view and seat is not None:
                         await self._attach_view(last, request.game_id, seat, batch)
                     yield last
@@ -671,7 +680,7 @@ class GameServicer:
             request.game_id
         )
         return pb.ListEventsResponse(
-            events=[event_to_proto(e) for e in events],
+            events=[event_to_proto(e, self._words.of(snapshot, e)) for e in events],
             next_from_version=events[-1].version if more else 0,
         )
 

@@ -7,9 +7,9 @@ under :mod:`services.games`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
-from services.safe_text import printable
+from services.engine.domain.event_words import seat_label as seat_label
+from services.engine.domain.event_words import with_seat_names as with_seat_names
 
 SEAT_COLOURS: tuple[str, ...] = ("yellow", "magenta", "cyan", "bright_white", "green")
 NEUTRAL_COLOUR = "grey50"
@@ -18,27 +18,6 @@ NEUTRAL_COLOUR = "grey50"
 def seat_colour(colour: int, seats: int) -> str:
     """Rich style of a colour index (seats first, then neutral colours)."""
     return SEAT_COLOURS[colour % len(SEAT_COLOURS)] if colour < seats else NEUTRAL_COLOUR
-
-
-def seat_label(names: Sequence[str], seat: int) -> str:
-    """The seat's name (control characters escaped), or ``"seat N"`` when it has none."""
-    if 0 <= seat < len(names) and names[seat]:
-        return printable(names[seat])
-    return f"seat {seat}"
-
-
-_SEAT = re.compile(r"\bseat (\d+)\b")
-
-
-def with_seat_names(text: str, names: Sequence[str]) -> str:
-    """``text`` with every ``"seat N"`` of a seat in ``names`` replaced by its name
-    (rulesets describe events with seat numbers; the table shows names)."""
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1))
-        return seat_label(names, seat) if seat < len(names) else match.group(0)
-
-    return _SEAT.sub(name, text)
 
 
 def words_of(key: str) -> str:

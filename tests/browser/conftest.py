@@ -47,15 +47,19 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def new_page(browser: Any, served: Served) -> Iterator[Any]:
     """A factory of pages, each in its own browser context (its own storage: another
-    person), opened on the reference client; all closed after the test."""
+    person), opened on the reference client (at ``path``, in a window of ``viewport``,
+    e.g. ``{"width": 390, "height": 844}``: a phone); all closed after the test."""
     contexts: list[Any] = []
 
-    def open_page() -> Any:
-        context = browser.new_context(base_url=served.web)
+    def open_page(viewport: dict[str, int] | None = None, path: str = "/") -> Any:
+        options: dict[str, Any] = {"base_url": served.web}
+        if viewport is not None:
+            options["viewport"] = viewport
+        context = browser.new_context(**options)
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(20_000)
-        page.goto("/")
+        page.goto(path)
         return page
 
     yield open_page

@@ -111,7 +111,7 @@ def test_browser_two_people_play_and_see_each_other(new_page: Any, ruleset: str)
     # A refusal names its rule: the seat that is not to act tries to act anyway.
     mover = to_act(pages)
     waiting = bob if mover is ann else ann
-    waiting.click("#table details summary")
+    waiting.click("#by-hand summary")
     waiting.fill("#custom-action", '{"kind": "pass"}')
     waiting.click("#submit-custom")
     expect(waiting.locator("#refusal")).to_be_visible()
@@ -168,7 +168,7 @@ def test_browser_a_bad_action_is_refused_with_its_rule(new_page: Any) -> None:
     ann = new_page()
     create(ann, "ann", "nim", 2, others="bot")
     socket_open(ann)
-    ann.click("#table details summary")
+    ann.click("#by-hand summary")
     ann.fill("#custom-action", "{not json")
     ann.click("#submit-custom")
     expect(ann.locator("#refusal .reason")).to_have_text("invalid_argument")

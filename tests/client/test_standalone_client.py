@@ -66,6 +66,9 @@ async def test_a_game_played_through_the_client(client: TeotiClient) -> None:
     assert events[0].type == "GameCreated" and events[0].seat == -1
     assert not any(e.redacted for e in events)  # shown exactly as stored and chained
     assert events[-1].seat == 0
+    # Each event in words, seat 0 by its name (issue 33).
+    assert events[0].description == "Game created (nim, 2 seats)"
+    assert events[-1].description.startswith("ann takes"), events[-1]
     assert (await client.verify(game_id)).ok
 
 

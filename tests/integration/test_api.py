@@ -244,6 +244,40 @@ async def test_list_games_pages_and_filters(client: TeotiClient) -> None:
         await client.list_games(page_size=1000)
 
 
+async def test_events_read_in_words_with_seat_names_outside_the_hash(stack: Stack) -> None:
+    """ListEvents and WatchGame fill ``Event.description`` (issue 33): the ruleset's
+    sentence with seats named; the hash is the stored event's, words are in no hash."""
+    pb = game_service_pb2
+    ann = "ann-secret-0123456789abcdef"
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+        stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
+        created = await stub.CreateGame(
+            pb.CreateGameRequest(
+                ruleset="nim",
+                seats=[
+                    pb.Seat(kind=pb.SEAT_KIND_HUMAN, name="ann", token=ann),
+                    pb.Seat(kind=pb.SEAT_KIND_BOT, name="Nimbot"),
+                ],
+            )
+        )
+        game = created.game_id
+        await stub.SubmitAction(
+            pb.SubmitActionRequest(game_id=game, seat=0, seat_token=ann, action_json='{"take":1}')
+        )
+        listed = (await stub.ListEvents(pb.ListEventsRequest(game_id=game))).events
+        words = [e.description for e in listed]
+        assert words[0] == "Game created (nim, 2 seats)" and "ann takes 1" in words, words
+        assert all(words) and not any("seat 0" in w for w in words), words
+        stored = await stack.store.read(game)
+        assert [e.hash for e in listed] == [e.hash for e in stored[: len(listed)]]
+        watched = []
+        async for reply in stub.WatchGame(pb.WatchGameRequest(game_id=game, from_version=0)):
+            watched.append(reply.event)
+            if len(watched) == len(listed):
+                break
+        assert [e.description for e in watched] == words
+
+
 async def test_history_paging_and_verification(client: TeotiClient) -> None:
     created = await client.create_game(HUMANS, options={"max_take": 1})
     game, tokens = created.game_id, created.seat_tokens

@@ -121,6 +121,11 @@ async def test_every_rpc_over_http(served: StackFactory) -> None:
         assert at["game"]["version"] == 2
         events = (await rpc(http, "ListEvents", {"game_id": game})).json()
         assert [e["version"] for e in events["events"]] == list(range(1, public["version"] + 1))
+        # Each event in words with its seats named (issue 33): ann and bob, not "seat 0".
+        words = [e["description"] for e in events["events"]]
+        assert all(words) and not any("seat 0" in w or "seat 1" in w for w in words), words
+        assert words[0] == "Game created (nim, 2 seats)" and "bob joins the game" in words
+        assert any(w.startswith("ann takes") for w in words), words
         verified = (await rpc(http, "VerifyGame", {"game_id": game})).json()
         assert verified["ok"] and verified["seed_verified"]
         streamed = await sse_events(

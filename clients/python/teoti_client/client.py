@@ -280,7 +280,9 @@ class Event:
     """One event of a game's log as the API shows it.
 
     ``payload`` is decoded JSON; ``seat`` is -1 for system events; ``redacted`` marks a
-    payload shortened for this reader (``hash`` covers the stored, whole event).
+    payload shortened for this reader (``hash`` covers the stored, whole event);
+    ``description`` is the event in one sentence of the game's words with seats named
+    (issue 33; not part of the record: in no hash, "" from a server before it).
     """
 
     version: int
@@ -292,6 +294,7 @@ class Event:
     recorded_at: str
     hash: str
     redacted: bool = False
+    description: str = ""
 
 
 class GameServiceClient(Generic[EventT]):
@@ -968,4 +971,5 @@ class TeotiClient(GameServiceClient[Event]):
             event.metadata.recorded_at,
             event.hash,
             event.redacted,
+            event.description,
         )

@@ -154,11 +154,14 @@ def add_seats(target: Any, seats: Sequence[SeatSpec], *, token_hashes: bool = Fa
         )
 
 
-def event_to_proto(event: StoredEvent) -> pb.Event:
+def event_to_proto(event: StoredEvent, description: str = "") -> pb.Event:
     """An ``Event`` message from a stored event (payload as canonical JSON), exactly as
     stored and hash-chained: hidden parts are only commitments, so ``redacted`` is never
-    set (it is kept in the proto for older clients)."""
+    set (it is kept in the proto for older clients). ``description`` is the event in
+    words (:func:`services.engine.domain.event_words.describe_event`), sent by public
+    reads only: it is in no hash (issue 33)."""
     return pb.Event(
+        description=description,
         version=event.version,
         type=event.type,
         schema_version=event.schema_version,

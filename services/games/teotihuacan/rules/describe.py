@@ -173,6 +173,37 @@ def describe_event(event: DomainEvent) -> str:
         case "GameEnded":
             scores = ", ".join(f"seat {i}: {vp}" for i, vp in enumerate(p["final_scores"]))
             return f"the game ends ({scores}); seat {p['ranking'][0]} wins"
+        case "FourthWorkerJoined":
+            return f"{seat}'s fourth worker joins with power {p['power']}"
+        case "AgendaUpdated":
+            return "the order of the coming steps is updated"
+        case "DecorationOfferRefilled":
+            return f"decoration tile {p['tile']} is put on offer"
+        case "PyramidOfferRefilled":
+            return f"pyramid tile {p['tile']} is put on offer"
+        case "DiscoveryEffectUsed":
+            return f"{seat} uses a discovery tile ({p['effect'].replace('_', ' ')})"
+        case "DiscoveryEffectsExpired":
+            effects = ", ".join(str(e).replace("_", " ") for e in p["effects"])
+            return f"{seat}'s unused discovery effects expire ({effects})"
+        case "EclipseEnded":
+            return f"eclipse {p['eclipse']} is over: the calendar starts again"
+        case "NeutralWorkersPlaced":
+            boards = ", ".join(_board(board) for board, _ in p["workers"])
+            return f"neutral workers are placed on {boards}"
+        case "RoundEnded":
+            return f"round {p['round']} ends"
+        case "StartingTileDrafted":
+            return f"{seat} drafts starting tile {p['tile']}"
+        case "StartingTilesChosen":
+            return f"{seat} chooses its starting tiles (hidden until all have chosen)"
+        case "StartingTilesReturned":
+            return "the starting tiles nobody kept go back to the box"
+        case "StartingWorkersPlaced":
+            boards = ", ".join(_board(b) for b in p["boards"])
+            return f"{seat} places its starting workers on {boards}"
+        case "TempleBonusScored":
+            return f"{seat} scores {p['vp']} VP for the {p['temple']} temple's bonus tile"
         case _:
             return f"{event.type} {seat}".strip()
 

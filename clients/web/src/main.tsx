@@ -1,0 +1,63 @@
+// The reference web client of the teoti web face (docs/web.md): the lobby and one table
+// at a time, routed by the URL's fragment (#game=<id>&seat=<n>: shareable, the seat's
+// token never in it; it stays in this browser's localStorage), so the back button
+// leaves a table and a link opens it again.
+
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import "virtual:game-boards";
+import { Lobby, type Seated } from "./lobby";
+import { TableView } from "./table-view";
+
+const saved = (gameId: string): { seat: number; token: string } | null => {
+  try {
+    return JSON.parse(localStorage.getItem(`teoti:${gameId}`) ?? "null") as { seat: number; token: string } | null;
+  } catch {
+    return null;
+  }
+};
+
+/** The table the URL names (a seat only if this browser holds its token), or null. */
+function fromUrl(): Seated | null {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const gameId = params.get("game");
+  if (!gameId) return null;
+  const mine = saved(gameId);
+  if (mine && String(mine.seat) === params.get("seat")) return { gameId, seat: mine.seat, token: mine.token };
+  return { gameId, seat: null, token: "" };
+}
+
+function App() {
+  const [seated, setSeated] = useState<Seated | null>(fromUrl);
+  const [status, setStatus] = useState(seated ? "connected" : "connecting…");
+  useEffect(() => {
+    const follow = () => setSeated(fromUrl());
+    window.addEventListener("popstate", follow);
+    return () => window.removeEventListener("popstate", follow);
+  }, []);
+  const enter = (next: Seated) => {
+    if (next.token) localStorage.setItem(`teoti:${next.gameId}`, JSON.stringify({ seat: next.seat, token: next.token }));
+    history.pushState(null, "", `#game=${next.gameId}${next.seat === null ? "" : `&seat=${next.seat}`}`);
+    setSeated(next);
+  };
+  const leave = () => {
+    history.pushState(null, "", "#");
+    setSeated(null);
+  };
+  return (
+    <>
+      <header class="top">
+        <h1>teoti</h1>
+        <span id="server-status" class="muted">{status}</span>
+      </header>
+      <main>
+        {seated
+          ? <TableView key={`${seated.gameId}:${String(seated.seat)}`} gameId={seated.gameId}
+              seat={seated.seat} token={seated.token} onLeave={leave} />
+          : <Lobby enter={enter} setStatus={setStatus} />}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app") as HTMLElement);
