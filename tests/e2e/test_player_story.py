@@ -88,8 +88,14 @@ class Stream:
                     raise AssertionError(f"the stream ended before {kind} {data}")
                 await self._arrived.wait()
 
-    def kinds(self) -> list[str]:
-        return [notice.kind for notice in self.got]
+    def resumed_since(self, count: int) -> list[str]:
+        """The ids of the notices read after the first ``count``, once each check that
+        no notice came twice: no id twice, no turn (game, version) told twice."""
+        ids = [notice.notice_id for notice in self.got]
+        assert len(set(ids)) == len(ids), ids
+        turns = [(n.data["game_id"], n.data["version"]) for n in self.got if n.kind == "your_turn"]
+        assert len(set(turns)) == len(turns), turns
+        return ids[count:]
 
 
 @dataclass
@@ -299,21 +305,27 @@ async def _story(story: Story) -> list[Player]:
             await story.move(bob, first, seat)
         else:
             missed.append(await story.move(ann, first, seat))
+    assert len(missed) == 2
     story.watch(bob, after=last)
     for version in missed:
         turn = await bob.stream.expect("your_turn", game_id=first, version=version)
         assert turn.data["seat"] == seated.index(bob)
-    resumed = [n.notice_id for n in bob.stream.got[before:]]
-    assert last not in resumed
-    assert len({n.notice_id for n in bob.stream.got}) == len(bob.stream.got)  # none twice
+        assert turn.notice_id in bob.stream.resumed_since(before)
+    assert last not in bob.stream.resumed_since(before)
 
-    # 6. Bob resigns before the end: the game ends, both are told, ratings move.
+    # 6. Bob resigns before the end: the game ends, both are told, ratings move. Ann's
+    # event stream is down meanwhile: it resumes with Last-Event-ID, as EventSource does.
     view = await client.get_game(first)
     assert not view.finished and view.state["pile"] > 0
+    ann_last = await ann.stream.drop()
+    ann_before = len(ann.stream.got)
     resigned = await client.resign(first, seated.index(bob), bob.credential)
-    assert resigned.finished
+    assert resigned.finished and resigned.outcome == "game_ended"
     assert "SeatResigned" in [e.type for e in await client.events(first)]  # in the public log
+    story.watch(ann, after=ann_last)
     told = {p.name: await p.stream.expect("game_finished", game_id=first) for p in (ann, bob)}
+    assert told["Ann"].notice_id in ann.stream.resumed_since(ann_before)
+    assert ann_last not in ann.stream.resumed_since(ann_before)
     assert (told["Ann"].data["place"], told["Bob"].data["place"]) == (1, 2)
     ratings = {p.name: await client.player_rating(p.player_id, "nim") for p in (ann, bob)}
     for name, rated in ratings.items():
@@ -376,8 +388,11 @@ async def _story(story: Story) -> list[Player]:
     assert {0, 2} <= movers  # the bot account's seat and the worker's both moved
     await robo.stream.expect("game_finished", game_id=third)
 
-    # 9. No credential in any notice (the logs are read once the stack stopped).
+    # 9. No notice twice; no credential in any notice (the logs are read once the
+    # stack stopped).
     players = [ann, bob, robo]
+    for player in players:
+        player.stream.resumed_since(0)
     for player in players:
         told_all = json.dumps([dict(n.data) for p in players for n in p.stream.got])
         assert player.credential not in told_all
