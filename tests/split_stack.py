@@ -24,11 +24,14 @@ NIM = ("--extra-ruleset", "nim=tests.nim:NimRuleset")
 @dataclass(frozen=True)
 class Deployment:
     """A running stack: ``grpc_target`` (``host:port``), ``web`` (the web face's base
-    URL) and its processes' ``logs`` (complete once the stack has stopped)."""
+    URL), its processes' ``logs`` and the ``stored`` files holding what it wrote to
+    Redis (an embedded Redis's append-only file; none on a shared Redis), all complete
+    once the stack has stopped."""
 
     grpc_target: str
     web: str
     logs: tuple[Path, ...]
+    stored: tuple[Path, ...] = ()
 
 
 async def _logged(proc: Proc, event: str) -> dict[str, object]:

@@ -232,7 +232,10 @@ async def deployed(kind: str, redis_url: str, folder: Path) -> AsyncIterator[Dep
         return
     with serving(folder / "data", folder / "serve.log", web=True) as served:
         yield Deployment(
-            f"127.0.0.1:{served.port}", f"http://127.0.0.1:{served.web_port}", (served.log,)
+            f"127.0.0.1:{served.port}",
+            f"http://127.0.0.1:{served.web_port}",
+            (served.log, served.data / "redis.log"),
+            (served.data / "appendonly.aof",),
         )
         served.process.send_signal(signal.SIGTERM)
         assert await asyncio.to_thread(served.process.wait, 60) == 0
@@ -256,8 +259,12 @@ async def test_the_players_story(kind: str, redis_url: str, tmp_path: Path) -> N
             await player.stream.drop()
     logged = "".join(log.read_text(errors="replace") for log in deployment.logs)
     assert "table_opened" in logged  # the logs were written (INFO and up)
+    # Every write to the embedded Redis: a credential is stored as its hash only.
+    stored = b"".join(path.read_bytes() for path in deployment.stored)
+    assert not deployment.stored or all(p.player_id.encode() in stored for p in players)
     for player in players:
         assert player.credential not in logged, f"{player.name}'s credential in a log"
+        assert player.credential.encode() not in stored, f"{player.name}'s credential stored"
 
 
 async def _story(story: Story) -> list[Player]:
