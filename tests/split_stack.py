@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tests.faults import Proc
 from tests.serve_process import wait_for
+from tests.web_serve import free_port
 
 NIM = ("--extra-ruleset", "nim=tests.nim:NimRuleset")
 
@@ -44,42 +45,45 @@ async def _logged(proc: Proc, event: str) -> dict[str, object]:
 @asynccontextmanager
 async def split_stack(redis_url: str, folder: Path) -> AsyncIterator[Deployment]:
     """Engine, gateway (web face on), bot worker and director as ``teoti`` processes on
-    ``redis_url`` under a fresh key prefix, logging at INFO into ``folder``; the engine
-    and gateway on ports they pick when they bind (read back from their logs). Yields
-    once the gateway serves; on exit each gets SIGTERM and must exit 0 (a crash or a
-    hang at shutdown fails the test)."""
+    ``redis_url`` under a fresh key prefix, logging at INFO into ``folder``. All four
+    start at once (their imports are most of a start): the engine link on a port
+    chosen here, which the others dial until it listens; the gateway's gRPC and web
+    ports picked when it binds and read back from its log. Yields once the engine and
+    the gateway serve; on exit each gets SIGTERM and must exit 0 (a crash or a hang at
+    shutdown fails the test)."""
     common = ["--redis-url", redis_url, "--key-prefix", f"split-{uuid.uuid4().hex[:8]}"]
+    link_port = free_port()
+    link = f"127.0.0.1:{link_port}"
     engine = Proc(
-        ["engine", "--port", "0", "--link-port", "0", *common, *NIM],
+        ["engine", "--port", "0", "--link-port", str(link_port), *common, *NIM],
         folder / "engine.log",
         "INFO",
     )
-    procs = [engine]
+    gateway = Proc(
+        ["gateway", "--port", "0", "--web-port", "any", "--engine", link, *common, *NIM],
+        folder / "gateway.log",
+        "INFO",
+    )
+    workers = [
+        Proc([role, "--engine", link, *common, *NIM], folder / f"{role}.log", "INFO")
+        for role in ("bot", "director")
+    ]
+    procs = [engine, gateway, *workers]
     try:
-        engine.start()
-        link = f"127.0.0.1:{(await _logged(engine, 'engine_serving'))['link_port']}"
-        gateway = Proc(
-            ["gateway", "--port", "0", "--web-port", "any", "--engine", link, *common, *NIM],
-            folder / "gateway.log",
-            "INFO",
-        )
-        workers = [
-            Proc([role, "--engine", link, *common, *NIM], folder / f"{role}.log", "INFO")
-            for role in ("bot", "director")
-        ]
-        procs += [gateway, *workers]
-        for proc in procs[1:]:
+        for proc in procs:
             proc.start()
-        serving = await _logged(gateway, "gateway_serving")
+        _engine, serving = await asyncio.gather(
+            _logged(engine, "engine_serving"), _logged(gateway, "gateway_serving")
+        )
         yield Deployment(
             f"127.0.0.1:{serving['port']}",
             f"http://127.0.0.1:{serving['web_port']}",
             tuple(proc.log for proc in procs),
         )
     finally:
-        # The gateway and workers before the engine they write through.
-        for proc in reversed(procs):
-            await asyncio.to_thread(proc.stop)
+        # The gateway and workers (together) before the engine they write through.
+        await asyncio.gather(*(asyncio.to_thread(proc.stop) for proc in procs[1:]))
+        await asyncio.to_thread(engine.stop)
     for proc in procs:
         assert proc.process is not None
         assert proc.process.returncode == 0, proc.log.read_text()[-2000:]
