@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 import pytest
-from teoti_client import GameView, PlayerNotice, TeotiClient
+from teoti_client import GameView, PlayerNotice, TeotiClient, TimeControl
 
 from tests.serve_process import serving
 from tests.split_stack import Deployment, split_stack
@@ -39,6 +39,8 @@ WAIT_S = 20.0
 GAME = "/gameserver.v1.GameService/"
 LOBBY = "/gameserver.v1.LobbyService/"
 PLAYERS = "/gameserver.v1.PlayerService/"
+MOVE_MS = 60_000
+"""The matched games' clock: each move within a minute (none runs out here)."""
 
 
 class Stream:
@@ -203,6 +205,9 @@ class Story:
                 continue
             turn = await player.stream.expect("your_turn", game_id=game_id, version=view.version)
             assert (turn.data["seat"], turn.data["ruleset"]) == (seat, "nim")
+            # With clocks, the notice says by when to move: the seat's clock deadline.
+            deadlines = {c.seat: c.deadline_ms for c in view.clocks}
+            assert turn.data.get("deadline_ms") == deadlines.get(seat)
             version = await self.move(player, game_id, seat)
             view = await self.client.get_game(game_id)
             assert view.version >= version
@@ -284,12 +289,16 @@ async def _story(story: Story) -> list[Player]:
     story.watch(ann)
     story.watch(bob)
 
-    # 3. Both seek a rated 2-seat Nim game and are matched into one.
+    # 3. Both seek a rated 2-seat Nim game with a minute a move and are matched into one.
+    clock = {"move_deadline_ms": MOVE_MS, "timeout_policy": "TIMEOUT_POLICY_FORFEIT"}
     over_http = await story.post(
-        f"{LOBBY}Seek", {"ruleset": "nim", "min_seats": 2, "max_seats": 2, "rated": True}, ann
+        f"{LOBBY}Seek",
+        {"ruleset": "nim", "min_seats": 2, "max_seats": 2, "rated": True, "time_control": clock},
+        ann,
     )
     assert over_http["status"] == "SEEK_STATUS_WAITING"
-    ticket = await client.seek(bob.credential, "nim", 2, 2, rated=True)
+    minute = TimeControl(move_deadline_ms=MOVE_MS, timeout_policy="forfeit")
+    ticket = await client.seek(bob.credential, "nim", 2, 2, rated=True, time_control=minute)
     found = [await p.stream.expect("match_found", ruleset="nim") for p in (ann, bob)]
     table_id = found[0].data["table_id"]
     assert found[1].data == {"table_id": table_id, "ruleset": "nim", "seats": 2}
@@ -298,6 +307,7 @@ async def _story(story: Story) -> list[Player]:
     assert started[1].data["game_id"] == first
     assert (await client.get_seek(bob.credential, ticket.seek_id)).game_id == first
     view = await client.get_game(first)
+    assert view.time_control == minute
     assert view.rated and sorted(s.player for s in view.seats) == sorted(
         [ann.player_id, bob.player_id]
     )
@@ -371,6 +381,7 @@ async def _story(story: Story) -> list[Player]:
     old = await client.get_game(first)
     assert [s.player for s in rematch.seats] == [s.player for s in old.seats]
     assert rematch.rated and rematch.seed_commitment != old.seed_commitment
+    assert rematch.time_control == minute
     await story.play(second, seated)
     assert (await client.get_game(second)).finished
     for player in (ann, bob):
