@@ -65,7 +65,7 @@ class Stream:
         self._reader = asyncio.create_task(read())
 
     async def drop(self) -> str:
-        """Disconnect (the stream's call is cancelled); the last notice id read."""
+        """Disconnect (the reader stops, its connection closes); the last notice id read."""
         assert self._reader is not None
         self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -113,8 +113,10 @@ class Player:
 
 @dataclass
 class Story:
-    """The two faces of one deployment."""
+    """The two faces of one deployment: ``client`` on its gRPC ``target``, ``http`` on
+    its web face."""
 
+    target: str
     client: TeotiClient
     http: httpx.AsyncClient
 
@@ -143,10 +145,14 @@ class Story:
 
     def watch(self, player: Player, after: str = "") -> None:
         """Open (or resume after the notice id ``after``) ``player``'s stream on their face."""
-        if player.web:
-            player.stream.follow(self._sse(player, after))
-        else:
-            player.stream.follow(self.client.watch_player(player.credential, after))
+        player.stream.follow(self._sse(player, after) if player.web else self._grpc(player, after))
+
+    async def _grpc(self, player: Player, after: str) -> AsyncIterator[PlayerNotice]:
+        """WatchPlayer over gRPC on a connection of its own: dropping the stream closes
+        it, as a phone losing its network does."""
+        async with TeotiClient(self.target, play_stream=False) as own:
+            async for notice in own.watch_player(player.credential, after):
+                yield notice
 
     async def _sse(self, player: Player, after: str) -> AsyncIterator[PlayerNotice]:
         """WatchPlayer as server-sent events: the credential in a header, never the URL;
@@ -267,7 +273,7 @@ async def test_the_players_story(kind: str, redis_url: str, tmp_path: Path) -> N
         TeotiClient(deployment.grpc_target) as client,
         httpx.AsyncClient(base_url=deployment.web, timeout=WAIT_S) as http,
     ):
-        players = await _story(Story(client, http))
+        players = await _story(Story(deployment.grpc_target, client, http))
         for player in players:
             await player.stream.drop()
     logged = "".join(log.read_text(errors="replace") for log in deployment.logs)
