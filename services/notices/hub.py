@@ -48,6 +48,19 @@ _RETRY_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 """Backoff of a loop whose read failed (Redis unreachable); streams keep waiting."""
 
 
+def stop_if_cancelled() -> None:
+    """Raise CancelledError when the current task was asked to stop but an await it
+    made hid that request: redis-py 8.2's blocking connection pool can swallow a
+    cancellation that lands as a command completes, the command then returns as if
+    nothing happened, and the task's request stays pending (``Task.cancelling()``).
+    Called after the Redis commands of a stream or a loop that would otherwise wait
+    for ever (a WatchPlayer stream whose client left at that moment kept its
+    subscription and its watcher slot; found by issue 32's players story)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class PlayerSubscription(StreamBuffer[Notice]):
     """One open player stream's buffer of notices pushed by the hub (at most ``limit``)."""
 
@@ -134,6 +147,7 @@ class NoticeHub:
                     found: Any = await client.xread(
                         {bell: position}, count=BELL_BATCH, block=self._block_ms
                     )
+                    stop_if_cancelled()  # close() must end this loop
                     rung: set[str] = set()
                     for _key, entries in _streams(found):
                         for entry_id, fields in entries:
@@ -200,12 +214,14 @@ class NoticeHub:
         Use inside ``contextlib.aclosing`` so the subscription ends with the stream."""
         sub = self.subscribe(player, await self.last_id(player))
         try:
+            stop_if_cancelled()  # else a stream whose client left waits for ever
             ready = self._ready.get(self._inbox.shard_of(player))
             if ready is not None:  # the loop's bell position precedes the backlog read
                 await ready.wait()
             cursor = after or "0"
             while True:  # the backlog, from the inbox itself
                 backlog = await self._inbox.since(player, cursor, READ_BATCH)
+                stop_if_cancelled()
                 for notice in backlog:
                     yield notice
                     cursor = notice.notice_id
