@@ -31,7 +31,7 @@ import structlog
 
 from services.notices.inbox import RedisInbox, decode
 from services.notices.notice import Notice, notice_id_key
-from services.rpc.stream_buffer import StreamBuffer
+from services.rpc.stream_buffer import StreamBuffer, stop_if_cancelled
 
 log = structlog.get_logger(__name__)
 
@@ -46,19 +46,6 @@ BELL_BATCH = 1000
 """Bell entries read per loop step."""
 _RETRY_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 """Backoff of a loop whose read failed (Redis unreachable); streams keep waiting."""
-
-
-def stop_if_cancelled() -> None:
-    """Raise CancelledError when the current task was asked to stop but an await it
-    made hid that request: redis-py 8.2's blocking connection pool can swallow a
-    cancellation that lands as a command completes, the command then returns as if
-    nothing happened, and the task's request stays pending (``Task.cancelling()``).
-    Called after the Redis commands of a stream or a loop that would otherwise wait
-    for ever (a WatchPlayer stream whose client left at that moment kept its
-    subscription and its watcher slot; found by issue 32's players story)."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 class PlayerSubscription(StreamBuffer[Notice]):
