@@ -96,9 +96,10 @@ class RedisProcess:
 class Proc:
     """One ``teoti`` subprocess with its output in a file; the bot credential in its env."""
 
-    def __init__(self, args: list[str], log: Path) -> None:
+    def __init__(self, args: list[str], log: Path, log_level: str = "WARNING") -> None:
         self.args = args
         self.log = log
+        self.log_level = log_level
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Proc:
@@ -106,7 +107,7 @@ class Proc:
         env = {**os.environ, "TEOTI_BOT_SECRET": BOT_SECRET}
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "services.cli", "--log-level", "WARNING", *self.args],
+                [sys.executable, "-m", "services.cli", "--log-level", self.log_level, *self.args],
                 cwd=REPO,
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -48,22 +48,26 @@ class Served:
     data: Path
     log: Path
     process: subprocess.Popen[bytes]
+    web_port: int = 0
+    """The web face's port (0: started without it)."""
 
 
 @contextmanager
 def serving(
-    data: Path, log: Path, host: str | None = None, port: int | None = None
+    data: Path, log: Path, host: str | None = None, port: int | None = None, web: bool = False
 ) -> Iterator[Served]:
     """``teoti serve`` with no Redis given anywhere (it starts its own in ``data``), on
     ``host`` (the CLI's default if None) and ``port`` (a free one if None), once it
-    serves; killed on exit if still running."""
+    serves; with ``web`` its web face too, on a port it picks when it binds (named by
+    ``teoti_serve_ready``); killed on exit if still running."""
     port = port or free_port()
     where = ("--host", host) if host is not None else ()
+    web_port = "any" if web else "0"
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDIS_CLUSTER_NODES")}
     args = [
         *(sys.executable, "-m", "services.cli", "--log-level", "INFO", "serve"),
         *where,
-        *("--port", str(port), "--web-port", "0", "--data-dir", str(data)),
+        *("--port", str(port), "--web-port", web_port, "--data-dir", str(data)),
         *("--extra-ruleset", "nim=tests.nim:NimRuleset"),
     ]
     with log.open("wb") as out:
@@ -71,8 +75,8 @@ def serving(
             args, cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, stdout=out, stderr=out
         )
     try:
-        wait_for(log, "serving", process)
-        yield Served(port, data, log, process)
+        ready = wait_for(log, "teoti_serve_ready" if web else "serving", process)
+        yield Served(port, data, log, process, int(ready.get("web_port") or 0))
     finally:
         if process.poll() is None:
             process.kill()

@@ -13,11 +13,34 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+async def sse_frames(
+    response: httpx.Response,
+) -> AsyncIterator[tuple[str, dict[str, Any], str | None]]:
+    """Each (event, data as JSON, id or None) frame of a server-sent event stream as it
+    arrives, until it closes; asserts the reply is a 200 ``text/event-stream``."""
+    assert response.status_code == 200, await response.aread()
+    assert response.headers["content-type"].startswith("text/event-stream")
+    event, data, ident = "message", "", None
+    async for line in response.aiter_lines():
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: "):
+            data = line[6:]
+        elif line.startswith("id: "):
+            ident = line[4:]
+        elif line == "" and data:
+            yield event, json.loads(data), ident
+            event, data, ident = "message", "", None
 
 
 def free_port() -> int:

@@ -29,7 +29,7 @@ from services.engine.domain.game import GameSnapshot
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import StoredEvent
 from services.engine.domain.store_protocol import EventStore
-from services.rpc.stream_buffer import StreamBuffer
+from services.rpc.stream_buffer import StreamBuffer, stop_if_cancelled
 
 log = structlog.get_logger(__name__)
 
@@ -137,6 +137,7 @@ class WatchHub:
                     found = await self._store.read_after_many(
                         positions, self._block_ms, self._batch
                     )
+                    stop_if_cancelled()  # close() must end this loop
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # an outage: log, back off, and read again
@@ -212,6 +213,9 @@ class WatchHub:
         sub = self.subscribe(game_id, snapshot.version)
         try:
             while True:
+                # After each read of the store: else a watcher whose client left as it
+                # completed waits on the buffer for ever.
+                stop_if_cancelled()
                 if snapshot.is_terminal() and version >= snapshot.version:
                     return
                 gap = False

@@ -31,7 +31,7 @@ import structlog
 
 from services.notices.inbox import RedisInbox, decode
 from services.notices.notice import Notice, notice_id_key
-from services.rpc.stream_buffer import StreamBuffer
+from services.rpc.stream_buffer import StreamBuffer, stop_if_cancelled
 
 log = structlog.get_logger(__name__)
 
@@ -134,6 +134,7 @@ class NoticeHub:
                     found: Any = await client.xread(
                         {bell: position}, count=BELL_BATCH, block=self._block_ms
                     )
+                    stop_if_cancelled()  # close() must end this loop
                     rung: set[str] = set()
                     for _key, entries in _streams(found):
                         for entry_id, fields in entries:
@@ -200,12 +201,14 @@ class NoticeHub:
         Use inside ``contextlib.aclosing`` so the subscription ends with the stream."""
         sub = self.subscribe(player, await self.last_id(player))
         try:
+            stop_if_cancelled()  # else a stream whose client left waits for ever
             ready = self._ready.get(self._inbox.shard_of(player))
             if ready is not None:  # the loop's bell position precedes the backlog read
                 await ready.wait()
             cursor = after or "0"
             while True:  # the backlog, from the inbox itself
                 backlog = await self._inbox.since(player, cursor, READ_BATCH)
+                stop_if_cancelled()
                 for notice in backlog:
                     yield notice
                     cursor = notice.notice_id

@@ -55,3 +55,16 @@ class StreamBuffer(Generic[T]):
         items = list(self._items)
         self._items.clear()
         return items
+
+
+def stop_if_cancelled() -> None:
+    """Raise CancelledError when the current task was asked to stop but an await it
+    made hid that request: redis-py 8.2's blocking connection pool can swallow a
+    cancellation that lands as a command completes, the command then returns as if
+    nothing happened, and the task's request stays pending (``Task.cancelling()``).
+    Called after the Redis commands of a stream or a loop that would otherwise wait
+    for ever (a WatchPlayer or WatchGame stream whose client left at that moment kept
+    its subscription and its watcher slot; found by issue 32's players story)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

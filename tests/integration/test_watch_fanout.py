@@ -17,7 +17,7 @@ from teoti_client.proto import game_service_pb2, game_service_pb2_grpc
 
 from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
-from services.engine.adapters import InMemoryEventStore
+from services.engine.adapters import InMemoryEventStore, RedisEventStore
 from services.engine.domain.engine import Engine
 from services.engine.domain.game import SeatKind, SeatSpec
 from services.engine.domain.reader import GameReader
@@ -202,3 +202,29 @@ async def test_a_client_watch_dropped_for_falling_behind_resumes_without_a_gap(
             await asyncio.wait_for(reader, 60)
         assert seen == list(range(1, view.version + 1))
         assert follows > 1  # the server did drop it, and the client watched again
+
+
+async def test_watchers_cancelled_as_they_open_all_end(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    # As for player streams (tests/integration/test_player_notices.py): the Redis
+    # client's blocking pool can swallow a cancellation landing as a command completes,
+    # and a watcher of a live game then waited for events for ever.
+    engine = Engine(redis_store, registry)
+    seats = [SeatSpec(SeatKind.HUMAN, name, name * 32) for name in "ab"]
+    created = await engine.create_game("nim", seats, {})
+    hub = WatchHub(redis_store, block_ms=50)
+    reader = GameReader(redis_store, registry)
+    try:
+        for attempt in range(12):
+            streams = [hub.follow(reader, created.game_id, created.version) for _ in range(40)]
+            readers = [asyncio.create_task(anext(s)) for s in streams]
+            await asyncio.sleep(0.002 * (attempt % 6))
+            for task in readers:
+                task.cancel()
+            _done, pending = await asyncio.wait(readers, timeout=10)
+            assert not pending, f"a watcher went on after its cancel ({attempt})"
+            assert all(task.cancelled() for task in readers)
+            assert hub.watchers == 0
+    finally:
+        await hub.close()

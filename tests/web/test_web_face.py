@@ -5,7 +5,6 @@ and the limits the gRPC face has (shared with it, not doubled)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import grpc
@@ -18,6 +17,7 @@ from services.app import GatewayLimits
 from services.rpc.limits import MAX_REQUEST_BYTES, ClientRateLimiter, WatcherLimit
 from services.web.server import WebSettings
 from tests.web.conftest import StackFactory
+from tests.web_serve import sse_frames
 
 SERVICE = "/gameserver.v1.GameService/"
 JSON = {"content-type": "application/json"}
@@ -65,22 +65,8 @@ async def sse_events(
     http: httpx.AsyncClient, method: str, url: str, **kwargs: Any
 ) -> list[tuple[str, dict[str, Any], str | None]]:
     """Every (event, data, id) of a server-sent event stream until it closes."""
-    frames: list[tuple[str, dict[str, Any], str | None]] = []
     async with http.stream(method, url, **kwargs) as response:
-        assert response.status_code == 200, await response.aread()
-        assert response.headers["content-type"].startswith("text/event-stream")
-        event, data, ident = "message", "", None
-        async for line in response.aiter_lines():
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data = line[6:]
-            elif line.startswith("id: "):
-                ident = line[4:]
-            elif line == "" and data:
-                frames.append((event, json.loads(data), ident))
-                event, data, ident = "message", "", None
-    return frames
+        return [frame async for frame in sse_frames(response)]
 
 
 async def test_every_rpc_over_http(served: StackFactory) -> None:

@@ -12,6 +12,7 @@ import httpx
 from services.notices.inbox import RedisInbox
 from services.notices.notice import Notice, NoticeKind
 from tests.web.conftest import StackFactory
+from tests.web_serve import sse_frames
 
 BASE = "/gameserver.v1.PlayerService"
 JSON = {"content-type": "application/json"}
@@ -27,21 +28,10 @@ async def frames(
     """The first ``n`` (event, data, id) frames of a WatchPlayer GET (it never ends)."""
     got: list[tuple[str, dict[str, Any], str | None]] = []
     async with http.stream("GET", f"{BASE}/WatchPlayer", headers=headers) as response:
-        assert response.status_code == 200, await response.aread()
-        assert response.headers["content-type"].startswith("text/event-stream")
-        event, data, ident = "message", "", None
-        async for line in response.aiter_lines():
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data = line[6:]
-            elif line.startswith("id: "):
-                ident = line[4:]
-            elif line == "" and data:
-                got.append((event, json.loads(data), ident))
-                event, data, ident = "message", "", None
-                if len(got) == n:
-                    break
+        async for frame in sse_frames(response):
+            got.append(frame)
+            if len(got) == n:
+                break
     return got
 
 
