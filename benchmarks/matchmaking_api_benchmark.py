@@ -1,0 +1,425 @@
+"""Matchmaking through the API: many players seeking through two gateways (issue 32).
+
+One ``teoti engine`` (its link open: the table opener creates games through it) and two
+``teoti gateway`` processes (each runs a matcher and a table opener, sharing the work
+through Redis) on one Redis under a fresh key prefix, every per-client limit off (the
+benchmark is one address: harness.UNLIMITED raises the account and lobby quotas). No
+bot worker: a table filled with bots opens its game, and nobody needs the bots to move.
+
+This process registers ``--players`` players (default 10,000) through the gateways,
+half through each, and gives each a rating drawn as the core benchmark does
+(``benchmarks.matchmaking_benchmark.random_terms``: mean 20, sd 8), written into the
+rating book's documented hash (a rating otherwise only comes from rated games). Each
+player opens its WatchPlayer stream (the typed client's ``watch_player``) on its
+gateway, and once every stream is live (the server answered its opening) the players
+seek over ``--seconds`` at a steady rate, half through each gateway, with the core
+benchmark's mix: both rulesets, 2, 3, 4, 5, 2-4 or 3-5 seats (clipped to what the
+ruleset seats: Teotihuacan's 5 is 4, its 3-5 is 3-4), half rated, a rating window of 5
+points widening by 0.5 a second, one casual seek in four asking for bots after 20 s
+(the API refuses bots at a rated seek, so rated ones never ask). At most
+``--concurrency`` calls are in flight at once.
+
+"Request to match found" is timed on the client: from the moment its Seek call was sent
+to the moment the player's ``match_found`` notice arrived on its stream (the table
+opener posts it once the table's game is open: the player can play from then on).
+
+After ``--settle`` seconds at most for the last seeks, every seek is asked for (GetSeek),
+every game opened is read (GetGame: its seats' players) and listed (ListGames), and the
+seeks still waiting are cancelled. Counts as errors: a player at two tables (two
+``match_found`` tables, or seated in two games), a game whose seats do not hold the
+players its seek says, a game no seek asked for, a seek lost (not placed, waiting or
+cancelled at the end), a placed seek without its notice or its game, a notice repeated,
+a stream that broke, any failed call. Prints min / median / p99 / max of the time to
+match, the seeks still waiting, and each service process's CPU seconds (utime + stime
+from /proc) from the first seek to the end of the settle, per placed player.
+
+Run from the repository root: ``python -m benchmarks.matchmaking_api_benchmark
+[--players N] [--seconds S] [--redis-url URL]`` (an embedded Redis without one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import random
+import statistics
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
+
+from teoti_client import TeotiClient
+
+from benchmarks.harness import (
+    CLIENT_CHANNEL_OPTIONS,
+    Errors,
+    Service,
+    key_prefix,
+    percentile,
+    raise_open_files,
+    redis_url,
+    split_processes,
+)
+from benchmarks.matchmaking_benchmark import WINDOW, SeekTerms, random_terms
+from benchmarks.peer_benchmark import cpu_seconds
+from services.engine.adapters.redis_client import create_redis_client
+from services.engine.domain.rulesets import installed_games
+from services.tournament.ratings import DEFAULT_SIGMA
+from services.tournament.ratings_book import account_identity
+
+T = TypeVar("T")
+
+STREAMS_OPEN_S = 120.0
+"""Upper bound for every player's stream to be live before the seeks start."""
+GAME_OPEN_S = 20.0
+"""Upper bound, after the settle, for a placed seek's game to be open."""
+LIST_PAGE = 100
+"""ListGames page size."""
+SEATS = {game.name: (game.min_seats, game.max_seats) for game in installed_games()}
+"""Each ruleset's seat counts: the API refuses a seek outside them (the core benchmark's
+pool does not check)."""
+
+
+def fit(terms: SeekTerms) -> SeekTerms:
+    """``terms`` with the seat range clipped to its ruleset's seats (Teotihuacan seats 2
+    to 4: its 5 becomes 4, its 3-5 becomes 3-4) and bots only at a casual seek (the API
+    refuses them at a rated one)."""
+    low, high = SEATS[terms.ruleset]
+    return replace(
+        terms,
+        min_seats=min(max(terms.min_seats, low), high),
+        max_seats=max(min(terms.max_seats, high), low),
+        bots_after_s=None if terms.rated else terms.bots_after_s,
+    )
+
+
+@dataclass
+class Player:
+    """One benchmark player: account, credential, the gateway it uses, and what it saw."""
+
+    index: int
+    player_id: str
+    credential: str = field(repr=False)
+    client: TeotiClient
+    terms: SeekTerms
+    seek_id: str = ""
+    sent: float = 0.0
+    """perf_counter() when its Seek call was sent."""
+    found: list[tuple[str, float]] = field(default_factory=list)
+    """(table id, perf_counter() at arrival) of each match_found notice."""
+    started: list[str] = field(default_factory=list)
+    """Game ids of its game_started notices."""
+
+
+async def bounded(items: Sequence[T], work: Callable[[T], Awaitable[None]], limit: int) -> None:
+    """``work(item)`` for every item, at most ``limit`` at once."""
+    gate = asyncio.Semaphore(limit)
+
+    async def one(item: T) -> None:
+        async with gate:
+            await work(item)
+
+    await asyncio.gather(*(one(item) for item in items))
+
+
+async def register(
+    clients: list[list[TeotiClient]], count: int, limit: int, errors: Errors
+) -> list[Player]:
+    """``count`` players, player ``n`` through gateway ``n % 2`` on one of its clients,
+    each with its seek's terms drawn (seeded: every run asks the same)."""
+    rng = random.Random(7)
+    terms = [fit(random_terms(rng)) for _ in range(count)]
+    tag = f"mm{random.randrange(10**6)}"
+    made: list[Player] = []
+
+    async def one(n: int) -> None:
+        gateway = clients[n % len(clients)]
+        client = gateway[(n // len(clients)) % len(gateway)]
+        try:
+            reply = await client.register_player(f"{tag}-{n}")
+        except Exception as exc:
+            errors.add("register", exc)
+            return
+        made.append(Player(n, reply.player.player_id, reply.credential, client, terms[n]))
+
+    await bounded(range(count), one, limit)
+    return sorted(made, key=lambda p: p.index)
+
+
+async def seed_ratings(url: str, prefix: str, players: list[Player]) -> None:
+    """Give each player its drawn rating in its seek's ruleset (ordinal = rating: mu is
+    rating + 3 sigma), in the rating book's hash (services.tournament.ratings_book's
+    documented layout ``<prefix>:{ratings:<ruleset>}:players``)."""
+    client = create_redis_client(url)
+    try:
+        pipe = client.pipeline(transaction=False)
+        for player in players:
+            rating = {
+                "games": 1,
+                "mu": player.terms.rating + 3 * DEFAULT_SIGMA,
+                "sigma": DEFAULT_SIGMA,
+            }
+            pipe.hset(
+                f"{prefix}:{{ratings:{player.terms.ruleset}}}:players",
+                account_identity(player.player_id),
+                json.dumps(rating, sort_keys=True),
+            )
+        await pipe.execute()
+    finally:
+        await client.aclose()
+
+
+async def watch(player: Player, live: Callable[[], None], errors: Errors) -> None:
+    """The player's stream: note each match_found and game_started as it arrives."""
+    try:
+        async for notice in player.client.watch_player(player.credential, opened=live):
+            if notice.kind == "match_found":
+                player.found.append((str(notice.data["table_id"]), time.perf_counter()))
+            elif notice.kind == "game_started":
+                player.started.append(str(notice.data["game_id"]))
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        errors.add("stream", exc)
+
+
+async def open_streams(players: list[Player], errors: Errors) -> list[asyncio.Task[None]]:
+    """Every player's stream, returned once each is live (at most STREAMS_OPEN_S)."""
+    live = 0
+    all_live = asyncio.Event()
+
+    def one_more() -> None:
+        nonlocal live
+        live += 1
+        if live >= len(players):
+            all_live.set()
+
+    tasks = [asyncio.create_task(watch(p, one_more, errors)) for p in players]
+    if not players:
+        return tasks
+    try:
+        async with asyncio.timeout(STREAMS_OPEN_S):
+            await all_live.wait()
+    except TimeoutError:
+        errors.add("streams", RuntimeError(f"{live} of {len(players)} live in {STREAMS_OPEN_S} s"))
+    return tasks
+
+
+async def seek_all(players: list[Player], seconds: float, limit: int, errors: Errors) -> float:
+    """Every player seeks once, player n due at ``seconds * n / len(players)``, at most
+    ``limit`` calls in flight; returns the largest lateness of a send (s)."""
+    gate = asyncio.Semaphore(limit)
+    start = time.perf_counter()
+    late = 0.0
+
+    async def one(player: Player, due: float) -> None:
+        nonlocal late
+        async with gate:
+            player.sent = time.perf_counter()
+            late = max(late, player.sent - due)
+            terms = player.terms
+            try:
+                ticket = await player.client.seek(
+                    player.credential,
+                    terms.ruleset,
+                    terms.min_seats,
+                    terms.max_seats,
+                    terms.rated,
+                    window=(WINDOW.base, WINDOW.widen_per_s, WINDOW.limit),
+                    bots_after_s=terms.bots_after_s,
+                )
+            except Exception as exc:
+                errors.add("seek", exc)
+                return
+            player.seek_id = ticket.seek_id
+
+    tasks = []
+    for n, player in enumerate(players):
+        due = start + seconds * n / len(players)
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        tasks.append(asyncio.create_task(one(player, due)))
+    await asyncio.gather(*tasks)
+    return late
+
+
+async def settle(players: list[Player], seconds: float) -> None:
+    """Wait until every seek's match was found, or ``seconds`` passed (a seek nobody
+    compatible joined waits on). Polls counts the stream tasks update."""
+    deadline = time.monotonic() + seconds
+    sought = [p for p in players if p.seek_id]
+    while time.monotonic() < deadline and any(not p.found for p in sought):  # noqa: ASYNC110
+        await asyncio.sleep(0.5)
+
+
+async def account(players: list[Player], limit: int, errors: Errors) -> tuple[int, int, int]:
+    """Check every seek, game and notice (see the module doc); cancel the seeks still
+    waiting. Returns (players placed, seeks waiting at the end, tables)."""
+    states: dict[int, tuple[str, str, str]] = {}
+
+    async def state(player: Player) -> None:
+        try:
+            async with asyncio.timeout(GAME_OPEN_S):
+                while True:
+                    got = await player.client.get_seek(player.credential, player.seek_id)
+                    if got.status != "placed" or got.game_id:
+                        break
+                    await asyncio.sleep(0.2)  # placed: its game opens in a moment
+            states[player.index] = (got.status, got.table_id, got.game_id)
+        except Exception as exc:
+            errors.add("get seek", exc)
+
+    sought = [p for p in players if p.seek_id]
+    await bounded(sought, state, limit)
+    placed = [p for p in sought if states.get(p.index, ("",))[0] == "placed"]
+    waiting = [p for p in sought if states.get(p.index, ("",))[0] == "waiting"]
+    for player in sought:
+        status, table_id, game_id = states.get(player.index, ("unknown", "", ""))
+        tables = {t for t, _ in player.found}
+        if len(tables) > 1:
+            errors.add("two tables", RuntimeError(f"{player.player_id}: {sorted(tables)}"))
+        if len(player.found) > len(tables) or len(player.started) > len(set(player.started)):
+            errors.add("notice repeated", RuntimeError(player.player_id))
+        if status == "placed":
+            if not game_id:
+                errors.add("game not open", RuntimeError(player.seek_id))
+            if tables != {table_id}:
+                errors.add("match_found", RuntimeError(f"{player.seek_id}: {tables} {table_id}"))
+            if set(player.started) != {game_id}:
+                errors.add("game_started", RuntimeError(f"{player.seek_id}: {player.started}"))
+        elif status == "waiting":
+            if tables or player.started:
+                errors.add("notice of a waiting seek", RuntimeError(player.seek_id))
+        elif status != "unknown":  # unknown: its GetSeek failed, counted there
+            errors.add("lost", RuntimeError(f"{player.seek_id}: {status}"))
+
+    # Each game's seats against the seeks that name it: nobody seated twice, nobody
+    # seated where their seek does not say, no game without a seek.
+    expected: dict[str, set[str]] = {}
+    for player in placed:
+        expected.setdefault(states[player.index][2], set()).add(player.player_id)
+    seated: Counter[str] = Counter()
+    client = players[0].client
+
+    async def seats(game_id: str) -> None:
+        try:
+            game = await client.get_game(game_id)
+        except Exception as exc:
+            errors.add("get game", exc)
+            return
+        humans = {s.player for s in game.seats if s.player}
+        seated.update(humans)
+        if humans != expected[game_id]:
+            errors.add("seats", RuntimeError(f"{game_id}: {humans} != {expected[game_id]}"))
+
+    await bounded(sorted(expected), seats, limit)
+    for player_id, count in seated.items():
+        if count > 1:
+            errors.add("seated twice", RuntimeError(f"{player_id} in {count} games"))
+    listed: set[str] = set()
+    token = ""
+    while True:
+        try:
+            page, token = await client.list_games(LIST_PAGE, token)
+        except Exception as exc:
+            errors.add("list games", exc)
+            break
+        listed.update(page)
+        if not token:
+            break
+    for game_id in sorted(listed - set(expected)):
+        errors.add("game without a seek", RuntimeError(game_id))
+
+    async def cancel(player: Player) -> None:
+        try:
+            await player.client.cancel_seek(player.credential, player.seek_id)
+        except Exception as exc:
+            errors.add("cancel", exc)
+
+    await bounded(waiting, cancel, limit)
+    return len(placed), len(waiting), len(expected)
+
+
+def process_cpu(processes: dict[str, Service]) -> dict[str, float]:
+    """Each running process's CPU seconds so far (utime + stime, every thread)."""
+    used = {}
+    for name, service in processes.items():
+        assert service.process is not None
+        used[name] = cpu_seconds([service.process.pid])
+    return used
+
+
+async def run(args: argparse.Namespace, url: str) -> int:
+    errors = Errors()
+    async with split_processes(url, "mmapi", gateways=2) as (engine, gateways):
+        clients = [
+            [
+                TeotiClient(g.target, channel_options=CLIENT_CHANNEL_OPTIONS, play_stream=False)
+                for _ in range(args.channels)
+            ]
+            for g in gateways
+        ]
+        streams: list[asyncio.Task[None]] = []
+        try:
+            t0 = time.perf_counter()
+            players = await register(clients, args.players, args.concurrency, errors)
+            await seed_ratings(url, key_prefix(engine), players)
+            print(f"registered {len(players)} players in {time.perf_counter() - t0:.1f} s")
+            t0 = time.perf_counter()
+            streams = await open_streams(players, errors)
+            print(f"{len(players)} player streams live in {time.perf_counter() - t0:.1f} s")
+            processes = {"engine": engine} | {f"gateway-{i}": g for i, g in enumerate(gateways)}
+            cpu0 = process_cpu(processes)
+            late = await seek_all(players, args.seconds, args.concurrency, errors)
+            await settle(players, args.settle)
+            # Up to here: the accounting's own calls below are not the matchmaking's.
+            cpu = {k: v - cpu0[k] for k, v in process_cpu(processes).items()}
+            placed, waiting, tables = await account(players, args.concurrency, errors)
+        finally:
+            for task in streams:
+                task.cancel()
+            await asyncio.gather(*streams, return_exceptions=True)
+            for gateway in clients:
+                for client in gateway:
+                    await client.close()
+    latencies = [p.found[0][1] - p.sent for p in players if p.found and p.seek_id]
+    print(
+        f"players: {len(players)} seeking over {args.seconds:.0f} s through 2 gateways, "
+        f"at most {args.concurrency} calls in flight (latest send {late * 1000:.0f} ms late)"
+    )
+    print(f"tables opened: {tables}, players placed: {placed}, still waiting: {waiting}")
+    if latencies:
+        print(
+            "seek sent -> match_found arrived (ms): "
+            f"min {min(latencies) * 1000:.0f} / median {statistics.median(latencies) * 1000:.0f}"
+            f" / p99 {percentile(latencies, 99):.0f} / max {max(latencies) * 1000:.0f}"
+        )
+    for name, used in cpu.items():
+        per = f"{used / placed * 1e6:.0f} µs" if placed else "n/a"
+        print(f"  {name}: CPU {used:.2f} s from the first seek to the end, per placed player {per}")
+    errors.report()
+    return 1 if errors.total else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (None: the command line), run, and return the exit status: 1 if
+    any error was counted."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=120.0, help="arrival window")
+    parser.add_argument("--settle", type=float, default=30.0, help="seconds to wait after")
+    parser.add_argument("--concurrency", type=int, default=64, help="calls in flight")
+    parser.add_argument("--channels", type=int, default=8, help="connections per gateway")
+    parser.add_argument("--redis-url", default=None)
+    args = parser.parse_args(argv)
+    if not math.isfinite(args.seconds) or args.seconds < 0 or args.players < 1:
+        parser.error("--players must be at least 1 and --seconds finite and >= 0")
+    raise_open_files()
+    with redis_url(args.redis_url) as url:
+        return asyncio.run(run(args, url))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
