@@ -46,7 +46,6 @@ import math
 import random
 import statistics
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
@@ -281,7 +280,8 @@ async def account(players: list[Player], limit: int, errors: Errors) -> tuple[in
         if len(tables) > 1:
             errors.add("two tables", RuntimeError(f"{player.player_id}: {sorted(tables)}"))
         if len(player.found) > len(tables) or len(player.started) > len(set(player.started)):
-            errors.add("notice repeated", RuntimeError(player.player_id))
+            arrived = [round(at - player.sent, 1) for _, at in player.found]
+            errors.add("notice repeated", RuntimeError(f"{player.player_id} at {arrived} s"))
         if status == "placed":
             if not game_id:
                 errors.add("game not open", RuntimeError(player.seek_id))
@@ -295,29 +295,12 @@ async def account(players: list[Player], limit: int, errors: Errors) -> tuple[in
         elif status != "unknown":  # unknown: its GetSeek failed, counted there
             errors.add("lost", RuntimeError(f"{player.seek_id}: {status}"))
 
-    # Each game's seats against the seeks that name it: nobody seated twice, nobody
-    # seated where their seek does not say, no game without a seek.
+    # Every game opened (listed) and every game a seek names, read: nobody seated in two,
+    # each seek's game seats exactly the players whose seeks name it, no game without one.
     expected: dict[str, set[str]] = {}
     for player in placed:
         expected.setdefault(states[player.index][2], set()).add(player.player_id)
-    seated: Counter[str] = Counter()
     client = players[0].client
-
-    async def seats(game_id: str) -> None:
-        try:
-            game = await client.get_game(game_id)
-        except Exception as exc:
-            errors.add("get game", exc)
-            return
-        humans = {s.player for s in game.seats if s.player}
-        seated.update(humans)
-        if humans != expected[game_id]:
-            errors.add("seats", RuntimeError(f"{game_id}: {humans} != {expected[game_id]}"))
-
-    await bounded(sorted(expected), seats, limit)
-    for player_id, count in seated.items():
-        if count > 1:
-            errors.add("seated twice", RuntimeError(f"{player_id} in {count} games"))
     listed: set[str] = set()
     token = ""
     while True:
@@ -329,8 +312,26 @@ async def account(players: list[Player], limit: int, errors: Errors) -> tuple[in
         listed.update(page)
         if not token:
             break
-    for game_id in sorted(listed - set(expected)):
-        errors.add("game without a seek", RuntimeError(game_id))
+    seated: dict[str, list[str]] = {}
+
+    async def seats(game_id: str) -> None:
+        try:
+            game = await client.get_game(game_id)
+        except Exception as exc:
+            errors.add("get game", exc)
+            return
+        humans = {s.player for s in game.seats if s.player}
+        for player_id in humans:
+            seated.setdefault(player_id, []).append(game_id)
+        if game_id not in expected:
+            errors.add("game without a seek", RuntimeError(f"{game_id} seats {sorted(humans)}"))
+        elif humans != expected[game_id]:
+            errors.add("seats", RuntimeError(f"{game_id}: {humans} != {expected[game_id]}"))
+
+    await bounded(sorted(listed | set(expected)), seats, limit)
+    for player_id, games in seated.items():
+        if len(games) > 1:
+            errors.add("seated twice", RuntimeError(f"{player_id} in {sorted(games)}"))
 
     async def cancel(player: Player) -> None:
         try:
