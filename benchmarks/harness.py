@@ -61,7 +61,8 @@ def percentile(samples: list[float], q: float) -> float:
 
 class Errors:
     """Every error of a run: counted by kind, and each one printed (up to ``shown``
-    in full, then a count per kind), so no error hides in the figures."""
+    in full and the first of each kind, then a count per kind), so no error hides in
+    the figures."""
 
     def __init__(self, shown: int = 20) -> None:
         self.kinds: Counter[str] = Counter()
@@ -74,7 +75,8 @@ class Errors:
         )
         kind = f"{where}: {code}"
         self.kinds[kind] += 1
-        if sum(self.kinds.values()) <= self._shown:
+        # The first of each kind too: a rare kind is not hidden behind a common one.
+        if sum(self.kinds.values()) <= self._shown or self.kinds[kind] == 1:
             print(f"  ERROR {kind}: {error!r}"[:400], flush=True)
 
     @property

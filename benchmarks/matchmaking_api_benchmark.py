@@ -30,8 +30,11 @@ seeks still waiting are cancelled. Counts as errors: a player at two tables (two
 players its seek says, a game no seek asked for, a seek lost (not placed, waiting or
 cancelled at the end), a placed seek without its notice or its game, a notice repeated,
 a stream that broke, any failed call. Prints min / median / p99 / max of the time to
-match, the seeks still waiting, and each service process's CPU seconds (utime + stime
-from /proc) from the first seek to the end of the settle, per placed player.
+match, split into seek sent -> table placed (the matchers) and table placed -> notice
+arrived (the table openers and the notices), the seeks still waiting, and each service
+process's CPU seconds (utime + stime from /proc) from the first seek to the end of the
+settle, per placed player: a gateway's figure is the whole process (its matcher, its
+table opener, the seeks' calls and 5,000 streams), the matcher is not measured apart.
 
 Run from the repository root: ``python -m benchmarks.matchmaking_api_benchmark
 [--players N] [--seconds S] [--redis-url URL]`` (an embedded Redis without one).
@@ -43,6 +46,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import random
 import statistics
 import time
@@ -66,6 +70,8 @@ from benchmarks.matchmaking_benchmark import WINDOW, SeekTerms, random_terms
 from benchmarks.peer_benchmark import cpu_seconds
 from services.engine.adapters.redis_client import create_redis_client
 from services.engine.domain.rulesets import installed_games
+from services.matchmaking.redis_pool import PLACED_TTL_S, pool_id
+from services.matchmaking.seeks import pool_key
 from services.tournament.ratings import DEFAULT_SIGMA
 from services.tournament.ratings_book import account_identity
 
@@ -106,9 +112,11 @@ class Player:
     terms: SeekTerms
     seek_id: str = ""
     sent: float = 0.0
-    """perf_counter() when its Seek call was sent."""
+    """time.time() when its Seek call was sent (the services' clock: one machine)."""
     found: list[tuple[str, float]] = field(default_factory=list)
-    """(table id, perf_counter() at arrival) of each match_found notice."""
+    """(table id, time.time() at arrival) of each match_found notice."""
+    placed_ms: int = 0
+    """When its seek was placed at a table, ms since the epoch (0: not placed)."""
     started: list[str] = field(default_factory=list)
     """Game ids of its game_started notices."""
 
@@ -176,7 +184,7 @@ async def watch(player: Player, live: Callable[[], None], errors: Errors) -> Non
     try:
         async for notice in player.client.watch_player(player.credential, opened=live):
             if notice.kind == "match_found":
-                player.found.append((str(notice.data["table_id"]), time.perf_counter()))
+                player.found.append((str(notice.data["table_id"]), time.time()))
             elif notice.kind == "game_started":
                 player.started.append(str(notice.data["game_id"]))
     except asyncio.CancelledError:
@@ -211,13 +219,13 @@ async def seek_all(players: list[Player], seconds: float, limit: int, errors: Er
     """Every player seeks once, player n due at ``seconds * n / len(players)``, at most
     ``limit`` calls in flight; returns the largest lateness of a send (s)."""
     gate = asyncio.Semaphore(limit)
-    start = time.perf_counter()
+    start = time.time()
     late = 0.0
 
     async def one(player: Player, due: float) -> None:
         nonlocal late
         async with gate:
-            player.sent = time.perf_counter()
+            player.sent = time.time()
             late = max(late, player.sent - due)
             terms = player.terms
             try:
@@ -238,7 +246,7 @@ async def seek_all(players: list[Player], seconds: float, limit: int, errors: Er
     tasks = []
     for n, player in enumerate(players):
         due = start + seconds * n / len(players)
-        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        await asyncio.sleep(max(0.0, due - time.time()))
         tasks.append(asyncio.create_task(one(player, due)))
     await asyncio.gather(*tasks)
     return late
@@ -251,6 +259,31 @@ async def settle(players: list[Player], seconds: float) -> None:
     sought = [p for p in players if p.seek_id]
     while time.monotonic() < deadline and any(not p.found for p in sought):  # noqa: ASYNC110
         await asyncio.sleep(0.5)
+
+
+async def placements(url: str, prefix: str, players: list[Player]) -> None:
+    """Note when each seek was placed, to split the time to match into matching and
+    opening. The pool's ``tables`` entries are deleted once opened, so it is read from
+    the seek's ``placed:<seek>`` key (services.matchmaking.redis_pool's documented
+    layout), set with an expiry of PLACED_TTL_S when the table was placed: placed at
+    (Redis's TIME + the key's PTTL) - PLACED_TTL_S, to the millisecond. Read-only."""
+    client = create_redis_client(url)
+    sought = [p for p in players if p.seek_id]
+    try:
+        for first in range(0, len(sought), 1000):
+            chunk = sought[first : first + 1000]
+            pipe = client.pipeline(transaction=False)
+            pipe.time()
+            for player in chunk:
+                pool = pool_id(pool_key(player.terms.ruleset, player.terms.rated, ""))
+                pipe.pttl(f"{prefix}:{{mm:{pool}}}:placed:{player.seek_id}")
+            now, *ttls = await pipe.execute()
+            now_ms = int(now[0]) * 1000 + int(now[1]) // 1000
+            for player, ttl in zip(chunk, ttls, strict=True):
+                if int(ttl) > 0:  # -2: never placed (still waiting)
+                    player.placed_ms = now_ms + int(ttl) - PLACED_TTL_S * 1000
+    finally:
+        await client.aclose()
 
 
 async def account(players: list[Player], limit: int, errors: Errors) -> tuple[int, int, int]:
@@ -291,7 +324,13 @@ async def account(players: list[Player], limit: int, errors: Errors) -> tuple[in
                 errors.add("game_started", RuntimeError(f"{player.seek_id}: {player.started}"))
         elif status == "waiting":
             if tables or player.started:
-                errors.add("notice of a waiting seek", RuntimeError(player.seek_id))
+                errors.add(
+                    "notice of a waiting seek",
+                    RuntimeError(
+                        f"{player.seek_id} of {player.player_id}: tables {sorted(tables)}, "
+                        f"games {player.started}, placed at {player.placed_ms} ms"
+                    ),
+                )
         elif status != "unknown":  # unknown: its GetSeek failed, counted there
             errors.add("lost", RuntimeError(f"{player.seek_id}: {status}"))
 
@@ -377,6 +416,7 @@ async def run(args: argparse.Namespace, url: str) -> int:
             await settle(players, args.settle)
             # Up to here: the accounting's own calls below are not the matchmaking's.
             cpu = {k: v - cpu0[k] for k, v in process_cpu(processes).items()}
+            await placements(url, key_prefix(engine), players)
             placed, waiting, tables = await account(players, args.concurrency, errors)
         finally:
             for task in streams:
@@ -385,18 +425,30 @@ async def run(args: argparse.Namespace, url: str) -> int:
             for gateway in clients:
                 for client in gateway:
                     await client.close()
-    latencies = [p.found[0][1] - p.sent for p in players if p.found and p.seek_id]
+    timed = [p for p in players if p.found and p.seek_id]
     print(
         f"players: {len(players)} seeking over {args.seconds:.0f} s through 2 gateways, "
         f"at most {args.concurrency} calls in flight (latest send {late * 1000:.0f} ms late)"
     )
     print(f"tables opened: {tables}, players placed: {placed}, still waiting: {waiting}")
-    if latencies:
-        print(
-            "seek sent -> match_found arrived (ms): "
-            f"min {min(latencies) * 1000:.0f} / median {statistics.median(latencies) * 1000:.0f}"
-            f" / p99 {percentile(latencies, 99):.0f} / max {max(latencies) * 1000:.0f}"
-        )
+    print("load average (1, 5, 15 min) at the end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    for label, samples in (
+        ("seek sent -> match_found arrived", [p.found[0][1] - p.sent for p in timed]),
+        (
+            "  of which seek sent -> table placed",
+            [p.placed_ms / 1000 - p.sent for p in timed if p.placed_ms],
+        ),
+        (
+            "  and table placed -> match_found arrived",
+            [p.found[0][1] - p.placed_ms / 1000 for p in timed if p.placed_ms],
+        ),
+    ):
+        if samples:
+            print(
+                f"{label} (ms): min {min(samples) * 1000:.0f} / median "
+                f"{statistics.median(samples) * 1000:.0f} / p99 {percentile(samples, 99):.0f}"
+                f" / max {max(samples) * 1000:.0f}"
+            )
     for name, used in cpu.items():
         per = f"{used / placed * 1e6:.0f} µs" if placed else "n/a"
         print(f"  {name}: CPU {used:.2f} s from the first seek to the end, per placed player {per}")

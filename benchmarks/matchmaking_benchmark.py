@@ -164,7 +164,8 @@ async def run(args: argparse.Namespace, url: str) -> int:
     latencies: list[float] = []
     tables = 0
     for pool in await pools[0].pools():
-        for entry_id, fields in await clients[0].xrange(pools[0].tables_key(pool)):
+        entries: Any = await clients[0].xrange(pools[0].tables_key(pool))  # decoded replies
+        for entry_id, fields in entries:
             table = json.loads(fields["table"])
             tables += 1
             placed_ms = int(str(entry_id).split("-")[0])
