@@ -11,9 +11,10 @@ half through each, and gives each a rating drawn as the core benchmark does
 (``benchmarks.matchmaking_benchmark.random_terms``: mean 20, sd 8), written into the
 rating book's documented hash (a rating otherwise only comes from rated games). Each
 player opens its WatchPlayer stream (the typed client's ``watch_player``) on its
-gateway, and once every stream is live (the server answered its opening) the players
-seek over ``--seconds`` at a steady rate, half through each gateway, with the core
-benchmark's mix: both rulesets, 2, 3, 4, 5, 2-4 or 3-5 seats (clipped to what the
+gateway, at most ``--opening`` being opened at once (all 10,000 at once made some wait
+over 5 s for one of their gateway's 64 Redis connections: UNAVAILABLE), and once every
+stream is live (the server answered its opening) the players seek over ``--seconds``
+at a steady rate, half through each gateway, with the core benchmark's mix: both rulesets, 2, 3, 4, 5, 2-4 or 3-5 seats (clipped to what the
 ruleset seats: Teotihuacan's 5 is 4, its 3-5 is 3-4), half rated, a rating window of 5
 points widening by 0.5 a second, one casual seek in four asking for bots after 20 s
 (the API refuses bots at a rated seek, so rated ones never ask). At most
@@ -23,13 +24,16 @@ points widening by 0.5 a second, one casual seek in four asking for bots after 2
 to the moment the player's ``match_found`` notice arrived on its stream (the table
 opener posts it once the table's game is open: the player can play from then on).
 
-After ``--settle`` seconds at most for the last seeks, every seek is asked for (GetSeek),
-every game opened is read (GetGame: its seats' players) and listed (ListGames), and the
-seeks still waiting are cancelled. Counts as errors: a player at two tables (two
-``match_found`` tables, or seated in two games), a game whose seats do not hold the
-players its seek says, a game no seek asked for, a seek lost (not placed, waiting or
-cancelled at the end), a placed seek without its notice or its game, a notice repeated,
-a stream that broke, any failed call. Prints min / median / p99 / max of the time to
+After ``--settle`` seconds at most for the last seeks, the seeks whose match was not
+found are cancelled (atomic against a placement: the matchers place nothing after, so
+the checks see final states; these are the seeks still waiting), every other seek is
+asked for (GetSeek), every game opened is listed (ListGames) and read (GetGame: its
+seats' players). Counts as errors: a player at two tables (two ``match_found`` tables,
+or seated in two games), a game whose seats do not hold the players whose seeks name
+it, a game no seek names, a seek lost (neither placed nor cancelled at the end), a
+placed seek without its notices or its game, a cancelled one with a notice, a notice
+repeated, a stream that broke (it is reopened after its last notice, as a client does),
+any failed call. Prints min / median / p99 / max of the time to
 match, split into seek sent -> table placed (the matchers) and table placed -> notice
 arrived (the table openers and the notices), the seeks still waiting, and each service
 process's CPU seconds (utime + stime from /proc) from the first seek to the end of the
@@ -81,6 +85,8 @@ STREAMS_OPEN_S = 120.0
 """Upper bound for every player's stream to be live before the seeks start."""
 GAME_OPEN_S = 20.0
 """Upper bound, after the settle, for a placed seek's game to be open."""
+RESUME_S = 1.0
+"""Seconds a broken stream waits before it is reopened."""
 LIST_PAGE = 100
 """ListGames page size."""
 SEATS = {game.name: (game.min_seats, game.max_seats) for game in installed_games()}
@@ -119,6 +125,8 @@ class Player:
     """When its seek was placed at a table, ms since the epoch (0: not placed)."""
     started: list[str] = field(default_factory=list)
     """Game ids of its game_started notices."""
+    live: bool = False
+    """Its stream was answered once."""
 
 
 async def bounded(items: Sequence[T], work: Callable[[T], Awaitable[None]], limit: int) -> None:
@@ -179,22 +187,51 @@ async def seed_ratings(url: str, prefix: str, players: list[Player]) -> None:
         await client.aclose()
 
 
-async def watch(player: Player, live: Callable[[], None], errors: Errors) -> None:
-    """The player's stream: note each match_found and game_started as it arrives."""
-    try:
-        async for notice in player.client.watch_player(player.credential, opened=live):
-            if notice.kind == "match_found":
-                player.found.append((str(notice.data["table_id"]), time.time()))
-            elif notice.kind == "game_started":
-                player.started.append(str(notice.data["game_id"]))
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        errors.add("stream", exc)
+async def watch(
+    player: Player, opening: asyncio.Semaphore, live: Callable[[], None], errors: Errors
+) -> None:
+    """The player's stream: note each match_found and game_started as it arrives. It
+    takes a slot of ``opening`` until the server answered its opening (``live()`` the
+    first time). A stream that breaks is an error, and is reopened after the last notice
+    seen, as a client resumes, so what it would have carried still arrives."""
+    after = ""
+    while True:
+        await opening.acquire()
+        holding = True
+
+        def opened() -> None:
+            nonlocal holding
+            if holding:
+                holding = False
+                opening.release()
+            if not player.live:
+                player.live = True
+                live()
+
+        try:
+            stream = player.client.watch_player(player.credential, after, opened=opened)
+            async for notice in stream:
+                after = notice.notice_id
+                if notice.kind == "match_found":
+                    player.found.append((str(notice.data["table_id"]), time.time()))
+                elif notice.kind == "game_started":
+                    player.started.append(str(notice.data["game_id"]))
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            errors.add("stream", exc)
+        finally:
+            if holding:
+                opening.release()
+        await asyncio.sleep(RESUME_S)  # back off before reopening, as a client would
 
 
-async def open_streams(players: list[Player], errors: Errors) -> list[asyncio.Task[None]]:
-    """Every player's stream, returned once each is live (at most STREAMS_OPEN_S)."""
+async def open_streams(
+    players: list[Player], opening: int, errors: Errors
+) -> list[asyncio.Task[None]]:
+    """Every player's stream, at most ``opening`` being opened at once; returned once
+    each is live (at most STREAMS_OPEN_S)."""
     live = 0
     all_live = asyncio.Event()
 
@@ -204,7 +241,8 @@ async def open_streams(players: list[Player], errors: Errors) -> list[asyncio.Ta
         if live >= len(players):
             all_live.set()
 
-    tasks = [asyncio.create_task(watch(p, one_more, errors)) for p in players]
+    gate = asyncio.Semaphore(opening)
+    tasks = [asyncio.create_task(watch(p, gate, one_more, errors)) for p in players]
     if not players:
         return tasks
     try:
@@ -286,27 +324,49 @@ async def placements(url: str, prefix: str, players: list[Player]) -> None:
         await client.aclose()
 
 
-async def account(players: list[Player], limit: int, errors: Errors) -> tuple[int, int, int]:
-    """Check every seek, game and notice (see the module doc); cancel the seeks still
-    waiting. Returns (players placed, seeks waiting at the end, tables)."""
+async def finish(players: list[Player], limit: int, errors: Errors) -> dict[int, tuple[str, str, str]]:  # fmt: skip
+    """Where every seek ended: (status, table id, game id) by player index. The seeks
+    whose match was not found are cancelled first (atomic against a placement, so the
+    matchers place nothing after this: the checks below see final states); a cancel
+    too late answers the table. A placed seek is then asked for (GetSeek) until its
+    game is open and its notices arrived (at most GAME_OPEN_S)."""
     states: dict[int, tuple[str, str, str]] = {}
+    sought = [p for p in players if p.seek_id]
 
-    async def state(player: Player) -> None:
+    async def cancel(player: Player) -> None:
+        try:
+            status, _table = await player.client.cancel_seek(player.credential, player.seek_id)
+        except Exception as exc:
+            errors.add("cancel", exc)  # NOT_FOUND: the seek was lost
+            states[player.index] = ("lost", "", "")
+            return
+        if status == "cancelled":
+            states[player.index] = ("cancelled", "", "")
+
+    async def settled(player: Player) -> None:
         try:
             async with asyncio.timeout(GAME_OPEN_S):
                 while True:
                     got = await player.client.get_seek(player.credential, player.seek_id)
-                    if got.status != "placed" or got.game_id:
+                    if got.status != "placed" or (got.game_id and player.started):
                         break
-                    await asyncio.sleep(0.2)  # placed: its game opens in a moment
+                    await asyncio.sleep(0.2)  # placed: its game and notices come soon
             states[player.index] = (got.status, got.table_id, got.game_id)
         except Exception as exc:
             errors.add("get seek", exc)
 
+    await bounded([p for p in sought if not p.found], cancel, limit)
+    await bounded([p for p in sought if p.index not in states], settled, limit)
+    return states
+
+
+async def account(players: list[Player], limit: int, errors: Errors) -> tuple[int, int, int]:
+    """Check every seek, game and notice (see the module doc). Returns (players placed,
+    seeks still waiting at the end (then cancelled), tables)."""
+    states = await finish(players, limit, errors)
     sought = [p for p in players if p.seek_id]
-    await bounded(sought, state, limit)
     placed = [p for p in sought if states.get(p.index, ("",))[0] == "placed"]
-    waiting = [p for p in sought if states.get(p.index, ("",))[0] == "waiting"]
+    waiting = [p for p in sought if states.get(p.index, ("",))[0] == "cancelled"]
     for player in sought:
         status, table_id, game_id = states.get(player.index, ("unknown", "", ""))
         tables = {t for t, _ in player.found}
@@ -322,16 +382,16 @@ async def account(players: list[Player], limit: int, errors: Errors) -> tuple[in
                 errors.add("match_found", RuntimeError(f"{player.seek_id}: {tables} {table_id}"))
             if set(player.started) != {game_id}:
                 errors.add("game_started", RuntimeError(f"{player.seek_id}: {player.started}"))
-        elif status == "waiting":
+        elif status == "cancelled":
             if tables or player.started:
                 errors.add(
-                    "notice of a waiting seek",
+                    "notice of a cancelled seek",
                     RuntimeError(
                         f"{player.seek_id} of {player.player_id}: tables {sorted(tables)}, "
                         f"games {player.started}, placed at {player.placed_ms} ms"
                     ),
                 )
-        elif status != "unknown":  # unknown: its GetSeek failed, counted there
+        elif status not in ("unknown", "lost"):  # counted where its call failed
             errors.add("lost", RuntimeError(f"{player.seek_id}: {status}"))
 
     # Every game opened (listed) and every game a seek names, read: nobody seated in two,
@@ -372,13 +432,6 @@ async def account(players: list[Player], limit: int, errors: Errors) -> tuple[in
         if len(games) > 1:
             errors.add("seated twice", RuntimeError(f"{player_id} in {sorted(games)}"))
 
-    async def cancel(player: Player) -> None:
-        try:
-            await player.client.cancel_seek(player.credential, player.seek_id)
-        except Exception as exc:
-            errors.add("cancel", exc)
-
-    await bounded(waiting, cancel, limit)
     return len(placed), len(waiting), len(expected)
 
 
@@ -408,7 +461,7 @@ async def run(args: argparse.Namespace, url: str) -> int:
             await seed_ratings(url, key_prefix(engine), players)
             print(f"registered {len(players)} players in {time.perf_counter() - t0:.1f} s")
             t0 = time.perf_counter()
-            streams = await open_streams(players, errors)
+            streams = await open_streams(players, args.opening, errors)
             print(f"{len(players)} player streams live in {time.perf_counter() - t0:.1f} s")
             processes = {"engine": engine} | {f"gateway-{i}": g for i, g in enumerate(gateways)}
             cpu0 = process_cpu(processes)
@@ -465,6 +518,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--settle", type=float, default=30.0, help="seconds to wait after")
     parser.add_argument("--concurrency", type=int, default=64, help="calls in flight")
     parser.add_argument("--channels", type=int, default=8, help="connections per gateway")
+    parser.add_argument("--opening", type=int, default=500, help="streams opened at once")
     parser.add_argument("--redis-url", default=None)
     args = parser.parse_args(argv)
     if not math.isfinite(args.seconds) or args.seconds < 0 or args.players < 1:
