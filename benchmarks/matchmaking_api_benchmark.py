@@ -14,11 +14,12 @@ player opens its WatchPlayer stream (the typed client's ``watch_player``) on its
 gateway, at most ``--opening`` being opened at once (all 10,000 at once made some wait
 over 5 s for one of their gateway's 64 Redis connections: UNAVAILABLE), and once every
 stream is live (the server answered its opening) the players seek over ``--seconds``
-at a steady rate, half through each gateway, with the core benchmark's mix: both rulesets, 2, 3, 4, 5, 2-4 or 3-5 seats (clipped to what the
-ruleset seats: Teotihuacan's 5 is 4, its 3-5 is 3-4), half rated, a rating window of 5
-points widening by 0.5 a second, one casual seek in four asking for bots after 20 s
-(the API refuses bots at a rated seek, so rated ones never ask). At most
-``--concurrency`` calls are in flight at once.
+at a steady rate, half through each gateway, with the core benchmark's mix: both
+rulesets, 2, 3, 4, 5, 2-4 or 3-5 seats (clipped to what the ruleset seats: for a game of
+2 to 4, 5 is 4 and 3-5 is 3-4), half rated, a rating window of 5 points widening by 0.5
+a second, one casual seek in four asking for bots after 20 s (the API refuses bots at a
+rated seek, so rated ones never ask). At most ``--concurrency`` calls are in flight at
+once.
 
 "Request to match found" is timed on the client: from the moment its Seek call was sent
 to the moment the player's ``match_found`` notice arrived on its stream (the table
@@ -95,9 +96,9 @@ pool does not check)."""
 
 
 def fit(terms: SeekTerms) -> SeekTerms:
-    """``terms`` with the seat range clipped to its ruleset's seats (Teotihuacan seats 2
-    to 4: its 5 becomes 4, its 3-5 becomes 3-4) and bots only at a casual seek (the API
-    refuses them at a rated one)."""
+    """``terms`` with the seat range clipped to its ruleset's seats (a game of 2 to 4
+    seats: 5 becomes 4, 3-5 becomes 3-4) and bots only at a casual seek (the API refuses
+    them at a rated one)."""
     low, high = SEATS[terms.ruleset]
     return replace(
         terms,
