@@ -32,7 +32,7 @@ BOT_SECRET = secrets.token_hex(32)
 NIM = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
 UNLIMITED = [
     *("--rate-limit", "0", "--creates-per-hour", "0", "--max-watchers-per-client", "0"),
-    *("--max-streams-per-address", "0", "--accounts-per-hour", "0"),
+    *("--max-streams-per-address", "0", "--accounts-per-hour", "0", "--lobby-per-hour", "0"),
 ]
 """The benchmark is one client address: the gateway's limits per client would stop it.
 The process's own stream budget (16,000, below its 20,000 calls) still holds."""
@@ -61,7 +61,8 @@ def percentile(samples: list[float], q: float) -> float:
 
 class Errors:
     """Every error of a run: counted by kind, and each one printed (up to ``shown``
-    in full, then a count per kind), so no error hides in the figures."""
+    in full and the first of each kind, then a count per kind), so no error hides in
+    the figures."""
 
     def __init__(self, shown: int = 20) -> None:
         self.kinds: Counter[str] = Counter()
@@ -74,7 +75,8 @@ class Errors:
         )
         kind = f"{where}: {code}"
         self.kinds[kind] += 1
-        if sum(self.kinds.values()) <= self._shown:
+        # The first of each kind too: a rare kind is not hidden behind a common one.
+        if sum(self.kinds.values()) <= self._shown or self.kinds[kind] == 1:
             print(f"  ERROR {kind}: {error!r}"[:400], flush=True)
 
     @property
@@ -156,32 +158,53 @@ async def serving(service: Service, seconds: float = 120) -> None:
 
 
 @contextlib.asynccontextmanager
-async def split_services(
-    url: str, name: str, channels: int
-) -> AsyncIterator[list[grpc.aio.Channel]]:
-    """An engine and a gateway process, split as deployed, on the Redis at ``url`` under a
-    fresh key prefix (``bench-<name>-…``), with the test Nim ruleset and no per-client
-    limits; yields ``channels`` client channels to the gateway, each its own connection.
-    Everything is closed and stopped on exit."""
+async def split_processes(
+    url: str, name: str, gateways: int = 1
+) -> AsyncIterator[tuple[Service, list[Service]]]:
+    """An engine process and ``gateways`` gateway processes writing through it, split as
+    deployed, on the Redis at ``url`` under a fresh key prefix (``bench-<name>-…``), with
+    the test Nim ruleset and no per-client limits (:data:`UNLIMITED`); yields (engine,
+    gateways) once every one answers SERVING. Every process is stopped on exit."""
     common = ["--redis-url", url, "--key-prefix", f"bench-{name}-{uuid.uuid4().hex[:8]}", *NIM]
     link_port = free_port()
     engine = Service(["engine", "--link-port", str(link_port), *common]).start()
-    gateway: Service | None = None
-    opened: list[grpc.aio.Channel] = []
+    started: list[Service] = []
     try:
         await serving(engine)
-        gateway = Service(
-            ["gateway", "--engine", f"127.0.0.1:{link_port}", *common, *UNLIMITED]
-        ).start()
-        await serving(gateway)
+        for _ in range(gateways):
+            started.append(
+                Service(
+                    ["gateway", "--engine", f"127.0.0.1:{link_port}", *common, *UNLIMITED]
+                ).start()
+            )
+        for gateway in started:
+            await serving(gateway)
+        yield engine, started
+    finally:
+        for gateway in started:
+            gateway.stop()
+        engine.stop()
+
+
+def key_prefix(service: Service) -> str:
+    """The ``--key-prefix`` ``service`` was started with."""
+    return service.args[service.args.index("--key-prefix") + 1]
+
+
+@contextlib.asynccontextmanager
+async def split_services(
+    url: str, name: str, channels: int
+) -> AsyncIterator[list[grpc.aio.Channel]]:
+    """An engine and a gateway process (:func:`split_processes`); yields ``channels``
+    client channels to the gateway, each its own connection. Everything is closed and
+    stopped on exit."""
+    async with split_processes(url, name) as (_engine, (gateway,)):
         opened = [
             grpc.aio.insecure_channel(gateway.target, options=CLIENT_CHANNEL_OPTIONS)
             for _ in range(channels)
         ]
-        yield opened
-    finally:
-        for channel in opened:
-            await channel.close()
-        if gateway is not None:
-            gateway.stop()
-        engine.stop()
+        try:
+            yield opened
+        finally:
+            for channel in opened:
+                await channel.close()

@@ -5,7 +5,7 @@ steady rate: every installed ruleset, rated or casual, table sizes 2, 3, 4, 5, 2
 spread as a field's are, one seek in four asking for bots after 20 s. Seeks are added
 through two seek pools with their own Redis connections and placed by ``--matchers``
 matcher processes (default 2) racing over the same pools: the stand-ins for two gateways
-until the gateway serves seeks (issue 32's later steps measure through the API).
+(``benchmarks.matchmaking_api_benchmark`` measures the same mix through the API).
 
 Checks and counts as errors: a seek placed at two tables, a seek lost (neither placed nor
 still waiting at the end), any exception. Prints the time from request to "table placed"
@@ -24,6 +24,7 @@ import multiprocessing
 import random
 import statistics
 import time
+from dataclasses import dataclass
 from multiprocessing.synchronize import Event as ProcessEvent
 from typing import Any
 
@@ -58,21 +59,54 @@ def matcher_process(url: str, prefix: str, stop: ProcessEvent, out: Any, name: s
     out.put((name, cpu, tables))
 
 
-def random_seek(n: int, rng: random.Random) -> Seek:
-    """Player ``n``'s seek, made now."""
+@dataclass(frozen=True)
+class SeekTerms:
+    """What one player asks for in the mix both matchmaking benchmarks use: a ruleset,
+    a seat range, rated or casual, the player's rating (ordinal points) and the seconds
+    after which bots may fill the table (None: never)."""
+
+    ruleset: str
+    min_seats: int
+    max_seats: int
+    rated: bool
+    rating: float
+    bots_after_s: float | None
+
+
+WINDOW = RatingWindow(5.0, 0.5)
+"""Every seek's rating window: 5 points, widening by half a point a second."""
+
+
+def random_terms(rng: random.Random) -> SeekTerms:
+    """One player's request: every installed ruleset, sizes 2, 3, 4, 5, 2-4, 3-5, half
+    rated, ratings spread as a field's (mean 20, sd 8, at least 0), one in four asking
+    for bots after 20 s."""
     low, high = rng.choice(SEATS)
-    return Seek(
-        seek_id=f"seek-{n}",
-        player=f"player-{n}",
+    return SeekTerms(
         ruleset=rng.choice(RULESETS),
         min_seats=low,
         max_seats=high,
         rated=rng.random() < 0.5,
-        time_control="",
         rating=max(0.0, rng.gauss(20.0, 8.0)),
-        window=RatingWindow(5.0, 0.5),
-        created_ms=int(time.time() * 1000),
         bots_after_s=20.0 if rng.random() < 0.25 else None,
+    )
+
+
+def random_seek(n: int, rng: random.Random) -> Seek:
+    """Player ``n``'s seek, made now."""
+    terms = random_terms(rng)
+    return Seek(
+        seek_id=f"seek-{n}",
+        player=f"player-{n}",
+        ruleset=terms.ruleset,
+        min_seats=terms.min_seats,
+        max_seats=terms.max_seats,
+        rated=terms.rated,
+        time_control="",
+        rating=terms.rating,
+        window=WINDOW,
+        created_ms=int(time.time() * 1000),
+        bots_after_s=terms.bots_after_s,
     )
 
 
@@ -130,7 +164,8 @@ async def run(args: argparse.Namespace, url: str) -> int:
     latencies: list[float] = []
     tables = 0
     for pool in await pools[0].pools():
-        for entry_id, fields in await clients[0].xrange(pools[0].tables_key(pool)):
+        entries: Any = await clients[0].xrange(pools[0].tables_key(pool))  # decoded replies
+        for entry_id, fields in entries:
             table = json.loads(fields["table"])
             tables += 1
             placed_ms = int(str(entry_id).split("-")[0])

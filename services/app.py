@@ -63,6 +63,7 @@ from services.rpc.limits import (
     DEFAULT_BURST,
     DEFAULT_CREATES_BURST,
     DEFAULT_CREATES_PER_HOUR,
+    DEFAULT_LOBBY_PER_HOUR,
     DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
     DEFAULT_STREAMS,
@@ -188,6 +189,9 @@ class GatewaySettings:
     """Player registrations and credential creations each caller address may make per
     hour (PlayerService); <= 0: unlimited."""
     accounts_burst: float = DEFAULT_ACCOUNTS_BURST
+    lobby_per_hour: float = DEFAULT_LOBBY_PER_HOUR
+    """Lobby tables opened and seeks made (LobbyService's OpenTable, Seek, OfferRematch)
+    per caller address per hour; <= 0: unlimited. Its burst: limits.lobby_burst."""
     watchers_per_client: int = DEFAULT_WATCHERS_PER_CLIENT
     """WatchGame streams one client (seat token, else address) may hold open; <= 0: any."""
     play_streams_per_client: int = DEFAULT_PLAY_STREAMS_PER_CLIENT
@@ -212,6 +216,10 @@ class GatewaySettings:
         """A fresh quota of player registrations and credential creations per address."""
         return CreationQuota(self.accounts_per_hour, self.accounts_burst)
 
+    def lobby(self) -> CreationQuota:
+        """A fresh lobby quota per address (tables opened and seeks made)."""
+        return lobby_quota(self.lobby_per_hour)
+
     def watchers(self) -> WatcherLimit:
         """A fresh open-watchers limit with these settings."""
         return WatcherLimit(self.watchers_per_client)
@@ -234,6 +242,7 @@ class GatewaySettings:
             self.play_streams(),
             self.stream_budget(),
             self.accounts(),
+            self.lobby(),
         )
 
 
@@ -252,6 +261,8 @@ class GatewayLimits:
     accounts: CreationQuota = field(
         default_factory=lambda: CreationQuota(DEFAULT_ACCOUNTS_PER_HOUR, DEFAULT_ACCOUNTS_BURST)
     )
+    lobby: CreationQuota = field(default_factory=lobby_quota)
+    """LobbyService's tables opened and seeks made per address, both faces together."""
 
 
 @dataclass(frozen=True)
@@ -350,11 +361,13 @@ def lobby_parts(
     registry: RulesetRegistry,
     players: PlayerService,
     reader: GameReader,
+    quota: CreationQuota | None = None,
 ) -> LobbyParts:
     """The lobby, matchmaking and table opener on ``store``'s Redis login (it must be
     allowed the ``{lobby}``, ``{mm:*}``, ``mm:pools``, ``{inbox:*}`` and ratings keys:
     the director's user in a split deployment), creating games through ``client``;
-    ``reader`` reads the finished games rematches start from."""
+    ``reader`` reads the finished games rematches start from; ``quota``: tables opened
+    and seeks made per address (default :func:`lobby_quota`, DEFAULT_LOBBY_PER_HOUR)."""
     now_ms = epoch_ms(system_clock)
     prefix = store.keys.prefix
     lobby = RedisLobby(store.client, prefix, now_ms)
@@ -381,7 +394,7 @@ def lobby_parts(
         now_ms,
     )
     matcher = Matcher(RedisSeekPool(store.client, prefix), now_ms)
-    return LobbyParts(service, matcher, opener, lobby_quota(), LobbySweeper(lobby, now_ms))
+    return LobbyParts(service, matcher, opener, quota or lobby_quota(), LobbySweeper(lobby, now_ms))
 
 
 def tournament_parts(
@@ -499,7 +512,7 @@ async def all_in_one(
     players = player_service(log_store)
     notices = notice_hub(log_store)
     ratings = rating_queries(log_store, players, registry)
-    lobby = lobby_parts(log_store, client, registry, players, reader)
+    lobby = lobby_parts(log_store, client, registry, players, reader, limits.lobby)
     signing = signing or SigningKeys(HeadSigner.generate())
     server, port = await create_server(
         address,
@@ -719,7 +732,7 @@ async def run_gateway(
     notices = notice_hub(tournament_store)
     ratings = rating_queries(tournament_store, players, registry)  # the director's login
     # The lobby, the matcher and the table opener on that login too (issue 32).
-    lobby = lobby_parts(tournament_store, client, registry, players, reader)
+    lobby = lobby_parts(tournament_store, client, registry, players, reader, gateway.lobby())
     limiter, quota, watchers = gateway.limiter(), gateway.quota(), gateway.watchers()
     play_streams = gateway.play_streams()
     accounts = gateway.accounts()

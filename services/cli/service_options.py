@@ -22,6 +22,7 @@ from services.env_defaults import env_number
 from services.rpc.limits import (
     DEFAULT_ACCOUNTS_PER_HOUR,
     DEFAULT_CREATES_PER_HOUR,
+    DEFAULT_LOBBY_PER_HOUR,
     DEFAULT_PLAY_STREAMS_PER_CLIENT,
     DEFAULT_RATE,
     DEFAULT_STREAMS,
@@ -125,6 +126,14 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         "per hour; 0: unlimited (default $TEOTI_ACCOUNTS_PER_HOUR or %(default)s)",
     )
     p.add_argument(
+        "--lobby-per-hour",
+        type=float,
+        default=env_number("TEOTI_LOBBY_PER_HOUR", float, DEFAULT_LOBBY_PER_HOUR),
+        help="lobby tables opened and matchmaking seeks made (OpenTable, Seek, "
+        "OfferRematch) each caller address may make per hour, in bursts of at most 60; "
+        "0: unlimited (default $TEOTI_LOBBY_PER_HOUR or %(default)s)",
+    )
+    p.add_argument(
         "--max-watchers-per-client",
         type=int,
         default=env_number("TEOTI_MAX_WATCHERS_PER_CLIENT", int, DEFAULT_WATCHERS_PER_CLIENT),
@@ -218,6 +227,7 @@ def gateway_settings(args: argparse.Namespace) -> GatewaySettings:
         burst=args.rate_limit * 2,
         creates_per_hour=args.creates_per_hour,
         accounts_per_hour=args.accounts_per_hour,
+        lobby_per_hour=args.lobby_per_hour,
         watchers_per_client=args.max_watchers_per_client,
         play_streams_per_client=args.max_play_streams_per_client,
         streams_per_address=args.max_streams_per_address,

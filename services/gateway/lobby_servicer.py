@@ -4,7 +4,7 @@ services.engine.transport.status_mapping (refusals carry the rule as ErrorInfo r
 Every call authenticates ``authorization: Player <credential>`` (as PlayerService does:
 services.gateway.player_auth) and spends one unit of the caller's rate limit (per
 address); OpenTable and Seek also one of the address's lobby quota (tables opened and
-seeks made per hour, DEFAULT_LOBBY_PER_HOUR).
+seeks made per hour: ``--lobby-per-hour``, default DEFAULT_LOBBY_PER_HOUR).
 """
 
 from __future__ import annotations
@@ -25,12 +25,14 @@ from services.lobby.service import LobbyService, SeekAnswer
 from services.lobby.tables import LobbyTable, TableStatus
 from services.matchmaking.seeks import RatingWindow
 from services.players.service import PlayerService
-from services.rpc.limits import ClientRateLimiter, CreationQuota
+from services.rpc.limits import (
+    DEFAULT_LOBBY_PER_HOUR,
+    ClientRateLimiter,
+    CreationQuota,
+    lobby_burst,
+)
 
 LOBBY_SERVICE = "gameserver.v1.LobbyService"
-DEFAULT_LOBBY_PER_HOUR = 600.0
-"""Tables opened and seeks made per caller address per hour (LobbyService's quota)."""
-DEFAULT_LOBBY_BURST = 60.0
 
 Context = Any  # grpc.aio.ServicerContext; grpc ships no type stubs
 
@@ -48,9 +50,10 @@ _SEEK_STATUS = {
 _RATED = {pb.RATED_FILTER_RATED: True, pb.RATED_FILTER_CASUAL: False}
 
 
-def lobby_quota() -> CreationQuota:
-    """A fresh lobby quota per address (DEFAULT_LOBBY_PER_HOUR, DEFAULT_LOBBY_BURST)."""
-    return CreationQuota(DEFAULT_LOBBY_PER_HOUR, DEFAULT_LOBBY_BURST)
+def lobby_quota(per_hour: float = DEFAULT_LOBBY_PER_HOUR) -> CreationQuota:
+    """A fresh lobby quota per address: ``per_hour`` tables opened and seeks made an
+    hour (``--lobby-per-hour``; <= 0: none), bursts of services.rpc.limits.lobby_burst."""
+    return CreationQuota(per_hour, lobby_burst(per_hour))
 
 
 def table_to_proto(table: LobbyTable) -> pb.LobbyTable:

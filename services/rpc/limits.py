@@ -47,8 +47,21 @@ DEFAULT_CREATES_BURST = 60.0
 DEFAULT_ACCOUNTS_PER_HOUR = 60.0
 """Player registrations and credential creations per caller address per hour (issue 32)."""
 DEFAULT_ACCOUNTS_BURST = 10.0
+DEFAULT_LOBBY_PER_HOUR = 600.0
+"""Lobby tables opened and seeks made per caller address per hour (LobbyService's
+quota, issue 32; ``--lobby-per-hour``)."""
+DEFAULT_LOBBY_BURST = 60.0
+"""The lobby quota's burst: at most this many at once, and never more than the hourly
+figure (a lower ``--lobby-per-hour`` is then the burst too: :func:`lobby_burst`)."""
 MAX_REQUEST_BYTES = 256 * 1024
 """Largest request message the public server accepts (RESOURCE_EXHAUSTED beyond)."""
+
+
+def lobby_burst(per_hour: float) -> float:
+    """The lobby quota's burst for ``per_hour`` tables and seeks an hour: DEFAULT_LOBBY_BURST,
+    or ``per_hour`` when lower (an operator who allows 10 an hour allows no burst of 60);
+    ``per_hour`` <= 0 (no quota) keeps the default, which is then unused."""
+    return min(DEFAULT_LOBBY_BURST, per_hour) if per_hour > 0 else DEFAULT_LOBBY_BURST
 
 
 WAIT_STEP_S = 0.001

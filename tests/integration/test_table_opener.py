@@ -2,7 +2,8 @@
 placed match each get exactly one game, every player's seat bound to that player and
 bots where the table has them; the game is recorded on the table and every player is
 told; a redelivered entry opens no second game; a game the engine refuses marks the
-table failed and tells its players; an entry a dead gateway read is taken over."""
+table failed and tells its players; an entry a dead gateway read is taken over; a pass
+over more tables than are opened at once opens each once and tells each player once."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from services.matchmaking.matcher import Matcher
 from services.matchmaking.redis_pool import RedisSeekPool
 from services.matchmaking.seeks import RatingWindow, Seek
 from services.notices.inbox import RedisInbox
-from services.opener.opener import TableOpener
+from services.opener.opener import OPEN_CONCURRENCY, TableOpener
 from services.opener.streams import OpenerStreams
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
@@ -160,6 +161,26 @@ async def test_a_placed_match_opens_its_game_and_tells_each_seeker(world: World)
         {"table_id": placed.table_id, "ruleset": RULESET, "seats": 2},
     )
     assert (await kinds(world, bea))[1][0] == "game_started"
+
+
+async def test_a_pass_over_many_placed_matches_opens_each_once_and_tells_each_once(
+    world: World,
+) -> None:
+    # More tables than the opener opens at once: they are opened side by side.
+    players = [await world.player(f"P{n}") for n in range(2 * (OPEN_CONCURRENCY + 4))]
+    for n, player in enumerate(players):
+        seek = Seek(f"s-{n}", player, RULESET, 2, 2, False, "", 0.0, RatingWindow(), NOW + n)
+        assert (await world.pool.add(seek)).status == "added"
+    placed = await Matcher(world.pool, lambda: NOW + 100).pass_once()
+    assert len(placed) == len(players) // 2
+
+    assert await world.opener().pass_once() == len(placed)
+
+    games = {(await world.lobby.get(t.table_id)).game_id for t in placed}
+    assert len(games) == len(placed) and "" not in games
+    assert len(await world.reader.list_games(None, 100)) == len(placed)
+    for player in players:
+        assert [kind for kind, _ in await kinds(world, player)] == ["match_found", "game_started"]
 
 
 async def test_a_refused_game_marks_the_table_failed_and_tells_its_players(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar, cast
@@ -453,15 +453,19 @@ class GameServiceClient(Generic[EventT]):
         """(profile, credential id) of the player holding ``credential``."""
         return await self._players.me(credential)
 
-    async def watch_player(self, credential: str, after: str = "") -> AsyncIterator[PlayerNotice]:
+    async def watch_player(
+        self, credential: str, after: str = "", opened: Callable[[], None] | None = None
+    ) -> AsyncIterator[PlayerNotice]:
         """The notices of the player holding ``credential`` (your turn, game started or
         finished...): those after the notice id ``after`` the server keeps ("": all of
         them, about the last 1,000), then each new one as it comes, for ever (leave the
         loop to stop). To resume after a disconnect, pass the last notice's
-        ``notice_id``: nothing is missed or repeated. Raises NotAuthorized
+        ``notice_id``: nothing is missed or repeated. ``opened``: called each time the
+        server has answered the stream's opening, before its first notice (so a client
+        timing notices knows when the stream is live). Raises NotAuthorized
         ``player_credential_invalid`` (at once, or at the next notice once the
         credential is revoked), InvalidArgument ``notice_cursor`` for a bad ``after``."""
-        async for notice in self._players.watch(credential, after):
+        async for notice in self._players.watch(credential, after, opened):
             yield notice
 
     async def rating_leaderboard(

@@ -161,15 +161,24 @@ class PlayerCalls:
         )
         return _profile(reply.player), reply.credential_id
 
-    async def watch(self, credential: str, after: str = "") -> AsyncIterator[PlayerNotice]:
+    async def watch(
+        self, credential: str, after: str = "", opened: Callable[[], None] | None = None
+    ) -> AsyncIterator[PlayerNotice]:
         """The notices of the player holding ``credential`` after the id ``after`` ("":
         every one kept), then each new one, until the caller stops; resumed after the
         last one yielded when the server drops a slow stream (``watch_too_slow``).
-        Raises NotAuthorized ``player_credential_invalid`` (also once revoked)."""
+        ``opened`` is called each time the server has answered the stream's opening
+        (before any notice). Raises NotAuthorized ``player_credential_invalid`` (also
+        once revoked)."""
         request = pb.WatchPlayerRequest(after=after)
         while True:
             try:
                 call = self._stub.WatchPlayer(request, metadata=player_metadata(credential))
+                if opened is not None:
+                    # The server sends its headers once it admitted the stream and is
+                    # about to read the inbox: what is posted from now on is delivered.
+                    await call.initial_metadata()
+                    opened()
                 async for reply in call:
                     notice = reply.notice
                     request.after = notice.id

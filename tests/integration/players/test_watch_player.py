@@ -71,6 +71,28 @@ async def test_a_stream_carries_its_players_notices_backlog_then_live(
     await stream.aclose()
 
 
+async def test_opened_is_called_once_the_server_answered_before_any_notice(
+    client: TeotiClient, inbox: RedisInbox
+) -> None:
+    ann = await client.register_player("Ann")
+    live = asyncio.Event()
+    seen: list[bool] = []  # was the stream live when each notice arrived?
+
+    async def read() -> PlayerNotice:
+        async for notice in client.watch_player(ann.credential, opened=live.set):
+            seen.append(live.is_set())
+            return notice
+        raise AssertionError("the stream ended")
+
+    reading = asyncio.create_task(read())
+    async with asyncio.timeout(WAIT_S):
+        await live.wait()  # no notice yet: the inbox is empty
+    posted = await inbox.post(ann.player.player_id, turn("g1", 2))
+    async with asyncio.timeout(WAIT_S):
+        got = await reading
+    assert (got.notice_id, seen) == (posted, [True])
+
+
 async def test_a_stream_resumes_after_a_disconnect_with_no_gap_and_no_repeat(
     client: TeotiClient, inbox: RedisInbox
 ) -> None:
