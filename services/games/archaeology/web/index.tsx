@@ -147,6 +147,11 @@ function Trade({ pending, view, props, moves, mine }: {
           <small>{total(pending.take)} card(s) join the hand; {left} value left to take</small>
         </div>
       </div>
+      {left > 0 && total(pending.take) > 0 && (
+        <p class="arch-warn" id="arch-trade-warning">
+          {mine ? "You give" : "This trade gives"} {left} value more than {mine ? "you take" : "it takes"}.
+        </p>
+      )}
       {mine && (
         <p class="arch-buttons">
           <Act move={find(moves, "confirm_trade")[0]} submit={props.submit} primary
@@ -199,8 +204,10 @@ function Hand({ view, seat, moves, props, values }: {
         {kinds.map(([kind, n]) => {
           const treasure = values.get(kind);
           const sales = find(moves, "sell", "kind", kind);
+          const legal = sales.length > 0 || moves.some((m) => m.action["kind"] === kind
+            && (m.action["type"] === "offer" || m.action["type"] === "lose"));
           return (
-            <li key={kind} class={`arch-card k-${kind}`} data-kind={kind} data-count={String(n)}>
+            <li key={kind} class={`arch-card k-${kind}${legal ? " arch-legal" : ""}`} data-kind={kind} data-count={String(n)}>
               <span class="arch-card-name">{words(kind)}</span>
               <span class="arch-card-count">× {n}</span>
               <span class="arch-card-value">value {treasure?.trade ?? "?"}</span>
@@ -287,6 +294,13 @@ function Ruin({ view, moves, props, me }: {
   );
 }
 
+/** A seat's museum sets grouped by kind: "coins (2, 1), maps (1)". */
+function museum(sets: { kind: string; count: number }[]): string {
+  const byKind = new Map<string, number[]>();
+  for (const set of sets) byKind.set(set.kind, [...(byKind.get(set.kind) ?? []), set.count]);
+  return [...byKind].map(([kind, counts]) => `${words(kind)} (${counts.join(", ")})`).join(", ");
+}
+
 function Seats({ view, moves, props }: { view: ArchView; moves: Move[]; props: BoardProps }) {
   return (
     <ul class="arch-seats" aria-label="The expedition members">
@@ -300,8 +314,8 @@ function Seats({ view, moves, props }: { view: ArchView; moves: Move[]; props: B
             <span title="points from the museum">{s.points} pts</span>
             <span title="tent uses left">tent {s.tent_uses}</span>
             {s.sets.length > 0 && (
-              <span class="arch-museum" title="sets sold to the museum">
-                museum: {s.sets.map((set) => `${set.count} ${words(set.kind)}`).join(", ")}
+              <span class="arch-museum" title="sets sold to the museum, by kind (cards in each set)">
+                museum: {museum(s.sets)}
               </span>
             )}
             <Act move={rob} submit={props.submit} label="Rob this seat" />

@@ -44,6 +44,7 @@ export const ARCH_CSS = `
 .arch-trade { margin: .6rem 0; border: 3px solid #a8431f; }
 .arch-trade-sides { display: grid; grid-template-columns: 1fr 1fr; gap: .6rem; }
 .arch-trade-sides > div { background: var(--card); border-radius: 8px; padding: .4rem; min-width: 0; }
+.arch-warn { margin: .4rem 0 0; font-weight: bold; color: #8a1f0a; }
 .arch-value { font-weight: bold; color: #a8431f; }
 .arch-buttons { display: flex; flex-wrap: wrap; gap: .4rem; margin: .4rem 0 0; }
 .arch-steps { margin: .6rem 0; }
@@ -64,6 +65,6 @@ export const ARCH_CSS = `
 @media (max-width: 700px) {
   .arch-table { grid-template-columns: minmax(0, 1fr); }
   .arch-trade-sides { grid-template-columns: minmax(0, 1fr); }
-  .arch-cards { grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr)); }
+  .arch-cards { grid-template-columns: repeat(auto-fill, minmax(7.5rem, 1fr)); }
 }
 `;

@@ -100,6 +100,7 @@ def shoot(page: Any, name: str) -> None:
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        page.locator("#arch-board").screenshot(path=str(Path(folder) / f"{name}-board.png"))
 
 
 def check_hand(page: Any) -> None:
@@ -153,6 +154,12 @@ def check_trade(page: Any) -> None:
     assert drawn_cards(page, "#arch-trade-take") == pending["take"]
     expect(page.locator("#arch-trade-give-value")).to_have_text(f"value {pending['give_value']}")
     expect(page.locator("#arch-trade-take-value")).to_have_text(f"value {pending['take_value']}")
+    # The defect (5 cards given for 2 unnoticed): value given away is said.
+    left = pending["give_value"] - pending["take_value"]
+    if left > 0 and pending["take"]:
+        expect(page.locator("#arch-trade-warning")).to_contain_text(f"{left} value more")
+    else:
+        expect(page.locator("#arch-trade-warning")).to_have_count(0)
     # Every button of the trade is a touch target, and stays in reach.
     for button in page.locator("#arch-trade button").all():
         box = button.bounding_box()
