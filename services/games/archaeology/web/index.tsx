@@ -337,6 +337,7 @@ function Steps({ view, moves, props }: { view: ArchView; moves: Move[]; props: B
     : pending?.kind === "thief" ? "A thief: choose whom to rob (on a seat above)."
     : pending?.kind === "tomb" ? `The tomb: take cards from room ${ROMAN[pending.room ?? 0] ?? ""}`
     : pending?.kind === "peek" ? "The temple: you may look into a room."
+    : pending?.kind === "mine" ? "The mine: reveal another card, or stop and take the revealed ones."
     : view.compulsory_selling ? "Everyone passed: selling is compulsory." : "";
   const buttons = tents.length + mine.length + takes.length + (noPeek ? 1 : 0)
     + find(moves, "end_turn").length;

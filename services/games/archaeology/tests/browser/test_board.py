@@ -94,6 +94,22 @@ def pick(moves: list[dict[str, Any]], view: dict[str, Any]) -> int:
     return 0
 
 
+def explore(page: Any, moves: list[dict[str, Any]]) -> None:
+    """Explore a room on the board: at the sphinx by naming two kinds in the room's
+    picker (RULES.md E10), elsewhere by the room's own button."""
+    before = version(page)
+    picker = page.locator("#arch-board .arch-sphinx").first
+    if picker.count():
+        options = picker.locator("select").first.locator("option").all_inner_texts()
+        picker.locator("select").nth(0).select_option(label=options[-1])
+        picker.locator("select").nth(1).select_option(label=options[0])
+        picker.locator("button[data-action]").click()
+        expect(page.locator("#game-version")).not_to_have_text(str(before))
+        return
+    index = [m["type"] for m in moves].index("explore")
+    click_move(page, index)
+
+
 def shoot(page: Any, name: str) -> None:
     """A screenshot of the whole page, when ``$TEOTI_SHOTS`` names a folder."""
     folder = os.environ.get("TEOTI_SHOTS")
@@ -166,13 +182,20 @@ def check_trade(page: Any) -> None:
         assert box["height"] >= TOUCH_PX and box["width"] >= TOUCH_PX, box
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize(
+    ("viewport", "ruin"),
+    [(DESKTOP, "tomb"), (PHONE, "sphinx"), (DESKTOP, "mine"), (PHONE, "temple")],
+    ids=["desktop-tomb", "phone-sphinx", "desktop-mine", "phone-temple"],
+)
 def test_a_game_against_a_bot_is_played_to_its_end_on_the_board(
     new_page: Any,  # noqa: F811
     viewport: dict[str, int],
+    ruin: str,
 ) -> None:
     ann = new_page(viewport=viewport)
+    ann.fill("#create-options", json.dumps({"ruin": ruin}))
     create(ann, "ann", "archaeology", 2, others="bot")
+    explored = 0
     expect(ann.locator("#arch-board")).to_be_visible()
     traded = False
     played = 0
@@ -186,8 +209,13 @@ def test_a_game_against_a_bot_is_played_to_its_end_on_the_board(
             traded = build_and_cancel_a_trade(ann)
             continue
         view = seat_view(ann)
+        if explored < 2 and any(m["type"] == "explore" for m in moves):
+            explore(ann, moves)  # the ruin's own step (tomb, mine, sphinx) on the board
+            explored += 1
+            shoot(ann, f"explored-{ruin}-{viewport['width']}-{explored}")
+            continue
         if not shot_mid and view["dig_site_size"] < 30:
-            shoot(ann, f"board-{viewport['width']}")
+            shoot(ann, f"board-{ruin}-{viewport['width']}")
             shot_mid = True
         click_move(ann, pick(moves, view))
         played += 1
@@ -196,4 +224,4 @@ def test_a_game_against_a_bot_is_played_to_its_end_on_the_board(
     assert traded, "no trade was ever possible"
     view = seat_view(ann)
     assert view["ended"] and view["dig_site_size"] == 0
-    shoot(ann, f"end-{viewport['width']}")
+    shoot(ann, f"end-{ruin}-{viewport['width']}")
