@@ -92,15 +92,16 @@ function find(moves: Move[], type: string, key?: string, value?: unknown): Move[
   return moves.filter((m) => m.action["type"] === type && (key === undefined || m.action[key] === value));
 }
 
-/** A button playing a legal move: labelled with `label` on the board, named by the
- * server's description for screen readers and the test (data-action). */
+/** A button playing a legal move: labelled with `label` on the board; its accessible
+ * name starts with that label and adds the server's description ("Offer: offer coins at
+ * the market"); `data-action` is the move's JSON (client authors, tests). */
 function Act({ move, label, submit, primary }: {
   move: Move | undefined; label: string; submit: (json: string) => void; primary?: boolean;
 }) {
   if (!move) return null;
   return (
     <button type="button" class={primary ? "arch-act arch-primary" : "arch-act"} data-action={move.json}
-      title={move.words} aria-label={move.words} onClick={() => submit(move.json)}>
+      title={move.words} aria-label={`${label}: ${move.words}`} onClick={() => submit(move.json)}>
       {label}
     </button>
   );

@@ -184,8 +184,14 @@ def check_trade(page: Any) -> None:
 
 @pytest.mark.parametrize(
     ("viewport", "ruin"),
-    [(DESKTOP, "tomb"), (PHONE, "sphinx"), (DESKTOP, "mine"), (PHONE, "temple")],
-    ids=["desktop-tomb", "phone-sphinx", "desktop-mine", "phone-temple"],
+    [
+        pytest.param(DESKTOP, "tomb", id="desktop-tomb"),
+        pytest.param(PHONE, "sphinx", id="phone-sphinx"),
+        # Two more ruins' steps (the mine's go and stop, the temple's peek) in the slow run
+        # (.ci/run): each whole game takes about 20 s.
+        pytest.param(DESKTOP, "mine", id="desktop-mine", marks=pytest.mark.slow),
+        pytest.param(PHONE, "temple", id="phone-temple", marks=pytest.mark.slow),
+    ],
 )
 def test_a_game_against_a_bot_is_played_to_its_end_on_the_board(
     new_page: Any,  # noqa: F811
