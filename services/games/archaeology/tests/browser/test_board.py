@@ -231,3 +231,26 @@ def test_a_game_against_a_bot_is_played_to_its_end_on_the_board(
     view = seat_view(ann)
     assert view["ended"] and view["dig_site_size"] == 0
     shoot(ann, f"end-{ruin}-{viewport['width']}")
+
+
+def test_a_spectator_sees_the_board_without_any_hand_or_move(new_page: Any) -> None:  # noqa: F811
+    ann = new_page(viewport=PHONE)
+    ann.fill("#create-options", json.dumps({"ruin": "buried_ruins"}))
+    game_id = create(ann, "ann", "archaeology", 2, others="bot")
+    assert to_act([ann], timeout_s=60) is ann
+    click_move(ann, pick(board_moves(ann), seat_view(ann)))
+    watcher = new_page(viewport=PHONE, path=f"/#game={game_id}")
+    expect(watcher.locator("#arch-board")).to_be_visible()
+    expect(watcher.locator("#game-version")).to_have_text(str(version(ann)))
+    view = seat_view(watcher)
+    assert all("hand" not in seat for seat in view["seats"])  # the public view
+    expect(watcher.locator("#arch-hand")).to_have_count(0)
+    expect(watcher.locator(BOARD_MOVES)).to_have_count(0)
+    sizes = watcher.locator("#arch-board .arch-hand-size").all_inner_texts()
+    assert sizes == [f"{s['hand_size']} cards" for s in view["seats"]]
+    # The buried ruins lie face up: every room's cards are drawn for everyone.
+    for index, room in enumerate(view["rooms"]):
+        drawn = drawn_cards(watcher, f'#arch-board .arch-room[data-room="{index}"]')
+        assert drawn == {k: n for k, n in room["cards"].items() if n}
+    assert page_width(watcher) <= PHONE["width"]
+    shoot(watcher, "spectator-buried_ruins-390")
