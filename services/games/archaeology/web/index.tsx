@@ -309,7 +309,7 @@ function Seats({ view, moves, props }: { view: ArchView; moves: Move[]; props: B
         const rob = find(moves, "rob", "victim", i)[0];
         return (
           <li key={i} data-seat={String(i)}
-            class={`arch-seat${i === view.turn.seat ? " arch-turn" : ""}${i === props.seat ? " arch-me" : ""}${rob ? " arch-legal" : ""}`}>
+            class={`arch-seat${i === view.turn.seat && !view.ended ? " arch-turn" : ""}${i === props.seat ? " arch-me" : ""}${rob ? " arch-legal" : ""}`}>
             <b class="arch-seat-name">{seatName(props, i)}</b>
             <span class="arch-hand-size" title="cards in hand">{s.hand_size} cards</span>
             <span title="points from the museum">{s.points} pts</span>
