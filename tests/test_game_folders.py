@@ -16,6 +16,9 @@ Not counted, each for its reason:
   games are (each game's page, the event-schema registry of each ruleset);
 - in ``pyproject.toml``, the lines of the games' entry-point table: that one line per game
   is how the platform finds a game installed from any distribution;
+- ``services/web/static/``: the reference web client's build output (clients/web's
+  build.mjs), which bundles each game's board from its folder's ``web/`` (the source
+  naming the game stays in the folder; the bundle is generated, never edited);
 - ``deploy/k8s/overlays/production/``: the production overlay's Kubernetes namespace and
   host names are the deployment's name (``teotihuacan``), chosen by whoever deploys the
   project, not the game.
@@ -50,6 +53,9 @@ PROSE_DIRS = ("docs/",)
 
 DEPLOYMENT_NAMED = ("deploy/k8s/overlays/production/",)
 """Folders whose names are the deployment's choice (see the module doc)."""
+
+BUILT = ("services/web/static/",)
+"""The web client's build output, generated from the games' web/ folders (module doc)."""
 
 ENTRY_POINT_TABLE = '[project.entry-points."teotihuacan_server.games"]'
 """pyproject.toml's table of one line per game (see the module doc)."""
@@ -118,7 +124,7 @@ def files_naming(game: str, files: list[str]) -> Iterator[str]:
     pattern = name_pattern(game)
     folder = f"services/games/{game}/"
     for path in files:
-        if path.startswith(folder) or is_prose(path) or path.startswith(DEPLOYMENT_NAMED):
+        if path.startswith(folder) or is_prose(path) or path.startswith(DEPLOYMENT_NAMED + BUILT):
             continue
         if path == THIS_CHECK:
             continue

@@ -33,6 +33,8 @@ const gameBoards = {
 
 await esbuild.build({
   plugins: [gameBoards],
+  // A game's board (outside this folder) imports preact from this client's node_modules.
+  nodePaths: [resolve(here, "node_modules")],
   entryPoints: [resolve(here, "src/main.tsx")],
   outfile: resolve(out, "app.js"),
   bundle: true,

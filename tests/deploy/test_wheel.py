@@ -55,6 +55,12 @@ asyncio.run(main())
 """
 
 
+def _board_source(path: str) -> bool:
+    """True for a file of a game's board source (``services/games/<name>/web/...``)."""
+    parts = path.split("/")
+    return len(parts) > 4 and parts[:2] == ["services", "games"] and parts[3] == "web"
+
+
 def _tracked_data_files() -> list[str]:
     """Wheel paths of the non-Python files git tracks in the packaged folders."""
     listed = subprocess.run(
@@ -68,7 +74,9 @@ def _tracked_data_files() -> list[str]:
     for path in listed:
         # A game's own tests (services/games/<name>/tests/: golden games, fixture logs)
         # stay in the checkout: setup.py leaves every ``*.tests`` package out of the wheel.
-        if path.endswith(".py") or "/tests/" in path:
+        # A game's board (services/games/<name>/web/: TypeScript) is the web client's
+        # source; the wheel ships its build, services/web/static/ (docs/web.md).
+        if path.endswith(".py") or "/tests/" in path or _board_source(path):
             continue
         for source, target in CODE_DIRS.items():
             if path.startswith(source):

@@ -76,7 +76,26 @@ def test_offline_audit_catches_a_cut_log_and_a_wrong_view() -> None:
     assert not audit_public_log(cut, registry()).ok
     wrong_view = replace(public, header=replace(public.header, state={"pile": 99}))
     report = audit_public_log(wrong_view, registry())
-    assert report.problems == ("rebuilt state differs from the exported projection",)
+    assert report.problems == ("rebuilt state differs from the exported projection at pile",)
+    assert public.header.state is not None
+    unknown_key = {**public.header.state, "crown": "mine"}
+    forged = replace(public, header=replace(public.header, state=unknown_key))
+    assert audit_public_log(forged, registry()).problems == (
+        "rebuilt state differs from the exported projection at crown",
+    )
+
+
+def test_a_file_exported_before_the_view_gained_a_field_still_audits() -> None:
+    """A later release's view may add fields (a game's prices, issue 33): a file
+    exported before promised nothing about them, and still verifies."""
+    public = _exported(next(p for p in LOGS if p.name.startswith("nim_2_bots")))
+    assert public.header.state is not None and len(public.header.state) > 1
+    dropped = sorted(public.header.state)[0]
+    older = {k: v for k, v in public.header.state.items() if k != dropped}
+    report = audit_public_log(
+        replace(public, header=replace(public.header, state=older)), registry()
+    )
+    assert report.ok, report.problems
 
 
 @pytest.mark.parametrize(

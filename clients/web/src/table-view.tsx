@@ -173,11 +173,13 @@ export function TableView({ gameId, seat, token, onLeave }: {
         <div class="play-area">
           <p id="turn-banner" class={mine ? "banner yours" : "banner"}>{banner}</p>
           {game && <Seats game={game} you={seat} />}
-          {seat !== null && <h3>Your moves</h3>}
+          {/* A game's own board comes first (its moves are made on it) and the list of
+              moves below it, for what the board does not place; the generic view is a
+              summary, so the list comes first there. */}
+          {game && Board && <Board game={game} view={view} seat={seat} actions={session.actions} submit={submit} />}
+          {seat !== null && <h3>{Board ? "Your moves as a list" : "Your moves"}</h3>}
           {seat !== null && <Actions actions={session.actions} seat={seat} finished={Boolean(game?.finished)} submit={submit} />}
-          {game && (Board
-            ? <Board game={game} view={view} seat={seat} actions={session.actions} submit={submit} />
-            : <GenericBoard game={game} view={view} seat={seat} actions={session.actions} submit={submit} />)}
+          {game && !Board && <GenericBoard game={game} view={view} seat={seat} actions={session.actions} submit={submit} />}
           <details id="by-hand" class="by-hand" hidden={seat === null}>
             <summary>Send an action by hand</summary>
             <label for="custom-action" class="sr-only">Action as JSON</label>

@@ -169,11 +169,29 @@ def parse_public_log(lines: Sequence[str]) -> PublicLog:
     return PublicLog(_header(header), tuple(events))
 
 
+def projection_differences(rebuilt: Any, exported: Any) -> list[str]:
+    """The top-level keys of an exported public view (``exported``, a JSON object) whose
+    value is not the rebuilt view's, in the canonical JSON that both were written in;
+    [] when they agree. Keys only the rebuilt view has are not differences: a later
+    release's view may add fields (a game's board needed prices), and a file exported
+    before it promised nothing about them. An ``exported`` that is no object is compared
+    whole (["(the whole view)"] when it differs)."""
+    if not isinstance(exported, dict) or not isinstance(rebuilt, dict):
+        same = canonical_json(rebuilt) == canonical_json(exported)
+        return [] if same else ["(the whole view)"]
+    return sorted(
+        str(key)
+        for key, value in exported.items()
+        if key not in rebuilt or canonical_json(rebuilt[key]) != canonical_json(value)
+    )
+
+
 def audit_public_log(log: PublicLog, registry: RulesetRegistry) -> AuditReport:
     """Audit an exported log offline: exactly the server's checks (:func:`audit_log`,
     what VerifyGame runs: chain up to the exported head, fold, revealed seed against its
     commitment and the setup it derives), plus the file's own promises: as many events as
-    the header says, and the fold's public view equal to the exported ``state``."""
+    the header says, and the fold's public view agreeing with the exported ``state`` on
+    every key it has (:func:`projection_differences`)."""
     game_id = log.header.game_id
     report = audit_log(game_id, log.events, registry, log.head)
     extra: list[str] = []
@@ -183,10 +201,14 @@ def audit_public_log(log: PublicLog, registry: RulesetRegistry) -> AuditReport:
         )
     if report.ok:
         game = fold(game_id, log.events, registry)
-        if log.header.state is not None and canonical_json(
-            game.ruleset.view(game.state, None)
-        ) != canonical_json(log.header.state):
-            extra.append("rebuilt state differs from the exported projection")
+        if log.header.state is not None:
+            differing = projection_differences(
+                game.ruleset.view(game.state, None), log.header.state
+            )
+            if differing:
+                extra.append(
+                    "rebuilt state differs from the exported projection at " + ", ".join(differing)
+                )
         if game.is_terminal() != log.header.finished:
             extra.append(
                 f"the header says finished={str(log.header.finished).lower()}, the log's game "

@@ -6,6 +6,11 @@ cards and the reserve, what a seat saw in a room, and which card a thief took (k
 thief and victim). Everything else is public: the market, trades, sandstorm losses, the
 discard pile, counts of every pile, face-up rooms, mine and sphinx reveals, tents, the
 thief's victim, sold sets and hand sizes.
+
+The view also carries the box's price list (``treasures``: each kind's trade value and
+sale table, A1/E1) and a trade's running values, so a client draws the market and a trade
+in progress from the view alone (issue 33: a player gave away 5 cards for 2 without
+seeing the values add up).
 """
 
 from __future__ import annotations
@@ -27,7 +32,13 @@ from .turn import result_of
 
 
 def view(comp: Components, state: GameState, seat: int | None) -> JsonDict:
-    """JSON projection of ``state`` for ``seat`` (None: a watcher)."""
+    """JSON projection of ``state`` for ``seat`` (None: a watcher), RULES.md A5.
+
+    Card multisets are ``{kind: count}``; ``treasures`` lists every kind in the box's
+    order as ``{"kind", "trade": market value of one card, "sale": points for a set of
+    1, 2, ... cards}``; a trade in progress is ``pending`` ``{"kind": "trade", "give",
+    "take", "give_value", "take_value"}`` (values in trade points, E8).
+    """
     kinds = comp.kinds
     ruin = comp.ruins[state.options.ruin]
     seats: list[JsonDict] = []
@@ -62,6 +73,10 @@ def view(comp: Components, state: GameState, seat: int | None) -> JsonDict:
             "sold": [kinds[k] for k in state.turn.sold],
         },
         "pending": _pending(comp, state),
+        "treasures": [
+            {"kind": kind, "trade": comp.trade[k], "sale": list(comp.sale[k])}
+            for k, kind in enumerate(kinds)
+        ],
         "market": c.to_json(state.market, kinds),
         "dig_site_size": state.dig_site_size,
         "dig_site_thieves": state.dig_thieves,
@@ -109,7 +124,13 @@ def _pending(comp: Components, state: GameState) -> JsonDict | None:
             "lost": list(p.lost),
         }
     if isinstance(p, TradePending):
-        return {"kind": "trade", "give": c.to_json(p.give, kinds), "take": c.to_json(p.take, kinds)}
+        return {
+            "kind": "trade",
+            "give": c.to_json(p.give, kinds),
+            "take": c.to_json(p.take, kinds),
+            "give_value": c.value(p.give, comp.trade),
+            "take_value": c.value(p.take, comp.trade),
+        }
     if isinstance(p, MinePending):
         return {"kind": "mine", "room": p.room, "revealed": c.to_json(p.revealed, kinds)}
     if isinstance(p, TombPending):
