@@ -11,6 +11,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from services.metrics.grpc_calls import CallMetrics
 from services.rpc.errors import BadRequest
 from services.rpc.limits import DEFAULT_STREAMS, MAX_REQUEST_BYTES, UNARY_RESERVE
 
@@ -171,7 +172,9 @@ def build_server(
             ("grpc.so_reuseport", 0),
         ],
         maximum_concurrent_rpcs=max_concurrent_rpcs,
-        interceptors=[LenientParsing()],
+        # CallMetrics inside LenientParsing: it sees the server's own handler objects,
+        # the same each call, so it wraps each method once.
+        interceptors=[LenientParsing(), CallMetrics()],
     )
     for add in register:
         add(server)
