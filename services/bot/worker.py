@@ -61,7 +61,7 @@ def _count(delivery: Delivery, outcome: Outcome) -> None:
     """Count ``outcome`` (teoti_bot_turns_total) and, for a move played, the time from
     the turn request's publication to now, when the move is in the log
     (teoti_bot_turn_seconds; the wall clocks of Redis and of this host are compared)."""
-    BOT_TURNS.labels(outcome.value).inc()
+    BOT_TURNS.inc(outcome.value)
     if outcome is Outcome.PLAYED and (published := published_at_s(delivery.entry_id)):
         BOT_TURN_SECONDS.observe(max(0.0, time.time() - published))
 

@@ -43,7 +43,7 @@ from google.rpc import status_pb2
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from services.metrics.families import STREAMS_OPEN, latency_of, requests_of
+from services.metrics.families import LATENCY, REQUESTS, STREAMS_OPEN
 from services.metrics.grpc_calls import status_name
 from services.rpc.errors import BadRequest
 from services.rpc.limits import MAX_REQUEST_BYTES
@@ -178,8 +178,8 @@ class Face:
         # A path no route has is the client's text: one label for all of them.
         method = route.path[1:] if route is not None else "unknown"
         if not isinstance(response, StreamingResponse):  # a stream is counted as it ends
-            latency_of(FACE, method).observe(time.perf_counter() - start)
-            requests_of(FACE, method, code_of(response)).inc()
+            LATENCY.observe(time.perf_counter() - start, FACE, method)
+            REQUESTS.inc(FACE, method, code_of(response))
         return response
 
     async def _answer(self, request: Request) -> Response:
@@ -500,16 +500,15 @@ async def _held(
     """``frames``, with the stream counted as held while they flow (teoti_streams_open)
     and, when they end, counted by the code it ended with (OK, or the client left:
     CANCELLED)."""
-    held = STREAMS_OPEN.labels(FACE, method)
-    held.inc()
+    STREAMS_OPEN.add(1, FACE, method)
     ended = False
     try:
         async for frame in frames:
             yield frame
         ended = True
     finally:
-        held.dec()
-        requests_of(FACE, method, "OK" if ended else "CANCELLED").inc()
+        STREAMS_OPEN.add(-1, FACE, method)
+        REQUESTS.inc(FACE, method, "OK" if ended else "CANCELLED")
 
 
 def code_of(response: Response) -> str:

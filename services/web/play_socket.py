@@ -34,7 +34,7 @@ import structlog
 from google.rpc import status_pb2
 from starlette.websockets import WebSocket
 
-from services.metrics.families import STREAMS_OPEN, requests_of
+from services.metrics.families import REQUESTS, STREAMS_OPEN
 from services.metrics.grpc_calls import status_name
 from services.rpc.errors import BadRequest, clip
 from services.web.context import WebAbort, WebContext, peer_string
@@ -220,8 +220,7 @@ class PlaySocket:
         reader = asyncio.create_task(self._read(websocket, inbox, lost))
         play = asyncio.create_task(self._handler(self._requests(inbox), context))
         gone = asyncio.create_task(lost.wait())
-        held = STREAMS_OPEN.labels(FACE, self._method)
-        held.inc()
+        STREAMS_OPEN.add(1, FACE, self._method)
         try:
             await asyncio.wait({play, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -231,8 +230,8 @@ class PlaySocket:
                 play.cancel()  # the socket closed: what is in flight has nobody to answer
             await asyncio.gather(play, reader, return_exceptions=True)
             context.finish(cancelled=lost.is_set())
-            held.dec()
-        requests_of(FACE, self._method, _ended_with(play)).inc()
+            STREAMS_OPEN.add(-1, FACE, self._method)
+        REQUESTS.inc(FACE, self._method, _ended_with(play))
         if play.cancelled():
             return
         error = play.exception()

@@ -121,6 +121,9 @@ async def test_serve_metrics_count_every_call_and_move(redis_url: str) -> None:
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             await players.web_move(http, 1, "not json", expect=400)
             final = await players.play_out(http)
+            # Off the public faces: the web port serves no metrics.
+            public = await http.get(f"{served.web}/metrics")
+            assert public.status_code == 404 and "teoti_" not in public.text
             bot_moves, bot_events = await all_bot_game(players.stub)
         # The bot worker counts a move once it is in the log: the game may end first.
         after = scrape(port)

@@ -17,7 +17,7 @@ from google.rpc import status_pb2
 
 from services.engine.transport.exchange_outbox import Outbox
 from services.engine.transport.status_mapping import abort_for, rich_status
-from services.metrics.families import latency_of, requests_of
+from services.metrics.families import LATENCY, REQUESTS
 from services.metrics.grpc_calls import status_name
 from services.rpc.errors import BadRequest, clip, internal_status
 from services.rpc.generated import engine_service_pb2 as pb
@@ -235,8 +235,8 @@ def _refusal(request_id: int, exc: Exception) -> pb.EngineServiceExchangeRespons
 
 def _answered(method: str, code: str, start: float) -> None:
     """Count and time one engine link command (face ``link``; services.metrics.families)."""
-    latency_of(LINK_FACE, method).observe(time.perf_counter() - start)
-    requests_of(LINK_FACE, method, code).inc()
+    LATENCY.observe(time.perf_counter() - start, LINK_FACE, method)
+    REQUESTS.inc(LINK_FACE, method, code)
 
 
 def refused_code(response: pb.EngineServiceExchangeResponse) -> int:

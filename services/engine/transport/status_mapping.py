@@ -215,7 +215,7 @@ def rich_status(exc: Exception) -> status_pb2.Status | None:
         return None
     code, reason, metadata = mapped
     if reason in LIMIT_REASONS:  # both faces refuse through here: counted once
-        REFUSALS.labels(reason).inc()
+        REFUSALS.inc(reason)
     message = clip(metadata.get("message") or str(exc))
     # Every refusal explains itself (README); nothing the client sent comes back unbounded.
     metadata = {key: clip(value) for key, value in {**metadata, "message": message}.items()}
