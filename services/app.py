@@ -57,6 +57,8 @@ from services.metrics.samplers import (
     cache_lookups,
     engine_tallies,
     gauges,
+    matchmaking,
+    tournaments,
 )
 from services.notices.hub import NoticeHub
 from services.notices.inbox import RedisInbox
@@ -307,13 +309,23 @@ def serve_metrics(
     caches: Sequence[SnapshotCache] = (),
     queue: TurnRequestQueue | None = None,
     streams: StreamBudget | None = None,
+    seeks: RedisSeekPool | None = None,
+    director: Director | None = None,
 ) -> MetricsEndpoint | None:
     """Start this process's ``/metrics`` at ``address`` (None: none), with the readers of
     what its parts count: the engine's moves and conflicts, the folded-game caches' hits,
-    the bot queue's depths (sampled from Redis on scrape), the streams held."""
+    the bot queue's depths and the matchmaker's queues (sampled from Redis on scrape),
+    the streams held, the tournaments as the director's last sweep saw them."""
     if address is None:
         return None
     collectors: list[Collector] = []
+    if director is not None:
+        collectors.append(OnScrape(tournaments(director)))
+    if seeks is not None:
+        now_ms = epoch_ms(system_clock)
+        collectors.append(
+            LoopSampled(asyncio.get_running_loop(), matchmaking(seeks.queue_sizes, now_ms))
+        )
     if engine is not None:
         collectors.append(OnScrape(engine_tallies(engine.tallies)))
     if caches:
@@ -380,6 +392,8 @@ class LobbyParts:
     """Tables opened and seeks made per address: one budget for both faces."""
     sweeper: LobbySweeper
     """Drops the tables that stopped being open a week ago (services.lobby.retention)."""
+    seeks: RedisSeekPool
+    """The seek pools, for the metrics endpoint's queue sizes."""
 
     def run(self, stop: asyncio.Event) -> list[asyncio.Task[None]]:
         """Start the matcher, the opener and the sweeper until ``stop``; await the tasks
@@ -428,7 +442,14 @@ def lobby_parts(
         now_ms,
     )
     matcher = Matcher(RedisSeekPool(store.client, prefix), now_ms)
-    return LobbyParts(service, matcher, opener, lobby_quota(), LobbySweeper(lobby, now_ms))
+    return LobbyParts(
+        service,
+        matcher,
+        opener,
+        lobby_quota(),
+        LobbySweeper(lobby, now_ms),
+        RedisSeekPool(store.client, prefix),
+    )
 
 
 def tournament_parts(
@@ -635,7 +656,13 @@ async def all_in_one(
     exposed: MetricsEndpoint | None = None
     try:
         exposed = serve_metrics(
-            metrics, engine=engine, caches=[snapshots], queue=bots.queue, streams=limits.streams
+            metrics,
+            engine=engine,
+            caches=[snapshots],
+            queue=bots.queue,
+            streams=limits.streams,
+            seeks=lobby.seeks if lobby_loop else None,
+            director=director_loop if director else None,
         )
         yield Stack(
             port,
@@ -848,7 +875,7 @@ async def run_gateway(
         )
     )
     lobby_loops = lobby.run(stop)
-    exposed = serve_metrics(metrics, caches=[reader.snapshots], streams=streams)
+    exposed = serve_metrics(metrics, caches=[reader.snapshots], streams=streams, seeks=lobby.seeks)
     log.info(
         "gateway_serving",
         port=port,
@@ -935,7 +962,7 @@ async def run_director(
     client = RemoteEngineClient(engine_target)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
-    exposed = serve_metrics(metrics)
+    exposed = serve_metrics(metrics, director=director)
     if health_address:
         from services.rpc.progress_health import ProgressHealth
         from services.tournament.director import DIRECTOR_SERVICE

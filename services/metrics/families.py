@@ -84,6 +84,20 @@ BOT_DEAD_LETTERED = Tally(
     "Turn requests this process moved to a dead-letter stream",
 )
 
+CLOCKS_FLAGGED = Tally(
+    "teoti_clocks_flagged",
+    "Seats whose clock ran out, timed out by this process's timekeeper",
+)
+TOURNAMENT_ROUNDS = Tally(
+    "teoti_tournament_rounds_opened",
+    "Tournament rounds this process paired and opened (their games created)",
+)
+TOURNAMENT_TABLES = Tally(
+    "teoti_tournament_tables",
+    "Tournament tables this process opened (event=opened) or recorded finished (event=finished)",
+    ["event"],
+)
+
 ENGINE_TALLIES = {
     "moves_appended": "Moves (SubmitAction commands) appended to a game's log",
     "events_appended": "Events those moves appended",

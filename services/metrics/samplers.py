@@ -139,3 +139,57 @@ def bot_queue(
         ]
 
     return sample
+
+
+def matchmaking(
+    sizes: Callable[[], Awaitable[tuple[int, int, int | None]]],
+    now_ms: Callable[[], int],
+) -> Callable[[], Awaitable[list[Metric]]]:
+    """A sampler of the matchmaker's queues (services.matchmaking.redis_pool.
+    RedisSeekPool.queue_sizes), which live in Redis: every gateway shows the same
+    figures (take the max over gateways, not the sum)."""
+
+    async def sample() -> list[Metric]:
+        seeks, pools, oldest_ms = await sizes()
+        waited = 0.0 if oldest_ms is None else max(0.0, (now_ms() - oldest_ms) / 1000)
+        return [
+            GaugeMetricFamily(
+                "teoti_matchmaking_seeks_waiting",
+                "Seeks waiting for a table, in every pool",
+                value=seeks,
+            ),
+            GaugeMetricFamily(
+                "teoti_matchmaking_pools_waiting",
+                "Pools (ruleset, seats, options) with at least one seek waiting",
+                value=pools,
+            ),
+            GaugeMetricFamily(
+                "teoti_matchmaking_oldest_wait_seconds",
+                "How long the longest-waiting seek has waited (0: none waits)",
+                value=waited,
+            ),
+        ]
+
+    return sample
+
+
+def tournaments(director: object) -> Callable[[], list[Metric]]:
+    """A reader of the director's last sweep (services.tournament.director.Director's
+    ``running`` and ``tables_waiting``, refreshed every sweep, 30 s by default)."""
+
+    def read() -> list[Metric]:
+        return [
+            GaugeMetricFamily(
+                "teoti_tournaments_running",
+                "Tournaments running at the director's last sweep",
+                value=int(getattr(director, "running", 0)),
+            ),
+            GaugeMetricFamily(
+                "teoti_tournament_tables_waiting",
+                "Tables of the running tournaments' current rounds not finished at the "
+                "director's last sweep",
+                value=int(getattr(director, "tables_waiting", 0)),
+            ),
+        ]
+
+    return read

@@ -158,6 +158,10 @@ async def test_serve_metrics_count_every_call_and_move(redis_url: str) -> None:
     assert moved(before, after, "teoti_snapshot_cache_lookups_total", result="hit") > 0
     assert value(after, "teoti_bot_queue_dead_letters") == 0
     assert value(after, "teoti_streams_held") == 0
+    # Sampled on scrape: the matchmaker's queues (Redis) and the director's last sweep.
+    for gauge in ("teoti_matchmaking_seeks_waiting", "teoti_tournaments_running"):
+        assert (gauge, frozenset()) in after, gauge
+        assert value(after, gauge) == 0
     assert_bounded(after, [players.game_id, *players.tokens.values(), "127.0.0.1"])
 
 
