@@ -50,8 +50,10 @@ class _Family(Collector):
         raise NotImplementedError
 
 
-class Tally(_Family):
-    """A counter (exposed as ``<name>_total``) per label values."""
+class _Numbers(_Family):
+    """One number per label values, exposed as a family of ``family`` (counter, gauge)."""
+
+    family: type[CounterMetricFamily] | type[GaugeMetricFamily] = GaugeMetricFamily
 
     def __init__(
         self,
@@ -60,62 +62,50 @@ class Tally(_Family):
         labelnames: Sequence[str] = (),
         registry: CollectorRegistry = REGISTRY,
     ) -> None:
-        self._counts: dict[tuple[str, ...], float] = {}
+        self._numbers: dict[tuple[str, ...], float] = {}
         super().__init__(name, documentation, labelnames, registry)
+
+    def _add(self, labels: tuple[str, ...], amount: float) -> None:
+        numbers = self._numbers
+        numbers[labels] = numbers.get(labels, 0.0) + amount
+
+    def collect(self) -> Iterator[Metric]:
+        """The family as it is now."""
+        return self._families(dict(self._numbers))
+
+    def _families(self, series: dict[tuple[str, ...], float]) -> Iterator[Metric]:
+        family = self.family(self.name, self.documentation, labels=self.labelnames)
+        if not self.labelnames:
+            family.add_metric([], series.get((), 0.0))
+        else:
+            for labels, number in series.items():
+                family.add_metric(list(labels), number)
+        yield family
+
+
+class Tally(_Numbers):
+    """A counter (exposed as ``<name>_total``) per label values."""
+
+    family = CounterMetricFamily
 
     def inc(self, *labels: str, amount: float = 1.0) -> None:
         """Add ``amount`` to the series of ``labels`` (one value per label name)."""
-        counts = self._counts
-        counts[labels] = counts.get(labels, 0.0) + amount
+        numbers = self._numbers  # inline, not _add: a call less on every move
+        numbers[labels] = numbers.get(labels, 0.0) + amount
 
     def value(self, *labels: str) -> float:
         """The series' count so far (0 for one never counted)."""
-        return self._counts.get(labels, 0.0)
-
-    def collect(self) -> Iterator[Metric]:
-        """The counter family as it is now."""
-        return self._families(dict(self._counts))
-
-    def _families(self, series: dict[tuple[str, ...], float]) -> Iterator[Metric]:
-        family = CounterMetricFamily(self.name, self.documentation, labels=self.labelnames)
-        if not self.labelnames:
-            family.add_metric([], series.get((), 0.0))
-        else:
-            for labels, count in series.items():
-                family.add_metric(list(labels), count)
-        yield family
+        return self._numbers.get(labels, 0.0)
 
 
-class Level(_Family):
+class Level(_Numbers):
     """A gauge per label values, moved up and down (streams held)."""
 
-    def __init__(
-        self,
-        name: str,
-        documentation: str,
-        labelnames: Sequence[str] = (),
-        registry: CollectorRegistry = REGISTRY,
-    ) -> None:
-        self._levels: dict[tuple[str, ...], float] = {}
-        super().__init__(name, documentation, labelnames, registry)
+    family = GaugeMetricFamily
 
     def add(self, delta: float, *labels: str) -> None:
         """Move the series of ``labels`` by ``delta``."""
-        levels = self._levels
-        levels[labels] = levels.get(labels, 0.0) + delta
-
-    def collect(self) -> Iterator[Metric]:
-        """The gauge family as it is now."""
-        return self._families(dict(self._levels))
-
-    def _families(self, series: dict[tuple[str, ...], float]) -> Iterator[Metric]:
-        family = GaugeMetricFamily(self.name, self.documentation, labels=self.labelnames)
-        if not self.labelnames:
-            family.add_metric([], series.get((), 0.0))
-        else:
-            for labels, level in series.items():
-                family.add_metric(list(labels), level)
-        yield family
+        self._add(labels, delta)
 
 
 class Timings(_Family):

@@ -1,7 +1,7 @@
 """Every process's ``/metrics`` after real games (issue 34, docs/operations.md "Metrics"):
-a real ``teoti serve`` and the split engine + gateway, their metrics ports scraped and
-parsed by prometheus_client's own parser; each counter moved by exactly the calls and
-moves made, and no label carries a game id, a token or an address."""
+a real ``teoti serve`` and the split engine + gateway + bot worker, their metrics ports
+scraped and parsed by prometheus_client's own parser; each counter moved by exactly the
+calls and moves made, and no label carries a game id, a token or an address."""
 
 from __future__ import annotations
 
@@ -185,11 +185,13 @@ async def all_bot_game(stub: Any) -> tuple[int, int]:
 
 @pytest.fixture
 async def split(redis_url: str, tmp_path: Path) -> AsyncIterator[dict[str, int]]:
-    """``teoti engine`` and ``teoti gateway`` on one Redis, each serving ``/metrics``."""
+    """``teoti engine``, ``teoti gateway`` and ``teoti bot`` on one Redis, each serving
+    ``/metrics``."""
     prefix = f"metrics-split-{uuid.uuid4().hex[:8]}"
     common = ["--redis-url", redis_url, "--key-prefix", prefix]
     nim = ["--extra-ruleset", "nim=tests.nim:NimRuleset"]
-    ports = {name: free_port() for name in ("engine", "link", "gateway", "engine_m", "gateway_m")}
+    names = ("engine", "link", "gateway", "engine_m", "gateway_m", "bot_m")
+    ports = {name: free_port() for name in names}
     engine = Proc(
         [
             *("engine", "--port", str(ports["engine"]), "--link-port", str(ports["link"])),
@@ -206,18 +208,37 @@ async def split(redis_url: str, tmp_path: Path) -> AsyncIterator[dict[str, int]]
         ],
         tmp_path / "gateway.log",
     )
+    bot = Proc(
+        [
+            *("bot", "--engine", f"127.0.0.1:{ports['link']}"),
+            *("--metrics-port", str(ports["bot_m"]), *common, *nim),
+        ],
+        tmp_path / "bot.log",
+    )
     try:
         engine.start()
         await engine_serving(ports["engine"])
         gateway.start()
+        bot.start()
         await gateway_serving(ports["gateway"])
+        await poll(lambda: answers(ports["bot_m"]), 60, "the bot worker's /metrics")
         yield ports
     finally:
+        bot.stop()
         gateway.stop()
         engine.stop()
-    for proc in (engine, gateway):
+    for proc in (engine, gateway, bot):
         assert proc.process is not None and proc.process.returncode == 0, proc.log.read_text()
         assert "Traceback" not in proc.log.read_text(), proc.log.read_text()[-2000:]
+
+
+def answers(port: int) -> bool:
+    """Whether ``/metrics`` on ``port`` answers yet."""
+    try:
+        scrape(port)
+    except OSError:
+        return False
+    return True
 
 
 async def gateway_serving(port: int, seconds: float = 60) -> None:
@@ -239,8 +260,9 @@ async def gateway_serving(port: int, seconds: float = 60) -> None:
             await asyncio.sleep(0.1)
 
 
-async def test_split_engine_and_gateway_metrics(split: dict[str, int]) -> None:
+async def test_split_engine_gateway_and_bot_metrics(split: dict[str, int]) -> None:
     engine_before, gateway_before = scrape(split["engine_m"]), scrape(split["gateway_m"])
+    bot_before = scrape(split["bot_m"])
     async with grpc.aio.insecure_channel(f"127.0.0.1:{split['gateway']}") as channel:
         players = Players(game_service_pb2_grpc.GameServiceStub(channel))
         await players.create()
@@ -248,8 +270,22 @@ async def test_split_engine_and_gateway_metrics(split: dict[str, int]) -> None:
             await players.grpc_move(0, json.dumps({"take": 5}))  # more than max_take
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         await players.play_out()
+        bot_moves, _events = await all_bot_game(players.stub)
+    await poll(
+        lambda: (
+            moved(bot_before, scrape(split["bot_m"]), "teoti_bot_turns_total", outcome="played")
+            >= bot_moves
+        ),
+        10,
+        "the bot worker's moves counted",
+    )
     engine, gateway = scrape(split["engine_m"]), scrape(split["gateway_m"])
+    bot = scrape(split["bot_m"])
     moves = players.moves["grpc"]
+    assert moved(bot_before, bot, "teoti_bot_turns_total", outcome="played") == bot_moves
+    assert moved(bot_before, bot, "teoti_bot_turn_seconds_count") == bot_moves
+    assert value(bot, "teoti_bot_queue_dead_letters") == 0
+    assert ("teoti_bot_queue_depth", frozenset()) in bot
     requests = "teoti_requests_total"
     assert moved(gateway_before, gateway, requests, face="grpc", method=SUBMIT, code="OK") == moves
     assert (
@@ -264,14 +300,16 @@ async def test_split_engine_and_gateway_metrics(split: dict[str, int]) -> None:
         == 1
     )
     # The engine answers the same commands on its link, by the command's name.
+    # (The bots' moves too: the bot worker writes through the engine link.)
     link = {"face": "link", "method": "submit_action"}
-    assert moved(engine_before, engine, requests, **link, code="OK") == moves
+    assert moved(engine_before, engine, requests, **link, code="OK") == moves + bot_moves
     assert moved(engine_before, engine, requests, **link, code="FAILED_PRECONDITION") == 1
-    assert moved(engine_before, engine, requests, face="link", method="create_game", code="OK") == 1
-    assert moved(engine_before, engine, "teoti_request_duration_seconds_count", **link) == moves + 1
-    assert moved(engine_before, engine, "teoti_engine_moves_appended_total") == moves
+    assert moved(engine_before, engine, requests, face="link", method="create_game", code="OK") == 2
+    latency = "teoti_request_duration_seconds_count"
+    assert moved(engine_before, engine, latency, **link) == moves + bot_moves + 1
+    assert moved(engine_before, engine, "teoti_engine_moves_appended_total") == moves + bot_moves
     assert moved(engine_before, engine, "teoti_redis_round_trip_seconds_count") > 0
     assert value(engine, "teoti_redis_errors_total") == 0
     secrets = [players.game_id, *players.tokens.values(), "127.0.0.1"]
-    assert_bounded(engine, secrets)
-    assert_bounded(gateway, secrets)
+    for samples in (engine, gateway, bot):
+        assert_bounded(samples, secrets)
