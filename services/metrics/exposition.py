@@ -9,8 +9,7 @@ with a bounded wait, :mod:`services.metrics.samplers`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from wsgiref.simple_server import WSGIServer
 
@@ -87,18 +86,3 @@ def start_metrics(host: str, port: int, collectors: Iterable[Collector] = ()) ->
         raise
     log.info("metrics_serving", host=bare, port=server.server_port, path="/metrics")
     return MetricsEndpoint(server, thread, registered)
-
-
-@contextmanager
-def metrics_served(
-    host: str, port: int | None, collectors: Iterable[Collector] = ()
-) -> Iterator[MetricsEndpoint | None]:
-    """:func:`start_metrics` for the block; None (nothing served) when ``port`` is None."""
-    if port is None:
-        yield None
-        return
-    endpoint = start_metrics(host, port, collectors)
-    try:
-        yield endpoint
-    finally:
-        endpoint.close()
