@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import grpc
 import structlog
+from prometheus_client.registry import Collector
 
 from services.bot.queue import DEFAULT_MAX_DELIVERIES, TurnRequestQueue
 from services.bot.reconciler import DEFAULT_INTERVAL_S, TurnReconciler
@@ -48,6 +49,17 @@ from services.lobby.retention import LobbySweeper
 from services.lobby.service import LobbyService
 from services.matchmaking.matcher import Matcher, epoch_ms
 from services.matchmaking.redis_pool import RedisSeekPool
+from services.metrics.exposition import MetricsAddress, MetricsEndpoint, start_metrics
+from services.metrics.samplers import (
+    LoopSampled,
+    OnScrape,
+    bot_queue,
+    cache_lookups,
+    engine_tallies,
+    gauges,
+    matchmaking,
+    tournaments,
+)
 from services.notices.hub import NoticeHub
 from services.notices.inbox import RedisInbox
 from services.notices.notifier import Notifier
@@ -297,6 +309,53 @@ class Stack:
     notices: NoticeHub | None = None
     """The player streams' hub (WatchPlayer on both faces)."""
     lobby: LobbyService | None = None
+    metrics_port: int | None = None
+    """Port of ``/metrics`` (services.metrics), None when it is off."""
+
+
+def serve_metrics(
+    address: MetricsAddress | None,
+    *,
+    engine: Engine | None = None,
+    caches: Sequence[SnapshotCache] = (),
+    queue: TurnRequestQueue | None = None,
+    streams: StreamBudget | None = None,
+    seeks: RedisSeekPool | None = None,
+    director: Director | None = None,
+) -> MetricsEndpoint | None:
+    """Start this process's ``/metrics`` at ``address`` (None: none), with the readers of
+    what its parts count: the engine's moves and conflicts, the folded-game caches' hits,
+    the bot queue's depths and the matchmaker's queues (sampled from Redis on scrape),
+    the streams held, the tournaments as the director's last sweep saw them."""
+    if address is None:
+        return None
+    collectors: list[Collector] = []
+    if director is not None:
+        collectors.append(OnScrape(tournaments(director)))
+    if seeks is not None:
+        now_ms = epoch_ms(system_clock)
+        collectors.append(
+            LoopSampled(asyncio.get_running_loop(), matchmaking(seeks.queue_sizes, now_ms))
+        )
+    if engine is not None:
+        collectors.append(OnScrape(engine_tallies(engine.tallies)))
+    if caches:
+        collectors.append(OnScrape(cache_lookups(caches)))
+    if queue is not None:
+        collectors.append(LoopSampled(asyncio.get_running_loop(), bot_queue(queue.depths)))
+    if streams is not None:
+        budget = streams
+        collectors.append(
+            OnScrape(
+                gauges(
+                    "teoti_streams_held",
+                    "Streams (WatchGame, WatchPlayer, Play) held now on every face, of the "
+                    "process's budget (teoti_streams_open splits them by face and method)",
+                    lambda: budget.held,
+                )
+            )
+        )
+    return start_metrics(address.host, address.port, collectors)
 
 
 def director_name() -> str:
@@ -344,6 +403,8 @@ class LobbyParts:
     """Tables opened and seeks made per address: one budget for both faces."""
     sweeper: LobbySweeper
     """Drops the tables that stopped being open a week ago (services.lobby.retention)."""
+    seeks: RedisSeekPool
+    """The seek pools, for the metrics endpoint's queue sizes."""
 
     def run(self, stop: asyncio.Event) -> list[asyncio.Task[None]]:
         """Start the matcher, the opener and the sweeper until ``stop``; await the tasks
@@ -394,7 +455,14 @@ def lobby_parts(
         now_ms,
     )
     matcher = Matcher(RedisSeekPool(store.client, prefix), now_ms)
-    return LobbyParts(service, matcher, opener, quota or lobby_quota(), LobbySweeper(lobby, now_ms))
+    return LobbyParts(
+        service,
+        matcher,
+        opener,
+        quota or lobby_quota(),
+        LobbySweeper(lobby, now_ms),
+        RedisSeekPool(store.client, prefix),
+    )
 
 
 def tournament_parts(
@@ -471,6 +539,7 @@ async def all_in_one(
     default_ruleset: str | None = None,
     director: bool = True,
     lobby_loop: bool = True,
+    metrics: MetricsAddress | None = None,
 ) -> AsyncIterator[Stack]:
     """Gateway + engine + bot worker in this process, on the Redis at ``redis_url``
     (a URL, or a :class:`RedisConfig` for a standalone Redis or a Redis Cluster).
@@ -486,7 +555,8 @@ async def all_in_one(
     publishes (default: a key made for this run, held in memory only; ``teoti serve``
     passes the one in its data dir); ``director``: run a tournament director here
     (TournamentService is served either way); ``lobby_loop``: run the matcher and
-    the table opener here (LobbyService is served either way).
+    the table opener here (LobbyService is served either way); ``metrics``: where to
+    serve ``/metrics`` (services.metrics; None: nowhere).
 
     Yields once the gateway is serving; on exit stops the gateway (graceful), then the
     bot worker (finishing in-flight requests), then closes Redis.
@@ -587,9 +657,8 @@ async def all_in_one(
     lobby_loops = lobby.run(stop) if lobby_loop else []
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     notifying = asyncio.create_task(notifier(log_store).run(stop))
-    worker = asyncio.create_task(
-        _bot(log_store, reader, bot_client, bot or BotSettings()).run(stop)
-    )
+    bots = _bot(log_store, reader, bot_client, bot or BotSettings())
+    worker = asyncio.create_task(bots.run(stop))
     keeper = _timekeeper(engine, log_store, timekeeper or TimekeeperSettings(), stop)
     log.info(
         "serving",
@@ -597,7 +666,17 @@ async def all_in_one(
         redis=as_config(redis_url).describe(),
         key_prefix=settings.key_prefix,
     )
+    exposed: MetricsEndpoint | None = None
     try:
+        exposed = serve_metrics(
+            metrics,
+            engine=engine,
+            caches=[snapshots],
+            queue=bots.queue,
+            streams=limits.streams,
+            seeks=lobby.seeks if lobby_loop else None,
+            director=director_loop if director else None,
+        )
         yield Stack(
             port,
             log_store,
@@ -610,8 +689,11 @@ async def all_in_one(
             players,
             notices,
             lobby.service,
+            exposed.port if exposed else None,
         )
     finally:
+        if exposed is not None:
+            exposed.close()
         if web_server is not None:
             await web_server.stop()
         await server.stop(SHUTDOWN_GRACE_S)
@@ -638,6 +720,7 @@ async def run_engine(
     settings: StoreSettings | None = None,
     timekeeper: TimekeeperSettings | None = None,
     link_port: int = DEFAULT_LINK_PORT,
+    metrics: MetricsAddress | None = None,
 ) -> None:
     """``teoti engine``: the engine link (services.engine.transport.link_server) on
     ``address``'s host at ``link_port`` (0: any free port), the gRPC server (health and
@@ -673,8 +756,12 @@ async def run_engine(
     readiness = asyncio.create_task(
         follow_store(store.client.ping, health_of(server), (ENGINE_SERVICE,), stop)
     )
+    # The CLI checked the port is free (services.cli.service_options.metrics_address).
+    exposed = serve_metrics(metrics, engine=engine, caches=[snapshots])
     log.info("engine_serving", port=port, link_port=link_port, redis=as_config(redis).describe())
     await stop.wait()
+    if exposed is not None:
+        exposed.close()
     await asyncio.gather(server.stop(SHUTDOWN_GRACE_S), link.stop(SHUTDOWN_GRACE_S))
     if keeper is not None:
         await keeper
@@ -694,6 +781,7 @@ async def run_gateway(
     web: WebSettings | None = None,
     tournament_redis: RedisConfig | str | None = None,
     signing: SigningKeys | None = None,
+    metrics: MetricsAddress | None = None,
 ) -> None:
     """``teoti gateway``: GameService and TournamentService, writing through a remote
     engine (no director: run ``teoti director``); with ``web_address`` (``host:port``)
@@ -800,6 +888,7 @@ async def run_gateway(
         )
     )
     lobby_loops = lobby.run(stop)
+    exposed = serve_metrics(metrics, caches=[reader.snapshots], streams=streams, seeks=lobby.seeks)
     log.info(
         "gateway_serving",
         port=port,
@@ -812,6 +901,8 @@ async def run_gateway(
         redis_pool_size=settings.pool_size,
     )
     await stop.wait()
+    if exposed is not None:
+        exposed.close()
     if web_server is not None:
         await web_server.stop()
     await server.stop(SHUTDOWN_GRACE_S)
@@ -834,6 +925,7 @@ async def run_bot(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     bot: BotSettings | None = None,
+    metrics: MetricsAddress | None = None,
 ) -> None:
     """``teoti bot``: the bot worker alone, submitting through a remote engine over the
     engine link (``engine_target`` names link addresses). Raises
@@ -847,7 +939,9 @@ async def run_bot(
     client = RemoteEngineClient(engine_target, bot_key=credential.secret)
     log.info("bot_connecting", engine=engine_target, redis=as_config(redis).describe())
     bot = bot or BotSettings()
-    worker = _bot(store, settings.reader(store, registry), client, bot)
+    reader = settings.reader(store, registry)
+    worker = _bot(store, reader, client, bot)
+    exposed = serve_metrics(metrics, caches=[reader.snapshots], queue=worker.queue)
     if bot.health_address:
         from services.bot.health import BotHealth
 
@@ -855,6 +949,8 @@ async def run_bot(
         await asyncio.gather(worker.run(stop), health.run(stop))
     else:
         await worker.run(stop)
+    if exposed is not None:
+        exposed.close()
     await client.close()
     await store.close()
 
@@ -866,6 +962,7 @@ async def run_director(
     stop: asyncio.Event,
     settings: StoreSettings | None = None,
     health_address: str = "",
+    metrics: MetricsAddress | None = None,
 ) -> None:
     """``teoti director``: the tournament director alone, creating games through a
     remote engine over the engine link (run as many as you like: they share one consumer
@@ -878,6 +975,7 @@ async def run_director(
     client = RemoteEngineClient(engine_target)
     _service, director = tournament_parts(store, client, settings.reader(store, registry), registry)
     log.info("director_connecting", engine=engine_target, redis=as_config(redis).describe())
+    exposed = serve_metrics(metrics, director=director)
     if health_address:
         from services.rpc.progress_health import ProgressHealth
         from services.tournament.director import DIRECTOR_SERVICE
@@ -886,5 +984,7 @@ async def run_director(
         await asyncio.gather(director.run(stop), health.run(stop))
     else:
         await director.run(stop)
+    if exposed is not None:
+        exposed.close()
     await client.close()
     await store.close()

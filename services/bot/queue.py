@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from services.engine.adapters.consumer_groups import ensure_groups
 from services.engine.adapters.keys import RedisKeys
 from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.records import TurnRequest
+from services.metrics.families import BOT_DEAD_LETTERED
 
 log = structlog.get_logger(__name__)
 
@@ -165,12 +167,31 @@ class TurnRequestQueue:
         except NoScriptError:
             await self._redis.eval(FINISH_SCRIPT, len(keys), *keys, *args)
 
+    async def depths(self) -> tuple[int, int, int]:
+        """(entries in the turn streams, of those handed out and not yet acked, entries
+        in the dead-letter streams), over every shard: what the metrics endpoint shows
+        when scraped (acked entries are deleted, so an entry is waiting or pending)."""
+        streams = list(self._streams)
+        dead = [stream.removesuffix(":turns") + ":dead" for stream in streams]
+        lengths = await asyncio.gather(*(self._redis.xlen(key) for key in (*streams, *dead)))
+        pending = await asyncio.gather(*(self._pending(stream) for stream in streams))
+        return sum(lengths[: len(streams)]), sum(pending), sum(lengths[len(streams) :])
+
+    async def _pending(self, stream: str) -> int:
+        """Entries of ``stream`` the group handed out and nobody acked (0 with no group)."""
+        try:
+            summary: Any = await self._redis.xpending(stream, self.group)
+        except ResponseError:  # NOGROUP: no worker has read this stream yet
+            return 0
+        return int(summary.get("pending", 0) if isinstance(summary, dict) else summary[0])
+
     async def ack(self, delivery: Delivery) -> None:
         """Mark the entry done for the group and delete it (atomically)."""
         await self._finish([delivery.stream], [self.group, delivery.entry_id])
 
     async def dead_letter(self, delivery: Delivery, reason: str) -> None:
         """Move the entry to its shard's dead-letter stream with ``reason``, then ack it."""
+        BOT_DEAD_LETTERED.inc()
         dead = delivery.stream.removesuffix(":turns") + ":dead"
         log.error(
             "turn_request_dead_lettered",

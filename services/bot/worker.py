@@ -24,6 +24,7 @@ from services.engine.domain.errors import (
 from services.engine.domain.reader import GameReader
 from services.engine.domain.records import TurnRequest
 from services.engine.transport.client import EngineClient
+from services.metrics.families import BOT_TURN_SECONDS, BOT_TURNS
 
 log = structlog.get_logger(__name__)
 
@@ -47,6 +48,22 @@ class Outcome(StrEnum):
     REFUSED = "refused"
     MALFORMED = "malformed"
     RETRY = "retry"
+
+
+def published_at_s(entry_id: str) -> float | None:
+    """When a stream entry was added, in seconds since the epoch: Redis's entry ids are
+    ``<milliseconds>-<sequence>``. None for an id of another form."""
+    millis, _, _ = entry_id.partition("-")
+    return int(millis) / 1000 if millis.isdigit() else None
+
+
+def _count(delivery: Delivery, outcome: Outcome) -> None:
+    """Count ``outcome`` (teoti_bot_turns_total) and, for a move played, the time from
+    the turn request's publication to now, when the move is in the log
+    (teoti_bot_turn_seconds; the wall clocks of Redis and of this host are compared)."""
+    BOT_TURNS.inc(outcome.value)
+    if outcome is Outcome.PLAYED and (published := published_at_s(delivery.entry_id)):
+        BOT_TURN_SECONDS.observe(max(0.0, time.time() - published))
 
 
 def bot_command_id(request: TurnRequest) -> str:
@@ -103,6 +120,11 @@ class BotWorker:
         self._last_progress = time.monotonic()
         self._refused = False
         """The engine refused the last move submitted (the bot credential differs)."""
+
+    @property
+    def queue(self) -> TurnRequestQueue:
+        """The turn requests this worker reads (their depths are metrics)."""
+        return self._queue
 
     async def handle(self, request: TurnRequest) -> Outcome:
         """Play one request if it is still current; never raises for domain outcomes."""
@@ -165,6 +187,7 @@ class BotWorker:
                 log.exception("turn_request_failed", entry_id=delivery.entry_id)
                 await self._queue.dead_letter(delivery, f"failed: {exc!r}")
                 return
+            _count(delivery, outcome)
             if outcome is Outcome.REFUSED:
                 await self._queue.dead_letter(delivery, "the engine refused the bot's action")
             else:

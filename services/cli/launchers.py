@@ -71,6 +71,7 @@ async def _serve(args: argparse.Namespace) -> int:
     config: Any = opts.redis_config(args)
     opts.port_is_free(args.host, args.port)
     web_address, web = opts.web_face(args)
+    metrics = opts.metrics_address(args)
     with contextlib.ExitStack() as resources:
         if config is None:  # no Redis given: an embedded one for this run
             config = resources.enter_context(redis_url_for(None, data_dir, persist=True))
@@ -88,8 +89,14 @@ async def _serve(args: argparse.Namespace) -> int:
             web=web,
             signing=signing,
             default_ruleset=args.ruleset,
+            metrics=metrics,
         ) as stack:
-            log.info("teoti_serve_ready", port=stack.port, web_port=stack.web_port)
+            log.info(
+                "teoti_serve_ready",
+                port=stack.port,
+                web_port=stack.web_port,
+                metrics_port=stack.metrics_port,
+            )
             if stack.web_port:
                 # The one line a person starting the server reads among the JSON logs.
                 url = opts.web_url(args.host, stack.web_port)
@@ -111,6 +118,7 @@ async def _engine(args: argparse.Namespace) -> int:
         opts.store_settings(args),
         opts.timekeeper_settings(args),
         link_port=args.link_port,
+        metrics=opts.metrics_address(args),
     )
     return EXIT_OK
 
@@ -130,6 +138,7 @@ async def _gateway(args: argparse.Namespace) -> int:
         *opts.web_face(args),
         tournament_redis=opts.tournament_login(args, redis),
         signing=opts.signing(args, None),
+        metrics=opts.metrics_address(args),
     )
     return EXIT_OK
 
@@ -176,6 +185,7 @@ async def _bot(args: argparse.Namespace) -> int:
             f"0.0.0.0:{args.health_port}" if args.health_port else "",
             reconcile_s=args.reconcile_s,
         ),
+        opts.metrics_address(args),
     )
     return EXIT_OK
 
@@ -190,6 +200,7 @@ async def _director(args: argparse.Namespace) -> int:
         stop_event(),
         opts.store_settings(args),
         f"0.0.0.0:{args.health_port}" if args.health_port else "",
+        opts.metrics_address(args),
     )
     return EXIT_OK
 
@@ -230,6 +241,7 @@ def add_serve(sub: Subparsers) -> None:
     opts.add_redis_options(serve)
     opts.add_limit_options(serve)
     opts.add_timekeeper_option(serve)
+    opts.add_metrics_options(serve, "serve", None)
     add_extra_ruleset(serve)
     serve.set_defaults(run=_serve)
 
@@ -249,6 +261,7 @@ def add_engine(sub: Subparsers) -> None:
     )
     opts.add_redis_options(engine)
     opts.add_timekeeper_option(engine)
+    opts.add_metrics_options(engine, "engine", None)
     add_extra_ruleset(engine)
     engine.set_defaults(run=_engine)
 
@@ -281,6 +294,7 @@ def add_gateway(sub: Subparsers) -> None:
     )
     opts.add_redis_options(gateway)
     opts.add_limit_options(gateway)
+    opts.add_metrics_options(gateway, "gateway", None)
     add_extra_ruleset(gateway)
     gateway.set_defaults(run=_gateway)
 
@@ -318,6 +332,7 @@ def add_director(sub: Subparsers) -> None:
         "is SERVING while the director's read loops make progress",
     )
     opts.add_redis_options(director)
+    opts.add_metrics_options(director, "director", "0.0.0.0")
     add_extra_ruleset(director)
     director.set_defaults(run=_director)
 
@@ -355,6 +370,7 @@ def add_bot(sub: Subparsers) -> None:
         help="seconds between passes republishing lost turn requests (0: off)",
     )
     opts.add_redis_options(bot)
+    opts.add_metrics_options(bot, "bot", "0.0.0.0")
     add_extra_ruleset(bot)
     bot.set_defaults(run=_bot)
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # services.app loads the whole server: imported when a comman
     from services.engine.adapters.redis_client import RedisConfig
     from services.engine.domain.head_signing import SigningKeys
     from services.engine.entrypoints.timekeeper import TimekeeperSettings
+    from services.metrics.exposition import MetricsAddress
     from services.web.server import WebSettings
 
 log = structlog.get_logger("teoti")
@@ -208,6 +209,44 @@ def add_timekeeper_option(p: argparse.ArgumentParser) -> None:
         "0: no timekeeper in this process (default $TEOTI_TIMEKEEPER_INTERVAL or "
         "%(default)s)",
     )
+
+
+METRICS_PORT_ENV = "TEOTI_METRICS_PORT"
+"""Default of ``--metrics-port`` (deploy/k8s sets it per container)."""
+
+
+def add_metrics_options(p: argparse.ArgumentParser, command: str, default_host: str | None) -> None:
+    """``--metrics-port`` and ``--metrics-host``: where the process serves Prometheus's
+    ``/metrics`` (services.metrics), off its public ports. Read them with
+    :func:`metrics_address`."""
+    from services.metrics.exposition import METRICS_PORTS
+
+    p.add_argument(
+        "--metrics-port",
+        type=port,
+        default=env_number(METRICS_PORT_ENV, int, 0),
+        help=f"serve Prometheus metrics at http://HOST:PORT/metrics (docs/operations.md "
+        f"'Metrics'; deploy/k8s uses {METRICS_PORTS[command]} for {command}); 0: off "
+        f"(default ${METRICS_PORT_ENV} or %(default)s)",
+    )
+    p.add_argument(
+        "--metrics-host",
+        default=os.environ.get("TEOTI_METRICS_HOST") or default_host,
+        help="address the metrics port listens on (default $TEOTI_METRICS_HOST, else "
+        f"{'--host' if default_host is None else default_host})",
+    )
+
+
+def metrics_address(args: argparse.Namespace) -> MetricsAddress | None:
+    """Where ``/metrics`` is served (None: ``--metrics-port 0``, off), checked free now:
+    raises AddressInUse, before anything listens, rather than after the service started."""
+    from services.metrics.exposition import MetricsAddress
+
+    if not args.metrics_port:
+        return None
+    host = args.metrics_host or args.host
+    port_is_free(host, args.metrics_port)
+    return MetricsAddress(host.strip("[]"), args.metrics_port)
 
 
 def store_settings(args: argparse.Namespace) -> StoreSettings:

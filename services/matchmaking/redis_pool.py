@@ -23,6 +23,7 @@ table only if every one of its seeks still waits, and removes them in the same s
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Sequence
@@ -242,6 +243,23 @@ class RedisSeekPool:
                     known[seek_id] = Seek.from_json(text)
         self._seen[pool] = {i: known[i] for i in waiting if i in known}
         return sorted(self._seen[pool].values(), key=lambda s: (s.created_ms, s.seek_id))
+
+    async def queue_sizes(self) -> tuple[int, int, int | None]:
+        """(seeks waiting in every pool, pools with a seek waiting, the creation time in
+        epoch ms of the oldest waiting seek or None): the matchmaker's queues as the
+        metrics endpoint shows them on scrape: per pool, the size of its players hash
+        (one waiting seek per player and pool; HLEN, which the lobby's Redis user may
+        run), and the first of its waiting set."""
+        pools = await self.pools()
+        sizes = await asyncio.gather(
+            *(self._redis.hlen(self._key(pool, "players")) for pool in pools)
+        )
+        busy = [self._key(pool, "waiting") for pool, size in zip(pools, sizes, strict=True) if size]
+        firsts: list[Any] = await asyncio.gather(
+            *(self._redis.zrange(key, 0, 0, withscores=True) for key in busy)
+        )
+        oldest = [int(first[0][1]) for first in firsts if first]
+        return sum(int(size) for size in sizes), len(busy), min(oldest, default=None)
 
     async def lease(self, pool: str, holder: str, ttl_ms: int) -> bool:
         """Take or renew the pool's matcher lease for ``holder`` (True if held now).

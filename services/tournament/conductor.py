@@ -26,6 +26,7 @@ from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.timing.time_control import TimeControl as GameClock
 from services.engine.domain.timing.time_control import TimeoutPolicy
 from services.engine.transport.client import EngineClient
+from services.metrics.families import TOURNAMENT_ROUNDS, TOURNAMENT_TABLES
 from services.notices.inbox import RedisInbox
 from services.notices.notice import Notice, NoticeKind
 from services.tournament import events as ev
@@ -197,6 +198,8 @@ class Conductor:
             version=new.version,
         )
         if pairing is not None:
+            TOURNAMENT_ROUNDS.inc()
+            TOURNAMENT_TABLES.inc("opened", amount=len(pairing.tables))
             await self._announce(new, pairing)
         return new
 
@@ -302,6 +305,7 @@ class Conductor:
                 )
             except VersionConflict:
                 continue
+            TOURNAMENT_TABLES.inc("finished")
             log.info(
                 "tournament_table_finished",
                 tournament_id=tournament_id,

@@ -157,6 +157,10 @@ class Director:
         self._sweep_s = sweep_s
         self._block_ms = block_ms
         self._last_progress = time.monotonic()
+        self.running = 0
+        """Tournaments running at the last sweep (a metric: teoti_tournaments_running)."""
+        self.tables_waiting = 0
+        """Tables of their current rounds not finished at the last sweep (a metric)."""
 
     def seconds_since_progress(self) -> float:
         """Seconds since a read loop last finished a read (health: a round ends at least
@@ -220,15 +224,21 @@ class Director:
         """One pass over every running tournament (lost notifications, stuck rounds)."""
         repo = self._conductor.repo
         after: tuple[int, str] | None = None
+        tournaments = tables = 0
         while True:
             page = await repo.list(after, 200)
             if not page:
+                # Counted as the pass loads every state anyway: no extra read for metrics.
+                self.running, self.tables_waiting = tournaments, tables
                 return
             running = []
             for _ms, tournament_id in page:
                 state = await repo.load(tournament_id)
                 if state.status == RUNNING:
                     running.append(tournament_id)
+                    if (current := state.current) is not None:
+                        tables += len(current.pairing.tables) - len(current.results)
+            tournaments += len(running)
             await self._conductor.sweep(running)
             after = page[-1]
 

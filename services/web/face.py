@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,8 @@ from google.rpc import status_pb2
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from services.metrics.families import LATENCY, REQUESTS, STREAMS_OPEN
+from services.metrics.grpc_calls import status_name
 from services.rpc.errors import BadRequest
 from services.rpc.limits import MAX_REQUEST_BYTES
 from services.web.context import WebAbort, WebContext, peer_string, status_of
@@ -49,6 +52,8 @@ from services.web.errors import http_status, refusal, retry_after, status_json
 from services.web.origins import origin_allowed
 
 log = structlog.get_logger(__name__)
+FACE = "web"
+"""The face label of the web face's calls (services.metrics.families)."""
 
 KEEPALIVE_S = 15.0
 """Seconds of silence after which a stream sends an SSE comment (proxies cut idle
@@ -159,14 +164,23 @@ class Face:
         return list(self._routes.values())
 
     async def endpoint(self, request: Request) -> Response:
-        """Answer one call (Starlette endpoint for ``/{service}/{method}``)."""
+        """Answer one call (Starlette endpoint for ``/{service}/{method}``), counted by
+        method and status code and, unless it streams, timed (services.metrics)."""
+        start = time.perf_counter()
         try:
-            return await self._answer(request)
+            response = await self._answer(request)
         except Exception as exc:  # our bug: a status, never a trace
             log.exception("web_internal_error", path=request.url.path, error=repr(exc)[:200])
-            return error_response(
+            response = error_response(
                 status_of(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
             )
+        route = self._routes.get(request.url.path)
+        # A path no route has is the client's text: one label for all of them.
+        method = route.path[1:] if route is not None else "unknown"
+        if not isinstance(response, StreamingResponse):  # a stream is counted as it ends
+            LATENCY.observe(time.perf_counter() - start, FACE, method)
+            REQUESTS.inc(FACE, method, code_of(response))
+        return response
 
     async def _answer(self, request: Request) -> Response:
         origin = request.headers.get("origin")
@@ -417,7 +431,7 @@ async def _stream(route: Route, message: Any, context: WebContext) -> Response:
     else:
         accepted.cancel()
     return StreamingResponse(
-        _events(queue, pump, context),
+        _held(_events(queue, pump, context), route.path[1:], context),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
     )
@@ -478,6 +492,35 @@ async def _events(
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await pump
+
+
+async def _held(
+    frames: AsyncIterator[bytes], method: str, context: WebContext
+) -> AsyncIterator[bytes]:
+    """``frames``, with the stream counted as held while they flow (teoti_streams_open)
+    and, when they end, counted by the code it ended with (OK, or the client left:
+    CANCELLED)."""
+    STREAMS_OPEN.add(1, FACE, method)
+    ended = False
+    try:
+        async for frame in frames:
+            yield frame
+        ended = True
+    finally:
+        STREAMS_OPEN.add(-1, FACE, method)
+        REQUESTS.inc(FACE, method, "OK" if ended else "CANCELLED")
+
+
+def code_of(response: Response) -> str:
+    """The gRPC status code name a unary answer carries: OK for a 200, else the code of
+    the google.rpc.Status in its body (docs/web.md "Refusals")."""
+    if response.status_code == 200:
+        return "OK"
+    try:
+        number = int(json.loads(bytes(response.body))["code"])
+    except (ValueError, KeyError, TypeError):
+        return "UNKNOWN"
+    return status_name(number)
 
 
 def _version_of(body: dict[str, Any]) -> str | None:

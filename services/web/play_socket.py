@@ -34,10 +34,12 @@ import structlog
 from google.rpc import status_pb2
 from starlette.websockets import WebSocket
 
+from services.metrics.families import REQUESTS, STREAMS_OPEN
+from services.metrics.grpc_calls import status_name
 from services.rpc.errors import BadRequest, clip
 from services.web.context import WebAbort, WebContext, peer_string
 from services.web.errors import refusal, status_json
-from services.web.face import error_response, parse_message, to_json
+from services.web.face import FACE, error_response, parse_message, to_json
 from services.web.origins import origin_allowed
 
 log = structlog.get_logger(__name__)
@@ -164,6 +166,17 @@ class SocketContext(WebContext):
             raise
 
 
+def _ended_with(play: asyncio.Task[Any]) -> str:
+    """The status code name a finished Play call ended with: CANCELLED when the socket
+    closed first, the refusal's code, INTERNAL for our bug, else OK."""
+    if play.cancelled():
+        return "CANCELLED"
+    error = play.exception()
+    if isinstance(error, WebAbort):
+        return status_name(error.status.code)
+    return "OK" if error is None else "INTERNAL"
+
+
 class PlaySocket:
     """The WebSocket endpoint of one request-streaming route.
 
@@ -180,7 +193,9 @@ class PlaySocket:
         handler: Any,
         max_request_bytes: int,
         cors_origins: Sequence[str],
+        method: str = "unknown",
     ) -> None:
+        self._method = method
         self._request_class = request_class
         self._handler = handler
         self._max = max_request_bytes
@@ -205,6 +220,7 @@ class PlaySocket:
         reader = asyncio.create_task(self._read(websocket, inbox, lost))
         play = asyncio.create_task(self._handler(self._requests(inbox), context))
         gone = asyncio.create_task(lost.wait())
+        STREAMS_OPEN.add(1, FACE, self._method)
         try:
             await asyncio.wait({play, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -214,6 +230,8 @@ class PlaySocket:
                 play.cancel()  # the socket closed: what is in flight has nobody to answer
             await asyncio.gather(play, reader, return_exceptions=True)
             context.finish(cancelled=lost.is_set())
+            STREAMS_OPEN.add(-1, FACE, self._method)
+        REQUESTS.inc(FACE, self._method, _ended_with(play))
         if play.cancelled():
             return
         error = play.exception()

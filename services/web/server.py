@@ -114,6 +114,7 @@ def build_app(
                 route.handler,
                 settings.max_request_bytes,
                 settings.cors_origins,
+                route.path[1:],
             ).endpoint,
         )
         for route in routes

@@ -26,6 +26,7 @@ from services.engine.domain.rulesets import default_ruleset
 from services.engine.domain.timing.time_control import TimeControl, TimeoutPolicy
 from services.engine.entrypoints.timekeeper import Timekeeper, TimekeeperSettings
 from services.engine.transport.client import InProcessEngineClient
+from services.metrics.families import CLOCKS_FLAGGED
 from services.rpc.errors import error_info
 from tests.clocks.helpers import START_MS, FakeClock, clock_registry
 from tests.integration.helpers import game_service
@@ -56,12 +57,14 @@ async def test_the_append_keeps_the_deadline_and_two_racing_timekeepers_time_out
     await one.submit_action(game, 0, {"take": 1})
     assert await deadlines.deadline_of(game) == START_MS + 5_000 + 60_000
     clock.at(65_000)
+    flagged = CLOCKS_FLAGGED.value()
     done = await asyncio.gather(
         keeper_of(one, redis_store).run_once(), keeper_of(two, redis_store).run_once()
     )
     assert sorted(done) == [0, 1]
     events = await redis_store.read(game)
     assert [e.type for e in events].count("SeatTimedOut") == 1
+    assert CLOCKS_FLAGGED.value() - flagged == 1  # teoti_clocks_flagged_total (issue 34)
     timed_out = next(e for e in events if e.type == "SeatTimedOut")
     assert timed_out.payload == {
         "seat": 1,

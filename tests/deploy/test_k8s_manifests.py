@@ -369,11 +369,20 @@ def _ingress_sources(policy: dict[str, Any]) -> list[dict[str, Any] | None]:
     return sources
 
 
+METRICS_POLICY = "teoti-metrics"
+"""The one policy letting another namespace in (Prometheus, to the metrics ports only:
+:func:`test_metrics_are_scraped_off_the_public_face`)."""
+
+
 def test_network_policies(target: str) -> None:
     docs = _render(target)
     components = {pod_labels(w)[COMPONENT_LABEL]: w for w in workloads(docs)}
     for component, workload in components.items():
-        policies = _policies_for(docs, pod_labels(workload))
+        policies = [
+            p
+            for p in _policies_for(docs, pod_labels(workload))
+            if p["metadata"]["name"] != METRICS_POLICY
+        ]
         assert any(
             p["spec"]["podSelector"].get("matchLabels", {}).get(COMPONENT_LABEL) == component
             for p in policies
@@ -395,6 +404,38 @@ def test_network_policies(target: str) -> None:
             "redis": set(COMPONENTS),
         }
         assert allowed == want[component], component
+
+
+def test_metrics_are_scraped_off_the_public_face(target: str) -> None:
+    """Issue 34: every pod says where Prometheus finds its /metrics (the annotations
+    Prometheus's pod discovery reads), on a port the container declares and the process is
+    told to serve (--metrics-port, the command's documented port), which no Service
+    exposes; only Prometheus's namespace may reach it, and only it."""
+    from services.metrics.exposition import METRICS_PORTS
+
+    docs = _render(target)
+    exposed = {p["port"] for s in of_kind(docs, "Service") for p in s["spec"]["ports"]}
+    metrics_ports = set()
+    for component in COMPONENTS:
+        deployment = named(docs, "Deployment", f"teoti-{component}")
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        port = METRICS_PORTS[component]
+        assert annotations["prometheus.io/scrape"] == "true", component
+        assert annotations["prometheus.io/port"] == str(port), component
+        assert annotations["prometheus.io/path"] == "/metrics", component
+        (container,) = deployment["spec"]["template"]["spec"]["containers"]
+        assert f"--metrics-port={port}" in container["args"], component
+        declared = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert declared["metrics"] == port, component
+        assert port not in exposed, f"{component}'s metrics port is behind a Service"
+        metrics_ports.add(port)
+    policy = named(docs, "NetworkPolicy", METRICS_POLICY)
+    (rule,) = policy["spec"]["ingress"]
+    assert {p["port"] for p in rule["ports"]} == metrics_ports
+    assert all(set(source) == {"namespaceSelector"} for source in rule["from"])
+    gateway = named(docs, "NetworkPolicy", "teoti-gateway")
+    open_ports = {p["port"] for r in gateway["spec"]["ingress"] for p in r.get("ports", [])}
+    assert not open_ports & metrics_ports, "the gateway's public rule opens a metrics port"
 
 
 def test_disruption_budgets_and_autoscalers(target: str) -> None:

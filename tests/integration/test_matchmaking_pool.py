@@ -163,3 +163,18 @@ async def test_overlapping_proposals_placed_at_once_seat_each_seek_once(
     assert len(won) < len(attempts)  # some proposals lost: they overlapped
     left = await gateways[0].waiting(seeks[0].pool)
     assert len(seated) + len(left) == len(seeks)
+
+
+async def test_queue_sizes_count_the_seeks_waiting_and_the_oldest(pool: RedisSeekPool) -> None:
+    """What /metrics shows of the matchmaker (issue 34): seeks waiting in every pool,
+    the pools with one, and when the oldest was made; a placed or cancelled seek leaves."""
+    assert await pool.queue_sizes() == (0, 0, None)
+    await pool.add(seek(1, waited_s=30))
+    await pool.add(seek(2, pool="ruleset-b", seats=(3, 3), waited_s=5))
+    await pool.add(seek(3, pool="ruleset-b", seats=(3, 3)))
+    assert await pool.queue_sizes() == (3, 2, NOW - 30_000)
+    await pool.cancel(seek(1).pool, "seek-1", "player-1")
+    assert await pool.queue_sizes() == (2, 1, NOW - 5_000)
+    await pool.add(seek(4, pool="ruleset-b", seats=(3, 3)))
+    await Matcher(pool, lambda: NOW, holder="m").pass_once()
+    assert await pool.queue_sizes() == (0, 0, None)

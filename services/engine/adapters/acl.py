@@ -171,6 +171,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "xreadgroup",
         "xautoclaim",
         "xpending",
+        "xlen",  # the metrics endpoint's queue depths (services.bot.queue.depths)
         "xack",
         "xdel",
         "xadd",

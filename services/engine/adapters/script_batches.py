@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Coroutine
 from typing import Any
 
@@ -38,6 +39,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.metrics.families import REDIS_ERRORS, REDIS_ROUND_TRIPS
 from services.task_deadline import TaskDeadline
 
 MAX_BATCH = 128
@@ -159,18 +161,29 @@ class ScriptBatches:
 
     async def _round_trip(self, payload: bytes, count: int) -> list[Any]:
         """Write ``payload`` and read its ``count`` replies (errors among them as
-        values), trying once more on a fresh connection when the first try fails."""
+        values), trying once more on a fresh connection when the first try fails. Each
+        try is timed, each failed one counted (teoti_redis_round_trip_seconds,
+        teoti_redis_errors_total: one observation per batch, not per command)."""
+        start = time.perf_counter()
         try:
-            return await self._try(payload, count)
+            replies = await self._try(payload, count)
         except _RETRIED:
+            REDIS_ERRORS.inc()
             await self._drop()
             if self._closed:
                 raise
+        else:
+            REDIS_ROUND_TRIPS.observe(time.perf_counter() - start)
+            return replies
+        start = time.perf_counter()
         try:
-            return await self._try(payload, count)
+            replies = await self._try(payload, count)
         except _RETRIED:
+            REDIS_ERRORS.inc()
             await self._drop()
             raise
+        REDIS_ROUND_TRIPS.observe(time.perf_counter() - start)
+        return replies
 
     async def _try(self, payload: bytes, count: int) -> list[Any]:
         """One try of a round trip under one deadline (RedisTimeoutError past it)."""

@@ -27,6 +27,12 @@ class GameReader:
         self.registry = registry
         self._snapshots = snapshots or SnapshotCache(store, registry)
 
+    @property
+    def snapshots(self) -> SnapshotCache:
+        """The cache of folded games this reader reads through (its hit counts are
+        metrics)."""
+        return self._snapshots
+
     @staticmethod
     def _check(game_id: str) -> None:
         try:

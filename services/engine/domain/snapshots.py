@@ -151,13 +151,21 @@ class SnapshotCache:
         self._save = save
         self._games: OrderedDict[str, GameSnapshot] = OrderedDict()
         self._stored_at: dict[str, int] = {}
+        # Lookups answered from memory or not (read by the metrics endpoint, issue 34).
+        self.hits = 0
+        self.misses = 0
 
     async def load(self, game_id: str) -> GameSnapshot:
         """The game at its latest stored version.
 
         Raises GameNotFound (empty log), CorruptLog, UnknownRuleset (from ``fold``).
         """
-        cached = self._games.get(game_id) or await self._stored(game_id)
+        cached = self._games.get(game_id)
+        if cached is None:
+            self.misses += 1
+            cached = await self._stored(game_id)
+        else:
+            self.hits += 1
         newer: list[StoredEvent] = []
         if cached is not None:
             # Read from the cached head itself: the log must still hold it, with its hash.
@@ -196,7 +204,10 @@ class SnapshotCache:
         """
         snapshot = self._games.get(game_id)
         if snapshot is not None:
+            self.hits += 1
             self._games.move_to_end(game_id)
+        else:
+            self.misses += 1
         return snapshot
 
     async def appended(

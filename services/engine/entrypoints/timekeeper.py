@@ -25,6 +25,7 @@ from services.engine.domain.engine import Engine
 from services.engine.domain.engine_clock import timeout_plan
 from services.engine.domain.errors import ChainMismatch, CorruptLog, GameNotFound, VersionConflict
 from services.engine.domain.timing.seat_clocks import epoch_ms
+from services.metrics.families import CLOCKS_FLAGGED
 
 log = structlog.get_logger(__name__)
 
@@ -118,6 +119,7 @@ class Timekeeper:
             bound.info("timeout_dropped", version=snapshot.version, reason=repr(exc))
             return None
         seats = [int(e.payload["seat"]) for e in plan.before if e.type == "SeatTimedOut"]
+        CLOCKS_FLAGGED.inc(amount=len(seats))
         bound.info(
             "seat_timed_out",
             seats=seats,

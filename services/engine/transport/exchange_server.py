@@ -6,6 +6,7 @@ same moment share one batch)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import Any
@@ -16,6 +17,8 @@ from google.rpc import status_pb2
 
 from services.engine.transport.exchange_outbox import Outbox
 from services.engine.transport.status_mapping import abort_for, rich_status
+from services.metrics.families import LATENCY, REQUESTS
+from services.metrics.grpc_calls import status_name
 from services.rpc.errors import BadRequest, clip, internal_status
 from services.rpc.generated import engine_service_pb2 as pb
 from services.task_deadline import TaskDeadline
@@ -157,6 +160,9 @@ class ExchangeSession:
     async def _respond(self, request: Any) -> pb.EngineServiceExchangeResponse:
         request_id = request.request_id
         response = pb.EngineServiceExchangeResponse(request_id=request_id)
+        start = time.perf_counter()
+        # The command's kind is the proto's oneof field name: a fixed set of labels.
+        method = request.WhichOneof("command") or "none"
         try:
             await self._answer(request, response)
         except asyncio.CancelledError:
@@ -165,13 +171,18 @@ class ExchangeSession:
             # the command with none.
             deadline = self._deadlines.get(request_id)
             if deadline is None or not deadline.caused_cancellation():
+                _answered(method, "CANCELLED", start)
                 raise
-            return _refusal(request_id, _DeadlinePassed())
+            refused = _refusal(request_id, _DeadlinePassed())
         except Exception as error:
             deadline = self._deadlines.get(request_id)
             expired = deadline is not None and deadline.expired
-            return _refusal(request_id, _DeadlinePassed() if expired else error)
-        return response
+            refused = _refusal(request_id, _DeadlinePassed() if expired else error)
+        else:
+            _answered(method, "OK", start)
+            return response
+        _answered(method, status_name(refused_code(refused)), start)
+        return refused
 
     async def _send(self, batch: list[tuple[bytes, bool]]) -> None:
         try:
@@ -220,3 +231,18 @@ def _refusal(request_id: int, exc: Exception) -> pb.EngineServiceExchangeRespons
     else:
         status = rich_status(exc) or internal_status(exc)
     return pb.EngineServiceExchangeResponse(request_id=request_id, error=status.SerializeToString())
+
+
+def _answered(method: str, code: str, start: float) -> None:
+    """Count and time one engine link command (face ``link``; services.metrics.families)."""
+    LATENCY.observe(time.perf_counter() - start, LINK_FACE, method)
+    REQUESTS.inc(LINK_FACE, method, code)
+
+
+def refused_code(response: pb.EngineServiceExchangeResponse) -> int:
+    """The status code number of a refusal made by :func:`_refusal`."""
+    return int(status_pb2.Status.FromString(response.error).code)
+
+
+LINK_FACE = "link"
+"""The face label of the engine link's commands."""

@@ -42,6 +42,7 @@ from services.engine.domain.errors import (
     UnknownRuleset,
     VersionConflict,
 )
+from services.metrics.families import REFUSALS
 from services.rpc.errors import DEFAULT_RETRY_S, DOMAIN, BadRequest, clip, error_info
 from services.rpc.limits import (
     RateLimited,
@@ -90,6 +91,19 @@ log = structlog.get_logger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+LIMIT_REASONS = frozenset(
+    {
+        "rate_limited",
+        "too_many_watchers",
+        "too_many_play_streams",
+        "too_many_streams",
+        "watch_too_slow",
+    }
+)
+"""The reasons of the limits' refusals (services.rpc.limits), counted by reason in
+``teoti_limit_refusals_total``."""
 
 
 def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | None:
@@ -200,6 +214,8 @@ def rich_status(exc: Exception) -> status_pb2.Status | None:
     if mapped is None:
         return None
     code, reason, metadata = mapped
+    if reason in LIMIT_REASONS:  # both faces refuse through here: counted once
+        REFUSALS.inc(reason)
     message = clip(metadata.get("message") or str(exc))
     # Every refusal explains itself (README); nothing the client sent comes back unbounded.
     metadata = {key: clip(value) for key, value in {**metadata, "message": message}.items()}

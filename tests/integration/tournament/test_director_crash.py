@@ -14,6 +14,7 @@ from services.engine.domain.records import PrivateRecords
 from services.engine.domain.ruleset import DomainEvent
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.transport.client import InProcessEngineClient
+from services.metrics.families import TOURNAMENT_ROUNDS, TOURNAMENT_TABLES
 from services.tournament.aggregate import TournamentState
 from services.tournament.conductor import Conductor
 from services.tournament.config import TournamentConfig
@@ -127,10 +128,16 @@ async def test_the_directors_sweep_records_tables_whose_notifications_were_lost(
     director = Director(
         GameFinishedQueue(stack.store.client, stack.store.keys, "sweeper"), conductor(stack)
     )
+    rounds, finished = TOURNAMENT_ROUNDS.value(), TOURNAMENT_TABLES.value("finished")
     await director.sweep()
     state = await conductor(stack).repo.load(tid)
     assert len(state.rounds) == 2
     assert state.rounds[0].complete()
+    # Its metrics (issue 34): the sweep saw one tournament with round 1's two tables not
+    # recorded yet; then it recorded them and opened round 2.
+    assert (director.running, director.tables_waiting) == (1, 2)
+    assert TOURNAMENT_TABLES.value("finished") - finished == 2
+    assert TOURNAMENT_ROUNDS.value() - rounds == 1
 
 
 async def test_two_director_processes_at_once_create_each_round_once(stack: Stack) -> None:
