@@ -36,7 +36,7 @@ async def wait_until(predicate, seconds: float, what: str, poll_s: float = 0.1) 
 @pytest.mark.parametrize(
     ("games", "rounds"),
     [
-        pytest.param(10, 1, id="fast"),
+        pytest.param(10, 1, id="fast", marks=pytest.mark.slow),  # .ci/run's slow step
         pytest.param(40, 3, id="long", marks=pytest.mark.slow),
     ],
 )

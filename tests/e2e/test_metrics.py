@@ -260,6 +260,7 @@ async def gateway_serving(port: int, seconds: float = 60) -> None:
             await asyncio.sleep(0.1)
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_split_engine_gateway_and_bot_metrics(split: dict[str, int]) -> None:
     engine_before, gateway_before = scrape(split["engine_m"]), scrape(split["gateway_m"])
     bot_before = scrape(split["bot_m"])

@@ -40,6 +40,7 @@ async def wait_for(term: Terminal, marker: str) -> None:
     await asyncio.to_thread(term.wait_for, marker)
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_quit_keeps_the_game_and_resume_continues_it(tmp_path: Path) -> None:
     term = Terminal(["play", "--name", "zoe", *PLAY_FILES], tmp_path)
     try:
@@ -134,6 +135,7 @@ async def _teoti(*args: str, cwd: Path) -> tuple[int, str, str]:
     return process.returncode or 0, out.decode(), err.decode()
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_joining_a_taken_seat_or_with_a_wrong_token_is_one_line(
     stack: Stack, tmp_path: Path
 ) -> None:

@@ -90,6 +90,7 @@ async def test_an_idle_connection_is_closed_after_the_idle_time(server_port: int
         await stub.Check(health_pb2.HealthCheckRequest(), timeout=5)  # reconnects
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_400_silent_or_slow_sockets_from_one_address_are_closed_within_the_bound(
     server_port: int,
 ) -> None:

@@ -85,6 +85,7 @@ async def test_every_key_of_a_game_and_its_shard_is_in_one_slot(config: RedisCon
         await client.aclose()
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_games_played_through_engine_and_bot_workers_on_a_cluster(
     cluster: EmbeddedRedisCluster, config: RedisConfig, registry: RulesetRegistry
 ) -> None:

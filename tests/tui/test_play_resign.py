@@ -3,6 +3,8 @@ resigns, and a 2-player game then ends with the person ranked last."""
 
 from __future__ import annotations
 
+import pytest
+
 from services.client import TeotiClient
 from services.tui.app import LiveApp
 from services.tui.backend import Session, create_game
@@ -11,6 +13,7 @@ from services.tui.widgets.confirm import ConfirmScreen
 from tests.tui.conftest import until
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_r_asks_then_resigns_and_the_game_ends(client: TeotiClient) -> None:
     game = await create_game(client, "ann", players=2, solo=False)
     app = LiveApp(Session(client, game.game_id, game.seat, game.token))

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 from teoti_client.proto import game_service_pb2 as pb
 
 from services.rpc.generated import tournament_service_pb2 as tpb
@@ -137,6 +138,7 @@ async def _call(http: httpx.AsyncClient, path: str, body: dict[str, Any], stream
         return response.status_code
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_every_method_of_both_services_answers_without_a_500(
     served: StackFactory,
 ) -> None:

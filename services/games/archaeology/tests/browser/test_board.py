@@ -185,10 +185,11 @@ def check_trade(page: Any) -> None:
 @pytest.mark.parametrize(
     ("viewport", "ruin"),
     [
-        pytest.param(DESKTOP, "tomb", id="desktop-tomb"),
+        pytest.param(DESKTOP, "tomb", id="desktop-tomb", marks=pytest.mark.slow),
         pytest.param(PHONE, "sphinx", id="phone-sphinx"),
-        # Two more ruins' steps (the mine's go and stop, the temple's peek) in the slow run
-        # (.ci/run): each whole game takes about 20 s.
+        # The phone's game in the default run; the desktop's and two more ruins' steps
+        # (the mine's go and stop, the temple's peek) in the slow run (.ci/run): each
+        # whole game takes 12-20 s.
         pytest.param(DESKTOP, "mine", id="desktop-mine", marks=pytest.mark.slow),
         pytest.param(PHONE, "temple", id="phone-temple", marks=pytest.mark.slow),
     ],

@@ -148,6 +148,7 @@ async def test_all_bot_and_solo_standard_games_verify_at_the_end(
         assert not bad.ok and bad.first_bad_version == reveal.version
 
 
+@pytest.mark.slow  # long (issue 32's test-time trim): .ci/run's slow step
 async def test_a_human_standard_game_verifies_at_the_end(
     stack: Stack, registry: RulesetRegistry
 ) -> None:
