@@ -40,6 +40,7 @@ from services.tournament.repository import (
     token_hash,
     tournament_id_for,
 )
+from services.tournament.serial import TournamentWriters, pause_before_retry
 
 log = structlog.get_logger(__name__)
 
@@ -73,6 +74,7 @@ class TournamentService:
         self._registry = registry
         self._ratings = ratings
         self._seed_source = seed_source
+        self._writers = TournamentWriters()
 
     async def create(
         self, config: TournamentConfig, command_id: str = "", organiser_token: str = ""
@@ -173,19 +175,23 @@ class TournamentService:
                     "player_name", f"a human player name may not start with {BOT_PREFIX!r}"
                 )
             hashed = token_hash(_strong(token))
-        for attempt in range(MAX_ATTEMPTS):
-            state = await self.repo.load(tournament_id)
-            if hashed and attempt == 0:
-                # Only once the tournament is known: an unknown id claims no name. The
-                # person keeps the display form of their first claim in every tournament
-                # (one identity, one rating: services.players.names).
-                player = await self.repo.claim_name(player, hashed)
-            events = decide_register(state, player, ev.BOT if bot else ev.HUMAN, self.repo.now())
-            private = PrivateRecords(token_hashes={len(state.entrants): hashed}) if hashed else None
-            try:
-                return await self.repo.append(state, events, private=private)
-            except VersionConflict:
-                continue
+        async with self._writers.turn(tournament_id):
+            for attempt in range(MAX_ATTEMPTS):
+                state = await self.repo.load(tournament_id)
+                if hashed and attempt == 0:
+                    # Only once the tournament is known: an unknown id claims no name. The
+                    # person keeps the display form of their first claim in every
+                    # tournament (one identity, one rating: services.players.names).
+                    player = await self.repo.claim_name(player, hashed)
+                kind = ev.BOT if bot else ev.HUMAN
+                events = decide_register(state, player, kind, self.repo.now())
+                private = (
+                    PrivateRecords(token_hashes={len(state.entrants): hashed}) if hashed else None
+                )
+                try:
+                    return await self.repo.append(state, events, private=private)
+                except VersionConflict:
+                    await pause_before_retry(attempt)
         raise TournamentRefused("busy", "the tournament kept changing; retry")
 
     async def register_account(
@@ -199,15 +205,16 @@ class TournamentService:
         decide_register; ``name_taken``: the name is held by a tournament token),
         TournamentNotFound."""
         holder = f"account:{player_id}"
-        for attempt in range(MAX_ATTEMPTS):
-            state = await self.repo.load(tournament_id)
-            if attempt == 0:
-                name = await self.repo.claim_name(name, holder)
-            events = decide_register(state, name, ev.HUMAN, self.repo.now(), player_id)
-            try:
-                return await self.repo.append(state, events)
-            except VersionConflict:
-                continue
+        async with self._writers.turn(tournament_id):
+            for attempt in range(MAX_ATTEMPTS):
+                state = await self.repo.load(tournament_id)
+                if attempt == 0:
+                    name = await self.repo.claim_name(name, holder)
+                events = decide_register(state, name, ev.HUMAN, self.repo.now(), player_id)
+                try:
+                    return await self.repo.append(state, events)
+                except VersionConflict:
+                    await pause_before_retry(attempt)
         raise TournamentRefused("busy", "the tournament kept changing; retry")
 
     async def withdraw(
@@ -228,30 +235,31 @@ class TournamentService:
         decide_withdraw), TournamentNotFound."""
         if organiser_token:
             await self.check_organiser(tournament_id, organiser_token)
-        for _attempt in range(MAX_ATTEMPTS):
-            state = await self.repo.load(tournament_id)
-            events = decide_withdraw(state, player)
-            registered = state.named(player) or player  # decide_withdraw found it
-            entrant = state.entrant(registered)
-            if player_id and not organiser_token:
-                if entrant is None or entrant.player_id != player_id:
-                    raise NotPermitted(
-                        "not_your_player", f"your player account did not enter {player!r}"
-                    )
-            elif not organiser_token:
-                tokens = await self.repo.player_tokens(tournament_id)
-                bound = tokens.get(state.players().index(registered), "")
-                if not bound or not secrets.compare_digest(bound, token_hash(token)):
-                    raise NotPermitted(
-                        "not_your_player", f"this token does not hold the player {player!r}"
-                    )
-            # The running table first (issue 30 item 4): an engine that cannot be reached
-            # leaves nothing recorded, and the retry settles the seat (idempotent) then.
-            await self.conductor.settle_seat(state, registered)
-            try:
-                return await self.repo.append(state, events)
-            except VersionConflict:
-                continue
+        async with self._writers.turn(tournament_id):
+            for attempt in range(MAX_ATTEMPTS):
+                state = await self.repo.load(tournament_id)
+                events = decide_withdraw(state, player)
+                registered = state.named(player) or player  # decide_withdraw found it
+                entrant = state.entrant(registered)
+                if player_id and not organiser_token:
+                    if entrant is None or entrant.player_id != player_id:
+                        raise NotPermitted(
+                            "not_your_player", f"your player account did not enter {player!r}"
+                        )
+                elif not organiser_token:
+                    tokens = await self.repo.player_tokens(tournament_id)
+                    bound = tokens.get(state.players().index(registered), "")
+                    if not bound or not secrets.compare_digest(bound, token_hash(token)):
+                        raise NotPermitted(
+                            "not_your_player", f"this token does not hold the player {player!r}"
+                        )
+                # The running table first (issue 30 item 4): an engine that cannot be reached
+                # leaves nothing recorded, and the retry settles the seat (idempotent) then.
+                await self.conductor.settle_seat(state, registered)
+                try:
+                    return await self.repo.append(state, events)
+                except VersionConflict:
+                    await pause_before_retry(attempt)
         raise TournamentRefused("busy", "the tournament kept changing; retry")
 
     async def start(self, tournament_id: str, organiser_token: str) -> TournamentState:
