@@ -117,6 +117,17 @@ async def _notices(stack: Stack, player: str) -> list[tuple[str, dict[str, Any]]
     return [(n.kind.value, dict(n.data)) for n in await inbox.since(player)]
 
 
+async def _notice_arrives(
+    stack: Stack, player: str, expected: tuple[str, dict[str, Any]], within_s: float = 15.0
+) -> None:
+    """Wait until ``player``'s inbox holds ``expected``: the table opener posts its
+    notices after the table shows its game, so a read right after may be early."""
+    deadline = asyncio.get_running_loop().time() + within_s
+    while expected not in (got := await _notices(stack, player)):
+        assert asyncio.get_running_loop().time() < deadline, (expected, got)
+        await asyncio.sleep(0.05)
+
+
 async def test_a_table_filled_over_both_faces_opens_one_game_they_play(
     served: StackFactory,
 ) -> None:
@@ -378,14 +389,18 @@ async def test_a_rematch_is_offered_accepted_and_opens_a_new_game(
             assert [s.player for s in new.seats] == [s.player for s in old.seats]
             assert new.seed_commitment != old.seed_commitment  # a new seed
             for seat, player in enumerate((ann_id, bob_id)):
-                assert [n for n in await _notices(stack, player) if n[0] == "game_started"][-1] == (
-                    "game_started",
-                    {
-                        "game_id": table.game_id,
-                        "ruleset": "nim",
-                        "seat": seat,
-                        "table_id": offered.rematch.table_id,
-                    },
+                await _notice_arrives(
+                    stack,
+                    player,
+                    (
+                        "game_started",
+                        {
+                            "game_id": table.game_id,
+                            "ruleset": "nim",
+                            "seat": seat,
+                            "table_id": offered.rematch.table_id,
+                        },
+                    ),
                 )
             # One rematch per game: offering again answers the same one (no new game).
             again = await stub.OfferRematch(
