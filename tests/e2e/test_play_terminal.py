@@ -253,6 +253,7 @@ async def test_serve_stops_cleanly_and_takes_redis_with_it(
             process.wait()
 
 
+@pytest.mark.slow
 async def test_a_second_serve_on_a_taken_port_says_only_that(tmp_path: Path) -> None:
     (tmp_path / "one").mkdir()
     first = _serve(tmp_path / "one")

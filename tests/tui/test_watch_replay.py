@@ -47,6 +47,7 @@ async def test_watch_a_bot_game_to_its_end(client: TeotiClient) -> None:
         assert app.session.submitted == 0
 
 
+@pytest.mark.slow
 async def test_replay_steps_forwards_and_backwards(client: TeotiClient) -> None:
     created = await client.create_game([SeatInfo("bot", "Ix"), SeatInfo("bot", "Ek")])
     async for _ in client.watch(created.game_id):

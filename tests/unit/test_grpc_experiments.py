@@ -84,6 +84,7 @@ print(repr(seen[0] if seen else None), code)
 """
 
 
+@pytest.mark.slow
 def test_the_teoti_entries_set_the_default_before_grpc_is_imported() -> None:
     # The console script (services.cli:main) and ``python -m services.cli``: gRPC must
     # find the default when it is first imported, so every teoti process runs with it.

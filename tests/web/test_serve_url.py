@@ -8,6 +8,8 @@ import signal
 import uuid
 from pathlib import Path
 
+import pytest
+
 from services.cli.service_options import web_url
 from tests.serve_process import log_events, serving, wait_for
 from tests.web_serve import teoti_serve
@@ -21,6 +23,7 @@ def test_serve_prints_the_url_to_open(redis_url: str) -> None:
         assert lines.count(f"open {served.web}/ to play") == 1, lines[-5:]
 
 
+@pytest.mark.slow
 def test_serve_without_a_web_face_prints_no_url(tmp_path: Path) -> None:
     with serving(tmp_path / "redis", tmp_path / "serve.log") as served:
         wait_for(served.log, "teoti_serve_ready", served.process)
