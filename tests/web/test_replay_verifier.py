@@ -13,6 +13,7 @@ import gzip
 import json
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +50,10 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_verifier(
-    bundle: Path, logs: dict[str, str], keys: list[dict[str, Any]], canonical: list[str] = []
+    bundle: Path, logs: dict[str, str], keys: list[dict[str, Any]], canonical: Sequence[str] = ()
 ) -> dict[str, Any]:
     """The verifier's conclusions on ``logs`` (name → file text) and ``canonical`` texts."""
-    job = {"bundle": str(bundle), "logs": logs, "keys": keys, "canonical": canonical}
+    job = {"bundle": str(bundle), "logs": logs, "keys": keys, "canonical": list(canonical)}
     done = subprocess.run(
         ["node", str(RUNNER)], input=json.dumps(job).encode(), capture_output=True, timeout=120
     )
@@ -109,7 +110,9 @@ def test_the_browser_recomputes_every_recorded_chain_to_the_servers_head(bundle:
     for path in FIXTURES:
         lines = fixture_lines(path)
         server = verify_chain(events_of(lines))
-        expected = json.loads(path.with_name(path.name.replace(".jsonl.gz", ".expected.json")).read_text())
+        expected = json.loads(
+            path.with_name(path.name.replace(".jsonl.gz", ".expected.json")).read_text()
+        )
         seen = result[path.name]
         assert server.ok and server.head_hash == expected["head_hash"], path
         assert seen["chain"] == {
@@ -121,7 +124,9 @@ def test_the_browser_recomputes_every_recorded_chain_to_the_servers_head(bundle:
         }, path
         [signature] = seen["signatures"]
         assert signature["ok"], (path, signature)
-        assert signature["detail"].startswith(f"the current key {signer.key_id} signed version"), signature
+        assert signature["detail"].startswith(f"the current key {signer.key_id} signed version"), (
+            signature
+        )
 
 
 def _tamper_payload(line: str) -> str:
@@ -203,7 +208,7 @@ CANONICAL_CASES = [
     '{"s": "caf\\u00e9 \\u2028 \\ud83c\\udfb2 \\"q\\" \\\\ \\n\\t\\u0001 \\u007f /"}',
     '{"\\ud83c\\udfb2": 1, "\\uffff": 2, "Z": 3, "a": 4, "": 5}',
     '{"n": null, "t": true, "f": false, "e": {}, "l": [], "d": {"k": 1, "k": 2}}',
-    '[NaN, Infinity, -Infinity, 1.7976931348623157e308, 5e-324, 0.1, 100.0, 1e22]',
+    "[NaN, Infinity, -Infinity, 1.7976931348623157e308, 5e-324, 0.1, 100.0, 1e22]",
 ]
 
 

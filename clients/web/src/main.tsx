@@ -39,7 +39,7 @@ function replayFromUrl(): { gameId: string; version: number | null } | null {
 function App() {
   const [seated, setSeated] = useState<Seated | null>(fromUrl);
   const [replay, setReplay] = useState(replayFromUrl);
-  const [status, setStatus] = useState(seated ? "connected" : "connecting…");
+  const [status, setStatus] = useState(seated || replay ? "connected" : "connecting…");
   useEffect(() => {
     const follow = () => { setSeated(fromUrl()); setReplay(replayFromUrl()); };
     window.addEventListener("popstate", follow);

@@ -34,7 +34,7 @@ function EventAt({ event, game }: { event: GameEvent | undefined; game: Game | n
     <div id="replay-event" class="replay-event" data-version={String(event.version)} data-type={event.type}>
       <p class="event-sentence"><span class="event-version">v{event.version}</span>{" "}
         <span id="replay-sentence">{event.description || event.type}</span></p>
-      <p class="muted event-actor">{event.type} · recorded for {actor}</p>
+      <p class="muted event-actor">{event.type} · by {actor}</p>
       <details class="raw">
         <summary>Raw event JSON (as ListEvents sends it)</summary>
         <pre id="replay-event-json">{JSON.stringify({ ...event, payload_json: parsed(event.payload_json) }, null, 1)}</pre>
@@ -46,32 +46,36 @@ function EventAt({ event, game }: { event: GameEvent | undefined; game: Game | n
 function Stepper({ version, last, go }: { version: number; last: number; go: (v: number) => void }) {
   return (
     <div class="stepper" role="group" aria-label="Step through the versions">
-      <button id="step-first" type="button" aria-label="First version" disabled={version <= 1} onClick={() => go(1)}>⏮</button>
+      <button id="step-first" type="button" aria-label="First version" disabled={version <= 1} onClick={() => go(1)}>|◀</button>
       <button id="step-prev" type="button" aria-label="Previous version" disabled={version <= 1} onClick={() => go(version - 1)}>◀</button>
       <input id="step-slider" type="range" min="1" max={String(Math.max(1, last))} value={String(version)}
         aria-label="Version" aria-valuetext={`version ${version} of ${last}`}
         onInput={(e) => go(Number((e.target as HTMLInputElement).value))} />
       <button id="step-next" type="button" aria-label="Next version" disabled={version >= last} onClick={() => go(version + 1)}>▶</button>
-      <button id="step-last" type="button" aria-label="Last version" disabled={version >= last} onClick={() => go(last)}>⏭</button>
+      <button id="step-last" type="button" aria-label="Last version" disabled={version >= last} onClick={() => go(last)}>▶|</button>
       <span class="step-count" aria-live="polite">version <b id="replay-version">{version}</b> of <b id="replay-last">{last}</b></span>
     </div>
   );
 }
 
-/** Arrow keys step, Home and End jump, unless a form field has the keys. */
+/** Arrow keys step, Home and End jump, unless a form field has the keys. The listener
+ * is added once and reads `step` through a ref: a listener re-added after each render
+ * would, for a key pressed between a render and its effects, step from a stale version. */
 function useStepKeys(step: (key: string) => void): void {
+  const latest = useRef(step);
+  latest.current = step;
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null;
       if (event.altKey || event.ctrlKey || event.metaKey || target?.closest("input, textarea, select")) return;
       if (["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) {
         event.preventDefault();
-        step(event.key);
+        latest.current(event.key);
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [step]);
+  }, []);
 }
 
 /** The replay of `gameId`, opened at `initial` (the last version when null). */
@@ -86,7 +90,7 @@ export function ReplayView({ gameId, initial, onLeave }: {
   const [stream, setStream] = useState<StreamState | "">("");
   const views = useRef(new Map<number, Game>());
   const wanted = useRef(0);
-  const last = events.length;
+  const last = Math.max(events.length, Number(head?.version ?? 0));
 
   const refused = (error: unknown) => {
     if (!(error instanceof Refusal)) throw error;
@@ -97,11 +101,13 @@ export function ReplayView({ gameId, initial, onLeave }: {
     const stop = new AbortController();
     void (async () => {
       try {
+        // The head's board first (GetGame is the view at the head), then the events.
         const game = await call<Game>("GetGame", { game_id: gameId });
-        const listed = await listAllEvents(gameId);
+        views.current.set(Number(game.version), game);
         setHead(game);
+        setVersion(Math.min(Math.max(1, initial ?? Number(game.version)), Number(game.version)));
+        const listed = await listAllEvents(gameId);
         setEvents(listed);
-        setVersion(Math.min(Math.max(1, initial ?? listed.length), listed.length));
         if (game.finished) return;
         let after = listed.length;
         await watchGame(gameId, "", stop.signal, {

@@ -91,7 +91,7 @@ export function VerifyPanel({ gameId }: { gameId: string }) {
         <button id="verify-log" type="button" class="primary" disabled={Boolean(busy)} onClick={verifyServed}>
           Verify this game's log
         </button>
-        <label class="file-pick">Or verify a log file (from <code>teoti export</code>)
+        <label class="file-pick">Or verify a log file (teoti export)
           <input id="log-file" type="file" accept=".jsonl,.json,.txt,application/json,text/plain"
             disabled={Boolean(busy)} onChange={verifyFile} />
         </label>
