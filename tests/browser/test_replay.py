@@ -178,7 +178,7 @@ def test_an_exported_log_verifies_in_the_page_and_a_tampered_one_is_refused(
     size: str,
     tmp_path: Path,
 ) -> None:
-    game = finished["archaeology" if "archaeology" in finished else next(iter(finished))]
+    game = min(finished.values(), key=lambda reply: int(reply["version"]))  # the shortest
     honest = export(served, game["game_id"], tmp_path / "game.jsonl")
     events = parse_public_log(honest.splitlines()).events
     middle = len(events) // 2
@@ -203,3 +203,51 @@ def test_an_exported_log_verifies_in_the_page_and_a_tampered_one_is_refused(
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"tampered-{VIEWPORTS[size]['width']}.png"), full_page=True)
     assert json.loads(honest.splitlines()[0])["head"]["hash"] == game["head_hash"]
+
+
+def test_a_spectators_replay_of_a_running_game_grows_as_moves_arrive(
+    new_page: Any, served: Served
+) -> None:
+    """A Nim game between two people: the replay (no token) shows the moves so far, a
+    move made meanwhile arrives over WatchGame as a new last version, and the log up to
+    then verifies in the page, not finished."""
+    with httpx.Client(base_url=served.web, timeout=30) as web:
+        seats = [{"kind": "SEAT_KIND_HUMAN", "name": name} for name in ("ann", "bob")]
+        created = web.post(f"{GAME}CreateGame", json={"ruleset": "nim", "seats": seats}).json()
+        game_id = created["game_id"]
+        tokens = {t["seat"]: t["token"] for t in created["seat_tokens"]}
+
+        def move() -> int:
+            game = web.post(f"{GAME}GetGame", json={"game_id": game_id}).json()
+            seat = game["seats_to_act"][0]
+            legal = web.post(
+                f"{GAME}ListLegalActions",
+                json={"game_id": game_id, "seat": seat, "seat_token": tokens[seat]},
+            ).json()
+            action = legal["actions"][0]["action_json"]
+            reply = web.post(
+                f"{GAME}SubmitAction",
+                json={
+                    "game_id": game_id,
+                    "seat": seat,
+                    "seat_token": tokens[seat],
+                    "action_json": action,
+                },
+            )
+            assert reply.status_code == 200, reply.text
+            return int(web.post(f"{GAME}GetGame", json={"game_id": game_id}).json()["version"])
+
+        before = move()
+        page = new_page(viewport=VIEWPORTS["phone"], path=f"/#replay={game_id}")
+        expect(page.locator("#replay-last")).to_have_text(str(before))
+        assert "token" not in page.url
+        after = move()
+        assert after > before
+        expect(page.locator("#replay-last")).to_have_text(str(after))
+        page.locator("#step-last").click()
+        board_at(page, after)
+        page.locator("#verify-log").click()
+        result = page.locator("#verify-result")
+        expect(result).to_contain_text(f"verified by your browser: {after} versions")
+        expect(result).to_contain_text("not finished")
+        expect(result).to_contain_text("signature OK")
