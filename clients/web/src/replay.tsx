@@ -45,7 +45,8 @@ function EventAt({ event, game }: { event: GameEvent | undefined; game: Game | n
 
 function Stepper({ version, last, go }: { version: number; last: number; go: (v: number) => void }) {
   return (
-    <div class="stepper" role="group" aria-label="Step through the versions">
+    <div class="stepper" role="group" aria-label="Step through the versions"
+      aria-keyshortcuts="ArrowLeft ArrowRight Home End">
       <button id="step-first" type="button" aria-label="First version" disabled={version <= 1} onClick={() => go(1)}>|◀</button>
       <button id="step-prev" type="button" aria-label="Previous version" disabled={version <= 1} onClick={() => go(version - 1)}>◀</button>
       <input id="step-slider" type="range" min="1" max={String(Math.max(1, last))} value={String(version)}
@@ -54,6 +55,7 @@ function Stepper({ version, last, go }: { version: number; last: number; go: (v:
       <button id="step-next" type="button" aria-label="Next version" disabled={version >= last} onClick={() => go(version + 1)}>▶</button>
       <button id="step-last" type="button" aria-label="Last version" disabled={version >= last} onClick={() => go(last)}>▶|</button>
       <span class="step-count" aria-live="polite">version <b id="replay-version">{version}</b> of <b id="replay-last">{last}</b></span>
+      <span class="muted step-keys">keys: ← → step, Home / End jump</span>
     </div>
   );
 }
