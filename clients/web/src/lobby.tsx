@@ -125,6 +125,8 @@ export function Lobby({ enter, setStatus }: {
                 ))}
                 <button type="button" data-watch={game.game_id}
                   onClick={() => enter({ gameId: game.game_id, seat: null, token: "" })}>Watch</button>
+                {game.finished && <a class="button" data-replay={game.game_id}
+                  href={`#replay=${encodeURIComponent(game.game_id)}`}>Replay</a>}
               </div>
             </li>
           ))}

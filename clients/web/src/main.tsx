@@ -1,12 +1,14 @@
 // The reference web client of the teoti web face (docs/web.md): the lobby and one table
 // at a time, routed by the URL's fragment (#game=<id>&seat=<n>: shareable, the seat's
 // token never in it; it stays in this browser's localStorage), so the back button
-// leaves a table and a link opens it again.
+// leaves a table and a link opens it again. #replay=<id>&v=<version> opens a game's
+// replay (replay.tsx).
 
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "virtual:game-boards";
 import { Lobby, type Seated } from "./lobby";
+import { ReplayView } from "./replay";
 import { TableView } from "./table-view";
 
 const saved = (gameId: string): { seat: number; token: string } | null => {
@@ -27,13 +29,22 @@ function fromUrl(): Seated | null {
   return { gameId, seat: null, token: "" };
 }
 
+/** The replay the URL names (#replay=<id>&v=<version>), or null. */
+function replayFromUrl(): { gameId: string; version: number | null } | null {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const gameId = params.get("replay");
+  return gameId ? { gameId, version: Number(params.get("v")) || null } : null;
+}
+
 function App() {
   const [seated, setSeated] = useState<Seated | null>(fromUrl);
-  const [status, setStatus] = useState(seated ? "connected" : "connecting…");
+  const [replay, setReplay] = useState(replayFromUrl);
+  const [status, setStatus] = useState(seated || replay ? "connected" : "connecting…");
   useEffect(() => {
-    const follow = () => setSeated(fromUrl());
+    const follow = () => { setSeated(fromUrl()); setReplay(replayFromUrl()); };
     window.addEventListener("popstate", follow);
-    return () => window.removeEventListener("popstate", follow);
+    window.addEventListener("hashchange", follow);
+    return () => { window.removeEventListener("popstate", follow); window.removeEventListener("hashchange", follow); };
   }, []);
   const enter = (next: Seated) => {
     if (next.token) localStorage.setItem(`teoti:${next.gameId}`, JSON.stringify({ seat: next.seat, token: next.token }));
@@ -43,6 +54,7 @@ function App() {
   const leave = () => {
     history.pushState(null, "", "#");
     setSeated(null);
+    setReplay(null);
   };
   return (
     <>
@@ -51,7 +63,9 @@ function App() {
         <span id="server-status" class="muted">{status}</span>
       </header>
       <main>
-        {seated
+        {replay
+          ? <ReplayView key={replay.gameId} gameId={replay.gameId} initial={replay.version} onLeave={leave} />
+          : seated
           ? <TableView key={`${seated.gameId}:${String(seated.seat)}`} gameId={seated.gameId}
               seat={seated.seat} token={seated.token} onLeave={leave} />
           : <Lobby enter={enter} setStatus={setStatus} />}

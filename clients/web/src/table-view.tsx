@@ -165,7 +165,8 @@ export function TableView({ gameId, seat, token, onLeave }: {
         <p id="finished" hidden={!game?.finished}>
           <b>finished</b> — ranking <span id="ranking">
             {(game?.result?.ranking ?? []).map((s) => game ? seatLabel(game, s, seat) : "").join(" > ")}
-          </span>
+          </span>{" "}
+          <a id="replay-link" class="button" href={`#replay=${encodeURIComponent(gameId)}`}>Replay</a>
         </p>
       </div>
       <Refused refusal={refusal} />
