@@ -7,6 +7,8 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "virtual:game-boards";
 import { Lobby, type Seated } from "./lobby";
+import { PlayerPages } from "./pages";
+import { type Page, pageFromUrl } from "./route";
 import { TableView } from "./table-view";
 
 const saved = (gameId: string): { seat: number; token: string } | null => {
@@ -29,11 +31,13 @@ function fromUrl(): Seated | null {
 
 function App() {
   const [seated, setSeated] = useState<Seated | null>(fromUrl);
-  const [status, setStatus] = useState(seated ? "connected" : "connecting…");
+  const [page, setPage] = useState<Page | null>(pageFromUrl);
+  const [status, setStatus] = useState(seated || page ? "connected" : "connecting…");
   useEffect(() => {
-    const follow = () => setSeated(fromUrl());
+    const follow = () => { setSeated(fromUrl()); setPage(pageFromUrl()); };
     window.addEventListener("popstate", follow);
-    return () => window.removeEventListener("popstate", follow);
+    window.addEventListener("hashchange", follow); // a link to #me, #table=...
+    return () => { window.removeEventListener("popstate", follow); window.removeEventListener("hashchange", follow); };
   }, []);
   const enter = (next: Seated) => {
     if (next.token) localStorage.setItem(`teoti:${next.gameId}`, JSON.stringify({ seat: next.seat, token: next.token }));
@@ -49,11 +53,13 @@ function App() {
       <header class="top">
         <h1>teoti</h1>
         <span id="server-status" class="muted">{status}</span>
+        <nav aria-label="Pages"><a href="#">Games</a><a href="#me">You</a><a href="#tournaments">Tournaments</a></nav>
       </header>
       <main>
         {seated
           ? <TableView key={`${seated.gameId}:${String(seated.seat)}`} gameId={seated.gameId}
               seat={seated.seat} token={seated.token} onLeave={leave} />
+          : page ? <PlayerPages page={page} enter={enter} />
           : <Lobby enter={enter} setStatus={setStatus} />}
       </main>
     </>
