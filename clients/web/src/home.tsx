@@ -166,9 +166,12 @@ function OpenTables({ account, refused }: { account: Account; refused: (error: u
           <input id="table-seats" type="number" min="1" max="5" value={seats}
             onInput={(e) => setSeats((e.target as HTMLInputElement).value)} />
         </label>
-        <label class="check">
-          <input id="table-rated" type="checkbox" checked={rated}
-            onChange={(e) => setRated((e.target as HTMLInputElement).checked)} /> rated
+        <label>Counts for ratings
+          <select id="table-rated" value={rated ? "rated" : "casual"}
+            onChange={(e) => setRated((e.target as HTMLSelectElement).value === "rated")}>
+            <option value="casual">no (casual)</option>
+            <option value="rated">yes (rated, no bots)</option>
+          </select>
         </label>
         <button id="open-table" type="submit">Open a table</button>
       </form>

@@ -83,6 +83,7 @@ export function TablePage({ tableId, account, enter }: {
         <span>{table.rated ? "rated" : "casual"}</span>
         {table.failure && <span>reason <b>{table.failure}</b></span>}
       </p>
+      {open && <p class="muted">Invite players with this page's link: it names the table, never your credential.</p>}
       <Refused refusal={refusal} />
       <ul id="table-seats" class="seats" aria-label="Seats">
         {table.seats.map((seat) => (

@@ -106,6 +106,7 @@ export function TournamentPage({ tournamentId, account, enter }: {
     const stop = new AbortController();
     void read().then((first) => {
       if (!first || stop.signal.aborted) return;
+      if (first.status === "finished") { setStream("over"); return; } // its log grows no more
       let after = first.version;
       void follow(`${TOURNAMENT_SERVICE}WatchTournament`, "", stop.signal, {
         body: () => ({ tournament_id: tournamentId, after_version: after }),
@@ -160,7 +161,7 @@ export function TournamentPage({ tournamentId, account, enter }: {
           </p>
         )}
         <div class="table-buttons">
-          {!account && <a class="button" href="#me">Sign in to enter</a>}
+          {!account && tournament.status === "registering" && <a class="button" href="#me">Sign in to enter</a>}
           {account && !entry && tournament.status === "registering" && (
             <button id="register-tournament" type="button" class="primary" onClick={() => void enterOrLeave("RegisterPlayer")}>Enter as {account.name}</button>
           )}
