@@ -87,7 +87,7 @@ function QuickMatch({ account, enter, refused }: {
         </div>
       ) : (
         <form id="seek-form" class="row" onSubmit={(e) => void start(e)}>
-          <label>Game
+          <label class="wide">Game
             <select id="seek-ruleset" value={chosen} onChange={(e) => setRuleset((e.target as HTMLSelectElement).value)}>
               {rulesets.map((r) => <option key={r.name} value={r.name}>{r.title || r.name}</option>)}
             </select>
@@ -157,7 +157,7 @@ function OpenTables({ account, refused }: { account: Account; refused: (error: u
         ))}
       </ul>
       <form id="open-table-form" class="row" onSubmit={(e) => void open(e)}>
-        <label>Game
+        <label class="wide">Game
           <select id="table-ruleset" value={chosen} onChange={(e) => setRuleset((e.target as HTMLSelectElement).value)}>
             {rulesets.map((r) => <option key={r.name} value={r.name}>{r.title || r.name}</option>)}
           </select>

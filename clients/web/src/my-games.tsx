@@ -11,6 +11,10 @@ import { type Account, LOBBY_SERVICE, PLAYER_SERVICE, type PlayerNotice, callAs 
 import { titleOf, useRulesets } from "./rulesets";
 import { type FollowState, follow } from "./stream";
 
+/** `MyGame.rematchOffer` once this page offered a rematch, or answered one. */
+const SENT = "sent";
+const ANSWERED = "answered";
+
 /** Games whose badge is checked after a batch of notices (the newest). */
 const CHECKED = 30;
 
@@ -77,7 +81,7 @@ export function MyGames({ account, enter, refused }: {
   });
   const rematch = (game: MyGame, method: "OfferRematch" | "AcceptRematch" | "DeclineRematch") => void act(async () => {
     await callAs(LOBBY_SERVICE, method, { game_id: game.gameId }, account.credential);
-    latest.current = new Map(latest.current).set(game.gameId, { ...game, rematchOffer: method === "OfferRematch" ? "" : "answered" });
+    latest.current = new Map(latest.current).set(game.gameId, { ...game, rematchOffer: method === "OfferRematch" ? SENT : ANSWERED });
     setGames(latest.current);
   });
 
@@ -106,10 +110,11 @@ export function MyGames({ account, enter, refused }: {
               {game.finished && !game.rematchOffer && (
                 <button type="button" data-rematch={game.gameId} onClick={() => rematch(game, "OfferRematch")}>Offer a rematch</button>
               )}
-              {game.finished && game.rematchOffer && game.rematchOffer !== "answered" && (
+              {game.rematchOffer === SENT && <span class="muted" role="status">rematch offered</span>}
+              {game.finished && game.rematchOffer && game.rematchOffer !== SENT && game.rematchOffer !== ANSWERED && (
                 <>
-                  <button type="button" class="primary" onClick={() => rematch(game, "AcceptRematch")}>Accept the rematch</button>
-                  <button type="button" onClick={() => rematch(game, "DeclineRematch")}>Decline</button>
+                  <button type="button" class="primary" data-accept={game.gameId} onClick={() => rematch(game, "AcceptRematch")}>Accept the rematch</button>
+                  <button type="button" data-decline={game.gameId} onClick={() => rematch(game, "DeclineRematch")}>Decline the rematch</button>
                 </>
               )}
             </div>

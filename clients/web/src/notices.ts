@@ -13,7 +13,8 @@ export interface MyGame {
   finished: boolean;
   place: number | null;
   tournamentId: string;
-  /** A rematch another player offered (its offer id), "" for none. */
+  /** A rematch another player offered (its offer id), "" for none (my-games.tsx also
+   * notes there one this page offered or answered). */
   rematchOffer: string;
   /** When the game was last heard of, ms since the epoch (the list is newest first). */
   at: number;

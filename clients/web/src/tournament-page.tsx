@@ -16,6 +16,10 @@ export function points(value: number): string {
   return String(Math.round(value * 100) / 100);
 }
 
+/** Short column heads for the usual tie-breaks (the full name in the abbr's title), so
+ * the standings fit a phone. */
+const SHORT: Record<string, string> = { buchholz: "Buch.", sonneborn_berger: "SB", wins: "Wins" };
+
 /** The signed-in player's unfinished table of the last round, with their seat, or null. */
 function readyFor(tournament: Tournament, me: string): { table: TournamentTable; seat: number } | null {
   const round = tournament.rounds[tournament.rounds.length - 1];
@@ -60,9 +64,11 @@ function Standings({ tournament, me }: { tournament: Tournament; me: string }) {
         <table id="standings" class="grid-table">
           <thead>
             <tr>
-              <th scope="col">#</th><th scope="col">Player</th><th scope="col">Points</th>
-              <th scope="col">Rounds</th>
-              {tournament.tiebreaks.map((name) => <th key={name} scope="col">{name.replace(/_/g, " ")}</th>)}
+              <th scope="col">#</th><th scope="col">Player</th><th scope="col"><abbr title="points">Pts</abbr></th>
+              <th scope="col"><abbr title="rounds played">Rds</abbr></th>
+              {tournament.tiebreaks.map((name) => (
+                <th key={name} scope="col"><abbr title={name.replace(/_/g, " ")}>{SHORT[name] ?? name.replace(/_/g, " ")}</abbr></th>
+              ))}
             </tr>
           </thead>
           <tbody>

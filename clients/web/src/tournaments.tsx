@@ -27,7 +27,7 @@ function Leaderboard() {
   return (
     <section class="panel" aria-labelledby="leaderboard-title">
       <h2 id="leaderboard-title">Leaderboard</h2>
-      <label>Game
+      <label class="wide">Game
         <select id="leaderboard-ruleset" value={chosen} onChange={(e) => setRuleset((e.target as HTMLSelectElement).value)}>
           {rulesets.map((r) => <option key={r.name} value={r.name}>{r.title || r.name}</option>)}
         </select>
