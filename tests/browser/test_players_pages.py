@@ -129,3 +129,53 @@ def test_browser_a_table_is_shared_by_its_link_and_sign_out_forgets(new_page: An
     assert host.evaluate("localStorage.getItem('teoti:player')") is None
     kept = host.evaluate("Object.values(localStorage).filter((v) => v.includes('tpc_'))")
     assert kept == [], "a credential stayed in the browser after signing out"
+
+
+def play_out(pages: list[Any]) -> None:
+    """Click legal actions on whichever page is to act until the game is over."""
+    for _ in range(60):
+        mover = to_act(pages)
+        if mover is None:
+            return
+        play_move(mover, [page for page in pages if page is not mover])
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.slow
+def test_browser_a_rematch_offered_accepted_and_resigned_from_the_home(new_page: Any) -> None:
+    """After a game, one player offers a rematch from their home; the other sees the
+    offer arrive live and accepts; the new game appears on both homes; resigning it
+    there ends it for both."""
+    tag = uuid.uuid4().hex[:6]
+    host = new_page(viewport=DESKTOP)
+    guest = new_page(viewport=PHONE)
+    sign_up(host, f"fa-{tag}")
+    sign_up(guest, f"gu-{tag}")
+    host.select_option("#table-ruleset", "nim")
+    host.click("#open-table")
+    expect(host.locator("#table-status")).to_have_text("waiting for players")
+    guest.goto(host.url)
+    guest.click('button[data-sit="1"]')
+    for page in (host, guest):
+        page.locator("#open-table-game").click(timeout=30_000)
+        expect(page.locator("#table")).to_be_visible()
+    game_id = host.locator("#game-id").inner_text()
+    play_out([host, guest])
+
+    for page in (host, guest):
+        page.goto("/#me")
+        expect(page.locator(f'#my-games li[data-game="{game_id}"] .done')).to_contain_text("place")
+    host.click(f'button[data-rematch="{game_id}"]')
+    expect(host.locator(f'#my-games li[data-game="{game_id}"]')).to_contain_text("rematch offered")
+    guest.click(f'button[data-accept="{game_id}"]')  # arrived over the guest's stream
+    for page in (host, guest):  # the rematch: a second game on each home, not over
+        expect(page.locator("#my-games > li")).to_have_count(2, timeout=30_000)
+    rematch = str(guest.locator("#my-games > li").first.get_attribute("data-game"))
+    assert rematch != game_id
+    shot(guest, "rematch-phone")
+
+    guest.once("dialog", lambda dialog: dialog.accept())
+    guest.click(f'button[data-resign="{rematch}"]')
+    for page in (host, guest):
+        expect(page.locator(f'#my-games li[data-game="{rematch}"] .done')).to_be_visible()
+    expect(host.locator(f'#my-games li[data-game="{rematch}"] .done')).to_contain_text("place 1")
