@@ -20,7 +20,7 @@ export function useRulesets(): Ruleset[] {
   return rulesets;
 }
 
-/** A ruleset's title ("Teotihuacan: City of Gods"), or its name when not installed. */
+/** A ruleset's title (ListRulesets' `title`), or its name when not installed. */
 export function titleOf(rulesets: Ruleset[], name: string): string {
   return rulesets.find((r) => r.name === name)?.title || name;
 }
