@@ -137,3 +137,26 @@ def test_browser_a_tournament_followed_to_its_standings(new_page: Any, served: A
     assert re.fullmatch(r"-?\d+", cells[2]), cells  # a whole number, not a raw float
     assert cells[3] == "2", cells  # rated games played
     shot(desk, "leaderboard-desktop")
+
+
+@pytest.mark.slow
+def test_browser_entering_and_withdrawing_on_the_page(new_page: Any, served: Any) -> None:
+    """A signed-in player enters a tournament on its page and withdraws: the standings
+    say so; a signed-out visitor of a started one is offered links, no button."""
+    tag = uuid.uuid4().hex[:6]
+    me = f"wes-{tag}"
+    tid, organiser = make_tournament(served.web, f"Open {tag}", bots=2, rounds=1)
+    page = new_page(viewport=DESKTOP)
+    sign_up(page, me)
+    page.goto(f"/#tournament={tid}")
+    page.click("#register-tournament")
+    expect(page.locator(f'#standings tr[data-player="{me}"]')).to_be_visible()
+    page.click("#withdraw-tournament")
+    expect(page.locator(f'#standings tr[data-player="{me}"]')).to_contain_text("withdrew")
+    expect(page.locator("#withdraw-tournament")).to_have_count(0)
+    start(served.web, tid, organiser)
+    visitor = new_page(viewport=PHONE, path=f"/#tournament={tid}")
+    # Two bots play their one round at once: running, or already finished.
+    expect(visitor.locator("#tournament-status")).to_have_text(re.compile("running|finished"))
+    expect(visitor.locator("#tournament button")).to_have_count(0)
+    expect(visitor.locator("#your-game")).to_have_count(0)

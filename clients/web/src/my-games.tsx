@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type Game, Refusal, call, newId } from "./api";
 import type { Seated } from "./lobby";
-import { type MyGame, applyNotice, newestFirst } from "./notices";
+import { type MyGame, applyNotice, dataOf, newestFirst } from "./notices";
 import { type Account, LOBBY_SERVICE, PLAYER_SERVICE, type PlayerNotice, callAs } from "./player";
 import { titleOf, useRulesets } from "./rulesets";
 import { type FollowState, follow } from "./stream";
@@ -59,8 +59,8 @@ export function MyGames({ account, enter, refused }: {
         after = notice.id;
         latest.current = applyNotice(latest.current, notice);
         setGames(latest.current);
-        const gameId = (JSON.parse(notice.data_json || "{}") as { game_id?: string }).game_id;
-        if (gameId) touched.current.add(gameId);
+        const gameId = dataOf(notice)["game_id"];
+        if (typeof gameId === "string" && gameId) touched.current.add(gameId);
         window.clearTimeout(timer.current);
         timer.current = window.setTimeout(() => void check(), 250);
       },

@@ -22,7 +22,8 @@ export interface MyGame {
 
 type Data = Record<string, unknown>;
 
-function dataOf(notice: PlayerNotice): Data {
+/** A notice's data as an object ({} for data that is not a JSON object). */
+export function dataOf(notice: PlayerNotice): Data {
   try {
     const data = JSON.parse(notice.data_json) as unknown;
     return data && typeof data === "object" ? data as Data : {};
