@@ -57,7 +57,11 @@ def quick_match(page: Any, ruleset: str = "nim") -> None:
 def test_browser_two_players_quick_match_and_see_their_turn_arrive(new_page: Any) -> None:
     tag = uuid.uuid4().hex[:6]
     ann = new_page(viewport=DESKTOP)
-    bob = new_page(viewport=PHONE)
+    bob = new_page(viewport=PHONE, path="/#me")
+    expect(bob.locator("#register-name")).to_be_visible()  # signed out: the sign-in form
+    assert bob.evaluate(UNNAMED_JS) == []
+    assert page_width(bob) <= PHONE["width"] and small_controls(bob, "#sign-in") == []
+    shot(bob, "sign-in-phone")
     sign_up(ann, f"ann-{tag}")
     sign_up(bob, f"bob-{tag}")
     for page in (ann, bob):
@@ -124,6 +128,14 @@ def test_browser_a_table_is_shared_by_its_link_and_sign_out_forgets(new_page: An
     guest.click("#open-table-game")
     expect(guest.locator("#my-seat")).to_have_text("1")
 
+    # The credential, to sign in on another device: shown on demand, and it works there.
+    host.click("#account details.credential summary")
+    credential = host.locator("#my-credential").inner_text()
+    assert credential == credential_of(host)
+    other = new_page(viewport=PHONE, path="/#me")
+    other.fill("#credential", credential)
+    other.click("#use-credential")
+    expect(other.locator("#account-name")).to_have_text(f"cy-{tag}")
     host.click("#sign-out")
     expect(host.locator("#register-name")).to_be_visible()
     assert host.evaluate("localStorage.getItem('teoti:player')") is None

@@ -84,6 +84,10 @@ def test_browser_a_tournament_followed_to_its_standings(new_page: Any, served: A
     page = new_page(viewport=PHONE)
     sign_up(page, me)
     page.goto("/#tournaments")
+    expect(page.locator(f'a[data-tournament="{tid}"]')).to_be_visible()
+    assert page_width(page) <= PHONE["width"] and small_controls(page, "main") == []
+    assert page.evaluate(UNNAMED_JS) == []
+    shot(page, "tournaments-phone")
     page.click(f'a[data-tournament="{tid}"]')
     assert f"#tournament={tid}" in page.url and "tpc_" not in page.url
     expect(page.locator("#tournament-status")).to_have_text("registering")

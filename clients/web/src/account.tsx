@@ -10,7 +10,6 @@ import { Refused } from "./table-view";
 export function SignIn({ signedIn }: { signedIn: (account: Account) => void }) {
   const [name, setName] = useState("");
   const [pasted, setPasted] = useState("");
-  const [shown, setShown] = useState("");
   const [refusal, setRefusal] = useState<Refusal | null>(null);
 
   const attempt = async (work: () => Promise<Account>) => {
@@ -31,7 +30,6 @@ export function SignIn({ signedIn }: { signedIn: (account: Account) => void }) {
       const reply = await callAs<{ player: Player; credential: string }>(PLAYER_SERVICE, "RegisterPlayer", {
         name: name.trim(), credential_label: "browser", command_id: newId(),
       }, "");
-      setShown(reply.credential);
       return { credential: reply.credential, player_id: reply.player.player_id, name: reply.player.name };
     });
   };
@@ -53,7 +51,6 @@ export function SignIn({ signedIn }: { signedIn: (account: Account) => void }) {
         credential stays in this browser (never in a link); keep a copy to sign in elsewhere.
       </p>
       <Refused refusal={refusal} />
-      {shown && <p class="muted">Your credential: <code>{shown}</code></p>}
       <form id="register-form" class="row" onSubmit={register}>
         <label>New player name
           <input id="register-name" required maxLength={60} autoComplete="nickname" value={name}
@@ -73,12 +70,17 @@ export function SignIn({ signedIn }: { signedIn: (account: Account) => void }) {
   );
 }
 
-/** Who is signed in, with the way out. */
+/** Who is signed in, with the way out, and the credential to copy to another device
+ * (on demand only: RegisterPlayer shows it once, and this browser is where it is kept). */
 export function AccountBar({ account, signedOut }: { account: Account; signedOut: () => void }) {
   return (
     <p id="account" class="account">
       Signed in as <b id="account-name">{account.name}</b>
       <button id="sign-out" type="button" onClick={() => { forgetAccount(); signedOut(); }}>Sign out</button>
+      <details class="credential">
+        <summary>Your credential, to sign in elsewhere</summary>
+        <code id="my-credential">{account.credential}</code>
+      </details>
     </p>
   );
 }
