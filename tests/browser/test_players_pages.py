@@ -19,6 +19,7 @@ from tests.browser.test_browser_play import play_move, to_act
 expect: Any = pytest.importorskip("playwright.sync_api").expect
 
 SHOTS = Path("/tmp/pages-shots")
+LIVE_MS = 20_000  # a notice's way to the page (engine, notifier, stream) on a loaded machine
 
 # Every control with no accessible name: its text, aria-label, title, or its label.
 UNNAMED_JS = """() => [...document.querySelectorAll('button, a, input, select, textarea, summary')]
@@ -94,7 +95,7 @@ def test_browser_two_players_quick_match_and_see_their_turn_arrive(new_page: Any
     expect(card.locator(".turn-badge")).to_have_count(0)
     play_move(mover, [])
     # The badge arrives over the waiting player's stream, with no reload.
-    expect(card.locator(".turn-badge")).to_have_text("your turn")
+    expect(card.locator(".turn-badge")).to_have_text("your turn", timeout=LIVE_MS)
     shot(waiting, "your-turn-" + ("phone" if waiting is bob else "desktop"))
     # From the badge into the game, at the waiting player's seat, with moves to make.
     card.locator("button[data-open]").click()
@@ -102,7 +103,7 @@ def test_browser_two_players_quick_match_and_see_their_turn_arrive(new_page: Any
     assert to_act([waiting]) is waiting
     play_move(waiting, [mover])
     waiting.go_back()
-    expect(card.locator(".turn-badge")).to_have_count(0)  # GetGame: not their turn now
+    expect(card.locator(".turn-badge")).to_have_count(0, timeout=LIVE_MS)  # GetGame: not their turn
 
 
 @pytest.mark.slow
@@ -176,7 +177,9 @@ def test_browser_a_rematch_offered_accepted_and_resigned_from_the_home(new_page:
 
     for page in (host, guest):
         page.goto("/#me")
-        expect(page.locator(f'#my-games li[data-game="{game_id}"] .done')).to_contain_text("place")
+        expect(page.locator(f'#my-games li[data-game="{game_id}"] .done')).to_contain_text(
+            "place", timeout=LIVE_MS
+        )
     host.click(f'button[data-rematch="{game_id}"]')
     expect(host.locator(f'#my-games li[data-game="{game_id}"]')).to_contain_text("rematch offered")
     guest.click(f'button[data-accept="{game_id}"]')  # arrived over the guest's stream
@@ -189,5 +192,7 @@ def test_browser_a_rematch_offered_accepted_and_resigned_from_the_home(new_page:
     guest.once("dialog", lambda dialog: dialog.accept())
     guest.click(f'button[data-resign="{rematch}"]')
     for page in (host, guest):
-        expect(page.locator(f'#my-games li[data-game="{rematch}"] .done')).to_be_visible()
+        expect(page.locator(f'#my-games li[data-game="{rematch}"] .done')).to_be_visible(
+            timeout=LIVE_MS
+        )
     expect(host.locator(f'#my-games li[data-game="{rematch}"] .done')).to_contain_text("place 1")
