@@ -8,7 +8,9 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "virtual:game-boards";
 import { Lobby, type Seated } from "./lobby";
+import { PlayerPages } from "./pages";
 import { ReplayView } from "./replay";
+import { type Page, pageFromUrl } from "./route";
 import { TableView } from "./table-view";
 
 const saved = (gameId: string): { seat: number; token: string } | null => {
@@ -39,11 +41,12 @@ function replayFromUrl(): { gameId: string; version: number | null } | null {
 function App() {
   const [seated, setSeated] = useState<Seated | null>(fromUrl);
   const [replay, setReplay] = useState(replayFromUrl);
-  const [status, setStatus] = useState(seated || replay ? "connected" : "connecting…");
+  const [page, setPage] = useState<Page | null>(pageFromUrl);
+  const [status, setStatus] = useState(seated || replay || page ? "connected" : "connecting…");
   useEffect(() => {
-    const follow = () => { setSeated(fromUrl()); setReplay(replayFromUrl()); };
+    const follow = () => { setSeated(fromUrl()); setReplay(replayFromUrl()); setPage(pageFromUrl()); };
     window.addEventListener("popstate", follow);
-    window.addEventListener("hashchange", follow);
+    window.addEventListener("hashchange", follow); // a link to #me, #table=..., #replay=...
     return () => { window.removeEventListener("popstate", follow); window.removeEventListener("hashchange", follow); };
   }, []);
   const enter = (next: Seated) => {
@@ -55,12 +58,14 @@ function App() {
     history.pushState(null, "", "#");
     setSeated(null);
     setReplay(null);
+    setPage(null);
   };
   return (
     <>
       <header class="top">
         <h1>teoti</h1>
         <span id="server-status" class="muted">{status}</span>
+        <nav aria-label="Pages"><a href="#">Games</a><a href="#me">You</a><a href="#tournaments">Tournaments</a></nav>
       </header>
       <main>
         {replay
@@ -68,6 +73,7 @@ function App() {
           : seated
           ? <TableView key={`${seated.gameId}:${String(seated.seat)}`} gameId={seated.gameId}
               seat={seated.seat} token={seated.token} onLeave={leave} />
+          : page ? <PlayerPages page={page} enter={enter} />
           : <Lobby enter={enter} setStatus={setStatus} />}
       </main>
     </>

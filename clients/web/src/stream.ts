@@ -1,0 +1,66 @@
+// A server-sent event stream of the web face followed with fetch (so a credential
+// travels in the Authorization header, never in the URL), as watch.ts follows
+// WatchGame: WatchPlayer and WatchTournament. Reconnects after a drop, resuming where
+// the caller says; stops at `end`, at a refusal that waiting will not fix, or on abort.
+
+import { Refusal, type Status } from "./api";
+import { parseFrame } from "./watch";
+
+export type FollowState = "following" | "reconnecting" | "over" | "stopped";
+
+export interface FollowHandlers {
+  /** The request body, asked again at each (re)connection: it names where to resume. */
+  body: () => object;
+  message: (data: unknown) => void;
+  state: (state: FollowState) => void;
+  refused: (refusal: Refusal) => void;
+}
+
+const TRANSIENT = new Set(["UNAVAILABLE", "RESOURCE_EXHAUSTED"]);
+
+/** Follows the stream at `path` (e.g. "/gameserver.v1.PlayerService/WatchPlayer") until
+ * `signal` aborts, the stream ends, or it is refused for good. */
+export async function follow(
+  path: string, authorization: string, signal: AbortSignal, on: FollowHandlers,
+): Promise<void> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+  if (authorization) headers["authorization"] = authorization;
+  let pause = 1000;
+  while (!signal.aborted) {
+    on.state("following");
+    try {
+      const response = await fetch(path, { method: "POST", headers, signal, body: JSON.stringify(on.body()) });
+      if (!response.ok || !response.body) throw new Refusal(response.status, (await response.json()) as Status);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut: number;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const frame = parseFrame(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          if (!frame) continue;
+          pause = 1000;
+          if (frame.event === "message") on.message(frame.data);
+          else if (frame.event === "end") { on.state("over"); return; }
+          else if (frame.event === "error") {
+            const refusal = new Refusal(0, frame.data as Status);
+            if (refusal.reason !== "watch_too_slow") throw refusal;
+          }
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      if (error instanceof Refusal && error.reason !== "watch_too_slow" && !TRANSIENT.has(error.code)) {
+        on.refused(error);
+        on.state("stopped");
+        return;
+      }
+    }
+    on.state("reconnecting");
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 15000);
+  }
+}
