@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.client import NEVER_DECODE
 from redis.exceptions import NoScriptError
 
 from services.engine.adapters.archive import (
@@ -18,6 +19,7 @@ from services.engine.adapters.archive import (
     decode_archive,
     decode_entries,
     encode_archive,
+    encode_z2,
     revealed_secrets,
 )
 from services.engine.adapters.finished import STREAM_CAP as FINISHED_STREAM_CAP
@@ -241,6 +243,29 @@ def _decode(entry_id: str, fields: dict[str, str]) -> StoredEvent:
     )
 
 
+def _get_raw(target: Any, key: str) -> Any:
+    """GET ``key`` on a client or pipeline, the reply left as bytes: a ``z3`` archive blob
+    is binary, and the store's client otherwise decodes every reply as UTF-8 text."""
+    return target.execute_command("GET", key, **{NEVER_DECODE: True})
+
+
+def _archive_blob(entries: Sequence[Entry], commands: Mapping[str, str]) -> bytes | str:
+    """The blob archiving writes: ``z3``, or ``z2`` for a log ``z3`` cannot hold exactly
+    (entries of an unusual shape, a payload not stored in canonical JSON), so that no log
+    is ever archived into something that reads back different."""
+    try:
+        blob: bytes | str = encode_archive(entries, commands)
+        if decode_archive(blob) == Archive(list(entries), dict(commands), _head_of(entries)):
+            return blob
+    except ValueError:
+        pass
+    return encode_z2(entries, commands)
+
+
+def _head_of(entries: Sequence[Entry]) -> tuple[int, str]:
+    return _version_of(entries[-1][0]), entries[-1][1].get("hash", "")
+
+
 class RedisEventStore:
     """EventStore on Redis Streams (see :mod:`services.engine.adapters.keys` for the layout).
 
@@ -318,7 +343,7 @@ class RedisEventStore:
     async def _run_script(
         self,
         keys: Sequence[str],
-        args: list[str],
+        args: Sequence[str | bytes],
         script: str = APPEND_SCRIPT,
         sha: str = APPEND_SHA,
     ) -> Any:
@@ -440,10 +465,10 @@ class RedisEventStore:
             max="+",
             count=limit if limit > 0 else None,
         )
-        pipe.get(self.keys.archive(game_id))
+        _get_raw(pipe, self.keys.archive(game_id))
         entries, blob = await pipe.execute()
         if not entries and blob:
-            entries = decode_entries(str(blob))[max(from_version, 0) :]
+            entries = decode_entries(blob)[max(from_version, 0) :]
             entries = entries[:limit] if limit > 0 else entries
         return [_decode(entry_id, fields) for entry_id, fields in entries]
 
@@ -479,7 +504,8 @@ class RedisEventStore:
 
         Only the engine's retention job calls this, and only for a finished game (see
         :mod:`services.engine.adapters.retention`). The blob (entries and command ids, format
-        ``z2`` of :mod:`services.engine.adapters.archive`) is decoded and compared with what
+        ``z3`` of :mod:`services.engine.adapters.archive`, ``z2`` for a log ``z3`` cannot
+        hold exactly) is decoded and compared with what
         was read before the swap, and the swap (one script) is refused when the log moved
         since: raises VersionConflict then, ValueError if the blob does not round-trip.
         The head, token bindings, the games index entry and the archive stay; the
@@ -496,8 +522,9 @@ class RedisEventStore:
             return 0
         stored = [(str(entry_id), dict(fields)) for entry_id, fields in entries]
         kept = {str(k): str(v) for k, v in (commands or {}).items()}
-        blob = encode_archive(stored, kept)
-        if decode_archive(blob) != Archive(stored, kept):
+        blob = _archive_blob(stored, kept)
+        decoded = decode_archive(blob)
+        if decoded.entries != stored or decoded.commands != kept:
             raise ValueError(f"archive of {game_id} does not round-trip")
         version = _version_of(stored[-1][0])
         keys = [
@@ -532,8 +559,8 @@ class RedisEventStore:
             return 0
         doomed = [self.keys.snapshot(game_id)] if snapshot else []
         if sealed:
-            blob: Any = await self._redis.get(self.keys.archive(game_id))
-            if blob and _rebuilt_from_log(decode_entries(str(blob)), sealed):
+            blob: Any = await _get_raw(self._redis, self.keys.archive(game_id))
+            if blob and _rebuilt_from_log(decode_entries(blob), sealed):
                 doomed.append(self.keys.sealed(game_id))
         return int(await self._redis.delete(*doomed)) if doomed else 0
 
@@ -572,10 +599,10 @@ class RedisEventStore:
             return None
         pipe = self._redis.pipeline(transaction=False)
         pipe.hget(self.keys.commands(game_id), command_id)
-        pipe.get(self.keys.archive(game_id))
+        _get_raw(pipe, self.keys.archive(game_id))
         value, blob = await pipe.execute()
         if not value and blob:
-            value = decode_archive(str(blob)).commands.get(command_id)
+            value = decode_archive(blob).commands.get(command_id)
         return CommandRecord.from_text(str(value)) if value else None
 
     async def list_games(
@@ -617,11 +644,11 @@ class RedisEventStore:
         pipe = self._redis.pipeline(transaction=False)
         pipe.hgetall(self.keys.sealed(game_id))
         pipe.hgetall(self.keys.tokens(game_id))
-        pipe.get(self.keys.archive(game_id))
+        _get_raw(pipe, self.keys.archive(game_id))
         sealed, tokens, blob = await pipe.execute()
         secrets = {str(k): SecretValue.from_json(v) for k, v in (sealed or {}).items()}
         if blob:
-            secrets = {**revealed_secrets(decode_entries(str(blob))), **secrets}
+            secrets = {**revealed_secrets(decode_entries(blob)), **secrets}
         return PrivateRecords(secrets, {int(k): str(v) for k, v in (tokens or {}).items()})
 
     async def save_snapshot(self, game_id: str, data: str) -> None:
