@@ -6,6 +6,7 @@ import hashlib
 import heapq
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -262,6 +263,25 @@ def _archive_blob(entries: Sequence[Entry], commands: Mapping[str, str]) -> byte
     return encode_z2(entries, commands)
 
 
+@dataclass(frozen=True)
+class ArchivedLog:
+    """What :meth:`RedisEventStore.archive` moved: the version archived (0: nothing), the
+    bytes of the log it read (entry ids, stream fields and command-id fields and values,
+    UTF-8; what Redis holds is more, its own overhead not counted) and the blob's bytes."""
+
+    version: int
+    logged_bytes: int
+    blob_bytes: int
+
+
+def _logged_bytes(entries: Sequence[Entry], commands: Mapping[str, str]) -> int:
+    fields = sum(
+        len(entry_id) + sum(len(k) + len(v.encode()) for k, v in f.items())
+        for entry_id, f in entries
+    )
+    return fields + sum(len(k.encode()) + len(v) for k, v in commands.items())
+
+
 def _head_of(entries: Sequence[Entry]) -> tuple[int, str]:
     return _version_of(entries[-1][0]), entries[-1][1].get("hash", "")
 
@@ -498,9 +518,9 @@ class RedisEventStore:
         """See EventStore.watch_partition: the game's shard (its hash slot on a cluster)."""
         return self.keys.shard_of(game_id)
 
-    async def archive(self, game_id: str) -> int:
-        """Move the game's log into its compressed archive blob; returns the version
-        archived (0: nothing to archive, the game is unknown or already archived).
+    async def archive(self, game_id: str) -> ArchivedLog:
+        """Move the game's log into its compressed archive blob; returns what moved
+        (version 0: nothing to archive, the game is unknown or already archived).
 
         Only the engine's retention job calls this, and only for a finished game (see
         :mod:`services.engine.adapters.retention`). The blob (entries and command ids, format
@@ -519,7 +539,7 @@ class RedisEventStore:
         pipe.hgetall(self.keys.sealed(game_id))
         entries, commands, sealed = await pipe.execute()
         if not entries:
-            return 0
+            return ArchivedLog(0, 0, 0)
         stored = [(str(entry_id), dict(fields)) for entry_id, fields in entries]
         kept = {str(k): str(v) for k, v in (commands or {}).items()}
         blob = _archive_blob(stored, kept)
@@ -542,7 +562,7 @@ class RedisEventStore:
         )
         if status != "ok":
             raise VersionConflict(game_id, version, int(value))
-        return version
+        return ArchivedLog(version, _logged_bytes(stored, kept), len(blob))
 
     async def tidy_archived(self, game_id: str) -> int:
         """Delete what an archived game no longer needs and older code left or wrote back:
