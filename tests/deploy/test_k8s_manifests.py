@@ -501,6 +501,35 @@ def test_the_archive_cronjob_runs_teoti_archive_as_the_engine(target: str) -> No
     assert {"cpu", "memory"} <= set(container["resources"]["limits"])
 
 
+def test_production_scales_the_gateway_and_bots_on_metrics_the_adapter_serves() -> None:
+    """Issue 34: where CPU is the wrong signal, the production overlay's HPAs also read
+    the gateway's request rate (a Pods metric) and the bot backlog (an External metric);
+    deploy/monitoring/prometheus-adapter-rules.yaml serves exactly those names, from
+    families the code exports. Dev (no adapter) keeps CPU alone: an HPA missing a
+    metric would never scale down."""
+    from tests.deploy.test_monitoring import served_families
+
+    adapter = yaml.safe_load((REPO / "deploy/monitoring/prometheus-adapter-rules.yaml").read_text())
+    served = {
+        kind: {rule["name"]["as"]: rule for rule in rules}
+        for kind, rules in adapter["rules"].items()
+    }
+    for rules in served.values():
+        for rule in rules.values():
+            (family,) = re.findall(r"teoti_[a-z_]+", rule["seriesQuery"])
+            assert family.removesuffix("_total") in served_families(), family
+    production = _render("production")
+    wanted = {"teoti-gateway": ("Pods", "custom"), "teoti-bot": ("External", "external")}
+    for name, (kind, api) in wanted.items():
+        metrics = named(production, "HorizontalPodAutoscaler", name)["spec"]["metrics"]
+        assert {m["type"] for m in metrics} == {"Resource", kind}, name
+        (extra,) = [m for m in metrics if m["type"] == kind]
+        metric = extra[kind.lower()]["metric"]["name"]
+        assert metric in served[api], f"{name} reads {metric}, which the adapter does not serve"
+    for hpa in of_kind(_render("dev"), "HorizontalPodAutoscaler"):
+        assert [m["type"] for m in hpa["spec"]["metrics"]] == ["Resource"]
+
+
 # --- the overlays' Redis ----------------------------------------------------------------
 
 
