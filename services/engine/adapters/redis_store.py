@@ -18,7 +18,6 @@ from services.engine.adapters.archive import (
     Archive,
     Entry,
     decode_archive,
-    decode_entries,
     encode_archive,
     encode_z2,
     revealed_secrets,
@@ -248,6 +247,15 @@ def _get_raw(target: Any, key: str) -> Any:
     """GET ``key`` on a client or pipeline, the reply left as bytes: a ``z3`` archive blob
     is binary, and the store's client otherwise decodes every reply as UTF-8 text."""
     return target.execute_command("GET", key, **{NEVER_DECODE: True})
+
+
+@lru_cache(maxsize=4)
+def _decoded(blob: bytes) -> Archive:
+    """The archive ``blob`` holds, decoded once for the few reads of one game that follow
+    each other (a cold load reads its log and then its secrets from the same blob; a
+    ``z3`` decode recomputes every hash). Keyed by the blob's bytes, so a blob that
+    changed is decoded afresh; callers only read what it returns."""
+    return decode_archive(blob)
 
 
 def _archive_blob(entries: Sequence[Entry], commands: Mapping[str, str]) -> bytes | str:
@@ -488,7 +496,7 @@ class RedisEventStore:
         _get_raw(pipe, self.keys.archive(game_id))
         entries, blob = await pipe.execute()
         if not entries and blob:
-            entries = decode_entries(blob)[max(from_version, 0) :]
+            entries = _decoded(blob).entries[max(from_version, 0) :]
             entries = entries[:limit] if limit > 0 else entries
         return [_decode(entry_id, fields) for entry_id, fields in entries]
 
@@ -580,7 +588,7 @@ class RedisEventStore:
         doomed = [self.keys.snapshot(game_id)] if snapshot else []
         if sealed:
             blob: Any = await _get_raw(self._redis, self.keys.archive(game_id))
-            if blob and _rebuilt_from_log(decode_entries(blob), sealed):
+            if blob and _rebuilt_from_log(_decoded(blob).entries, sealed):
                 doomed.append(self.keys.sealed(game_id))
         return int(await self._redis.delete(*doomed)) if doomed else 0
 
@@ -622,7 +630,7 @@ class RedisEventStore:
         _get_raw(pipe, self.keys.archive(game_id))
         value, blob = await pipe.execute()
         if not value and blob:
-            value = decode_archive(blob).commands.get(command_id)
+            value = _decoded(blob).commands.get(command_id)
         return CommandRecord.from_text(str(value)) if value else None
 
     async def list_games(
@@ -668,7 +676,7 @@ class RedisEventStore:
         sealed, tokens, blob = await pipe.execute()
         secrets = {str(k): SecretValue.from_json(v) for k, v in (sealed or {}).items()}
         if blob:
-            secrets = {**revealed_secrets(decode_entries(blob)), **secrets}
+            secrets = {**revealed_secrets(_decoded(blob).entries), **secrets}
         return PrivateRecords(secrets, {int(k): str(v) for k, v in (tokens or {}).items()})
 
     async def save_snapshot(self, game_id: str, data: str) -> None:
