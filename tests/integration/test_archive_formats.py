@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 
+from services.embedded_redis import EmbeddedRedisCluster
 from services.engine.adapters import RedisEventStore, archive_dicts
 from services.engine.adapters.archive import COMPACT_TAG, ArchiveMismatch, decode_archive
+from services.engine.adapters.redis_client import RedisConfig
 from services.engine.adapters.retention import archive_finished
 from services.engine.domain.chain import verify_chain
 from services.engine.domain.engine import Engine
@@ -163,3 +165,37 @@ async def test_a_log_z3_cannot_hold_exactly_is_archived_as_z2(
     blob = await raw.get(keys.archive(game))
     assert str(blob).startswith("z2:")
     assert (await redis_store.read(game))[1].version == 2
+
+
+@pytest.mark.slow  # starts a Redis Cluster: .ci/run's slow step
+async def test_a_redis_cluster_stores_and_reads_the_binary_archive(
+    cluster: EmbeddedRedisCluster, registry: RulesetRegistry
+) -> None:
+    """The cluster client's pipelines also read the blob undecoded (NEVER_DECODE)."""
+    store = RedisEventStore.from_config(
+        RedisConfig.cluster(cluster.nodes), prefix=f"test-{uuid.uuid4().hex[:8]}", shards=4
+    )
+    try:
+        meta = _fixture("archaeology-2-seats")
+        archive = decode_archive((FIXTURES / "archaeology-2-seats.z2").read_bytes())
+        game, (version, head_hash) = meta["game_id"], meta["head"]
+        for entry_id, fields in archive.entries:
+            await store.client.xadd(store.keys.events(game), fields, id=entry_id)  # type: ignore[arg-type]
+        await store.client.hset(
+            store.keys.head(game), mapping={"version": str(version), "hash": head_hash}
+        )
+        for field, record in archive.commands.items():
+            await store.client.hset(store.keys.commands(game), field, record)
+        before = await store.read(game)
+        moved = await store.archive(game)
+        assert moved.version == version and moved.blob_bytes < 20_000
+        assert not await store.client.exists(store.keys.events(game))
+        assert await store.read(game) == before
+        assert verify_chain(await store.read(game), (version, head_hash)).ok
+        field = next(iter(archive.commands))
+        done = await store.command_result(game, field)
+        assert done is not None and done.to_text() == archive.commands[field]
+        snapshot = await Engine(store, registry).load(game)
+        assert snapshot.is_terminal() and snapshot.head_hash == head_hash
+    finally:
+        await store.close()
