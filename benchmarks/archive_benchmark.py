@@ -207,10 +207,12 @@ async def train(url: str, games: int, dict_size: int, registry: RulesetRegistry)
         next_id += 1
 
 
-async def run(url: str, games: int, reps: int) -> int:
+async def run(url: str, games: int, reps: int, only: str = "") -> int:
     registry: RulesetRegistry = default_registry()
     errors = 0
     for ruleset in registry.names():
+        if only and ruleset != only:
+            continue
         for seats in (SEATS, *EXTRA_SEATS.get(ruleset, ())):
             errors += await measure(url, ruleset, seats, games, reps, registry)
     print(f"errors: {errors}")
@@ -226,6 +228,7 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=0, metavar="GAMES")
     parser.add_argument("--dict-size", type=int, default=16 * 1024)
     parser.add_argument("--no-dict", action="store_true")
+    parser.add_argument("--ruleset", default="", help="measure this ruleset only")
     args = parser.parse_args()
     configure_logging("WARNING")
     if args.no_dict:
@@ -235,7 +238,7 @@ def main() -> None:
         if args.train:
             asyncio.run(train(url, args.train, args.dict_size, default_registry()))
             sys.exit(0)
-        sys.exit(asyncio.run(run(url, args.games, args.reps)))
+        sys.exit(asyncio.run(run(url, args.games, args.reps, args.ruleset)))
 
 
 if __name__ == "__main__":

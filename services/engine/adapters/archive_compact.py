@@ -30,9 +30,10 @@ record kept without one. Any command field not of that shape is kept verbatim in
 ``other_commands``. The tail holds the group ids in group order, then the digests in
 command order.
 
-Measured (benchmarks/archive_benchmark.py): the per-event hashes were about a third of a
-``z2`` blob, and random 32-hex command ids and request hashes compress not at all as
-text, so they go to the tail as bytes.
+Why this shape (benchmarks/archive_benchmark.py): per-event hashes are random hex, the
+largest part of a ``z2`` blob, and random 32-hex command ids and request hashes do not
+compress as text (4 bits per character at best), so the ids and digests kept go to the
+tail as bytes and the hashes are not kept at all.
 """
 
 from __future__ import annotations
