@@ -17,8 +17,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
+from services.app import Stack
+from services.client import TeotiClient
 from services.embedded_redis import EmbeddedRedisCluster
 from services.engine.adapters import RedisEventStore, archive_dicts
 from services.engine.adapters.archive import COMPACT_TAG, ArchiveMismatch, decode_archive
@@ -122,10 +125,9 @@ async def test_archives_written_by_earlier_versions_still_read_and_verify(
         assert await redis_store.command_result(game, field) is not None
 
 
-async def test_a_tampered_z3_archive_is_refused_on_read(
-    redis_store: RedisEventStore, registry: RulesetRegistry
-) -> None:
-    meta = _fixture("archaeology-2-seats")
+def _forged() -> bytes:
+    """The ``z3`` fixture with one payload (the last event's) changed, recompressed with
+    the same dictionary: a well-formed blob that no longer verifies."""
     blob = (FIXTURES / "archaeology-2-seats.z3").read_bytes()
     frame = blob[len(COMPACT_TAG) :]
     body = archive_dicts.decompress(frame)
@@ -135,9 +137,16 @@ async def test_a_tampered_z3_archive_is_refused_on_read(
     payload["tampered"] = True  # one payload of the last event changed
     document["events"][-1][2] = json.dumps(payload, separators=(",", ":"), sort_keys=True)
     text = json.dumps(document, separators=(",", ":")).encode()
-    forged = COMPACT_TAG + archive_dicts.compressor("archaeology", 19).compress(
+    return COMPACT_TAG + archive_dicts.compressor("archaeology", 19).compress(
         struct.pack(">I", len(text)) + text + body[4 + size :]
     )
+
+
+async def test_a_tampered_z3_archive_is_refused_on_read(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    meta = _fixture("archaeology-2-seats")
+    forged = _forged()
     game = meta["game_id"]
     await redis_store.client.set(redis_store.keys.archive(game), forged)
     with pytest.raises(
@@ -146,6 +155,24 @@ async def test_a_tampered_z3_archive_is_refused_on_read(
         await redis_store.read(game)
     with pytest.raises(ArchiveMismatch):
         await Engine(redis_store, registry).load(game)
+
+
+async def test_a_tampered_archive_is_answered_data_loss(stack: Stack) -> None:
+    """Through the gateway: GetGame, ListEvents and VerifyGame of a game whose ``z3``
+    archive was changed answer DATA_LOSS (reason ``archive_mismatch``), never the log."""
+    meta = _fixture("archaeology-2-seats")
+    game, (version, head_hash) = meta["game_id"], meta["head"]
+    store = stack.store
+    await store.client.set(store.keys.archive(game), _forged())
+    await store.client.hset(
+        store.keys.head(game), mapping={"version": str(version), "hash": head_hash}
+    )
+    async with TeotiClient(f"127.0.0.1:{stack.port}") as client:
+        for call in (client.get_game(game), client.events(game), client.verify(game)):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await call
+            assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+            assert "archive_mismatch" in (refused.value.details() or "")
 
 
 async def test_a_log_z3_cannot_hold_exactly_is_archived_as_z2(

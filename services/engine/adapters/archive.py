@@ -51,14 +51,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.engine.adapters import archive_dicts
-from services.engine.adapters.archive_compact import (
-    ArchiveMismatch,
-    Entry,
-    decode_body,
-    encode_body,
-)
+from services.engine.adapters.archive_compact import Entry, decode_body, encode_body
 from services.engine.domain.records import SecretValue
 from services.engine.domain.ruleset import SEALED_KEY
+from services.engine.domain.store_errors import ArchiveMismatch
 
 COMPACT_TAG = b"z3:"
 """Tag of the format written now (payloads, metadata, head and command ids; zstd)."""

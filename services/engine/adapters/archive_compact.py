@@ -48,6 +48,7 @@ from typing import Any
 
 from services.engine.domain.chain import GENESIS_HASH, next_hash
 from services.engine.domain.records import EventMetadata
+from services.engine.domain.store_errors import ArchiveMismatch
 
 Entry = tuple[str, dict[str, str]]
 """One stream entry: (entry id ``<version>-1``, its fields)."""
@@ -58,11 +59,6 @@ ENTRY_FIELDS = frozenset(
 """The fields of a stream entry this body rebuilds (an entry with others is not stored)."""
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _HEX = frozenset("0123456789abcdef")
-
-
-class ArchiveMismatch(ValueError):
-    """A ``z3`` body whose recomputed chain does not end at its stored head (tampered or
-    damaged): never read as a game's log."""
 
 
 @dataclass(frozen=True)
