@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import struct
+from datetime import UTC
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.engine.adapters.archive import (
     COMPACT_TAG,
@@ -137,3 +140,50 @@ def test_a_log_the_body_cannot_hold_exactly_is_refused() -> None:
         encode_body([("1-0", ENTRIES[0][1])], {})
     with pytest.raises(ValueError, match="no events"):
         encode_body([], {})
+
+
+_texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+_payloads = st.dictionaries(
+    _texts,
+    st.one_of(st.integers(), _texts, st.booleans(), st.none(), st.lists(st.integers())),
+    max_size=4,
+)
+_times = st.one_of(
+    st.datetimes(timezones=st.just(UTC)).map(lambda t: t.isoformat()),
+    _texts,  # any text: kept as it is
+)
+_ids = st.one_of(st.uuids().map(lambda u: u.hex), _texts)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            _ids,
+            st.integers(-1, 5),
+            _times,
+            st.lists(
+                st.tuples(st.sampled_from(["A", "B", "Ç"]), _payloads), min_size=1, max_size=3
+            ),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.data(),
+)
+@settings(max_examples=40, deadline=None)
+def test_any_log_round_trips_exactly(batches: list[Any], data: st.DataObject) -> None:
+    entries = _log(
+        [
+            (EventMetadata(cid, seat, at), [DomainEvent(t, p) for t, p in events])
+            for cid, seat, at, events in batches
+        ]
+    )
+    commands: dict[str, str] = {}
+    for version, (_entry_id, fields) in enumerate(entries, start=1):
+        if data.draw(st.booleans()):
+            digest = data.draw(st.sampled_from(["", f":{DIGEST}", ":short"]))
+            commands[f"seat:{fields['seat']}|{fields['command_id']}"] = (
+                f"{version}-{version}{digest}"
+            )
+    log = decode_body(encode_body(entries, commands))
+    assert (log.entries, log.commands) == (entries, commands)
