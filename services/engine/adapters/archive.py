@@ -92,6 +92,7 @@ __all__ = [
     "decode_archive",
     "decode_entries",
     "encode_archive",
+    "encode_checked",
     "encode_entries",
     "encode_z2",
     "revealed_secrets",
@@ -114,6 +115,26 @@ def encode_archive(entries: Sequence[Entry], commands: Mapping[str, str]) -> byt
     body = encode_body(entries, commands)
     compressor = archive_dicts.compressor(_ruleset_of(entries), LEVEL)
     return COMPACT_TAG + compressor.compress(body)
+
+
+def encode_checked(entries: Sequence[Entry], commands: Mapping[str, str]) -> bytes | str:
+    """The blob archiving writes, decoded back and compared before it is returned: ``z3``,
+    or ``z2`` for a log ``z3`` cannot hold exactly (entries of another shape, a payload
+    not stored as its canonical JSON), so no log is ever archived into something that
+    reads back different. Raises ValueError if neither round-trips."""
+    wanted = (list(entries), dict(commands))
+    try:
+        compact = encode_archive(entries, commands)
+        decoded = decode_archive(compact)
+        if (decoded.entries, decoded.commands) == wanted:
+            return compact
+    except ValueError:
+        pass  # not a log z3 holds: z2 keeps every field as it is
+    blob = encode_z2(entries, commands)
+    decoded = decode_archive(blob)
+    if (decoded.entries, decoded.commands) != wanted:
+        raise ValueError("the archive blob does not round-trip")
+    return blob
 
 
 def _ruleset_of(entries: Sequence[Entry]) -> str:

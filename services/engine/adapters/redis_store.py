@@ -18,8 +18,7 @@ from services.engine.adapters.archive import (
     Archive,
     Entry,
     decode_archive,
-    encode_archive,
-    encode_z2,
+    encode_checked,
     revealed_secrets,
 )
 from services.engine.adapters.finished import STREAM_CAP as FINISHED_STREAM_CAP
@@ -258,19 +257,6 @@ def _decoded(blob: bytes) -> Archive:
     return decode_archive(blob)
 
 
-def _archive_blob(entries: Sequence[Entry], commands: Mapping[str, str]) -> bytes | str:
-    """The blob archiving writes: ``z3``, or ``z2`` for a log ``z3`` cannot hold exactly
-    (entries of an unusual shape, a payload not stored in canonical JSON), so that no log
-    is ever archived into something that reads back different."""
-    try:
-        blob: bytes | str = encode_archive(entries, commands)
-        if decode_archive(blob) == Archive(list(entries), dict(commands), _head_of(entries)):
-            return blob
-    except ValueError:
-        pass
-    return encode_z2(entries, commands)
-
-
 @dataclass(frozen=True)
 class ArchivedLog:
     """What :meth:`RedisEventStore.archive` moved: the version archived (0: nothing), the
@@ -288,10 +274,6 @@ def _logged_bytes(entries: Sequence[Entry], commands: Mapping[str, str]) -> int:
         for entry_id, f in entries
     )
     return fields + sum(len(k.encode()) + len(v) for k, v in commands.items())
-
-
-def _head_of(entries: Sequence[Entry]) -> tuple[int, str]:
-    return _version_of(entries[-1][0]), entries[-1][1].get("hash", "")
 
 
 class RedisEventStore:
@@ -550,10 +532,10 @@ class RedisEventStore:
             return ArchivedLog(0, 0, 0)
         stored = [(str(entry_id), dict(fields)) for entry_id, fields in entries]
         kept = {str(k): str(v) for k, v in (commands or {}).items()}
-        blob = _archive_blob(stored, kept)
-        decoded = decode_archive(blob)
-        if decoded.entries != stored or decoded.commands != kept:
-            raise ValueError(f"archive of {game_id} does not round-trip")
+        try:
+            blob = encode_checked(stored, kept)
+        except ValueError as exc:
+            raise ValueError(f"archive of {game_id}: {exc}") from exc
         version = _version_of(stored[-1][0])
         keys = [
             self.keys.events(game_id),
