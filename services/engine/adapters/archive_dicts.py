@@ -16,8 +16,10 @@ dictionary makes a finished game's blob 11% to 22% smaller for a 16 KiB file per
 from __future__ import annotations
 
 import re
+import threading
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import zstandard
 
@@ -41,16 +43,22 @@ def shipped() -> dict[int, tuple[str, Path]]:
 
 
 @cache
-def dictionary(dict_id: int) -> zstandard.ZstdCompressionDict:
-    """The shipped dictionary ``dict_id``. Raises ValueError if none is shipped, or if the
-    file's own id is another (a renamed file)."""
+def _dictionary_bytes(dict_id: int) -> bytes:
     entry = shipped().get(dict_id)
     if entry is None:
         raise ValueError(f"archive needs zstd dictionary {dict_id}, which is not shipped")
-    data = zstandard.ZstdCompressionDict(entry[1].read_bytes())
-    if data.dict_id() != dict_id:
-        raise ValueError(f"{entry[1].name} holds dictionary {data.dict_id()}, not {dict_id}")
-    return data
+    content = entry[1].read_bytes()
+    found = zstandard.ZstdCompressionDict(content).dict_id()
+    if found != dict_id:
+        raise ValueError(f"{entry[1].name} holds dictionary {found}, not {dict_id}")
+    return content
+
+
+def dictionary(dict_id: int) -> zstandard.ZstdCompressionDict:
+    """The shipped dictionary ``dict_id`` (a new object: each thread's compressors get
+    their own). Raises ValueError if none is shipped, or if the file's own id is another
+    (a renamed file)."""
+    return zstandard.ZstdCompressionDict(_dictionary_bytes(dict_id))
 
 
 def newest_for(ruleset: str) -> int:
@@ -59,20 +67,37 @@ def newest_for(ruleset: str) -> int:
     return max(ids, default=0)
 
 
-@cache
+_PER_THREAD = threading.local()
+"""Each thread's compressors and decompressors: zstandard's are not safe to share between
+threads (a process may read games from more than one event loop thread)."""
+
+
 def compressor(ruleset: str, level: int) -> zstandard.ZstdCompressor:
-    """A level ``level`` compressor with ``ruleset``'s newest dictionary (if any); its
-    frames carry their content size and dictionary id."""
-    dict_id = newest_for(ruleset)
-    data = dictionary(dict_id) if dict_id else None
-    return zstandard.ZstdCompressor(
-        level=level, dict_data=data, write_content_size=True, write_dict_id=True
-    )
+    """A level ``level`` compressor with ``ruleset``'s newest dictionary (if any), of this
+    thread; its frames carry their content size and dictionary id."""
+    made: dict[tuple[str, int], zstandard.ZstdCompressor] = _per_thread("compressors")
+    if (ruleset, level) not in made:
+        dict_id = newest_for(ruleset)
+        data = dictionary(dict_id) if dict_id else None
+        made[(ruleset, level)] = zstandard.ZstdCompressor(
+            level=level, dict_data=data, write_content_size=True, write_dict_id=True
+        )
+    return made[(ruleset, level)]
 
 
-@cache
 def _decompressor(dict_id: int) -> zstandard.ZstdDecompressor:
-    return zstandard.ZstdDecompressor(dict_data=dictionary(dict_id) if dict_id else None)
+    made: dict[int, zstandard.ZstdDecompressor] = _per_thread("decompressors")
+    if dict_id not in made:
+        made[dict_id] = zstandard.ZstdDecompressor(
+            dict_data=dictionary(dict_id) if dict_id else None
+        )
+    return made[dict_id]
+
+
+def _per_thread(name: str) -> Any:
+    if not hasattr(_PER_THREAD, name):
+        setattr(_PER_THREAD, name, {})
+    return getattr(_PER_THREAD, name)
 
 
 def decompress(frame: bytes) -> bytes:
