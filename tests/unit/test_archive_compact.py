@@ -13,9 +13,11 @@ from datetime import UTC
 from typing import Any
 
 import pytest
+import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from services.engine.adapters import archive_dicts
 from services.engine.adapters.archive import (
     COMPACT_TAG,
     ArchiveMismatch,
@@ -187,3 +189,13 @@ def test_any_log_round_trips_exactly(batches: list[Any], data: st.DataObject) ->
             )
     log = decode_body(encode_body(entries, commands))
     assert (log.entries, log.commands) == (entries, commands)
+
+
+def test_a_blob_naming_a_dictionary_not_shipped_is_refused_by_its_id() -> None:
+    body = encode_body(ENTRIES, COMMANDS)
+    samples = [body[i : i + 64] for i in range(0, len(body), 64)] * 20
+    foreign = zstandard.train_dictionary(2048, samples, dict_id=999_999)
+    frame = zstandard.ZstdCompressor(dict_data=foreign, write_content_size=True).compress(body)
+    with pytest.raises(ValueError, match="needs zstd dictionary 999999, which is not shipped"):
+        decode_archive(COMPACT_TAG + frame)
+    assert 999_999 not in archive_dicts.shipped()
