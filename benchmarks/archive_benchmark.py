@@ -1,20 +1,33 @@
-"""Archive benchmark: what an archived game leaves in Redis, per registered ruleset.
+"""Archive benchmark: what an archived game leaves in Redis, and what reading it costs.
 
-For every ruleset of the default registry, plays ``--games`` finished games through the
-engine on a Redis store (seeded random legal moves; human seats bound to tokens; every
-move carries a fresh random command id, as a client's retry-safe call does; fixed game
-seeds, so every code version plays the same games), then:
+For every ruleset of the default registry (and Archaeology at 5 seats too), plays
+``--games`` finished games through the engine on a Redis store (seeded random legal
+moves; human seats bound to tokens; every move carries a fresh random command id, as a
+client's retry-safe call does; fixed game seeds, so every code version plays the same
+games), then for each game:
 
-1. ``before``: the game's keys and bytes (``MEMORY USAGE`` summed) once it has ended;
-2. ``archived``: the same right after ``archive_finished`` (services.engine.adapters.retention);
-3. ``after read``: the same after a cold GetGame of the archived game (a fresh
-   engine and snapshot cache load it, as a restarted or another process would).
+1. ``before``: the game's keys and bytes (``MEMORY USAGE`` summed) once it has ended,
+   and what the same log and command ids take as a ``z2`` blob (the format before);
+2. cold loads before archiving: a fresh engine (no cache) loads the game from its stream
+   with its snapshot key deleted first, so the whole log is read and folded;
+3. ``archived``: keys, bytes and the blob's own length right after ``archive_finished``
+   (services.engine.adapters.retention);
+4. cold loads after: a fresh engine loads the archived game (``z3``: decompressed, every
+   hash recomputed and checked against the head, folded).
 
-Keys are counted by SCAN of the game's own key prefix (``<prefix>:{s<k>}:game:<id>:*``);
-each key's own bytes are listed for the last game.
-Runs unchanged on older code, so before/after figures compare.
+Loads are timed ``--reps`` times each (min / median / max in ms, wall clock and this
+process's CPU time: on a shared machine the minimum and the CPU time are the steadier
+figures); every failure (a game
+not archived, a load that raises, a log that reads back different) is counted and
+printed, and the exit status is 1 if there was any.
 
-Run: ``python -m benchmarks.archive_benchmark [--redis-url URL] [--games 2]``
+``--train N`` instead plays N games per ruleset (other seeds than the measured ones)
+and writes each ruleset's zstd dictionary (``--dict-size`` bytes) to
+services/engine/adapters/data/archive_dicts/<ruleset>-<id>.zdict, ``<id>`` the highest id
+shipped plus one (:mod:`services.engine.adapters.archive_dicts`). ``--no-dict`` measures
+without the shipped dictionaries.
+
+Run: ``python -m benchmarks.archive_benchmark [--redis-url URL] [--games 3] [--reps 5]``
 from the repository root (embedded Redis if no URL / REDIS_URL).
 """
 
@@ -28,13 +41,18 @@ import os
 import random
 import statistics
 import sys
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import zstandard
+
 from benchmarks.eventlog_benchmark import redis_url
-from services.engine.adapters import RedisEventStore
+from services.engine.adapters import RedisEventStore, archive_dicts
+from services.engine.adapters.archive import encode_z2
+from services.engine.adapters.archive_compact import encode_body
 from services.engine.adapters.retention import archive_finished
 from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec
@@ -43,7 +61,9 @@ from services.logging_setup import configure_logging
 from tests.game_samples import samples_of
 
 SEATS = 4
-"""Seats per game (every shipped game takes 4)."""
+"""Seats of every measured game; Archaeology is measured at 5 as well (EXTRA_SEATS)."""
+EXTRA_SEATS = {"archaeology": (5,)}
+"""More seat counts measured per ruleset (the issue's targets name a 5-seat Archaeology)."""
 
 
 def options_of(ruleset: str) -> dict[str, Any]:
@@ -52,15 +72,15 @@ def options_of(ruleset: str) -> dict[str, Any]:
     return dict(samples_of(ruleset).bench_setup(standard=True).options)
 
 
-async def play_game(engine: Engine, ruleset: str, seed: int) -> str:
-    """A finished ``ruleset`` game of SEATS token-bound human seats, played by seeded
+async def play_game(engine: Engine, ruleset: str, seed: int, seats: int = SEATS) -> str:
+    """A finished ``ruleset`` game of ``seats`` token-bound human seats, played by seeded
     random legal moves, each with its own random command id; its id."""
-    seats = [
+    specs = [
         SeatSpec(SeatKind.HUMAN, f"p{i}", hashlib.sha256(f"t{seed}-{i}".encode()).hexdigest())
-        for i in range(SEATS)
+        for i in range(seats)
     ]
     options = options_of(ruleset)
-    game = (await engine.create_game(ruleset, seats, options, uuid.uuid4().hex)).game_id
+    game = (await engine.create_game(ruleset, specs, options, uuid.uuid4().hex)).game_id
     rng = random.Random(seed)
     snapshot = await engine.load(game)
     while not snapshot.is_terminal():
@@ -71,57 +91,130 @@ async def play_game(engine: Engine, ruleset: str, seed: int) -> str:
     return game
 
 
-def _fixed_seeds() -> Callable[[], str]:
+def _fixed_seeds(label: str = "archive-benchmark") -> Callable[[], str]:
     """Game seeds in a fixed order: the same games on every code version."""
     numbers = itertools.count()
-    return lambda: f"archive-benchmark-{next(numbers)}"
+    return lambda: f"{label}-{next(numbers)}"
 
 
-async def footprint(store: RedisEventStore, game: str) -> tuple[int, int, list[str]]:
-    """(keys, bytes, ``kind=bytes`` of each key) of the game's own keys."""
+async def footprint(store: RedisEventStore, game: str) -> tuple[int, int]:
+    """(keys, bytes by ``MEMORY USAGE``) of the game's own keys."""
     pattern = store.keys.events(game).removesuffix(":events") + ":*"
-    names = sorted([str(k) async for k in store.client.scan_iter(match=pattern, count=1000)])
-    sizes = []
+    names = [str(k) async for k in store.client.scan_iter(match=pattern, count=1000)]
+    total = 0
     for name in names:
         usage: Any = await store.client.memory_usage(name, samples=0)
-        sizes.append(int(usage or 0))
-    kinds = [f"{n.rsplit(':', 1)[1]}={size:,}" for n, size in zip(names, sizes, strict=True)]
-    return len(names), sum(sizes), kinds
+        total += int(usage or 0)
+    return len(names), total
 
 
-async def run(url: str, games: int) -> int:
+async def _log_of(store: RedisEventStore, game: str) -> tuple[list[Any], dict[str, str]]:
+    """The game's stream entries and command ids as stored."""
+    entries: Any = await store.client.xrange(store.keys.events(game))
+    commands: Any = await store.client.hgetall(store.keys.commands(game))
+    return [(str(i), dict(f)) for i, f in entries], {str(k): str(v) for k, v in commands.items()}
+
+
+async def cold_loads(
+    store: RedisEventStore, registry: RulesetRegistry, game: str, reps: int, drop_snapshot: bool
+) -> tuple[list[float], list[float]]:
+    """(wall, this process's CPU) milliseconds of ``reps`` loads of ``game`` by a fresh
+    engine each (no cache). CPU time leaves out other processes' load on a shared
+    machine, and Redis's own work (a stream read costs Redis more than a GET)."""
+    walls, cpus = [], []
+    for _ in range(reps):
+        if drop_snapshot:
+            await store.delete_snapshot(game)
+        start, cpu = time.perf_counter(), time.process_time()
+        await Engine(store, registry).load(game)
+        walls.append((time.perf_counter() - start) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    return walls, cpus
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):.1f} / {statistics.median(values):.1f} / {max(values):.1f}"
+
+
+async def measure(
+    url: str, ruleset: str, seats: int, games: int, reps: int, registry: RulesetRegistry
+) -> int:
+    """Play, archive and load ``games`` games; print one row per game; the error count."""
+    errors = 0
+    prefix = f"bench-archive-{uuid.uuid4().hex[:8]}"
+    store = RedisEventStore.from_url(url, prefix=prefix)
+    engine = Engine(store, registry, seed_source=_fixed_seeds())
+    for seed in range(games):
+        game = await play_game(engine, ruleset, seed, seats)
+        entries, commands = await _log_of(store, game)
+        z2 = len(encode_z2(entries, commands))
+        keys_before, bytes_before = await footprint(store, game)
+        events_before = await store.read(game)
+        before = await cold_loads(store, registry, game, reps, drop_snapshot=True)
+        later = datetime.now(UTC) + timedelta(days=2)
+        report = await archive_finished(store, registry, timedelta(days=1), later)
+        if report.failed or game not in report.archived:
+            errors += 1
+            print(f"ERROR {ruleset}: not archived: {report.failed}")
+            continue
+        blob = int(await store.client.strlen(store.keys.archive(game)))
+        keys_after, bytes_after = await footprint(store, game)
+        try:
+            after = await cold_loads(store, registry, game, reps, drop_snapshot=False)
+            if await store.read(game) != events_before:
+                raise AssertionError("the archived log reads back different")
+        except Exception as exc:  # counted and shown: the run goes on
+            errors += 1
+            print(f"ERROR {ruleset}: archived game {game} does not load: {exc!r}")
+            continue
+        print(
+            f"{ruleset:12} {seats} seats  events {len(entries):5}  "
+            f"before: {keys_before} keys {bytes_before:9,} B (z2 blob {z2:8,} B)  "
+            f"archived: {keys_after} keys {bytes_after:7,} B (z3 blob {blob:7,} B, "
+            f"{z2 / blob:4.1f}x smaller than z2)"
+        )
+        for label, was, now in (("wall", before[0], after[0]), ("cpu ", before[1], after[1])):
+            print(
+                f"    cold load {label} ms min/median/max  before {_spread(was)}  "
+                f"after {_spread(now)}  ratio of mins {min(now) / min(was):.2f}, "
+                f"of medians {statistics.median(now) / statistics.median(was):.2f}"
+            )
+    await store.close()
+    return errors
+
+
+async def train(url: str, games: int, dict_size: int, registry: RulesetRegistry) -> None:
+    """Write each ruleset's dictionary, trained on ``games`` games' ``z3`` bodies."""
+    next_id = max(archive_dicts.shipped(), default=0) + 1
+    for ruleset in registry.names():
+        store = RedisEventStore.from_url(url, prefix=f"train-archive-{uuid.uuid4().hex[:8]}")
+        engine = Engine(store, registry, seed_source=_fixed_seeds("archive-dictionary"))
+        samples: list[bytes] = []
+        for seed in range(games):
+            seats = (SEATS, *EXTRA_SEATS.get(ruleset, ()))[
+                seed % (1 + len(EXTRA_SEATS.get(ruleset, ())))
+            ]
+            game = await play_game(engine, ruleset, 10_000 + seed, seats)
+            body = encode_body(*await _log_of(store, game))
+            # Training takes many small samples: a body's 4 KiB pieces.
+            samples += [body[i : i + 4096] for i in range(0, len(body), 4096)]
+        await store.close()
+        trained = zstandard.train_dictionary(dict_size, samples, dict_id=next_id, level=19)
+        path = archive_dicts.FOLDER / f"{ruleset}-{next_id}.zdict"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(trained.as_bytes())
+        print(f"{path}: {len(trained.as_bytes()):,} B from {games} games")
+        next_id += 1
+
+
+async def run(url: str, games: int, reps: int, only: str = "") -> int:
     registry: RulesetRegistry = default_registry()
     errors = 0
     for ruleset in registry.names():
-        prefix = f"bench-archive-{uuid.uuid4().hex[:8]}"
-        store = RedisEventStore.from_url(url, prefix=prefix)
-        engine = Engine(store, registry, seed_source=_fixed_seeds())
-        rows: dict[str, list[tuple[int, int]]] = {"before": [], "archived": [], "after read": []}
-        kinds: dict[str, list[str]] = {}
-        for seed in range(games):
-            game = await play_game(engine, ruleset, seed)
-            keys, size, names = await footprint(store, game)
-            rows["before"].append((keys, size))
-            kinds["before"] = names
-            later = datetime.now(UTC) + timedelta(days=2)
-            report = await archive_finished(store, registry, timedelta(days=1), later)
-            if report.failed or game not in report.archived:
-                errors += 1
-                print(f"ERROR {ruleset}: not archived: {report.failed}")
-            keys, size, names = await footprint(store, game)
-            rows["archived"].append((keys, size))
-            kinds["archived"] = names
-            await Engine(store, registry).load(game)  # a cold read: fresh caches
-            keys, size, names = await footprint(store, game)
-            rows["after read"].append((keys, size))
-            kinds["after read"] = names
-        for label, values in rows.items():
-            median = statistics.median(v[1] for v in values)
-            print(
-                f"{ruleset:12} {label:10} keys {values[0][0]}  bytes (median of {len(values)}) "
-                f"{median:,.0f}  [{' '.join(kinds[label])}]"
-            )
-        await store.close()
+        if only and ruleset != only:
+            continue
+        for seats in (SEATS, *EXTRA_SEATS.get(ruleset, ())):
+            errors += await measure(url, ruleset, seats, games, reps, registry)
     print(f"errors: {errors}")
     return 1 if errors else 0
 
@@ -130,11 +223,22 @@ def main() -> None:
     """Entry point: ``python -m benchmarks.archive_benchmark``."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
-    parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--games", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--train", type=int, default=0, metavar="GAMES")
+    parser.add_argument("--dict-size", type=int, default=16 * 1024)
+    parser.add_argument("--no-dict", action="store_true")
+    parser.add_argument("--ruleset", default="", help="measure this ruleset only")
     args = parser.parse_args()
     configure_logging("WARNING")
+    if args.no_dict:
+        archive_dicts.shipped.cache_clear()
+        archive_dicts.FOLDER = archive_dicts.FOLDER / "absent"
     with redis_url(args.redis_url) as url:
-        sys.exit(asyncio.run(run(url, args.games)))
+        if args.train:
+            asyncio.run(train(url, args.train, args.dict_size, default_registry()))
+            sys.exit(0)
+        sys.exit(asyncio.run(run(url, args.games, args.reps, args.ruleset)))
 
 
 if __name__ == "__main__":

@@ -159,10 +159,22 @@ async def _archive(args: argparse.Namespace) -> int:
         )
     finally:
         await store.close()
+    # One line a CronJob's log collector keeps: what the pass moved.
+    log.info(
+        "archive_pass",
+        archived=len(report.archived),
+        already_archived=report.already_archived,
+        running=report.running,
+        recent=report.recent,
+        failed=len(report.failed),
+        bytes_before=report.logged_bytes,
+        bytes_after=report.archived_bytes,
+    )
     print(
         f"archived {len(report.archived)}, already archived {report.already_archived}, "
         f"running {report.running}, finished too recently {report.recent}, "
-        f"left for a person {len(report.failed)}"
+        f"left for a person {len(report.failed)}; "
+        f"bytes before {report.logged_bytes}, after {report.archived_bytes}"
     )
     for game_id, why in sorted(report.failed.items()):
         print(f"  {game_id}: {why}")

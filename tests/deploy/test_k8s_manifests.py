@@ -107,11 +107,25 @@ def named(docs: tuple[dict[str, Any], ...], kind: str, name: str) -> dict[str, A
 
 
 def workloads(docs: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """The long-running workloads (probed, autoscaled, budgeted)."""
     return [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
 
 
+def pods(docs: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """Everything that starts pods: the workloads and the CronJobs."""
+    return [d for d in docs if d["kind"] in ("Deployment", "StatefulSet", "CronJob")]
+
+
+def pod_template(workload: dict[str, Any]) -> dict[str, Any]:
+    if workload["kind"] == "CronJob":
+        template: dict[str, Any] = workload["spec"]["jobTemplate"]["spec"]["template"]
+        return template
+    template = workload["spec"]["template"]
+    return template
+
+
 def containers(workload: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    spec = workload["spec"]["template"]["spec"]
+    spec = pod_template(workload)["spec"]
     yield from spec.get("initContainers", [])
     yield from spec["containers"]
 
@@ -123,7 +137,7 @@ def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
 
 
 def pod_labels(workload: dict[str, Any]) -> dict[str, str]:
-    return dict(workload["spec"]["template"]["metadata"]["labels"])
+    return dict(pod_template(workload)["metadata"]["labels"])
 
 
 # --- rendering and schema validation ------------------------------------------------------
@@ -179,7 +193,7 @@ def test_namespace_labels_and_images(overlay: str) -> None:
         assert labels.get("app.kubernetes.io/part-of") == "teotihuacan-server" or (
             doc["kind"] == "Namespace"
         ), doc["metadata"]["name"]
-    for workload in workloads(docs):
+    for workload in pods(docs):
         for container in containers(workload):
             name, _, tag = container["image"].rpartition(":")
             assert name and tag and tag != "latest", container["image"]
@@ -224,7 +238,7 @@ def test_probes(target: str) -> None:
 
 
 def test_resources(target: str) -> None:
-    for workload in workloads(_render(target)):
+    for workload in pods(_render(target)):
         for container in containers(workload):
             resources = container.get("resources", {})
             for part in ("requests", "limits"):
@@ -234,9 +248,9 @@ def test_resources(target: str) -> None:
 
 
 def test_security_contexts(target: str) -> None:
-    for workload in workloads(_render(target)):
+    for workload in pods(_render(target)):
         name = workload["metadata"]["name"]
-        pod = workload["spec"]["template"]["spec"]
+        pod = pod_template(workload)["spec"]
         assert pod["securityContext"]["runAsNonRoot"] is True, name
         assert pod["securityContext"]["runAsUser"] != 0, name
         assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault", name
@@ -274,9 +288,9 @@ def test_references_resolve(overlay: str) -> None:
     config_maps = {d["metadata"]["name"] for d in of_kind(docs, "ConfigMap")}
     secrets = {d["metadata"]["name"] for d in of_kind(docs, "Secret")}
     secrets |= EXTERNAL_SECRETS.get(overlay, set())
-    for workload in workloads(docs):
+    for workload in pods(docs):
         name = workload["metadata"]["name"]
-        for volume in workload["spec"]["template"]["spec"].get("volumes", []):
+        for volume in pod_template(workload)["spec"].get("volumes", []):
             if "configMap" in volume:
                 assert volume["configMap"]["name"] in config_maps, name
             if "secret" in volume:
@@ -376,7 +390,7 @@ METRICS_POLICY = "teoti-metrics"
 
 def test_network_policies(target: str) -> None:
     docs = _render(target)
-    components = {pod_labels(w)[COMPONENT_LABEL]: w for w in workloads(docs)}
+    components = {pod_labels(w)[COMPONENT_LABEL]: w for w in pods(docs)}
     for component, workload in components.items():
         policies = [
             p
@@ -401,7 +415,8 @@ def test_network_policies(target: str) -> None:
             "engine": {"gateway", "bot", "director"},
             "bot": set(),
             "director": set(),
-            "redis": set(COMPONENTS),
+            "redis": {*COMPONENTS, "archive"},
+            "archive": set(),
         }
         assert allowed == want[component], component
 
@@ -454,6 +469,65 @@ def test_disruption_budgets_and_autoscalers(target: str) -> None:
             assert "cpu" in container["resources"]["requests"], "CPU utilization needs requests"
     hpas = of_kind(docs, "HorizontalPodAutoscaler")
     assert {h["spec"]["scaleTargetRef"]["name"] for h in hpas} == set(deployments)
+
+
+def test_the_archive_cronjob_runs_teoti_archive_as_the_engine(target: str) -> None:
+    """Issue 34: retention runs on a schedule, one pass at a time, in the services' image,
+    as the engine's Redis user (it deletes games' streams and seeds), within limits; its
+    arguments parse with the real CLI."""
+    from services.cli.commands import build_parser
+
+    docs = _render(target)
+    cron = named(docs, "CronJob", "teoti-archive")
+    engine = named(docs, "Deployment", "teoti-engine")
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    assert len(cron["spec"]["schedule"].split()) == 5
+    job = cron["spec"]["jobTemplate"]["spec"]
+    assert pod_template(cron)["spec"]["restartPolicy"] == "Never"
+    assert job["activeDeadlineSeconds"] > 0 and job["backoffLimit"] >= 1
+    (container,) = containers(cron)
+    (engine_container,) = containers(engine)
+    assert container["image"] == engine_container["image"]
+    parsed = build_parser().parse_args(container["args"])
+    assert parsed.command == "archive" and parsed.older_than_days > 0
+    logins = {
+        v["valueFrom"]["secretKeyRef"]["name"]
+        for v in container["env"]
+        if "secretKeyRef" in v.get("valueFrom", {})
+    }
+    assert logins == {"teoti-redis-engine"}
+    redis_url = {v["name"]: v.get("value") for v in container["env"]}["REDIS_URL"]
+    assert redis_url == {v["name"]: v.get("value") for v in engine_container["env"]}["REDIS_URL"]
+    assert {"cpu", "memory"} <= set(container["resources"]["limits"])
+
+
+def test_production_scales_the_gateway_and_bots_on_metrics_the_adapter_serves() -> None:
+    """Issue 34: where CPU is the wrong signal, the production overlay's HPAs also read
+    the gateway's request rate (a Pods metric) and the bot backlog (an External metric);
+    deploy/monitoring/prometheus-adapter-rules.yaml serves exactly those names, from
+    families the code exports. Dev (no adapter) keeps CPU alone: an HPA missing a
+    metric would never scale down."""
+    from tests.deploy.test_monitoring import served_families
+
+    adapter = yaml.safe_load((REPO / "deploy/monitoring/prometheus-adapter-rules.yaml").read_text())
+    served = {
+        kind: {rule["name"]["as"]: rule for rule in rules}
+        for kind, rules in adapter["rules"].items()
+    }
+    for rules in served.values():
+        for rule in rules.values():
+            (family,) = re.findall(r"teoti_[a-z_]+", rule["seriesQuery"])
+            assert family.removesuffix("_total") in served_families(), family
+    production = _render("production")
+    wanted = {"teoti-gateway": ("Pods", "custom"), "teoti-bot": ("External", "external")}
+    for name, (kind, api) in wanted.items():
+        metrics = named(production, "HorizontalPodAutoscaler", name)["spec"]["metrics"]
+        assert {m["type"] for m in metrics} == {"Resource", kind}, name
+        (extra,) = [m for m in metrics if m["type"] == kind]
+        metric = extra[kind.lower()]["metric"]["name"]
+        assert metric in served[api], f"{name} reads {metric}, which the adapter does not serve"
+    for hpa in of_kind(_render("dev"), "HorizontalPodAutoscaler"):
+        assert [m["type"] for m in hpa["spec"]["metrics"]] == ["Resource"]
 
 
 # --- the overlays' Redis ----------------------------------------------------------------
@@ -610,9 +684,9 @@ def test_only_the_gateway_holds_the_signing_key(target: str) -> None:
     points; no other part sees it, and no overlay ships one (created out of band)."""
     docs = _render(target)
     assert not [d for d in of_kind(docs, "Secret") if d["metadata"]["name"] == SIGNING_SECRET]
-    for workload in workloads(docs):
-        component = workload["metadata"]["labels"][COMPONENT_LABEL]
-        spec = workload["spec"]["template"]["spec"]
+    for workload in pods(docs):
+        component = pod_labels(workload)[COMPONENT_LABEL]
+        spec = pod_template(workload)["spec"]
         volumes = {
             v["name"]: v["secret"]
             for v in spec.get("volumes", [])

@@ -91,6 +91,7 @@ _KINDS: dict[str, type[GameServiceError]] = {
     "rate_limited": RateLimited,
     "corrupt_log": LogCorrupted,
     "chain_mismatch": LogCorrupted,
+    "archive_mismatch": LogCorrupted,
 }
 
 

@@ -6,18 +6,19 @@ import hashlib
 import heapq
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.client import NEVER_DECODE
 from redis.exceptions import NoScriptError
 
 from services.engine.adapters.archive import (
     Archive,
     Entry,
     decode_archive,
-    decode_entries,
-    encode_archive,
+    encode_checked,
     revealed_secrets,
 )
 from services.engine.adapters.finished import STREAM_CAP as FINISHED_STREAM_CAP
@@ -241,6 +242,40 @@ def _decode(entry_id: str, fields: dict[str, str]) -> StoredEvent:
     )
 
 
+def _get_raw(target: Any, key: str) -> Any:
+    """GET ``key`` on a client or pipeline, the reply left as bytes: a ``z3`` archive blob
+    is binary, and the store's client otherwise decodes every reply as UTF-8 text."""
+    return target.execute_command("GET", key, **{NEVER_DECODE: True})
+
+
+@lru_cache(maxsize=4)
+def _decoded(blob: bytes) -> Archive:
+    """The archive ``blob`` holds, decoded once for the few reads of one game that follow
+    each other (a cold load reads its log and then its secrets from the same blob; a
+    ``z3`` decode recomputes every hash). Keyed by the blob's bytes, so a blob that
+    changed is decoded afresh; callers only read what it returns."""
+    return decode_archive(blob)
+
+
+@dataclass(frozen=True)
+class ArchivedLog:
+    """What :meth:`RedisEventStore.archive` moved: the version archived (0: nothing), the
+    bytes of the log it read (entry ids, stream fields and command-id fields and values,
+    UTF-8; what Redis holds is more, its own overhead not counted) and the blob's bytes."""
+
+    version: int
+    logged_bytes: int
+    blob_bytes: int
+
+
+def _logged_bytes(entries: Sequence[Entry], commands: Mapping[str, str]) -> int:
+    fields = sum(
+        len(entry_id) + sum(len(k) + len(v.encode()) for k, v in f.items())
+        for entry_id, f in entries
+    )
+    return fields + sum(len(k.encode()) + len(v) for k, v in commands.items())
+
+
 class RedisEventStore:
     """EventStore on Redis Streams (see :mod:`services.engine.adapters.keys` for the layout).
 
@@ -318,7 +353,7 @@ class RedisEventStore:
     async def _run_script(
         self,
         keys: Sequence[str],
-        args: list[str],
+        args: Sequence[str | bytes],
         script: str = APPEND_SCRIPT,
         sha: str = APPEND_SHA,
     ) -> Any:
@@ -440,10 +475,10 @@ class RedisEventStore:
             max="+",
             count=limit if limit > 0 else None,
         )
-        pipe.get(self.keys.archive(game_id))
+        _get_raw(pipe, self.keys.archive(game_id))
         entries, blob = await pipe.execute()
         if not entries and blob:
-            entries = decode_entries(str(blob))[max(from_version, 0) :]
+            entries = _decoded(blob).entries[max(from_version, 0) :]
             entries = entries[:limit] if limit > 0 else entries
         return [_decode(entry_id, fields) for entry_id, fields in entries]
 
@@ -473,13 +508,14 @@ class RedisEventStore:
         """See EventStore.watch_partition: the game's shard (its hash slot on a cluster)."""
         return self.keys.shard_of(game_id)
 
-    async def archive(self, game_id: str) -> int:
-        """Move the game's log into its compressed archive blob; returns the version
-        archived (0: nothing to archive, the game is unknown or already archived).
+    async def archive(self, game_id: str) -> ArchivedLog:
+        """Move the game's log into its compressed archive blob; returns what moved
+        (version 0: nothing to archive, the game is unknown or already archived).
 
         Only the engine's retention job calls this, and only for a finished game (see
         :mod:`services.engine.adapters.retention`). The blob (entries and command ids, format
-        ``z2`` of :mod:`services.engine.adapters.archive`) is decoded and compared with what
+        ``z3`` of :mod:`services.engine.adapters.archive`, ``z2`` for a log ``z3`` cannot
+        hold exactly) is decoded and compared with what
         was read before the swap, and the swap (one script) is refused when the log moved
         since: raises VersionConflict then, ValueError if the blob does not round-trip.
         The head, token bindings, the games index entry and the archive stay; the
@@ -493,12 +529,13 @@ class RedisEventStore:
         pipe.hgetall(self.keys.sealed(game_id))
         entries, commands, sealed = await pipe.execute()
         if not entries:
-            return 0
+            return ArchivedLog(0, 0, 0)
         stored = [(str(entry_id), dict(fields)) for entry_id, fields in entries]
         kept = {str(k): str(v) for k, v in (commands or {}).items()}
-        blob = encode_archive(stored, kept)
-        if decode_archive(blob) != Archive(stored, kept):
-            raise ValueError(f"archive of {game_id} does not round-trip")
+        try:
+            blob = encode_checked(stored, kept)
+        except ValueError as exc:
+            raise ValueError(f"archive of {game_id}: {exc}") from exc
         version = _version_of(stored[-1][0])
         keys = [
             self.keys.events(game_id),
@@ -515,7 +552,7 @@ class RedisEventStore:
         )
         if status != "ok":
             raise VersionConflict(game_id, version, int(value))
-        return version
+        return ArchivedLog(version, _logged_bytes(stored, kept), len(blob))
 
     async def tidy_archived(self, game_id: str) -> int:
         """Delete what an archived game no longer needs and older code left or wrote back:
@@ -532,8 +569,8 @@ class RedisEventStore:
             return 0
         doomed = [self.keys.snapshot(game_id)] if snapshot else []
         if sealed:
-            blob: Any = await self._redis.get(self.keys.archive(game_id))
-            if blob and _rebuilt_from_log(decode_entries(str(blob)), sealed):
+            blob: Any = await _get_raw(self._redis, self.keys.archive(game_id))
+            if blob and _rebuilt_from_log(_decoded(blob).entries, sealed):
                 doomed.append(self.keys.sealed(game_id))
         return int(await self._redis.delete(*doomed)) if doomed else 0
 
@@ -572,10 +609,10 @@ class RedisEventStore:
             return None
         pipe = self._redis.pipeline(transaction=False)
         pipe.hget(self.keys.commands(game_id), command_id)
-        pipe.get(self.keys.archive(game_id))
+        _get_raw(pipe, self.keys.archive(game_id))
         value, blob = await pipe.execute()
         if not value and blob:
-            value = decode_archive(str(blob)).commands.get(command_id)
+            value = _decoded(blob).commands.get(command_id)
         return CommandRecord.from_text(str(value)) if value else None
 
     async def list_games(
@@ -617,11 +654,11 @@ class RedisEventStore:
         pipe = self._redis.pipeline(transaction=False)
         pipe.hgetall(self.keys.sealed(game_id))
         pipe.hgetall(self.keys.tokens(game_id))
-        pipe.get(self.keys.archive(game_id))
+        _get_raw(pipe, self.keys.archive(game_id))
         sealed, tokens, blob = await pipe.execute()
         secrets = {str(k): SecretValue.from_json(v) for k, v in (sealed or {}).items()}
         if blob:
-            secrets = {**revealed_secrets(decode_entries(str(blob))), **secrets}
+            secrets = {**revealed_secrets(_decoded(blob).entries), **secrets}
         return PrivateRecords(secrets, {int(k): str(v) for k, v in (tokens or {}).items()})
 
     async def save_snapshot(self, game_id: str, data: str) -> None:

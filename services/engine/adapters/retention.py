@@ -49,6 +49,11 @@ class RetentionReport:
     already_archived: int = 0
     tidied: int = 0
     """Archived games whose leftover keys (snapshot, sealed secrets) this pass deleted."""
+    logged_bytes: int = 0
+    """Bytes of the logs this pass archived, as they were read (stream fields and command
+    ids, without Redis's own overhead)."""
+    archived_bytes: int = 0
+    """Bytes of the archive blobs this pass wrote for them."""
     failed: dict[str, str] = field(default_factory=dict)
     """Game id -> why it was left in place (audit problems, a concurrent append)."""
 
@@ -113,10 +118,18 @@ async def _consider(
         report.failed[game_id] = "; ".join(audit.problems)
         return
     try:
-        version = await store.archive(game_id)
+        moved = await store.archive(game_id)
     except (VersionConflict, ValueError) as exc:
         report.failed[game_id] = str(exc)
         return
-    if version:
+    if moved.version:
         report.archived.append(game_id)
-        log.info("game_archived", game_id=game_id, version=version)
+        report.logged_bytes += moved.logged_bytes
+        report.archived_bytes += moved.blob_bytes
+        log.info(
+            "game_archived",
+            game_id=game_id,
+            version=moved.version,
+            logged_bytes=moved.logged_bytes,
+            blob_bytes=moved.blob_bytes,
+        )

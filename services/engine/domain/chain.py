@@ -120,6 +120,19 @@ def content_text(
     )
 
 
+def next_hash(
+    previous: str,
+    version: int,
+    type_: str,
+    schema_version: int,
+    payload_text: str,
+    metadata: EventMetadata,
+) -> str:
+    """The hash of an event whose payload's canonical JSON is ``payload_text``, following
+    an event hashed ``previous`` (what an archive rebuilds its dropped hashes with)."""
+    return _digest(previous, content_text(version, type_, schema_version, payload_text, metadata))
+
+
 def hash_of(previous: str, event: StoredEvent) -> str:
     """The hash ``event`` must carry if it follows an event hashed ``previous``."""
     return _digest(

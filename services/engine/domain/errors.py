@@ -4,9 +4,10 @@ services.engine.transport.status_mapping)."""
 from __future__ import annotations
 
 from services.engine.domain.ruleset import InvalidOptions, RuleViolation
-from services.engine.domain.store_errors import ChainMismatch, VersionConflict
+from services.engine.domain.store_errors import ArchiveMismatch, ChainMismatch, VersionConflict
 
 __all__ = [
+    "ArchiveMismatch",
     "ChainMismatch",
     "CorruptLog",
     "GameNotFound",

@@ -29,3 +29,9 @@ class ChainMismatch(Exception):
         super().__init__(f"game {game_id}: hash chain mismatch: {detail}")
         self.game_id = game_id
         self.detail = detail
+
+
+class ArchiveMismatch(ValueError):
+    """An archived log whose payloads and metadata, hashed again, do not end at the head
+    the archive recorded (a ``z3`` archive keeps no per-event hash: it is tampered with or
+    damaged). Never read as the game's log; answered DATA_LOSS (``archive_mismatch``)."""

@@ -31,6 +31,7 @@ from grpc_status import rpc_status
 from redis import exceptions as redis_errors
 
 from services.engine.domain.errors import (
+    ArchiveMismatch,
     ChainMismatch,
     CorruptLog,
     GameNotFound,
@@ -194,6 +195,8 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str, dict[str, str]] | 
         return grpc.StatusCode.INTERNAL, "corrupt_log", {"kind": "corrupt_log"}
     if isinstance(exc, ChainMismatch):
         return grpc.StatusCode.DATA_LOSS, "chain_mismatch", {"kind": "chain_mismatch"}
+    if isinstance(exc, ArchiveMismatch):
+        return grpc.StatusCode.DATA_LOSS, "archive_mismatch", {"kind": "archive_mismatch"}
     return None
 
 
