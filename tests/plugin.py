@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import structlog
+from hypothesis import settings
 
 from services.embedded_redis import EmbeddedRedis, EmbeddedRedisCluster
 from services.engine.adapters import RedisEventStore
@@ -25,6 +26,12 @@ from services.engine.domain.rulesets import RulesetRegistry
 # 30 item 5): every process a test starts inherits this one, so the engines and bot
 # workers of one test agree; a test of the refusal removes it from its child's env.
 os.environ.setdefault("TEOTI_BOT_SECRET", secrets.token_hex(32))
+
+# Property tests check rules, not speed: hypothesis's default 200 ms deadline per example
+# fails them on a loaded 2-core machine (a timing race in CI), so no test has one unless
+# it sets its own.
+settings.register_profile("teoti", deadline=None)
+settings.load_profile("teoti")
 
 
 def _docker_available() -> bool:
