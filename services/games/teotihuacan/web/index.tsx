@@ -10,7 +10,7 @@
 
 import { useState } from "preact/hooks";
 import type { BoardProps } from "../../../../clients/web/src/boards";
-import { registerBoard } from "../../../../clients/web/src/boards";
+import { registerBoard, registerQuietEvents } from "../../../../clients/web/src/boards";
 import { isView, parseMoves } from "./model";
 import { Choices, PlayerBoards, Teotibot } from "./players";
 import { Pyramid } from "./pyramid";
@@ -52,3 +52,6 @@ export function TeotihuacanBoard(props: BoardProps) {
 }
 
 registerBoard("teotihuacan", TeotihuacanBoard);
+// The rules' own bookkeeping: the order of the steps to come, the offers refilled (each
+// shows on the board); kept in the log with their JSON, without a sentence.
+registerQuietEvents("teotihuacan", ["AgendaUpdated", "PyramidOfferRefilled", "DecorationOfferRefilled"]);

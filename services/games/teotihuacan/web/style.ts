@@ -30,6 +30,7 @@ export const TEO_CSS = `
   display: flex; flex-direction: column; gap: .25rem; min-width: 0; border-top-width: 6px; }
 .teo-boardcard.teo-from { border-style: dashed; }
 .teo-board-head { display: flex; gap: .35rem; align-items: center; }
+.teo-board-head b { overflow-wrap: normal; min-width: 0; }
 .teo-board-num { display: inline-grid; place-items: center; width: 1.4rem; height: 1.4rem; border-radius: 50%;
   background: #4a3219; color: #fff; font-size: .8rem; flex: none; }
 .teo-workers, .teo-worship { display: flex; flex-wrap: wrap; gap: .25rem; align-items: center; min-height: 1.6rem; }
@@ -106,5 +107,6 @@ export const TEO_CSS = `
   .teo-boards { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .teo-tech-list { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .teo-board { padding: .35rem; }
+  .teo-board-head b { font-size: .9rem; }
 }
 `;

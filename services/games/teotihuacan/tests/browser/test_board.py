@@ -61,7 +61,9 @@ def shoot(page: Any, name: str) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
         page.locator("#teo-board").screenshot(path=str(Path(folder) / f"{name}-board.png"))
-        page.locator("#teo-board .teo-pyramid").screenshot(path=str(Path(folder) / f"{name}-pyramid.png"))
+        page.locator("#teo-board .teo-pyramid").screenshot(
+            path=str(Path(folder) / f"{name}-pyramid.png")
+        )
 
 
 def wait_for_next_version(page: Any, before: int) -> None:
@@ -200,6 +202,14 @@ def test_a_game_against_a_bot_reaches_a_construction_step_played_on_the_board(
     assert page_width(ann) <= width
     assert ann.evaluate(UNNAMED_CONTROLS) == []
     shoot(ann, f"after-construction-{width}")
+    # The log reads as sentences; the rules' bookkeeping stays in it, out of sight.
+    expect(ann.locator("#events li", has_text="moved a worker from").first).to_be_visible()
+    expect(ann.locator('#events li[data-type="PyramidTilePlaced"]').first).to_contain_text(
+        "placed a pyramid tile on level"
+    )
+    quiet = ann.locator('#events li[data-type="AgendaUpdated"]')
+    assert quiet.count() > 0
+    expect(quiet.first).to_be_hidden()
 
 
 def test_a_solo_game_draws_teotibot_for_a_spectator_too(new_page: Any) -> None:  # noqa: F811
