@@ -91,6 +91,19 @@ function iconWords(icons: string): string {
   return shown.length ? shown.join(", ") : "no icons";
 }
 
+/** The decorations placed on the pyramid's sides and those on offer, by their icons. */
+function Decorations({ view }: { view: TeoView }) {
+  const icons = (t: number) => iconWords(view.printed.decoration_tiles[String(t)] ?? "--");
+  return (
+    <p class="teo-small teo-decorations">
+      Decorations: {view.decorations.length
+        ? view.decorations.map(([side, step, t]) => `${side} side step ${step} (${icons(t)})`).join("; ")
+        : "none placed yet"}
+      {view.decoration_offer.length > 0 && ` · on offer: ${view.decoration_offer.map(icons).join("; ")}`}
+    </p>
+  );
+}
+
 export function Pyramid({ view, moves, submit }: { view: TeoView; moves: Move[]; submit: (json: string) => void }) {
   const placing = moves.filter((m) => m.action["type"] === "place_pyramid_tile");
   const tiles = [...new Set(placing.map((m) => Number(m.action["tile"])))];
@@ -153,6 +166,7 @@ export function Pyramid({ view, moves, submit }: { view: TeoView; moves: Move[];
             : <span key={t} class="teo-offer-tile"><TileFace icons={icons(t)} label={label} /></span>;
         })}
       </div>
+      <Decorations view={view} />
       {placing.length > 0 && !chosenSlot && (
         <p class="teo-hint" id="teo-pyramid-hint">Choose a tile on offer, then a highlighted slot of the pyramid.</p>
       )}

@@ -6,6 +6,8 @@
 import type { Move, TeoView, Worker } from "./model";
 import { SEAT_COLOURS, boardName, discoveryWords, moveTarget } from "./model";
 
+const PALACE = 1;
+
 const MAIN_ACTION: Record<number, string> = {
   1: "no main action; 3 worship spaces with royal tiles",
   2: "harvest wood", 3: "harvest stone", 4: "harvest gold",
@@ -70,6 +72,13 @@ export function Rondel({ view, seat, names, moves, selection, submit }: {
                 <b>{boardName(view, board)}</b>
               </div>
               <span class="teo-small">{MAIN_ACTION[board] ?? ""}</span>
+              {board === PALACE && view.printed.royal_tiles.length > 0 && (
+                <ol class="teo-royal" aria-label="royal tiles of the worship spaces">
+                  {view.printed.royal_tiles.map((text, space) => (
+                    <li key={space} class="teo-small" title={text}>{space + 1}. {text}</li>
+                  ))}
+                </ol>
+              )}
               <div class="teo-workers">
                 {view.players.flatMap((p, s) => p.workers.map((w, i) => {
                   if (w.board !== board || w.locked) return null;

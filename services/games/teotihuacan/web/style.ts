@@ -62,6 +62,9 @@ export const TEO_CSS = `
 .teo-board button.teo-offer-tile { border: 2px solid var(--legal); padding: 2px; }
 .teo-board button.teo-offer-tile.teo-chosen { border-color: #231a10; box-shadow: 0 0 0 3px var(--legal); }
 .teo-face { width: 40px; height: 40px; display: block; }
+.teo-royal li { font-size: .72rem; line-height: 1.2; }
+.teo-royal { display: flex; flex-direction: column; gap: .1rem; border-left: 3px solid #8e44ad; padding-left: .3rem; }
+.teo-decorations { margin: .35rem 0 0; }
 .teo-hint { margin: .35rem 0 0; font-weight: bold; }
 .teo-place { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin-top: .4rem; background: var(--card);
   padding: .4rem; border-radius: 8px; border: 2px solid var(--legal); }
@@ -73,7 +76,7 @@ export const TEO_CSS = `
 .teo-lower { display: grid; grid-template-columns: minmax(0, 1.6fr) minmax(0, 1fr); gap: .6rem; }
 .teo-tech-list { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: .35rem; }
 .teo-tech { background: var(--card); border-radius: 8px; padding: .3rem; border: 2px solid transparent;
-  display: flex; flex-wrap: wrap; gap: .2rem; align-items: center; }
+  display: flex; flex-wrap: wrap; gap: .2rem; align-items: center; align-content: flex-start; }
 .teo-tech-text { font-size: .75rem; width: 100%; }
 .teo-noble-row { display: flex; flex-wrap: wrap; gap: .25rem; align-items: center; margin-bottom: .3rem;
   border: 2px solid transparent; border-radius: 8px; padding: .1rem; }
