@@ -60,3 +60,18 @@ def test_events_say_who_did_what() -> None:
     moved = DomainEvent("WorkerMoved", {"seat": 0, "worker": 2, "from_board": 4, "to_board": 5})
     assert RULES.describe_event(moved) == "seat 0 moved a worker from Gold Deposits to Alchemy"
     assert RULES.describe_event(DomainEvent("TurnStarted", {"seat": 2})) == "seat 2's turn"
+
+
+def test_legal_actions_are_named_with_where_they_are_played() -> None:
+    """describe_action_at (the descriptions a seat's legal actions are sent with) names
+    the boards a worker leaves and reaches, and a discovery tile by what it gives."""
+    state = new_game(2, seed=1, first_game=True)
+    worker = state.players[0].workers[0]
+    to = state.board_at(state.position(worker.board) + 2)
+    names = components().board
+    move = {"type": "move", "worker": 0, "steps": 2}
+    assert RULES.describe_action_at(state, 0, move) == (
+        f"Move worker 0 (power {worker.power}) from {names(worker.board).name} to {names(to).name}"
+    )
+    claim = RULES.describe_action_at(state, 0, {"type": "claim_discovery", "tile": 36})
+    assert claim == "Take discovery tile 36 (paying its cost): 4 cocoa"

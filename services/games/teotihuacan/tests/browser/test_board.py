@@ -183,6 +183,9 @@ def test_a_game_against_a_bot_reaches_a_construction_step_played_on_the_board(
         check_every_move_is_on_the_board(ann, moves)
         assert page_width(ann) <= width, "the board is wider than the window"
         if turns == 0:
+            # The list names where each worker goes (describe_action_at), as the board does.
+            first = ann.locator("#legal-actions button[data-action*='\"move\"']").first
+            expect(first).to_contain_text(" from ")
             assert small_controls(ann, "#teo-board") == []
             assert ann.evaluate(UNNAMED_CONTROLS) == []
             shoot(ann, f"start-{width}")
