@@ -6,6 +6,8 @@
 import type { Move, TeoView } from "./model";
 import { SEAT_COLOURS, boardName, discoveryWords } from "./model";
 
+const TEOTIBOT_SEAT = 1;
+
 const GOODS = ["cocoa", "wood", "stone", "gold"] as const;
 
 /** Moves the board places on the thing they act on; every other move is a choice. */
@@ -19,7 +21,9 @@ export function PlayerBoards({ view, names, you }: { view: TeoView; names: strin
       {order.map((s) => {
         const p = view.players[s];
         if (!p) return null;
-        const name = names[s] || `seat ${s}`;
+        // RULES.md §8: in a solo game seat 1 is Teotibot, whatever the seat is called.
+        const seatName = names[s] || `seat ${s}`;
+        const name = view.options.solo && s === TEOTIBOT_SEAT ? `Teotibot (${seatName})` : seatName;
         const turn = view.waiting_for?.seat === s && view.phase !== "ended";
         return (
           <li key={s} data-seat={String(s)} class={`teo-player${turn ? " teo-turn" : ""}${s === you ? " teo-me" : ""}`}

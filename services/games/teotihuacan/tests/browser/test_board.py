@@ -222,6 +222,7 @@ def test_a_solo_game_draws_teotibot_for_a_spectator_too(new_page: Any) -> None: 
     expect(ann.locator("#teo-board .teo-bot")).to_be_visible()
     watcher = new_page(viewport=PHONE, path=f"/#game={game_id}")
     expect(watcher.locator("#teo-board .teo-bot")).to_be_visible()
+    expect(watcher.locator('#teo-board .teo-player[data-seat="1"]')).to_contain_text("Teotibot")
     expect(watcher.locator("#teo-board button[data-action]")).to_have_count(0)
     expect(watcher.locator("#teo-board button[data-worker]")).to_have_count(0)
     assert page_width(watcher) <= PHONE["width"]
