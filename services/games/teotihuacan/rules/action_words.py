@@ -2,8 +2,9 @@
 
 ``describe_action`` sees the action alone ("Move worker 1 2 boards on"); the list of
 legal actions a seat is sent is described here, knowing the state: where a worker goes,
-on which board a worship or a main action happens, what a discovery tile is. Only what
-the seat may see is named (boards, public tiles), so a description leaks nothing.
+on which board a worship or a main action happens, what a discovery or starting tile
+is. Only what the seat may see is named (boards, public tiles, the seat's own starting
+tiles: legal actions go to their seat only), so a description leaks nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +25,17 @@ _DISCOVERY_NAMES = {
     "free_cocoa_payment": "a free cocoa payment",
     "teleport": "a teleport",
     "extra_worker": "an extra worker",
+}
+
+_GAIN_NAMES = {
+    "temple_blue": "blue temple step",
+    "temple_red": "red temple step",
+    "temple_green": "green temple step",
+    "resources_any": "resources of your choice",
+    "discovery": "discovery tile",
+    "avenue": "Avenue step",
+    "power_up": "power-up",
+    "technology": "technology",
 }
 
 
@@ -66,6 +78,14 @@ def _on_board(state: GameState, text: str) -> str:
     return text
 
 
+def starting_tile_words(tile: int) -> str:
+    """A starting tile by its face: ``"3 (Stone Quarry, Alchemy; 3 cocoa, 5 wood)"``."""
+    data = components().raw["starting_tiles"][tile]
+    boards = ", ".join(_board(b) for b in data["boards"])
+    gains = ", ".join(f"{n} {_GAIN_NAMES.get(good, good)}" for good, n in data["gain"].items())
+    return f"{tile} ({boards}; {gains})"
+
+
 def describe_action_at(state: GameState, seat: int, action: Mapping[str, Any]) -> str:
     """``describe_action``'s words for ``seat``'s legal ``action`` on ``state``, naming the
     boards and tiles involved; falls back to them when the state tells nothing more."""
@@ -78,6 +98,11 @@ def describe_action_at(state: GameState, seat: int, action: Mapping[str, Any]) -
             return _on_board(state, words)
         if kind in ("claim_discovery", "flip_discovery"):
             return f"{words}: {discovery_name(int(action['tile']))}"
+        if kind == "choose_starting_tiles":
+            tiles = " and ".join(starting_tile_words(int(t)) for t in action["tiles"])
+            return f"Keep starting tiles {tiles}"
+        if kind == "draft_starting_tile":
+            return f"Draft starting tile {starting_tile_words(int(action['tile']))}"
         if kind == "power_up":
             worker = state.players[seat].workers[int(action["worker"])]
             return (

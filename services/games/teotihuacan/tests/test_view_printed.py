@@ -75,3 +75,15 @@ def test_legal_actions_are_named_with_where_they_are_played() -> None:
     )
     claim = RULES.describe_action_at(state, 0, {"type": "claim_discovery", "tile": 36})
     assert claim == "Take discovery tile 36 (paying its cost): 4 cocoa"
+
+
+def test_starting_tiles_are_named_by_their_faces_for_the_seat_choosing() -> None:
+    state = new_game(2, seed=1, first_game=False)
+    seat = state.current
+    words = RULES.describe_action_at(
+        state, seat, {"type": "choose_starting_tiles", "tiles": [0, 2]}
+    )
+    assert words == (
+        "Keep starting tiles 0 (Stone Quarry, Alchemy; 3 cocoa, 5 wood) and "
+        "2 (Forest, Nobles; 1 wood, 2 stone, 3 gold)"
+    )
