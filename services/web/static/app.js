@@ -116,7 +116,7 @@
 .teo-slot text { font-size: 8px; fill: #7a4a00; font-weight: bold; pointer-events: none; }
 .teo-slot:hover rect, .teo-slot:focus rect { fill: #e2a23b99; }
 .teo-slot:focus { outline: none; }
-.teo-preview { opacity: .92; }
+.teo-preview rect:first-of-type { fill: #e2a23b66; }
 .teo-offer { display: flex; flex-wrap: wrap; gap: .35rem; align-items: center; margin-top: .4rem; }
 .teo-offer-tile { display: inline-grid; place-items: center; width: 48px; height: 48px; padding: 2px;
   background: var(--card); border-radius: 6px; border: 2px solid #c9a97a; }
