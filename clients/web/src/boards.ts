@@ -33,3 +33,16 @@ export function registerBoard(ruleset: string, board: Board): void {
 export function boardFor(ruleset: string): Board | undefined {
   return boards.get(ruleset);
 }
+
+const quietEvents = new Map<string, ReadonlySet<string>>();
+
+/** Names `types` of `ruleset`'s events as bookkeeping (e.g. an updated order of steps):
+ * the page keeps them in the log, their JSON one click away, but shows no sentence. */
+export function registerQuietEvents(ruleset: string, types: readonly string[]): void {
+  quietEvents.set(ruleset, new Set(types));
+}
+
+/** True if `type` is a bookkeeping event of `ruleset` (registerQuietEvents). */
+export function isQuietEvent(ruleset: string, type: string): boolean {
+  return quietEvents.get(ruleset)?.has(type) ?? false;
+}

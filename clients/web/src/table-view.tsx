@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import type { Game, GameEvent, LegalAction, Refusal } from "./api";
-import { boardFor } from "./boards";
+import { boardFor, isQuietEvent } from "./boards";
 import { GenericBoard } from "./generic";
 import { TableSession } from "./table";
 
@@ -100,11 +100,12 @@ function Seats({ game, you }: { game: Game; you: number | null }) {
   );
 }
 
-function EventItem({ event, you }: { event: GameEvent; you: number | null }) {
+function EventItem({ event, you, quiet }: { event: GameEvent; you: number | null; quiet: boolean }) {
   const seat = event.metadata?.seat ?? -1;
+  // A game's bookkeeping event (registerQuietEvents) stays in the list, out of sight.
   return (
     <li data-version={String(event.version)} data-type={event.type} data-seat={String(seat)}
-      class={you !== null && seat === you ? "mine" : undefined}>
+      class={you !== null && seat === you ? "mine" : undefined} hidden={quiet}>
       <span class="event-version">v{event.version}</span>{" "}
       <span class="event-text">{event.description || event.type}</span>
       <details class="raw">
@@ -209,7 +210,8 @@ export function TableView({ gameId, seat, token, onLeave }: {
         <aside class="log">
           <h3>Events <span id="stream-status" class="muted">{STREAM_WORDS[session.stream]}</span></h3>
           <ol id="events" reversed>
-            {session.events.map((event) => <EventItem key={event.version} event={event} you={seat} />)}
+            {session.events.map((event) => <EventItem key={event.version} event={event} you={seat}
+              quiet={Boolean(game && isQuietEvent(game.ruleset, event.type))} />)}
           </ol>
         </aside>
       </div>

@@ -243,7 +243,11 @@ class Ruleset(Protocol[StateT]):
         ...
 
     def describe_action(self, action: Mapping[str, Any]) -> str:
-        """One line naming the action in the game's own terms."""
+        """One line naming the action in the game's own terms.
+
+        A ruleset may also define ``describe_action_at(state, seat, action) -> str``
+        (optional, not part of this protocol): the legal actions a seat is sent are then
+        described with what the state tells (where a worker goes, what a tile is)."""
         ...
 
     def describe_event(self, event: DomainEvent) -> str:

@@ -10,6 +10,9 @@ gateway of the split deployment answers a move without folding its events a seco
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from teoti_client.proto import game_service_pb2 as pb
 
@@ -63,10 +66,20 @@ def add_legal_actions(
 ) -> None:
     """Append ``seat``'s legal actions on ``snapshot`` to ``target``, a repeated
     ``gameserver.v1.LegalAction`` field, each written in place (canonical JSON and the
-    ruleset's description); none once the game has ended."""
+    ruleset's description); none once the game has ended.
+
+    A ruleset may name an action better knowing where it is played: if it has
+    ``describe_action_at(state, seat, action)`` (optional, see Ruleset.describe_action)
+    that gives the description ("Move worker 1 from Forest to Alchemy"), else
+    ``describe_action(action)`` does."""
     if snapshot.is_terminal():
         return
     ruleset = snapshot.ruleset
+    state = snapshot.state
     add = target.add
-    for action in ruleset.legal_actions(snapshot.state, seat):
-        add(action_json=canonical_json(dict(action)), description=ruleset.describe_action(action))
+    at: Callable[[Any, int, Mapping[str, Any]], str] | None = getattr(
+        ruleset, "describe_action_at", None
+    )
+    for action in ruleset.legal_actions(state, seat):
+        words = at(state, seat, action) if at else ruleset.describe_action(action)
+        add(action_json=canonical_json(dict(action)), description=words)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from services.engine.domain.ruleset import DomainEvent
 
 from .components import NOT_A_TILE, components
+from .drawing import printed_faces
 from .flow import legal_actions, pending_task, rules_of
 from .state import GameState, state_to_dict
 from .tasks import kind_of
@@ -19,76 +20,105 @@ def _board(number: Any) -> str:
     return components().board(int(number)).name
 
 
+WORSHIP_WORDS = {
+    "ability": "use its ability",
+    "discovery": "take the discovery tile there",
+    "ability_then_discovery": "use its ability, then take the discovery tile (1 cocoa more)",
+    "discovery_then_ability": "take the discovery tile, then use its ability (1 cocoa more)",
+}
+"""How each worship mode reads (RULES.md §3, Worship: ability, discovery, or both)."""
+
+ASCENSION_WORDS = {
+    "vp_5": "score 5 VP",
+    "cocoa_5": "gain 5 cocoa",
+    "temple_1": "advance 1 step on a temple",
+    "pay_3_cocoa_temple_2": "pay 3 cocoa to advance 2 steps on temples",
+    "fourth_worker_and_2_cocoa": "bring in your fourth worker and gain 2 cocoa",
+}
+"""The ascension rewards (RULES.md §5) as the rulebook names them."""
+
+
+def _steps(n: Any) -> str:
+    return "1 board" if n == 1 else f"{n} boards"
+
+
+def _move_words(action: Mapping[str, Any]) -> str:
+    along = action.get("with_workers")
+    company = f", with worker(s) {', '.join(str(w) for w in along)} alongside" if along else ""
+    return f"Move worker {action.get('worker')} {_steps(action.get('steps'))} on{company}"
+
+
+def _pyramid_words(action: Mapping[str, Any]) -> str:
+    discount = f" ({action['discount']} discount)" if "discount" in action else ""
+    turns = int(action.get("rotation", 0))
+    turned = "unturned" if turns == 0 else f"turned {turns * 90}° clockwise"
+    return (
+        f"Place pyramid tile {action.get('tile')} on level {action.get('level')}, "
+        f"row {action.get('row')}, column {action.get('col')}, {turned}{discount}"
+    )
+
+
 def describe_action(action: Mapping[str, Any]) -> str:
-    """One line naming ``action`` in the game's terms, e.g. ``"move worker 1 by 2"``."""
+    """One line naming ``action`` as the rulebook would, e.g. ``"Move worker 1 2 boards on"``.
+
+    The action alone names no board a worker stands on; clients holding the view name
+    the destination themselves (the web board does).
+    """
     kind = action.get("type")
-    if kind == "move":
-        along = f" with workers {action['with_workers']}" if action.get("with_workers") else ""
-        return f"move worker {action.get('worker')} by {action.get('steps')}{along}"
-    if kind == "teleport":
-        return f"teleport worker {action.get('worker')} to {_board(action.get('board', 1))}"
-    if kind == "flip_discovery":
-        return f"flip discovery tile {action.get('tile')}"
-    if kind == "claim_discovery":
-        return f"claim discovery tile {action.get('tile')}"
-    if kind == "decline_discovery":
-        return "claim no discovery tile"
-    if kind == "take_reward":
-        return "take the printed temple reward"
-    if kind == "royal_trade":
-        if "times" in action:
-            return f"trade {action['times']} time(s) with the royal tile"
-        return f"trade for {action.get('resource')} with the royal tile"
-    if kind == "royal_temple":
-        return f"royal tile: advance on the {action.get('temple')} temple"
-    if kind == "royal_trade_done":
-        return "stop trading with the royal tile"
-    if kind == "teotibot_turn":
-        return "play Teotibot's turn (roll the dice, act by the solo rules)"
-    if kind == "stop_construction":
-        return "place no more pyramid tiles"
-    if kind == "pay_unlock":
-        return "pay 3 cocoa to unlock all workers"
-    if kind == "unlock":
-        return "unlock all workers (the whole turn)"
-    if kind == "worship":
-        return f"worship on space {action.get('space')} ({action.get('mode')})"
-    if kind == "advance_temple":
-        return f"advance on the {action.get('temple')} temple"
-    if kind == "take_resource":
-        return f"take 1 {action.get('resource')}"
-    if kind == "power_up":
-        return f"power up worker {action.get('worker')}"
-    if kind == "ascension_reward":
-        return f"ascension reward: {action.get('reward')}"
-    if kind == "pay_salary":
-        return f"pay {action.get('cocoa')} cocoa of salary"
-    if kind == "choose_technology":
-        return f"take the technology in slot {action.get('slot')}"
-    if kind == "build":
-        return f"build on the {action.get('row')} row of Nobles"
-    if kind == "place_pyramid_tile":
-        discount = f", {action['discount']} discount" if "discount" in action else ""
-        return (
-            f"place pyramid tile {action.get('tile')} on level {action.get('level')} "
-            f"(row {action.get('row')}, column {action.get('col')}), "
-            f"rotated {action.get('rotation')}{discount}"
-        )
-    if kind == "place_decoration":
-        return (
-            f"place decoration {action.get('tile')} on the {action.get('side')} side, "
-            f"step {action.get('step')}"
-        )
-    if kind == "extra_power_up":
-        return "pay 1 cocoa for technology #13's power-up" if action.get("pay") else "no extra"
-    if kind == "choose_starting_tiles":
-        return f"keep starting tiles {action.get('tiles')}"
-    if kind == "draft_starting_tile":
-        return f"draft starting tile {action.get('tile')}"
-    if kind == "place_starting_workers":
-        boards = ", ".join(_board(b) for b in action.get("boards", []))
-        return f"start with workers on {boards}"
-    return str(kind).replace("_", " ")
+    words = _ACTION_WORDS.get(str(kind))
+    if words is not None:
+        return words(action)
+    return str(kind).replace("_", " ").capitalize()
+
+
+_ACTION_WORDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "move": _move_words,
+    "teleport": lambda a: f"Move worker {a.get('worker')} straight to {_board(a.get('board', 1))}",
+    "flip_discovery": lambda a: f"Use discovery tile {a.get('tile')}",
+    "claim_discovery": lambda a: f"Take discovery tile {a.get('tile')} (paying its cost)",
+    "decline_discovery": lambda a: "Take no discovery tile",
+    "take_reward": lambda a: "Take the temple step's printed reward instead",
+    "royal_trade": lambda a: (
+        f"Trade {a['times']} time(s) with the royal tile"
+        if "times" in a
+        else f"Trade with the royal tile for {a.get('resource')}"
+    ),
+    "royal_temple": lambda a: f"Royal tile: advance on the {a.get('temple')} temple",
+    "royal_trade_done": lambda a: "Stop trading with the royal tile",
+    "teotibot_turn": lambda a: "Play Teotibot's turn (roll its dice, act by the solo rules)",
+    "stop_construction": lambda a: "Place no more pyramid tiles",
+    "pay_unlock": lambda a: "Pay 3 cocoa to unlock all your workers",
+    "unlock": lambda a: "Unlock all your workers (this is your whole turn)",
+    "worship": lambda a: (
+        f"Worship on worship space {int(a.get('space', 0)) + 1}: "
+        + WORSHIP_WORDS.get(str(a.get("mode")), str(a.get("mode")).replace("_", " "))
+    ),
+    "collect_cocoa": lambda a: "Collect cocoa instead of the board's action",
+    "main_action": lambda a: "Take the board's main action",
+    "advance_temple": lambda a: f"Advance on the {a.get('temple')} temple",
+    "take_resource": lambda a: f"Take 1 {a.get('resource')}",
+    "power_up": lambda a: f"Power up worker {a.get('worker')}",
+    "ascension_reward": lambda a: (
+        "Ascension: "
+        + ASCENSION_WORDS.get(str(a.get("reward")), str(a.get("reward")).replace("_", " "))
+    ),
+    "pay_salary": lambda a: f"Pay {a.get('cocoa')} cocoa of salary",
+    "choose_technology": lambda a: f"Take the technology in slot {a.get('slot')}",
+    "build": lambda a: f"Build on the {a.get('row')} row of Nobles",
+    "place_pyramid_tile": _pyramid_words,
+    "place_decoration": lambda a: (
+        f"Place decoration {a.get('tile')} on the {a.get('side')} side, step {a.get('step')}"
+    ),
+    "extra_power_up": lambda a: (
+        "Pay 1 cocoa for technology #13's extra power-up" if a.get("pay") else "No extra power-up"
+    ),
+    "choose_starting_tiles": lambda a: f"Keep starting tiles {a.get('tiles')}",
+    "draft_starting_tile": lambda a: f"Draft starting tile {a.get('tile')}",
+    "place_starting_workers": lambda a: (
+        "Start with workers on " + ", ".join(_board(b) for b in a.get("boards", []))
+    ),
+}
+"""Each action type's words (``describe_action``)."""
 
 
 def describe_event(event: DomainEvent) -> str:
@@ -99,27 +129,26 @@ def describe_event(event: DomainEvent) -> str:
         case "GameSetUp":
             return "the game is set up"
         case "TurnStarted":
-            return f"{seat} starts its turn"
+            return f"{seat}'s turn"
         case "WorkerMoved":
             return (
-                f"{seat} moves worker {p['worker']} from {_board(p['from_board'])}"
-                f" to {_board(p['to_board'])}"
+                f"{seat} moved a worker from {_board(p['from_board'])} to {_board(p['to_board'])}"
             )
         case "GoodsChanged":
             parts = ", ".join(f"{v:+d} {k}" for k, v in p["delta"].items())
             return f"{seat} {parts} ({p['reason'].replace('_', ' ')})"
         case "WorkersUnlocked":
-            return f"{seat} unlocks its workers (paid {p['cocoa_paid']} cocoa)"
+            return f"{seat} unlocked its workers (paid {p['cocoa_paid']} cocoa)"
         case "WorkerLocked":
-            return f"{seat} locks worker {p['worker']} on {_board(p['board'])}'s worship space"
+            return f"{seat} worshipped on {_board(p['board'])}"
         case "WorkerDisplaced":
-            return f"{seat}'s worker {p['worker']} is displaced on {_board(p['board'])}"
+            return f"{seat}'s worker was displaced from {_board(p['board'])}'s worship space"
         case "TempleAdvanced":
-            return f"{seat} reaches step {p['step']} of the {p['temple']} temple"
+            return f"{seat} advanced on the {p['temple']} temple (step {p['step']})"
         case "WorkerPoweredUp":
-            return f"{seat} powers worker {p['worker']} up to {p['power']}"
+            return f"{seat} powered a worker up to {p['power']}"
         case "WorkerAscended":
-            return f"{seat}'s worker {p['worker']} ascends"
+            return f"{seat}'s worker ascended"
         case "CalendarAdvanced":
             return f"the light calendar marker moves to {p['light']}"
         case "EclipseTriggered":
@@ -128,28 +157,28 @@ def describe_event(event: DomainEvent) -> str:
             lines = "; ".join(f"seat {s['seat']} +{s['total']}" for s in p["scores"])
             return f"eclipse {p['eclipse']} scored: {lines}"
         case "SalaryPaid":
-            return f"{seat} pays {p['paid']}/{p['owed']} cocoa salary, loses {p['vp_lost']} VP"
+            return f"{seat} paid {p['paid']} of {p['owed']} cocoa salary, lost {p['vp_lost']} VP"
         case "TechnologyAcquired":
-            return f"{seat} takes technology slot {p['slot']} (paid {p['gold_paid']} gold)"
+            return f"{seat} took a technology (paid {p['gold_paid']} gold)"
         case "BuildingBuilt":
-            return f"{seat} builds on the {p['row']} row of Nobles for {p['vp']} VP"
+            return f"{seat} built on the {p['row']} row of Nobles for {p['vp']} VP"
         case "PyramidTilePlaced":
             return (
-                f"{seat} places a pyramid tile on level {p['level']} "
+                f"{seat} placed a pyramid tile on level {p['level']} "
                 f"({p['matches']} matching icons)"
             )
         case "DecorationPlaced":
-            return f"{seat} places a decoration on the {p['side']} side, step {p['step']}"
+            return f"{seat} placed a decoration on the {p['side']} side, step {p['step']}"
         case "PyramidCompleted":
-            return f"{seat} completes the pyramid: the next eclipse is the final one"
+            return f"{seat} completed the pyramid: the next eclipse is the final one"
         case "AvenueAdvanced":
-            return f"{seat} reaches step {p['step']} of the Avenue of the Dead"
+            return f"{seat} advanced on the Avenue of the Dead (step {p['step']})"
         case "PyramidTrackAdvanced":
-            return f"{seat} reaches step {p['step']} of the Pyramid track"
+            return f"{seat} advanced on the Pyramid track (step {p['step']})"
         case "DiscoveryClaimed":
-            return f"{seat} claims discovery tile {p['tile']}"
+            return f"{seat} took discovery tile {p['tile']}"
         case "DiscoveryFlipped":
-            return f"{seat} flips discovery tile {p['tile']} ({p['effect'].replace('_', ' ')})"
+            return f"{seat} used discovery tile {p['tile']} ({p['effect'].replace('_', ' ')})"
         case "DiscoveryDrawn":
             return f"discovery tile {p['tile']} is drawn for {_board(p['board'])}"
         case "StartingTilesRevealed":
@@ -176,7 +205,7 @@ def describe_event(event: DomainEvent) -> str:
         case "FourthWorkerJoined":
             return f"{seat}'s fourth worker joins with power {p['power']}"
         case "AgendaUpdated":
-            return "the order of the coming steps is updated"
+            return "(bookkeeping: the steps still to resolve)"
         case "DecorationOfferRefilled":
             return f"decoration tile {p['tile']} is put on offer"
         case "PyramidOfferRefilled":
@@ -252,7 +281,8 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
 
     Hidden: other seats' dealt starting tiles, their secret choice until revealed, the
     discovery tiles dealt with tiles the viewer can't see, and what is in the bags (only
-    their sizes are shown).
+    their sizes are shown). ``printed`` holds the faces of the components in view
+    (:func:`.drawing.printed_faces`), for clients that draw the table.
     """
     data = _hide_starting_tiles(state_to_dict(state), state, seat)
     for supply in SUPPLIES:
@@ -265,6 +295,7 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
         if task is None
         else {"seat": task.seat, "decision": rules_of(task).decision, "kind": kind_of(task)}
     )
+    data["printed"] = printed_faces(state)
     if seat is not None:
         data["your_legal_actions"] = legal_actions(state, seat)
     return data

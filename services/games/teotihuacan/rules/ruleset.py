@@ -19,7 +19,7 @@ from services.engine.domain.ruleset import (
 )
 from services.games.teotihuacan import GAME
 
-from . import describe, flow
+from . import action_words, describe, flow
 from .evolve import evolve
 from .options import GameOptions, explain_options_error
 from .setup import set_up
@@ -115,6 +115,11 @@ class TeotihuacanRuleset:
     def describe_action(self, action: Mapping[str, Any]) -> str:
         """One line naming the action."""
         return describe.describe_action(action)
+
+    def describe_action_at(self, state: GameState, seat: int, action: Mapping[str, Any]) -> str:
+        """The action named with the boards and tiles it involves (the legal actions'
+        descriptions a seat is sent: "Move worker 1 (power 2) from Forest to Alchemy")."""
+        return action_words.describe_action_at(state, seat, action)
 
     def describe_event(self, event: DomainEvent) -> str:
         """One line telling what the event means."""
