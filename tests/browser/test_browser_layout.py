@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_browser_play import create, join, play_move, to_act
+from tests.browser.test_browser_play import create, join, move_buttons, play_move, to_act
 from tests.game_samples import game_names
 
 expect: Any = pytest.importorskip("playwright.sync_api").expect
@@ -48,7 +48,7 @@ def test_browser_a_phone_needs_no_sideways_scrolling_and_gets_big_targets(
     assert small_controls(ann, "#lobby") == []
     create(ann, "ann", ruleset, 2, others="bot")
     assert to_act([ann], timeout_s=60) is ann
-    actions = ann.locator("#legal-actions button")
+    actions = move_buttons(ann)
     assert actions.count() >= 1
     for index in range(actions.count()):  # every legal action, as the issue asks
         box = actions.nth(index).bounding_box()

@@ -60,6 +60,15 @@ def version(page: Any) -> int:
     return int(text) if text else 0
 
 
+def move_buttons(page: Any) -> Any:
+    """The seat's moves in the page's list, unfolded first: under a drawn board a list of
+    more than a dozen moves starts folded (the board makes them)."""
+    page.evaluate(
+        "() => { const list = document.getElementById('move-list'); if (list) list.open = true; }"
+    )
+    return page.locator("#legal-actions button")
+
+
 def to_act(pages: list[Any], timeout_s: float = 20.0) -> Any:
     """The page whose seat has to act (its banner says so), or None once the game is over."""
     deadline = time.monotonic() + timeout_s
@@ -78,7 +87,7 @@ def play_move(mover: Any, watchers: list[Any], pick: str = "first") -> int:
     """Click one of the mover's legal actions; returns the version it reached, after
     checking that every other page received the new events over its stream."""
     before = version(mover)
-    buttons = mover.locator("#legal-actions button")
+    buttons = move_buttons(mover)
     (buttons.first if pick == "first" else buttons.last).click()
     expect(mover.locator("#game-version")).not_to_have_text(str(before))
     reached = version(mover)
@@ -192,7 +201,7 @@ def test_browser_a_whole_game_against_a_bot(new_page: Any, ruleset: str) -> None
             break
         moves += 1
         before = version(ann)
-        buttons = ann.locator("#legal-actions button")
+        buttons = move_buttons(ann)
         buttons.nth(choose.randrange(buttons.count())).click()
         # Either the move is taken, or (the bot moved since the list was drawn) refused.
         ann.wait_for_function(

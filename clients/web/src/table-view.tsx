@@ -29,6 +29,10 @@ const STREAM_WORDS = {
   following: "(following)", reconnecting: "(reconnecting)", over: "(the game is over)", stopped: "(stopped)",
 } as const;
 
+/** Most moves listed open under a drawn board: past it (a construction step offers about
+ * a hundred placements) the list starts folded, as the board makes those moves. */
+const LIST_OPEN_MAX = 12;
+
 const RESIGN_QUESTION = "Resign this game? In a 2-player or solo game it ends and you lose; "
   + "at a bigger table you are out (ranked last) and a bot plays your moves.";
 
@@ -134,6 +138,8 @@ export function TableView({ gameId, seat, token, onLeave }: {
   const redraw = () => setDrawn((n) => n + 1);
   const [session, setSession] = useState<TableSession | null>(null);
   const [byHand, setByHand] = useState("");
+  // The person's own choice to open or fold the list under a board (null: not made).
+  const [listOpen, setListOpen] = useState<boolean | null>(null);
   useEffect(() => {
     const started = new TableSession(gameId, seat, token, redraw);
     setSession(started);
@@ -179,8 +185,16 @@ export function TableView({ gameId, seat, token, onLeave }: {
               moves below it, for what the board does not place; the generic view is a
               summary, so the list comes first there. */}
           {game && Board && <Board game={game} view={view} seat={seat} actions={session.actions} submit={submit} />}
-          {seat !== null && <h3>{Board ? "Your moves as a list" : "Your moves"}</h3>}
-          {seat !== null && <Actions actions={session.actions} seat={seat} finished={Boolean(game?.finished)} submit={submit} />}
+          {seat !== null && Board && (
+            <details id="move-list" class="move-list"
+              open={listOpen ?? session.actions.length <= LIST_OPEN_MAX}
+              onToggle={(e) => setListOpen((e.currentTarget as HTMLDetailsElement).open)}>
+              <summary>Your moves as a list ({session.actions.length})</summary>
+              <Actions actions={session.actions} seat={seat} finished={Boolean(game?.finished)} submit={submit} />
+            </details>
+          )}
+          {seat !== null && !Board && <h3>Your moves</h3>}
+          {seat !== null && !Board && <Actions actions={session.actions} seat={seat} finished={Boolean(game?.finished)} submit={submit} />}
           {game && !Board && <GenericBoard game={game} view={view} seat={seat} actions={session.actions} submit={submit} />}
           <details id="by-hand" class="by-hand" hidden={seat === null}>
             <summary>Send an action by hand</summary>
