@@ -5,11 +5,12 @@ from their messages (:mod:`services.web.openapi_schemas`: what the face sends, a
 it accepts), in the JSON mapping the face speaks (:func:`services.web.face.to_json`).
 The prose of each field is in the .proto files, which the description links to.
 
-A server-streaming method answers with server-sent events; OpenAPI 3.1 has no schema per
-event, so the ``text/event-stream`` body is described as text (what a generic client
-receives) and each event (``message``, ``end``, ``error``: name, ``id``, data schema) in
-the media type's ``x-sse-events``, with a component ``<Method>Frame`` (a parsed frame:
-``event``, ``id``, ``data``) for generated types. OpenAPI cannot describe a WebSocket:
+A server-streaming method answers with server-sent events. OpenAPI 3.1 has no
+``itemSchema`` (3.2 does, and openapi-python-client 0.29 reads only 3.1), so the
+``text/event-stream`` schema is each event as tools before 3.2 read it (name, id, data
+as JSON text; see :func:`_event_schema`), the media type's ``x-sse-events`` names each
+event's data schema, and a component ``<Method>Frame`` (a parsed frame: ``event``,
+``id``, ``data`` as JSON) gives generated clients a type. OpenAPI cannot describe a WebSocket:
 a request-streaming method (GameService.Play) is listed under ``x-websockets`` with its
 frames' schemas, not under ``paths``.
 """
@@ -214,7 +215,7 @@ def _stream_reply(method: MethodDescriptor, schemas: SchemaSet) -> dict[str, Any
         "(`: keepalive`) come every 15 s of silence.",
         "content": {
             "text/event-stream": {
-                "schema": {"type": "string", "description": "the event stream's text"},
+                "schema": _event_schema(data, ident),
                 "x-sse-events": {
                     "message": {"id": ident, "data": ref(data)},
                     "end": {"data": ref(STREAM_END)},
@@ -223,6 +224,40 @@ def _stream_reply(method: MethodDescriptor, schemas: SchemaSet) -> dict[str, Any
                 "x-sse-frame": ref(frame),
             }
         },
+    }
+
+
+def _wire_event(name: str, data: str, ident: str | None) -> dict[str, Any]:
+    """One event as the SSE format carries it: its name, id and data as text (JSON)."""
+    properties: dict[str, Any] = {
+        "event": {"type": "string", "const": name},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": ref(data),
+        },
+        "id": {"type": "string", "description": ident or "the last id sent before it"},
+        "retry": {"type": "integer"},
+    }
+    required = ["event", "data", "id"] if ident else ["event", "data"]
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _event_schema(data: str, ident: str) -> dict[str, Any]:
+    """The ``schema`` of a ``text/event-stream`` reply. Before OpenAPI 3.2 (whose
+    ``itemSchema`` does this) tools read it as the schema of each event, an object of
+    name, id and data (Schemathesis validates every event of a stream against it); a
+    client that does not split events gets the stream's text, the last branch, which
+    openapi-python-client falls back to (an object-only schema made it crash)."""
+    return {
+        "description": "one server-sent event (event, id, data as JSON text), or the "
+        "whole stream's text for a client that reads it unsplit",
+        "anyOf": [
+            _wire_event("message", data, ident),
+            _wire_event("end", STREAM_END, None),
+            _wire_event("error", STATUS, None),
+            {"type": "string"},
+        ],
     }
 
 

@@ -36,6 +36,12 @@ SCHEMATHESIS_CONFIG = """
 # HTTP 400 in the gRPC-to-HTTP table: schema-valid requests may get 400 with a reason.
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
+
+# A finished game to watch: its stream's every event is checked against the schema
+# (generated ids only reach 404).
+[[operations]]
+include-name-regex = "WatchGame"
+parameters = {{ game_id = "{game}" }}
 """
 
 
@@ -95,7 +101,18 @@ def test_the_document_states_what_is_sent_and_accepted() -> None:
     watch = spec["paths"][SERVICE + "WatchGame"]
     ok = watch["get"]["responses"]["200"]["content"]["text/event-stream"]
     assert set(ok["x-sse-events"]) == {"message", "end", "error"}
-    assert ok["schema"]["type"] == "string"  # generic clients read text, not JSON
+    # Each event as tools before OpenAPI 3.2 read it, or the whole text (never one JSON).
+    events = ok["schema"]["anyOf"]
+    assert [e.get("properties", {}).get("event", {}).get("const") for e in events] == [
+        "message",
+        "end",
+        "error",
+        None,
+    ]
+    assert events[0]["properties"]["data"]["contentSchema"] == {
+        "$ref": "#/components/schemas/gameserver.v1.WatchGameResponse"
+    }
+    assert events[-1] == {"type": "string"}
     assert "204" in watch["get"]["responses"]
     names = [p["name"] for p in watch["get"]["parameters"]]
     assert "Last-Event-ID" in names and "x-timeout-ms" in names and "seat_token" not in names
@@ -167,6 +184,11 @@ async def test_a_reconnect_past_a_finished_stream_gets_204(served: StackFactory)
         assert [(event, ident) for event, _, ident in again] == [("message", last), ("end", None)]
 
 
+async def _finished_game(web: str) -> str:
+    async with httpx.AsyncClient(base_url=web, timeout=20) as http:
+        return await bot_game(http)
+
+
 def _schemathesis() -> Path:
     binary = Path(sys.executable).with_name("st")
     if not binary.exists():
@@ -177,9 +199,11 @@ def _schemathesis() -> Path:
 @pytest.mark.slow
 def test_schemathesis_finds_nothing_with_all_checks(serve: Served, tmp_path: Path) -> None:
     """Every operation, every check (status codes, content types, headers, response
-    schemas, schema-violating requests refused, valid ones accepted, unsupported
-    methods...), coverage, fuzzing and stateful phases, a fixed seed: 0 failures."""
-    (tmp_path / "schemathesis.toml").write_text(SCHEMATHESIS_CONFIG)
+    schemas, each server-sent event of a finished game's WatchGame, schema-violating
+    requests refused, valid ones accepted, unsupported methods...), coverage, fuzzing
+    and stateful phases, a fixed seed: 0 failures."""
+    game = asyncio.run(_finished_game(serve.web))
+    (tmp_path / "schemathesis.toml").write_text(SCHEMATHESIS_CONFIG.format(game=game))
     run = subprocess.run(
         [
             str(_schemathesis()),

@@ -3275,7 +3275,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "message";
+                        data: string;
+                        /** @description the event's version */
+                        id: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "error";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | string;
                 };
             };
             /** @description a reconnect (Last-Event-ID) to a stream that has ended: nothing more will come (EventSource stops on 204) */
@@ -3440,7 +3461,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "message";
+                        data: string;
+                        /** @description the event's version */
+                        id: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "error";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | string;
                 };
             };
             /** @description refused: INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE */
@@ -5336,7 +5378,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "message";
+                        data: string;
+                        /** @description the event's version */
+                        id: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "error";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | string;
                 };
             };
             /** @description a reconnect (Last-Event-ID) to a stream that has ended: nothing more will come (EventSource stops on 204) */
@@ -5501,7 +5564,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "message";
+                        data: string;
+                        /** @description the event's version */
+                        id: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "error";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | string;
                 };
             };
             /** @description refused: INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE */
@@ -7080,7 +7164,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "message";
+                        data: string;
+                        /** @description the notice id (`notice.id`) */
+                        id: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "error";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | string;
                 };
             };
             /** @description a reconnect (Last-Event-ID) to a stream that has ended: nothing more will come (EventSource stops on 204) */
@@ -7245,7 +7350,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @constant */
+                        event: "message";
+                        data: string;
+                        /** @description the notice id (`notice.id`) */
+                        id: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "end";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | {
+                        /** @constant */
+                        event: "error";
+                        data: string;
+                        /** @description the last id sent before it */
+                        id?: string;
+                        retry?: number;
+                    } | string;
                 };
             };
             /** @description refused: INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE */
