@@ -371,3 +371,40 @@ def _next_messages(lines: Iterator[str], models: Any, until_end: bool = False) -
             return [models.GameserverV1WatchGameResponse.from_dict(json.loads(data))]
     assert until_end, "the stream closed before its end event"
     return []
+
+
+async def test_last_event_id_resumes_a_tournament_stream(served: StackFactory) -> None:
+    """A reconnecting EventSource on WatchTournament resumes after its Last-Event-ID
+    (``after_version``), where it used to start again from the first event."""
+    tournaments = "/gameserver.v1.TournamentService/"
+    async with served() as (_, http):
+        config = {"name": "cup", "ruleset": "nim", "min_seats": 2, "max_seats": 2, "rounds": 1}
+        created = await http.post(
+            tournaments + "CreateTournament", json={"config": config}, headers=JSON
+        )
+        assert created.status_code == 200, created.text
+        tid = created.json()["tournament"]["tournament_id"]
+        for name in ("ann", "bob"):
+            joined = await http.post(
+                tournaments + "RegisterPlayer",
+                json={
+                    "tournament_id": tid,
+                    "player": name,
+                    "bot": True,
+                    "organiser_token": created.json()["organiser_token"],
+                },
+                headers=JSON,
+            )
+            assert joined.status_code == 200, joined.text
+
+        async def first_id(last: str | None) -> str | None:
+            headers = {"last-event-id": last} if last else {}
+            url = tournaments + "WatchTournament"
+            async with http.stream("GET", url, params={"tournament_id": tid}, headers=headers) as s:
+                async for _, data, ident in sse_frames(s):
+                    assert ident == str(data["event"]["version"])
+                    return ident
+            return None
+
+        assert await first_id(None) == "1"
+        assert await first_id("1") == "2"
