@@ -393,8 +393,7 @@ def _from_query(route: Route, request: Request) -> Message | Any:
                 return BadRequest(f"the query parameter {name!r} must be true or false")
             fields[name] = _BOOLS[value.lower()]
         elif field is not None and field.type == FieldDescriptor.TYPE_ENUM:
-            with contextlib.suppress(ValueError):
-                fields[name] = int(value) if _DIGITS.fullmatch(value) else value
+            fields[name] = int(value) if _DIGITS.fullmatch(value) else value
     if (problem := request_problem(fields, route.method.input_type)) is not None:
         return BadRequest(f"the query is not a valid request: {problem}")
     last = request.headers.get("last-event-id", "")
