@@ -28,15 +28,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import structlog
 from google.protobuf import json_format
-from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor, ServiceDescriptor
+from google.protobuf.descriptor import (
+    Descriptor,
+    FieldDescriptor,
+    MethodDescriptor,
+    ServiceDescriptor,
+)
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from google.rpc import status_pb2
@@ -50,6 +56,7 @@ from services.rpc.limits import MAX_REQUEST_BYTES
 from services.web.context import WebAbort, WebContext, peer_string, status_of
 from services.web.errors import http_status, refusal, retry_after, status_json
 from services.web.origins import origin_allowed
+from services.web.strict_json import request_problem
 
 log = structlog.get_logger(__name__)
 FACE = "web"
@@ -249,7 +256,8 @@ class Face:
             )
         context = _context(request)
         if streaming:
-            return await _stream(route, parsed, context)
+            resuming = request.method == "GET" and bool(request.headers.get("last-event-id"))
+            return await _stream(route, parsed, context, resuming)
         try:
             reply = await route.handler(parsed, context)
         except WebAbort as abort:
@@ -285,11 +293,17 @@ def parse_message(text: str, message: Message) -> Message | BadRequest:
     """``message`` filled from ``text`` (one JSON object in protobuf's JSON mapping),
     or a :class:`BadRequest` saying why it is not one (the servicer refuses it with
     INVALID_ARGUMENT ``malformed_request``, as the gRPC face refuses bytes that are not
-    the method's message). Shared by HTTP bodies and WebSocket frames."""
+    the method's message). Values must have the JSON types the OpenAPI document states
+    (:func:`~services.web.strict_json.request_problem`), narrower than protobuf's parser
+    (no float enums, no numeric strings for doubles). Shared by HTTP bodies and WebSocket
+    frames."""
     if not text.lstrip().startswith("{"):
         # protobuf's own words for a list or a string are about fields, not this.
         return BadRequest("the request must be a JSON object")
     try:
+        problem = request_problem(json.loads(text), cast(Descriptor, message.DESCRIPTOR))
+        if problem is not None:
+            return BadRequest(f"the request is not a valid JSON message: {problem}")
         json_format.Parse(text, message)
     except RecursionError:
         return BadRequest("the request is nested too deeply")
@@ -355,27 +369,37 @@ def _token_in_query(request: Request) -> str | None:
     return None
 
 
+_DIGITS = re.compile(r"-?[0-9]+")
 _BOOLS = {"true": True, "false": False, "1": True, "0": False}
 """How a bool field reads in a query string (JSON's words, or a digit)."""
 
 
 def _from_query(route: Route, request: Request) -> Message | Any:
     """A request message from query parameters (GET of a stream, for EventSource);
-    ``Last-Event-ID`` (a reconnecting EventSource) resumes after that version (after
-    that notice id for a request with an ``after`` field: WatchPlayer). Every
+    ``Last-Event-ID`` (a reconnecting EventSource) resumes after that version
+    (``from_version``, ``after_version``; after that notice id for a request with an
+    ``after`` field: WatchPlayer). Every
     value is a string; a bool field's ``true``/``false``/``1``/``0`` become JSON's
-    booleans (protobuf's JSON mapping would refuse a quoted ``"true"``)."""
+    booleans (protobuf's JSON mapping would refuse a quoted ``"true"``), an enum's
+    digits its number; a parameter given twice is refused (which one would count?)."""
     descriptor = route.request_class.DESCRIPTOR
     fields: dict[str, Any] = dict(request.query_params)
+    if len(fields) < len(request.query_params.multi_items()):
+        return BadRequest("a query parameter is given more than once")
     for name, value in fields.items():
         field = descriptor.fields_by_name.get(name) or descriptor.fields_by_camelcase_name.get(name)
         if field is not None and field.type == FieldDescriptor.TYPE_BOOL:
             if value.lower() not in _BOOLS:
                 return BadRequest(f"the query parameter {name!r} must be true or false")
             fields[name] = _BOOLS[value.lower()]
+        elif field is not None and field.type == FieldDescriptor.TYPE_ENUM:
+            fields[name] = int(value) if _DIGITS.fullmatch(value) else value
+    if (problem := request_problem(fields, route.method.input_type)) is not None:
+        return BadRequest(f"the query is not a valid request: {problem}")
     last = request.headers.get("last-event-id", "")
-    if last.isdigit() and "from_version" in descriptor.fields_by_name:
-        fields["from_version"] = last
+    for resume in ("from_version", "after_version"):  # WatchGame, WatchTournament
+        if last.isdigit() and resume in descriptor.fields_by_name:
+            fields[resume] = last
     if last and "after" in descriptor.fields_by_name:  # WatchPlayer: a notice id
         fields["after"] = last
     message = route.request_class()
@@ -413,25 +437,37 @@ def _timeout_ms(request: Request) -> int | None:
     return int(text)
 
 
-async def _stream(route: Route, message: Any, context: WebContext) -> Response:
+async def _stream(route: Route, message: Any, context: WebContext, resuming: bool) -> Response:
     """Run a server-streaming method: an HTTP error if it is refused before it accepts
-    the call (unknown game, wrong token, too many watchers), else an SSE response."""
+    the call (unknown game, wrong token, too many watchers), else an SSE response.
+
+    ``resuming``: a reconnecting EventSource (``Last-Event-ID``). If the stream then ends
+    with nothing after that id (a finished game's watch, resumed past its last event),
+    the answer is 204 No Content: the EventSource spec's way to stop it reconnecting,
+    where 200 and ``end`` again would start another round every few seconds for ever.
+    The first response is awaited up to :data:`KEEPALIVE_S` before that is decided."""
     queue: asyncio.Queue[Message | WebAbort | None] = asyncio.Queue(STREAM_BUFFER)
     pump = asyncio.create_task(_pump(route.handler(message, context), queue, context))
     accepted = asyncio.create_task(context.accepted.wait())
     await asyncio.wait({pump, accepted}, return_when=asyncio.FIRST_COMPLETED)
+    accepted.cancel()
+    first: Message | WebAbort | _Nothing | None = _NOTHING
     if not context.accepted.is_set():
-        accepted.cancel()
+        # Ended (or refused) without accepting: its first item decides.
         first = queue.get_nowait() if not queue.empty() else None
         if isinstance(first, WebAbort):
             await pump
             context.finish()
             return error_response(first.status)
-        # Ended (or answered) without accepting: stream what it left, as below.
-    else:
-        accepted.cancel()
+    if resuming and isinstance(first, _Nothing):
+        with contextlib.suppress(TimeoutError):
+            first = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+    if resuming and first is None:
+        await pump
+        context.finish()
+        return Response(status_code=204, headers={"cache-control": "no-store"})
     return StreamingResponse(
-        _held(_events(queue, pump, context), route.path[1:], context),
+        _held(_events(queue, pump, context, first), route.path[1:], context),
         media_type="text/event-stream",
         headers={"cache-control": "no-store", "x-accel-buffering": "no"},
     )
@@ -463,20 +499,32 @@ async def _pump(
     await queue.put(None)
 
 
+class _Nothing:
+    """No item taken from the queue yet (None is the queue's end mark)."""
+
+
+_NOTHING = _Nothing()
+
+
 async def _events(
     queue: asyncio.Queue[Message | WebAbort | None],
     pump: asyncio.Task[None],
     context: WebContext,
+    first: Message | WebAbort | _Nothing | None = _NOTHING,
 ) -> AsyncIterator[bytes]:
-    """SSE frames from ``queue``; cancels the servicer's stream when the client leaves."""
+    """SSE frames from ``first`` (an item already taken from the queue, if any) and
+    ``queue``; cancels the servicer's stream when the client leaves."""
     ended = False
     try:
         while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
-            except TimeoutError:
-                yield b": keepalive\n\n"
-                continue
+            if not isinstance(first, _Nothing):
+                item, first = first, _NOTHING
+            else:
+                try:
+                    item = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b": keepalive\n\n"
+                    continue
             if item is None:
                 ended = True
                 yield sse("end", {})
@@ -512,9 +560,10 @@ async def _held(
 
 
 def code_of(response: Response) -> str:
-    """The gRPC status code name a unary answer carries: OK for a 200, else the code of
-    the google.rpc.Status in its body (docs/web.md "Refusals")."""
-    if response.status_code == 200:
+    """The gRPC status code name a unary answer carries: OK for a 2xx (a 204 ends a
+    resumed stream that has nothing more), else the code of the google.rpc.Status in its
+    body (docs/web.md "Refusals")."""
+    if 200 <= response.status_code < 300:
         return "OK"
     try:
         number = int(json.loads(bytes(response.body))["code"])

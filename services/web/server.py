@@ -48,7 +48,6 @@ log = structlog.get_logger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
 DEFAULT_WEB_PORT = 8080
-PROTO_PATH = "proto/gameserver/v1/game_service.proto"
 KEEPALIVE_IDLE_S = 5.0
 """Seconds an idle kept-alive connection stays open (uvicorn's default, now stated)."""
 
@@ -88,16 +87,9 @@ def build_app(
     settings = settings or WebSettings()
     routes = [route for service, servicer in services for route in routes_for(service, servicer)]
     face = Face(routes, settings.max_request_bytes, tuple(settings.cors_origins))
-    document = openapi(services[0][0], PROTO_PATH, settings.version)
-    for service, _ in services[1:]:
-        more = openapi(service, PROTO_PATH, settings.version)
-        document["paths"].update(more["paths"])
-        document["x-websockets"].update(more["x-websockets"])
-        document["components"]["schemas"].update(more["components"]["schemas"])
-    names = ", ".join(service.full_name for service, _ in services)
-    document["info"]["title"] = f"{names} (web face)"
-    protos = ", ".join(f"proto/{service.file.name}" for service, _ in services)
-    document["info"]["description"] = document["info"]["description"].replace(PROTO_PATH, protos)
+    descriptors = [service for service, _ in services]
+    protos = ", ".join(dict.fromkeys(f"proto/{service.file.name}" for service in descriptors))
+    document = openapi(descriptors, protos, settings.version)
 
     async def spec(_: Request) -> Response:
         return JSONResponse(document)
