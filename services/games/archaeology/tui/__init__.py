@@ -69,9 +69,22 @@ def render_expedition(state: Mapping[str, Any], you: int | None) -> RenderableTy
     pending = state.get("pending") or {}
     if pending:
         _line(text, "Now", PENDING_WORDS.get(str(pending.get("kind")), str(pending.get("kind"))))
+    if pending.get("kind") == "trade":
+        _line(text, "Trade so far", trade_words(pending))
     if state.get("compulsory_selling"):
         _line(text, "Compulsory selling", "everyone passed: sell before the end")
     return text
+
+
+def trade_words(pending: Mapping[str, Any]) -> str:
+    """A trade in progress (the view's ``pending``, RULES.md E8): what is given and
+    taken so far, each with its value in trade points, so nobody gives 5 cards for 2
+    without seeing it."""
+    give, take = pending.get("give") or {}, pending.get("take") or {}
+    return (
+        f"you give {cards_words(give)} (worth {pending.get('give_value', 0)}), "
+        f"you take {cards_words(take)} (worth {pending.get('take_value', 0)})"
+    )
 
 
 def render_museum(
