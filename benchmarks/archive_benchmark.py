@@ -1,6 +1,6 @@
 """Archive benchmark: what an archived game leaves in Redis, and what reading it costs.
 
-For every ruleset of the default registry (and Archaeology at 5 seats too), plays
+For every ruleset of the default registry, at 4 seats and at its most seats, plays
 ``--games`` finished games through the engine on a Redis store (seeded random legal
 moves; human seats bound to tokens; every move carries a fresh random command id, as a
 client's retry-safe call does; fixed game seeds, so every code version plays the same
@@ -22,10 +22,10 @@ not archived, a load that raises, a log that reads back different) is counted an
 printed, and the exit status is 1 if there was any.
 
 ``--train N`` instead plays N games per ruleset (other seeds than the measured ones)
-and writes each ruleset's zstd dictionary (``--dict-size`` bytes) to
-services/engine/adapters/data/archive_dicts/<ruleset>-<id>.zdict, ``<id>`` the highest id
-shipped plus one (:mod:`services.engine.adapters.archive_dicts`). ``--no-dict`` measures
-without the shipped dictionaries.
+and writes each ruleset's zstd dictionary (``--dict-size`` bytes) as ``<id>.zdict`` in the
+folder its game declares (``GameDeclaration.archive_dictionaries``), ``<id>`` the highest
+id shipped plus one (:mod:`services.engine.adapters.archive_dicts`). ``--no-dict``
+measures without the shipped dictionaries.
 
 Run: ``python -m benchmarks.archive_benchmark [--redis-url URL] [--games 3] [--reps 5]``
 from the repository root (embedded Redis if no URL / REDIS_URL).
@@ -61,9 +61,14 @@ from services.logging_setup import configure_logging
 from tests.game_samples import samples_of
 
 SEATS = 4
-"""Seats of every measured game; Archaeology is measured at 5 as well (EXTRA_SEATS)."""
-EXTRA_SEATS = {"archaeology": (5,)}
-"""More seat counts measured per ruleset (the issue's targets name a 5-seat Archaeology)."""
+"""Seats of every measured game; a game seating more is measured at its most too."""
+
+
+def seat_counts(registry: RulesetRegistry, ruleset: str) -> tuple[int, ...]:
+    """The seat counts a ``ruleset`` game is measured at: SEATS, and its most seats if
+    more (issue 34's size targets are at 4 and at 5 seats)."""
+    most = registry.declaration(ruleset).max_seats
+    return (SEATS, most) if most > SEATS else (SEATS,)
 
 
 def options_of(ruleset: str) -> dict[str, Any]:
@@ -191,16 +196,19 @@ async def train(url: str, games: int, dict_size: int, registry: RulesetRegistry)
         engine = Engine(store, registry, seed_source=_fixed_seeds("archive-dictionary"))
         samples: list[bytes] = []
         for seed in range(games):
-            seats = (SEATS, *EXTRA_SEATS.get(ruleset, ()))[
-                seed % (1 + len(EXTRA_SEATS.get(ruleset, ())))
-            ]
+            counts = seat_counts(registry, ruleset)
+            seats = counts[seed % len(counts)]
             game = await play_game(engine, ruleset, 10_000 + seed, seats)
             body = encode_body(*await _log_of(store, game))
             # Training takes many small samples: a body's 4 KiB pieces.
             samples += [body[i : i + 4096] for i in range(0, len(body), 4096)]
         await store.close()
         trained = zstandard.train_dictionary(dict_size, samples, dict_id=next_id, level=19)
-        path = archive_dicts.FOLDER / f"{ruleset}-{next_id}.zdict"
+        folder = archive_dicts.folder_of(registry.declaration(ruleset))
+        if folder is None:
+            print(f"{ruleset}: its game declares no archive_dictionaries folder; not written")
+            continue
+        path = folder / f"{next_id}.zdict"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(trained.as_bytes())
         print(f"{path}: {len(trained.as_bytes()):,} B from {games} games")
@@ -213,7 +221,7 @@ async def run(url: str, games: int, reps: int, only: str = "") -> int:
     for ruleset in registry.names():
         if only and ruleset != only:
             continue
-        for seats in (SEATS, *EXTRA_SEATS.get(ruleset, ())):
+        for seats in seat_counts(registry, ruleset):
             errors += await measure(url, ruleset, seats, games, reps, registry)
     print(f"errors: {errors}")
     return 1 if errors else 0
@@ -232,8 +240,7 @@ def main() -> None:
     args = parser.parse_args()
     configure_logging("WARNING")
     if args.no_dict:
-        archive_dicts.shipped.cache_clear()
-        archive_dicts.FOLDER = archive_dicts.FOLDER / "absent"
+        archive_dicts.disable()
     with redis_url(args.redis_url) as url:
         if args.train:
             asyncio.run(train(url, args.train, args.dict_size, default_registry()))

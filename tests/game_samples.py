@@ -57,6 +57,9 @@ class GameSamples:
         bench_setups: the option sets the benchmarks play: the first by default; the one
             named ``standard``, if any, is the game's setup with hidden information
             (``--standard``, and the log benchmarks' games).
+        archive_target: (seats, bytes): the most bytes the ``z3`` archive of a finished
+            game of that many seats may take (issue 34's targets;
+            tests/integration/test_archive_formats.py), or None for no target.
     """
 
     fixture_logs: tuple[Fixture, ...] = ()
@@ -64,6 +67,7 @@ class GameSamples:
     schema_events: frozenset[tuple[str, int]] = frozenset()
     bench_seats: int = 4
     bench_setups: tuple[BenchSetup, ...] = (BenchSetup("default"),)
+    archive_target: tuple[int, int] | None = None
 
     def bench_setup(self, standard: bool) -> BenchSetup:
         """The ``standard`` setup if asked for and declared, else the first."""
@@ -115,6 +119,17 @@ def fixture_log_dir(ruleset: str) -> Path:
     if game_dir(ruleset).is_dir():
         return game_dir(ruleset) / "tests" / "fixture_logs"
     return TEST_FIXTURE_LOGS / ruleset
+
+
+def archive_fixtures() -> list[Path]:
+    """The archive blobs earlier versions wrote, kept to prove they still read: each game's
+    ``tests/archives/<name>.json`` (game id, ruleset, head, counts), beside which
+    ``<name>.z1``, ``.z2``, ``.z3`` are the same game in each format."""
+    return sorted(
+        path
+        for name in game_names()
+        for path in (game_dir(name) / "tests" / "archives").glob("*.json")
+    )
 
 
 def tournament_log_dirs() -> list[Path]:

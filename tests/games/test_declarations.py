@@ -56,6 +56,9 @@ def entry(name: str, value: str) -> EntryPoint:
         ({"max_seats": 9}, "seats"),
         ({"solo": SoloMode({"solo": True}, 5, "Bot")}, "solo"),
         ({"capabilities": frozenset({"apply"})}, "unknown capabilities"),
+        ({"archive_dictionaries": "tests.nim"}, "archive_dictionaries"),
+        ({"archive_dictionaries": "tests:../outside"}, "archive_dictionaries"),
+        ({"archive_dictionaries": "tests:/etc"}, "archive_dictionaries"),
     ],
 )
 def test_a_wrong_declaration_names_its_field(changes: dict[str, object], field: str) -> None:

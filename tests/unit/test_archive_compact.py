@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
+from dataclasses import replace
 from datetime import UTC
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,6 +33,8 @@ from services.engine.adapters.archive_compact import Entry, decode_body, encode_
 from services.engine.domain.chain import GENESIS_HASH, chained
 from services.engine.domain.records import EventMetadata
 from services.engine.domain.ruleset import DomainEvent
+from services.engine.domain.rulesets import default_registry
+from tests.nim import NIM
 
 
 def _log(batches: list[tuple[EventMetadata, list[DomainEvent]]]) -> list[Entry]:
@@ -199,3 +204,42 @@ def test_a_blob_naming_a_dictionary_not_shipped_is_refused_by_its_id() -> None:
     with pytest.raises(ValueError, match="needs zstd dictionary 999999, which is not shipped"):
         decode_archive(COMPACT_TAG + frame)
     assert 999_999 not in archive_dicts.shipped()
+
+
+def test_each_game_ships_its_own_dictionaries_and_an_id_shipped_twice_keeps_the_first(
+    tmp_path: Path,
+) -> None:
+    """Dictionaries are found through the games' declarations (a game is one folder): a
+    game naming no folder ships none, and an id two games ship is read from the first
+    game by name (the other is a packaging error, logged)."""
+    for game, ids in (("zz_alpha", (7, 8)), ("zz_beta", (8, 9))):
+        folder = tmp_path / game / "data" / "archive_dicts"
+        folder.mkdir(parents=True)
+        for dict_id in ids:
+            (folder / f"{dict_id}.zdict").write_bytes(b"")
+        (folder / "notes.txt").write_text("not a dictionary")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for game in ("zz_alpha", "zz_beta"):
+            (tmp_path / game / "__init__.py").write_text("")
+        games = [
+            replace(NIM, name=name, archive_dictionaries=f"{name}:data/archive_dicts")
+            for name in ("zz_beta", "zz_alpha")
+        ] + [NIM]
+        found = archive_dicts.shipped_by(games)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for game in ("zz_alpha", "zz_beta"):
+            sys.modules.pop(game, None)
+    assert {dict_id: (game, path.name) for dict_id, (game, path) in found.items()} == {
+        7: ("zz_alpha", "7.zdict"),
+        8: ("zz_alpha", "8.zdict"),
+        9: ("zz_beta", "9.zdict"),
+    }
+
+
+def test_the_shipped_games_dictionaries_are_found_with_their_own_ids() -> None:
+    shipped = archive_dicts.shipped()
+    assert sorted({game for game, _ in shipped.values()}) == default_registry().names()
+    for dict_id in shipped:
+        assert archive_dicts.dictionary(dict_id).dict_id() == dict_id

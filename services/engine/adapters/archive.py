@@ -31,9 +31,9 @@ Formats, told apart by their tag:
 text. Measured, base64 included:
 2.2x smaller than the stream's field bytes for a 21-event Nim log, 3.0x for 577 events of
 the first game (``z1``). The command ids make a ``z2`` blob 17% to 32% (by game)
-larger with random client ids. ``z3`` of a finished 4-seat Teotihuacan game is 7.7x
-smaller than its ``z2`` (16.8 KB, median of 3), of a 5-seat Archaeology game 4.4x (15.6
-KB) (benchmarks/archive_benchmark.py, docs/operations.md "Retention").
+larger with random client ids. ``z3`` of a finished game of either shipped game is 4.4x
+to 7.7x smaller than its ``z2`` (15.6 to 16.8 KB at 4 or 5 seats; figures per game in
+docs/operations.md "Retention", from benchmarks/archive_benchmark.py).
 
 The sealed secrets (values, nonces and entitled seats of every commitment) are not in
 the blob: a finished game has opened every commitment in its log (``SecretsRevealed``,

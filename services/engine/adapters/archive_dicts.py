@@ -1,13 +1,16 @@
-"""The zstd dictionaries of ``z3`` archives: one per ruleset, shipped with the package.
+"""The zstd dictionaries of ``z3`` archives: each game ships its own.
 
-A dictionary is the file ``data/archive_dicts/<ruleset>-<id>.zdict`` beside this module,
-trained by ``python -m benchmarks.archive_benchmark --train`` on the bodies of games
-played by seeded random legal moves. ``<id>`` is the zstd dictionary id, written in the
-dictionary and in every frame compressed with it, so a blob names the dictionary it
-needs: a ruleset's newest dictionary (highest id) compresses new archives, and every
-dictionary ever shipped stays, so older blobs keep reading. Ids are unique across
-rulesets (a new dictionary takes the highest id shipped plus one). A ruleset without a
-dictionary (or a log naming none) is compressed without one (frame dictionary id 0).
+A game's dictionaries are the files ``<id>.zdict`` in the package-data folder its
+declaration names (``GameDeclaration.archive_dictionaries``, e.g. its folder's
+``data/archive_dicts/``), trained by ``python -m benchmarks.archive_benchmark --train`` on
+the bodies of games played by seeded random legal moves. ``<id>`` is the zstd dictionary
+id, written in the dictionary and in every frame compressed with it, so a blob names the
+dictionary it needs: a ruleset's newest dictionary (highest id) compresses new archives,
+and every dictionary ever shipped stays, so older blobs keep reading. Ids are unique
+across games (a new dictionary takes the highest id shipped plus one; two games shipping
+one id is a packaging error, logged, and the first game by name keeps it). A ruleset
+without a dictionary (or a log naming none) is compressed without one (frame dictionary
+id 0).
 
 Measured (benchmarks/archive_benchmark.py, docs/operations.md "Retention"): a
 dictionary makes a finished game's blob 11% to 22% smaller for a 16 KiB file per ruleset.
@@ -17,29 +20,70 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import structlog
 import zstandard
 
-FOLDER = Path(__file__).with_name("data") / "archive_dicts"
-"""Where the shipped dictionaries are."""
-_NAME = re.compile(r"(?P<ruleset>[a-z0-9_]+)-(?P<id>[1-9][0-9]*)\.zdict")
+from services.engine.domain.game_declaration import GameDeclaration
+from services.engine.domain.rulesets import installed_games
+
+log = structlog.get_logger(__name__)
+
+_NAME = re.compile(r"(?P<id>[1-9][0-9]*)\.zdict")
 MAX_BODY = 64 * 1024 * 1024
 """Largest body a frame may claim to hold (bytes): a damaged size field is refused
 instead of allocating it."""
 
+_disabled = False
+"""True once :func:`disable` ran: no dictionary is shipped (a benchmark's baseline)."""
+
+
+def folder_of(game: GameDeclaration) -> Path | None:
+    """Where ``game``'s dictionaries are on disk, or None if it declares no folder.
+    Raises ModuleNotFoundError if the declared package is not installed."""
+    if game.archive_dictionaries is None:
+        return None
+    package, _, inside = game.archive_dictionaries.partition(":")
+    return Path(str(resources.files(package).joinpath(inside)))
+
+
+def shipped_by(games: Iterable[GameDeclaration]) -> dict[int, tuple[str, Path]]:
+    """Dictionary id -> (ruleset, file) of every dictionary ``games`` ship."""
+    found: dict[int, tuple[str, Path]] = {}
+    for game in sorted(games, key=lambda g: g.name):
+        folder = folder_of(game)
+        if folder is None or not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir(), key=lambda p: p.name):
+            match = _NAME.fullmatch(path.name)
+            if not match:
+                continue
+            dict_id = int(match["id"])
+            if dict_id in found:
+                log.error("archive_dictionary_id_shipped_twice", dict_id=dict_id, game=game.name)
+                continue
+            found[dict_id] = (game.name, path)
+    return found
+
 
 @cache
 def shipped() -> dict[int, tuple[str, Path]]:
-    """Dictionary id -> (ruleset, file) of every shipped dictionary."""
-    found: dict[int, tuple[str, Path]] = {}
-    for path in sorted(FOLDER.glob("*.zdict")):
-        match = _NAME.fullmatch(path.name)
-        if match:
-            found[int(match["id"])] = (match["ruleset"], path)
-    return found
+    """Dictionary id -> (ruleset, file) of every dictionary the installed games ship."""
+    return {} if _disabled else shipped_by(installed_games())
+
+
+def disable() -> None:
+    """Ship no dictionary from now on in this process (``archive_benchmark --no-dict``
+    measures without them; blobs it writes use dictionary id 0)."""
+    global _disabled
+    _disabled = True
+    shipped.cache_clear()
+    _dictionary_bytes.cache_clear()
 
 
 @cache

@@ -38,6 +38,8 @@ ENTRY_POINT_GROUP = "teotihuacan_server.games"
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # "package.module:attr", as entry points and lazy_factory spell an object.
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+# "package:folder/inside", a folder of package data (no "..", no leading "/").
+_RESOURCE = re.compile(r"^[A-Za-z_][\w.]*:(?!/)(?!.*\.\.)[\w./-]+$")
 
 
 class InvalidDeclaration(ValueError):
@@ -63,6 +65,9 @@ class GameDeclaration:
             ``services.tui.kit.TableKit`` subclass), or None for the generic table.
         default: True for the game a request naming no ruleset plays (at most one
             installed game should say so; see ``rulesets.default_ruleset``).
+        archive_dictionaries: ``"package:folder"``, the folder of package data holding
+            the game's zstd dictionaries for ``z3`` archives, one file ``<id>.zdict``
+            each (``services.engine.adapters.archive_dicts``), or None for none.
 
     Raises:
         InvalidDeclaration: from the constructor, naming the field that is wrong.
@@ -77,6 +82,7 @@ class GameDeclaration:
     capabilities: frozenset[Capability] = field(default_factory=frozenset)
     tui_kit: str | None = None
     default: bool = False
+    archive_dictionaries: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -91,6 +97,11 @@ class GameDeclaration:
                 raise InvalidDeclaration(
                     f"game {self.name!r}: {label} {target!r} is not 'package.module:Name'"
                 )
+        folder = self.archive_dictionaries
+        if folder is not None and (not isinstance(folder, str) or not _RESOURCE.match(folder)):
+            raise InvalidDeclaration(
+                f"game {self.name!r}: archive_dictionaries {folder!r} is not 'package:folder'"
+            )
         seats = (self.min_seats, self.max_seats)
         if any(type(n) is not int for n in seats) or not 1 <= self.min_seats <= self.max_seats <= 8:
             raise InvalidDeclaration(

@@ -14,6 +14,8 @@ GAME = GameDeclaration(
     min_seats=2,
     max_seats=5,
     capabilities=frozenset({Capability.APPLY, Capability.SNAPSHOTS, Capability.BOT_POLICY}),
+    # Trained by benchmarks/archive_benchmark.py --train; every one ever shipped stays.
+    archive_dictionaries="services.games.archaeology:data/archive_dicts",
     tui_kit="services.games.archaeology.tui:ArchaeologyKit",
 )
 """The declaration of Archaeology (see :class:`GameDeclaration`)."""

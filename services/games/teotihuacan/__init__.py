@@ -14,6 +14,8 @@ GAME = GameDeclaration(
     max_seats=4,
     solo=SoloMode({"solo": True}, 2, "Teotibot"),  # RULES.md §8: seat 1 is Teotibot
     capabilities=frozenset({Capability.APPLY, Capability.SNAPSHOTS, Capability.BOT_POLICY}),
+    # Trained by benchmarks/archive_benchmark.py --train; every one ever shipped stays.
+    archive_dictionaries="services.games.teotihuacan:data/archive_dicts",
     tui_kit="services.games.teotihuacan.tui:TeotihuacanKit",
     # The platform's first game: requests naming no ruleset have always played it.
     default=True,

@@ -90,4 +90,5 @@ SAMPLES = GameSamples(
     bench_seats=5,
     # Every setup deals hidden cards and dig results: no separate standard setup.
     bench_setups=(BenchSetup("default (random ruin)", {}),),
+    archive_target=(5, 20_000),
 )

@@ -159,4 +159,5 @@ SAMPLES = GameSamples(
         BenchSetup("first_game", {"first_game": True}),
         BenchSetup("standard", {"first_game": False}),
     ),
+    archive_target=(4, 30_000),
 )
