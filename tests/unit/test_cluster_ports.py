@@ -43,6 +43,8 @@ def test_a_node_whose_port_was_taken_starts_on_another(monkeypatch: pytest.Monke
             assert picks[0] == taken_port
             assert taken_port not in cluster.ports
             assert len(set(cluster.ports)) == 3
-            assert len(picks) == 4  # one retry, then the three nodes' own ports
+            # One retry, then the three nodes' own ports; more only if another process on
+            # the machine (a second cluster) took a port between a pick and its bind.
+            assert len(picks) >= 4 and set(cluster.ports) <= set(picks[1:])
     finally:
         squatter.close()
