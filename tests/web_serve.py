@@ -142,3 +142,57 @@ def _started(process: subprocess.Popen[bytes], log: Path) -> Served:
         if time.monotonic() > deadline:
             raise AssertionError("teoti serve's web face never answered")
         time.sleep(0.1)  # polling a log file and a port: no event to wait on across processes
+
+
+@contextlib.contextmanager
+def serve_in_process(redis_url: str, key_prefix: str, seed: str) -> Iterator[str]:
+    """The all-in-one stack ``teoti serve`` runs (gateway, engine, bot worker and the web
+    face with the reference client), but in this process, on a thread with its own event
+    loop, and with every new game's seed fixed to ``seed``: the same options give the same
+    game each run (what a screenshot snapshot needs; ``teoti serve`` has no seed option,
+    and should not). Yields the web face's base URL; stops the stack after. Raises
+    AssertionError when the stack does not start within 60 s (with its error, if any)."""
+    import asyncio
+    import queue
+    import threading
+
+    from services.app import StoreSettings, all_in_one
+    from services.engine.domain.clock import fixed_seed
+
+    started: queue.Queue[tuple[asyncio.AbstractEventLoop, asyncio.Event, int] | BaseException]
+    started = queue.Queue()
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        try:
+            async with all_in_one(
+                redis_url,
+                store=StoreSettings(key_prefix),
+                web_address="127.0.0.1:0",
+                seed_source=fixed_seed(seed),
+            ) as stack:
+                assert stack.web_port is not None
+                started.put((asyncio.get_running_loop(), stop, stack.web_port))
+                await stop.wait()
+        except BaseException as error:
+            started.put(error)
+            raise
+
+    thread = threading.Thread(
+        target=asyncio.run, args=(run(),), name="serve-in-process", daemon=True
+    )
+    thread.start()
+    try:
+        ready = started.get(timeout=60)
+    except queue.Empty:
+        raise AssertionError("the in-process stack did not start in 60 s") from None
+    if isinstance(ready, BaseException):
+        thread.join()
+        raise AssertionError(f"the in-process stack did not start: {ready!r}") from ready
+    loop, stop, web_port = ready
+    try:
+        yield f"http://127.0.0.1:{web_port}"
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=30)
+        assert not thread.is_alive(), "the in-process stack did not stop in 30 s"
