@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Refusal, call, newId } from "./api";
 import type { Seated } from "./lobby";
 import { type MyGame, applyNotice, dataOf, newestFirst } from "./notices";
-import { type Account, LOBBY_SERVICE, PLAYER_SERVICE, type PlayerNotice, callAs } from "./player";
+import { type Account, LOBBY_SERVICE, PLAYER_SERVICE, callAs } from "./player";
 import { titleOf, useRulesets } from "./rulesets";
 import { type FollowState, follow } from "./stream";
 
@@ -55,7 +55,8 @@ export function MyGames({ account, enter, refused }: {
     void follow(`${PLAYER_SERVICE}WatchPlayer`, `Player ${account.credential}`, stop.signal, {
       body: () => ({ after }),
       message: (data) => {
-        const notice = (data as { notice: PlayerNotice }).notice;
+        const notice = data.notice;
+        if (!notice) return;
         after = notice.id;
         latest.current = applyNotice(latest.current, notice);
         setGames(latest.current);

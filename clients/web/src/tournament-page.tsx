@@ -118,7 +118,7 @@ export function TournamentPage({ tournamentId, account, enter }: {
       void follow(`${TOURNAMENT_SERVICE}WatchTournament`, "", stop.signal, {
         body: () => ({ tournament_id: tournamentId, after_version: after }),
         message: (data) => {
-          after = Math.max(after, Number((data as { event: { version: number } }).event.version));
+          after = Math.max(after, Number(data.event?.version ?? 0));
           // A burst of events (a round pairing its tables) is read once.
           window.clearTimeout(pending.current);
           pending.current = window.setTimeout(() => void read(), 150);
