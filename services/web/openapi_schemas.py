@@ -61,6 +61,18 @@ _OTHER_SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_BYTES: {"type": "string", "contentEncoding": "base64"},
 }
 INPUT_SUFFIX = "Input"
+ANY = "google.protobuf.Any"
+ANY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "google.protobuf.Any in protobuf's JSON mapping: `@type` "
+    "(type.googleapis.com/<message name>) and that message's fields beside it, e.g. a "
+    "PlayError's google.rpc.ErrorInfo (reason, domain, metadata) as in google.rpc.Status",
+    "properties": {"@type": {"type": "string"}},
+    "required": ["@type"],
+    "additionalProperties": True,
+}
+"""Any is not its proto fields (type_url, value) on the wire: json_format writes the
+packed message's fields under its ``@type``, the one form of it a client reads."""
 
 
 def ref(name: str) -> dict[str, Any]:
@@ -144,6 +156,9 @@ class SchemaSet:
         """One value of ``field`` (an element, for a repeated field)."""
         if field.type == FieldDescriptor.TYPE_MESSAGE:
             assert field.message_type is not None  # a message field names its type
+            if field.message_type.full_name == ANY:
+                self.schemas.setdefault(ANY, ANY_SCHEMA)
+                return ref(ANY)
             return ref(self.sent(field.message_type) if sent else self.accepted(field.message_type))
         if field.type == FieldDescriptor.TYPE_ENUM:
             assert field.enum_type is not None  # an enum field names its type

@@ -3,8 +3,8 @@
 // (player.ts); signing out forgets it here (it stays valid: revoke it to end it).
 
 import { useState } from "preact/hooks";
-import { Refusal, newId } from "./api";
-import { type Account, PLAYER_SERVICE, type Player, callAs, forgetAccount, keepAccount } from "./player";
+import { Refusal, newId, present } from "./api";
+import { type Account, PLAYER_SERVICE, callAs, forgetAccount, keepAccount } from "./player";
 import { Refused } from "./table-view";
 
 export function SignIn({ signedIn }: { signedIn: (account: Account) => void }) {
@@ -27,10 +27,11 @@ export function SignIn({ signedIn }: { signedIn: (account: Account) => void }) {
   const register = (event: Event) => {
     event.preventDefault();
     void attempt(async () => {
-      const reply = await callAs<{ player: Player; credential: string }>(PLAYER_SERVICE, "RegisterPlayer", {
+      const reply = await callAs(PLAYER_SERVICE, "RegisterPlayer", {
         name: name.trim(), credential_label: "browser", command_id: newId(),
       }, "");
-      return { credential: reply.credential, player_id: reply.player.player_id, name: reply.player.name };
+      const player = present(reply.player, "player");
+      return { credential: reply.credential, player_id: player.player_id, name: player.name };
     });
   };
 
@@ -38,8 +39,9 @@ export function SignIn({ signedIn }: { signedIn: (account: Account) => void }) {
     event.preventDefault();
     const credential = pasted.trim();
     void attempt(async () => {
-      const reply = await callAs<{ player: Player }>(PLAYER_SERVICE, "GetMyPlayer", {}, credential);
-      return { credential, player_id: reply.player.player_id, name: reply.player.name };
+      const reply = await callAs(PLAYER_SERVICE, "GetMyPlayer", {}, credential);
+      const player = present(reply.player, "player");
+      return { credential, player_id: player.player_id, name: player.name };
     });
   };
 

@@ -2,7 +2,7 @@
 // matched), the open tables to join or a new one to open, and "your games".
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { Refusal, newId } from "./api";
+import { Refusal, newId, present } from "./api";
 import type { Seated } from "./lobby";
 import { MyGames } from "./my-games";
 import { type Account, LOBBY_SERVICE, type LobbyTable, callAs } from "./player";
@@ -31,12 +31,12 @@ function QuickMatch({ account, enter, refused }: {
     let live = true;
     const poll = async () => {
       try {
-        const got = await callAs<{ status: string; table_id: string; game_id: string; waited_s: number }>(
+        const got = await callAs(
           LOBBY_SERVICE, "GetSeek", { seek_id: seek }, account.credential);
         if (!live) return;
         setWaited(Math.round(got.waited_s));
         if (got.game_id) {
-          const { table } = await callAs<{ table: LobbyTable }>(LOBBY_SERVICE, "GetTable", { table_id: got.table_id }, account.credential);
+          const table = present((await callAs(LOBBY_SERVICE, "GetTable", { table_id: got.table_id }, account.credential)).table, "table");
           if (!live) return;
           setSeek("");
           enter({ gameId: got.game_id, seat: seatAt(table, account.player_id), token: account.credential });
@@ -58,7 +58,7 @@ function QuickMatch({ account, enter, refused }: {
     event.preventDefault();
     const size = Number(seats) || 2;
     try {
-      const reply = await callAs<{ seek_id: string }>(LOBBY_SERVICE, "Seek", {
+      const reply = await callAs(LOBBY_SERVICE, "Seek", {
         ruleset: chosen, min_seats: size, max_seats: size, rated: false, command_id: newId(),
       }, account.credential);
       setWaited(0);
@@ -114,7 +114,7 @@ function OpenTables({ account, refused }: { account: Account; refused: (error: u
 
   const refresh = async () => {
     try {
-      const page = await callAs<{ tables: LobbyTable[] }>(LOBBY_SERVICE, "ListTables", { page_size: 50 }, account.credential);
+      const page = await callAs(LOBBY_SERVICE, "ListTables", { page_size: 50 }, account.credential);
       if (mounted.current) setTables(page.tables);
     } catch (error) {
       refused(error);
@@ -128,9 +128,9 @@ function OpenTables({ account, refused }: { account: Account; refused: (error: u
   const open = async (event: Event) => {
     event.preventDefault();
     try {
-      const { table } = await callAs<{ table: LobbyTable }>(LOBBY_SERVICE, "OpenTable", {
+      const table = present((await callAs(LOBBY_SERVICE, "OpenTable", {
         ruleset: chosen, seat_count: Number(seats) || 2, rated, command_id: newId(),
-      }, account.credential);
+      }, account.credential)).table, "table");
       go(`#table=${table.table_id}`);
     } catch (error) {
       refused(error);

@@ -3,7 +3,7 @@
 // names no game).
 
 import { useEffect, useState } from "preact/hooks";
-import { type GameSummary, Refusal, type Ruleset, type Seat, call, newId } from "./api";
+import { type GameSummary, Refusal, type RequestOf, type Ruleset, call, newId, present } from "./api";
 import { Refused } from "./table-view";
 
 export interface Seated {
@@ -17,12 +17,13 @@ const FILTERS = [
   ["GAME_STATUS_FILTER_ACTIVE", "being played"],
   ["GAME_STATUS_FILTER_UNSPECIFIED", "all"],
 ] as const;
+type Filter = (typeof FILTERS)[number][0];
 
 export function Lobby({ enter, setStatus }: {
   enter: (seated: Seated) => void; setStatus: (status: string) => void;
 }) {
   const [name, setName] = useState("player");
-  const [filter, setFilter] = useState<string>(FILTERS[0][0]);
+  const [filter, setFilter] = useState<Filter>(FILTERS[0][0]);
   const [games, setGames] = useState<GameSummary[]>([]);
   const [rulesets, setRulesets] = useState<Ruleset[]>([]);
   const [ruleset, setRuleset] = useState("");
@@ -39,7 +40,7 @@ export function Lobby({ enter, setStatus }: {
 
   const refresh = async (status = filter) => {
     try {
-      const page = await call<{ games: GameSummary[] }>("ListGames", { status, page_size: 100 });
+      const page = await call("ListGames", { status, page_size: 100 });
       setGames(page.games.slice().reverse());
       setStatus("connected");
     } catch (error) {
@@ -49,7 +50,7 @@ export function Lobby({ enter, setStatus }: {
 
   useEffect(() => {
     void refresh();
-    call<{ rulesets: Ruleset[] }>("ListRulesets", {}).then((reply) => {
+    call("ListRulesets", {}).then((reply) => {
       const listed = reply.rulesets ?? [];
       setRulesets(listed);
       setRuleset((listed.find((r) => r.is_default) ?? listed[0])?.name ?? "");
@@ -64,12 +65,12 @@ export function Lobby({ enter, setStatus }: {
     event.preventDefault();
     setRefusal(null);
     const count = Math.max(1, Number(players) || 1);
-    const seats: Partial<Seat>[] = [{ kind: "SEAT_KIND_HUMAN", name }];
+    const seats: NonNullable<RequestOf<"/gameserver.v1.GameService/CreateGame">["seats"]> = [{ kind: "SEAT_KIND_HUMAN", name }];
     for (let i = 1; i < count; i += 1) {
       seats.push(others === "bot" ? { kind: "SEAT_KIND_BOT", name: `bot ${i}` } : { kind: "SEAT_KIND_HUMAN", open: true });
     }
     try {
-      const created = await call<{ game_id: string; seat_tokens: { seat: number; token: string }[] }>("CreateGame", {
+      const created = await call("CreateGame", {
         ruleset: other.trim() || ruleset, seats, options_json: options.trim(), command_id: newId(),
       });
       const mine = created.seat_tokens.find((t) => t.seat === 0);
@@ -82,8 +83,8 @@ export function Lobby({ enter, setStatus }: {
   const join = async (gameId: string, seat: number) => {
     setRefusal(null);
     try {
-      const joined = await call<{ seat_token: { token: string } }>("JoinGame", { game_id: gameId, seat, name, command_id: newId() });
-      enter({ gameId, seat, token: joined.seat_token.token });
+      const joined = await call("JoinGame", { game_id: gameId, seat, name, command_id: newId() });
+      enter({ gameId, seat, token: present(joined.seat_token, "seat_token").token });
     } catch (error) {
       refused(error);
     }
@@ -99,7 +100,7 @@ export function Lobby({ enter, setStatus }: {
             onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
           <label>Show
             <select id="list-filter" value={filter} onChange={(e) => {
-              const value = (e.target as HTMLSelectElement).value;
+              const value = (e.target as HTMLSelectElement).value as Filter;
               setFilter(value);
               void refresh(value);
             }}>

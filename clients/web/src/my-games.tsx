@@ -4,10 +4,10 @@
 // (a move since clears it: the stream says when a turn starts, not when it ends).
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type Game, Refusal, call, newId } from "./api";
+import { Refusal, call, newId } from "./api";
 import type { Seated } from "./lobby";
 import { type MyGame, applyNotice, dataOf, newestFirst } from "./notices";
-import { type Account, LOBBY_SERVICE, PLAYER_SERVICE, type PlayerNotice, callAs } from "./player";
+import { type Account, LOBBY_SERVICE, PLAYER_SERVICE, callAs } from "./player";
 import { titleOf, useRulesets } from "./rulesets";
 import { type FollowState, follow } from "./stream";
 
@@ -35,7 +35,7 @@ export function MyGames({ account, enter, refused }: {
     const wanted = newestFirst(latest.current).slice(0, CHECKED).map((g) => g.gameId);
     await Promise.all(ids.filter((id) => wanted.includes(id)).map(async (id) => {
       try {
-        const game = await call<Game>("GetGame", { game_id: id });
+        const game = await call("GetGame", { game_id: id });
         const mine = latest.current.get(id);
         if (!mine) return;
         const yourTurn = !game.finished && game.seats_to_act.includes(mine.seat);
@@ -55,7 +55,8 @@ export function MyGames({ account, enter, refused }: {
     void follow(`${PLAYER_SERVICE}WatchPlayer`, `Player ${account.credential}`, stop.signal, {
       body: () => ({ after }),
       message: (data) => {
-        const notice = (data as { notice: PlayerNotice }).notice;
+        const notice = data.notice;
+        if (!notice) return;
         after = notice.id;
         latest.current = applyNotice(latest.current, notice);
         setGames(latest.current);

@@ -44,7 +44,7 @@ export function applyNotice(games: Map<string, MyGame>, notice: PlayerNotice): M
   const known = games.get(gameId);
   const base: MyGame = known ?? {
     gameId, ruleset: text(data["ruleset"]), seat: count(data["seat"]) ?? 0, yourTurn: false,
-    finished: false, place: null, tournamentId: "", rematchOffer: "", at: notice.at_ms,
+    finished: false, place: null, tournamentId: "", rematchOffer: "", at: Number(notice.at_ms),
   };
   let next: MyGame;
   switch (notice.kind) {
@@ -67,7 +67,7 @@ export function applyNotice(games: Map<string, MyGame>, notice: PlayerNotice): M
       return games;
   }
   const changed = new Map(games);
-  changed.set(gameId, { ...next, ruleset: next.ruleset || text(data["ruleset"]), at: notice.at_ms });
+  changed.set(gameId, { ...next, ruleset: next.ruleset || text(data["ruleset"]), at: Number(notice.at_ms) });
   return changed;
 }
 

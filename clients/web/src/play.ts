@@ -4,19 +4,26 @@
 // before answering, the same call goes over HTTP; a move retried there keeps its
 // command_id, so the server applies it once.
 
-import { GAME_SERVICE, Refusal, type Status, call } from "./api";
+import { GAME_SERVICE, type PathOf, Refusal, type ReplyOf, type RequestOf, type Schema, call } from "./api";
 
-const PLAY_KINDS: Record<string, string> = {
+type PlayRequest = Schema<"gameserver.v1.PlayRequest">;
+type PlayResponse = Schema<"gameserver.v1.PlayResponse">;
+
+/** The calls a Play stream carries, each by its field of PlayRequest / PlayResponse. */
+const PLAY_KINDS = {
   SubmitAction: "submit_action",
   GetGame: "get_game",
   ListLegalActions: "list_legal_actions",
-};
+} as const satisfies Record<string, keyof PlayRequest & keyof PlayResponse>;
+
+export type PlayMethod = keyof typeof PLAY_KINDS;
+type PlayPath<M extends PlayMethod> = PathOf<typeof GAME_SERVICE, M>;
 
 /** The socket closed before answering: the caller falls back to HTTP. */
 class SocketGone extends Error {}
 
 interface Waiting {
-  resolve: (answer: Record<string, unknown>) => void;
+  resolve: (answer: PlayResponse) => void;
   reject: (error: Error) => void;
 }
 
@@ -60,13 +67,13 @@ export class PlaySocket {
     this.pending = pending;
     socket.onopen = () => { this.retries = 0; this.show(""); };
     socket.onmessage = (event: MessageEvent) => {
-      let answer: Record<string, unknown>;
-      try { answer = JSON.parse(String(event.data)) as Record<string, unknown>; } catch { return; }
-      const id = Number(answer["request_id"]);
+      let answer: PlayResponse;
+      try { answer = JSON.parse(String(event.data)) as PlayResponse; } catch { return; }
+      const id = Number(answer.request_id);
       const waiting = pending.get(id);
       if (!waiting) return; // request_id 0: the stream itself was refused; its close follows
       pending.delete(id);
-      if (answer["error"]) waiting.reject(new Refusal(0, answer["error"] as Status));
+      if (answer.error) waiting.reject(new Refusal(0, answer.error));
       else waiting.resolve(answer);
     };
     socket.onclose = (event: CloseEvent) => {
@@ -96,24 +103,30 @@ export class PlaySocket {
     this.changed();
   }
 
-  private overSocket<T>(kind: string, body: object, token: string): Promise<T> | null {
+  private overSocket<M extends PlayMethod>(
+    method: M, body: RequestOf<PlayPath<M>>, token: string,
+  ): Promise<ReplyOf<PlayPath<M>>> | null {
     const socket = this.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN) return null;
+    const kind = PLAY_KINDS[method];
     this.nextId += 1;
     const id = this.nextId;
-    const request: Record<string, unknown> = { ...body };
-    if (token) request["seat_token"] = token;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: (answer) => resolve(answer[kind] as T), reject });
-      socket.send(JSON.stringify({ request_id: id, [kind]: request }));
+    const request = { ...body };
+    if (token) request.seat_token = token;
+    const message: PlayRequest = { request_id: id, [kind]: request };
+    return new Promise((resolve, reject) => {
+      // The answer to a `kind` request carries its reply in the same field.
+      this.pending.set(id, { resolve: (answer) => resolve(answer[kind] as ReplyOf<PlayPath<M>>), reject });
+      socket.send(JSON.stringify(message));
     });
   }
 
   /** A Play call (SubmitAction, GetGame, ListLegalActions) over the socket when it is
    * open, else (or if it closes first) over HTTP. Rejects with a Refusal. */
-  async ask<T>(method: string, body: object, token: string): Promise<T> {
-    const kind = PLAY_KINDS[method];
-    const answered = kind ? this.overSocket<T>(kind, body, token) : null;
+  async ask<M extends PlayMethod>(
+    method: M, body: RequestOf<PlayPath<M>>, token: string,
+  ): Promise<ReplyOf<PlayPath<M>>> {
+    const answered = this.overSocket(method, body, token);
     if (answered) {
       try {
         const reply = await answered;
@@ -123,7 +136,7 @@ export class PlaySocket {
         if (!(error instanceof SocketGone)) throw error;
       }
     }
-    const reply = await call<T>(method, body, token);
+    const reply = await call(method, body, token);
     if (method === "SubmitAction") { this.transport.httpMoves += 1; this.changed(); }
     return reply;
   }

@@ -1,9 +1,9 @@
 // The signed-in player (docs/players.md): a player credential kept in this browser's
 // localStorage (never in a URL), calls made as that player (`Authorization: Player
-// <credential>`), and the shapes of the player, lobby, tournament and rating messages
-// this client reads (proto names, as the web face sends them).
+// <credential>`), and the player, lobby, tournament and rating messages this client
+// reads, named from the API contract (src/generated/openapi.ts, as api.ts's).
 
-import { Refusal, type Status } from "./api";
+import { type MethodOf, type PathOf, type ReplyOf, type RequestOf, type Schema, post } from "./api";
 
 export const PLAYER_SERVICE = "/gameserver.v1.PlayerService/";
 export const LOBBY_SERVICE = "/gameserver.v1.LobbyService/";
@@ -48,123 +48,25 @@ export function forgetAccount(): void {
   }
 }
 
-/** Calls `service`'s `method` as the player holding `credential` ("" for an anonymous
- * call). Resolves to the reply's JSON, rejects with a Refusal (as api.ts's `call`). */
-export async function callAs<T>(service: string, method: string, body: object, credential: string): Promise<T> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (credential) headers["authorization"] = `Player ${credential}`;
-  let response: Response;
-  try {
-    response = await fetch(service + method, { method: "POST", headers, body: JSON.stringify(body) });
-  } catch (error) {
-    throw new Refusal(0, { code: 14, message: `the server cannot be reached (${String(error)})` });
-  }
-  const data: unknown = await response.json().catch(() => ({ code: 13, message: response.statusText }));
-  if (!response.ok) throw new Refusal(response.status, data as Status);
-  return data as T;
-}
+/** The services a player calls (GameService is api.ts's `call`, with seat tokens). */
+export type PlayerFacingService =
+  typeof PLAYER_SERVICE | typeof LOBBY_SERVICE | typeof TOURNAMENT_SERVICE | typeof RATING_SERVICE;
 
-/** Player (PlayerService). */
-export interface Player {
-  player_id: string;
-  name: string;
-  bot: boolean;
+/** Calls `service`'s `method` as the player holding `credential` ("" for an anonymous
+ * call). Resolves to the reply, rejects with a Refusal (as api.ts's `call`). */
+export function callAs<S extends PlayerFacingService, M extends MethodOf<S>>(
+  service: S, method: M, body: RequestOf<PathOf<S, M>>, credential: string,
+): Promise<ReplyOf<PathOf<S, M>>> {
+  return post(`${service}${method}` as PathOf<S, M>, body, credential ? `Player ${credential}` : "");
 }
 
 /** One notice of a player's stream (PlayerNotice; `data_json` per docs/players.md). */
-export interface PlayerNotice {
-  id: string;
-  kind: string;
-  at_ms: number;
-  data_json: string;
-}
-
-export interface LobbyTableSeat {
-  seat: number;
-  player_id: string;
-  bot: boolean;
-}
-
+export type PlayerNotice = Schema<"gameserver.v1.PlayerNotice">;
 /** LobbyTable (LobbyService). */
-export interface LobbyTable {
-  table_id: string;
-  host_player_id: string;
-  ruleset: string;
-  seats: LobbyTableSeat[];
-  free_seats: number;
-  rated: boolean;
-  status: string;
-  game_id: string;
-  failure: string;
-}
-
-export interface RematchOffer {
-  offer_id: string;
-  game_id: string;
-  players: string[];
-  accepted: string[];
-  status: string;
-  table_id: string;
-}
-
-export interface TournamentSummary {
-  tournament_id: string;
-  name: string;
-  ruleset: string;
-  status: string;
-  players: number;
-  rounds_paired: number;
-}
-
-export interface StandingRow {
-  player: string;
-  rank: number;
-  points: number;
-  tiebreaks: number[];
-  rounds_played: number;
-  byes: number;
-  withdrawn: boolean;
-}
-
-export interface TournamentTable {
-  table: number;
-  players: string[];
-  game_id: string;
-  places: number[];
-  finished: boolean;
-}
-
-export interface TournamentRound {
-  round: number;
-  tables: TournamentTable[];
-  byes: string[];
-  finished: boolean;
-}
-
-export interface TournamentPlayer {
-  name: string;
-  kind: string;
-  withdrawn: boolean;
-  player_id: string;
-}
-
+export type LobbyTable = Schema<"gameserver.v1.LobbyTable">;
+export type TournamentSummary = Schema<"gameserver.v1.TournamentSummary">;
+export type TournamentTable = Schema<"gameserver.v1.TournamentTable">;
 /** Tournament (TournamentService), as GetTournament folds it from its log. */
-export interface Tournament {
-  tournament_id: string;
-  config: { name: string; ruleset: string; rounds: number; format: string };
-  status: string;
-  players: TournamentPlayer[];
-  rounds: TournamentRound[];
-  standings: StandingRow[];
-  tiebreaks: string[];
-  version: number;
-}
-
+export type Tournament = Schema<"gameserver.v1.Tournament">;
 /** RatedPlayer (RatingService): `rating.rating` is mu − 3σ rounded, what people read. */
-export interface RatedPlayer {
-  rank: number;
-  player_id: string;
-  name: string;
-  bot: boolean;
-  rating: { rating: number; games: number };
-}
+export type RatedPlayer = Schema<"gameserver.v1.RatedPlayer">;

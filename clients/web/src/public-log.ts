@@ -5,21 +5,16 @@
 // then every event up to it (ListEvents, 1000 a page). The page verifies this text with
 // the same code as a file a person chooses, and offers it as a download.
 
-import { type Game, type GameEvent, Refusal, call } from "./api";
+import { type GameEvent, Refusal, call, present } from "./api";
 import { type Json, JsonNumber, canonicalJson, parseJson } from "./canonical";
 import type { LogSignature, PublishedKey } from "./verify";
-
-interface SignedHeadReply {
-  signed_head: { statement_json: string; signature: string; key_id: string };
-}
 
 /** Every event of `gameId` after `after` (ListEvents page by page, as a spectator sees them). */
 export async function listAllEvents(gameId: string, after = 0): Promise<GameEvent[]> {
   const events: GameEvent[] = [];
   let from = after;
   for (;;) {
-    const page = await call<{ events?: GameEvent[]; next_from_version?: number | string }>(
-      "ListEvents", { game_id: gameId, from_version: from, limit: 1000 });
+    const page = await call("ListEvents", { game_id: gameId, from_version: from, limit: 1000 });
     events.push(...(page.events ?? []));
     const next = Number(page.next_from_version ?? 0);
     if (!next) return events;
@@ -30,8 +25,8 @@ export async function listAllEvents(gameId: string, after = 0): Promise<GameEven
 /** The service's signed head of `gameId` now, or null from a gateway that signs nothing. */
 async function signedHead(gameId: string): Promise<LogSignature | null> {
   try {
-    const reply = await call<SignedHeadReply>("GetSignedHead", { game_id: gameId });
-    const { statement_json: statement, signature, key_id } = reply.signed_head;
+    const reply = await call("GetSignedHead", { game_id: gameId });
+    const { statement_json: statement, signature, key_id } = present(reply.signed_head, "signed_head");
     return { statement, signature, key_id };
   } catch (error) {
     if (error instanceof Refusal && error.reason === "signing_key_missing") return null;
@@ -41,7 +36,7 @@ async function signedHead(gameId: string): Promise<LogSignature | null> {
 
 /** The keys this server publishes (ListSigningKeys; [] when it signs nothing). */
 export async function publishedKeys(): Promise<PublishedKey[]> {
-  const reply = await call<{ keys?: PublishedKey[] }>("ListSigningKeys", {});
+  const reply = await call("ListSigningKeys", {});
   return reply.keys ?? [];
 }
 
@@ -68,13 +63,12 @@ function eventLine(event: GameEvent): string {
  * line per event up to the signed head). Rejects with the API's Refusal. */
 export async function exportPublicLog(gameId: string): Promise<string> {
   const signed = await signedHead(gameId);
-  let game = await call<Game & { head_hash: string }>("GetGame", { game_id: gameId });
+  let game = await call("GetGame", { game_id: gameId });
   if (signed) {
     // Export exactly the signed head: the game may have moved on since it was signed.
     const statement = JSON.parse(signed.statement) as { version: number };
     if (Number(game.version) !== statement.version) {
-      game = (await call<{ game: Game & { head_hash: string } }>("GetGameAt",
-        { game_id: gameId, version: statement.version })).game;
+      game = present((await call("GetGameAt", { game_id: gameId, version: statement.version })).game, "game");
     }
   }
   const events = (await listAllEvents(gameId)).filter((e) => Number(e.version) <= Number(game.version));

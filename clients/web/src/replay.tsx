@@ -7,7 +7,7 @@
 // button leaves the replay.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type Game, type GameEvent, Refusal, call } from "./api";
+import { type Game, type GameEvent, Refusal, call, present } from "./api";
 import { boardFor } from "./boards";
 import { GenericBoard } from "./generic";
 import { listAllEvents } from "./public-log";
@@ -104,7 +104,7 @@ export function ReplayView({ gameId, initial, onLeave }: {
     void (async () => {
       try {
         // The head's board first (GetGame is the view at the head), then the events.
-        const game = await call<Game>("GetGame", { game_id: gameId });
+        const game = await call("GetGame", { game_id: gameId });
         views.current.set(Number(game.version), game);
         setHead(game);
         setVersion(Math.min(Math.max(1, initial ?? Number(game.version)), Number(game.version)));
@@ -121,7 +121,7 @@ export function ReplayView({ gameId, initial, onLeave }: {
           },
           state: (state) => {
             setStream(state);
-            if (state === "over") void call<Game>("GetGame", { game_id: gameId }).then(setHead, refused);
+            if (state === "over") void call("GetGame", { game_id: gameId }).then(setHead, refused);
           },
           refused: setRefusal,
         });
@@ -139,9 +139,10 @@ export function ReplayView({ gameId, initial, onLeave }: {
     if (version < FIRST_VIEW) { setShown(null); return; }
     const known = views.current.get(version);
     if (known) { setShown(known); return; }
-    call<{ game: Game }>("GetGameAt", { game_id: gameId, version }).then((reply) => {
-      views.current.set(version, reply.game);
-      if (wanted.current === version) setShown(reply.game);
+    call("GetGameAt", { game_id: gameId, version }).then((reply) => {
+      const game = present(reply.game, "game");
+      views.current.set(version, game);
+      if (wanted.current === version) setShown(game);
     }, refused);
   }, [gameId, version]);
 

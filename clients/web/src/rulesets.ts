@@ -10,7 +10,7 @@ let asked: Promise<Ruleset[]> | null = null;
 export function useRulesets(): Ruleset[] {
   const [rulesets, setRulesets] = useState<Ruleset[]>([]);
   useEffect(() => {
-    asked ??= call<{ rulesets?: Ruleset[] }>("ListRulesets", {}).then((reply) => reply.rulesets ?? [], (error: unknown) => {
+    asked ??= call("ListRulesets", {}).then((reply) => reply.rulesets ?? [], (error: unknown) => {
       asked = null;
       if (error instanceof Refusal) return [];
       throw error;

@@ -3,15 +3,24 @@
 // WatchGame: WatchPlayer and WatchTournament. Reconnects after a drop, resuming where
 // the caller says; stops at `end`, at a refusal that waiting will not fix, or on abort.
 
-import { Refusal, type Status } from "./api";
+import { Refusal, type RequestOf, type Schema, type Status, type StreamPath } from "./api";
+import type { components } from "./generated/openapi";
 import { parseFrame } from "./watch";
 
 export type FollowState = "following" | "reconnecting" | "over" | "stopped";
 
-export interface FollowHandlers {
+/** The component name of the parsed events of the stream at `P` (the document's
+ * "<service>.<Method>Frame": `message`, `end` or `error`). */
+type FrameName<P extends StreamPath> = P extends `/${infer Service}/${infer Method}`
+  ? Extract<`${Service}.${Method}Frame`, keyof components["schemas"]> : never;
+
+/** The data of a `message` event of the stream at `P` (its reply message). */
+export type MessageOf<P extends StreamPath> = Extract<Schema<FrameName<P>>, { event: "message" }>["data"];
+
+export interface FollowHandlers<P extends StreamPath> {
   /** The request body, asked again at each (re)connection: it names where to resume. */
-  body: () => object;
-  message: (data: unknown) => void;
+  body: () => RequestOf<P>;
+  message: (data: MessageOf<P>) => void;
   state: (state: FollowState) => void;
   refused: (refusal: Refusal) => void;
 }
@@ -20,8 +29,8 @@ const TRANSIENT = new Set(["UNAVAILABLE", "RESOURCE_EXHAUSTED"]);
 
 /** Follows the stream at `path` (e.g. "/gameserver.v1.PlayerService/WatchPlayer") until
  * `signal` aborts, the stream ends, or it is refused for good. */
-export async function follow(
-  path: string, authorization: string, signal: AbortSignal, on: FollowHandlers,
+export async function follow<P extends StreamPath>(
+  path: P, authorization: string, signal: AbortSignal, on: FollowHandlers<P>,
 ): Promise<void> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
   if (authorization) headers["authorization"] = authorization;
@@ -43,7 +52,7 @@ export async function follow(
           buffer = buffer.slice(cut + 2);
           if (!frame) continue;
           pause = 1000;
-          if (frame.event === "message") on.message(frame.data);
+          if (frame.event === "message") on.message(frame.data as MessageOf<P>);
           else if (frame.event === "end") { on.state("over"); return; }
           else if (frame.event === "error") {
             const refusal = new Refusal(0, frame.data as Status);

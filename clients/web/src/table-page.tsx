@@ -3,10 +3,10 @@
 // Read again every 2 s while it is open (a table has no stream of its own).
 
 import { useEffect, useState } from "preact/hooks";
-import { Refusal } from "./api";
+import { type PathOf, Refusal, type RequestOf, present } from "./api";
 import { seatAt } from "./home";
 import type { Seated } from "./lobby";
-import { type Account, LOBBY_SERVICE, type LobbyTable, PLAYER_SERVICE, type Player, callAs } from "./player";
+import { type Account, LOBBY_SERVICE, type LobbyTable, PLAYER_SERVICE, callAs } from "./player";
 import { titleOf, useRulesets } from "./rulesets";
 import { Refused } from "./table-view";
 
@@ -16,8 +16,8 @@ const names = new Map<string, Promise<string>>();
 function nameOf(playerId: string): Promise<string> {
   let known = names.get(playerId);
   if (!known) {
-    known = callAs<{ player: Player }>(PLAYER_SERVICE, "GetPlayer", { player_id: playerId }, "")
-      .then((reply) => reply.player.name, () => playerId.slice(0, 8));
+    known = callAs(PLAYER_SERVICE, "GetPlayer", { player_id: playerId }, "")
+      .then((reply) => present(reply.player, "player").name, () => playerId.slice(0, 8));
     names.set(playerId, known);
   }
   return known;
@@ -41,10 +41,11 @@ export function TablePage({ tableId, account, enter }: {
 
   useEffect(() => {
     let live = true;
-    callAs<{ table: LobbyTable }>(LOBBY_SERVICE, "GetTable", { table_id: tableId }, account.credential).then((reply) => {
+    callAs(LOBBY_SERVICE, "GetTable", { table_id: tableId }, account.credential).then((reply) => {
       if (!live) return;
-      setTable(reply.table);
-      for (const seat of reply.table.seats) {
+      const got = present(reply.table, "table");
+      setTable(got);
+      for (const seat of got.seats) {
         if (seat.player_id) void nameOf(seat.player_id).then((name) => live && setSeen((was) => ({ ...was, [seat.player_id]: name })));
       }
     }, (error: unknown) => {
@@ -60,11 +61,16 @@ export function TablePage({ tableId, account, enter }: {
     return () => window.clearTimeout(timer);
   }, [waiting, tick]);
 
-  const act = async (method: string, body: object) => {
+  /** JoinTable, LeaveTable or StartTable (`fields` besides the table's id); the reply is
+   * the table after it. */
+  const act = async <M extends "JoinTable" | "LeaveTable" | "StartTable">(
+    method: M, fields: Omit<RequestOf<PathOf<typeof LOBBY_SERVICE, M>>, "table_id">,
+  ) => {
     setRefusal(null);
     try {
-      const reply = await callAs<{ table: LobbyTable }>(LOBBY_SERVICE, method, { table_id: tableId, ...body }, account.credential);
-      setTable(reply.table);
+      const body = { table_id: tableId, ...fields } as RequestOf<PathOf<typeof LOBBY_SERVICE, M>>;
+      const reply = await callAs(LOBBY_SERVICE, method, body, account.credential);
+      setTable(present(reply.table, "table"));
       setTick((n) => n + 1);
     } catch (error) {
       if (error instanceof Refusal) setRefusal(error); else throw error;

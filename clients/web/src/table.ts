@@ -3,7 +3,7 @@
 // the event stream brings the others' moves, each followed by a fresh read; the seat's
 // moves and reads go over the Play socket (play.ts).
 
-import { type Game, type GameEvent, type LegalAction, Refusal, call, newId } from "./api";
+import { type Game, type GameEvent, type LegalAction, Refusal, type RequestOf, call, newId, present } from "./api";
 import { PlaySocket } from "./play";
 import { type StreamState, watchGame } from "./watch";
 
@@ -83,12 +83,12 @@ export class TableSession {
     if (this.refreshing) { this.refreshAgain = true; return; }
     this.refreshing = true;
     try {
-      const request: Record<string, unknown> = { game_id: this.gameId };
-      if (this.seat !== null) request["seat"] = this.seat;
-      const game = await this.play.ask<Game>("GetGame", request, this.token);
+      const request: RequestOf<"/gameserver.v1.GameService/GetGame"> = { game_id: this.gameId };
+      if (this.seat !== null) request.seat = this.seat;
+      const game = await this.play.ask("GetGame", request, this.token);
       let actions: LegalAction[] = [];
       if (this.seat !== null && !game.finished) {
-        const listed = await this.play.ask<{ actions: LegalAction[] }>(
+        const listed = await this.play.ask(
           "ListLegalActions", { game_id: this.gameId, seat: this.seat }, this.token);
         actions = listed.actions;
       }
@@ -110,11 +110,11 @@ export class TableSession {
   async submit(actionJson: string): Promise<void> {
     this.clearRefusal();
     try {
-      const reply = await this.play.ask<{ game: Game; legal_actions?: LegalAction[] }>("SubmitAction", {
+      const reply = await this.play.ask("SubmitAction", {
         game_id: this.gameId, seat: this.seat, action_json: actionJson,
         command_id: newId(), return_view: true,
       }, this.token);
-      this.show(reply.game, reply.legal_actions ?? []);
+      this.show(present(reply.game, "game"), reply.legal_actions ?? []);
     } catch (error) {
       this.refused(error);
     }

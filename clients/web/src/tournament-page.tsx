@@ -4,7 +4,7 @@
 // ready" with the way to it, and entering or withdrawing.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { Refusal } from "./api";
+import { Refusal, present } from "./api";
 import type { Seated } from "./lobby";
 import { type Account, TOURNAMENT_SERVICE, type Tournament, type TournamentTable, callAs } from "./player";
 import { titleOf, useRulesets } from "./rulesets";
@@ -99,9 +99,10 @@ export function TournamentPage({ tournamentId, account, enter }: {
 
   const read = async () => {
     try {
-      const reply = await callAs<{ tournament: Tournament }>(TOURNAMENT_SERVICE, "GetTournament", { tournament_id: tournamentId }, "");
-      setTournament(reply.tournament);
-      return reply.tournament;
+      const reply = await callAs(TOURNAMENT_SERVICE, "GetTournament", { tournament_id: tournamentId }, "");
+      const tournament = present(reply.tournament, "tournament");
+      setTournament(tournament);
+      return tournament;
     } catch (error) {
       if (error instanceof Refusal) { setRefusal(error); return null; }
       throw error;
@@ -113,11 +114,11 @@ export function TournamentPage({ tournamentId, account, enter }: {
     void read().then((first) => {
       if (!first || stop.signal.aborted) return;
       if (first.status === "finished") { setStream("over"); return; } // its log grows no more
-      let after = first.version;
+      let after = Number(first.version);
       void follow(`${TOURNAMENT_SERVICE}WatchTournament`, "", stop.signal, {
         body: () => ({ tournament_id: tournamentId, after_version: after }),
         message: (data) => {
-          after = Math.max(after, Number((data as { event: { version: number } }).event.version));
+          after = Math.max(after, Number(data.event?.version ?? 0));
           // A burst of events (a round pairing its tables) is read once.
           window.clearTimeout(pending.current);
           pending.current = window.setTimeout(() => void read(), 150);
@@ -137,9 +138,9 @@ export function TournamentPage({ tournamentId, account, enter }: {
     if (!account) return;
     setRefusal(null);
     try {
-      const reply = await callAs<{ tournament: Tournament }>(TOURNAMENT_SERVICE, method,
+      const reply = await callAs(TOURNAMENT_SERVICE, method,
         { tournament_id: tournamentId, player: me || account.name }, account.credential);
-      setTournament(reply.tournament);
+      setTournament(present(reply.tournament, "tournament"));
     } catch (error) {
       if (error instanceof Refusal) setRefusal(error); else throw error;
     }
@@ -147,12 +148,12 @@ export function TournamentPage({ tournamentId, account, enter }: {
   return (
     <div id="tournament" class="tournament">
       <section class="panel">
-        <h2 id="tournament-name">{tournament.config.name}</h2>
+        <h2 id="tournament-name">{tournament.config?.name}</h2>
         <p class="facts">
-          <span>{titleOf(rulesets, tournament.config.ruleset)}</span>
+          <span>{titleOf(rulesets, tournament.config?.ruleset ?? "")}</span>
           <span>status <b id="tournament-status">{tournament.status}</b></span>
           <span>{tournament.players.length} players</span>
-          <span>round <b>{tournament.rounds.length}</b> of {tournament.config.rounds}</span>
+          <span>round <b>{tournament.rounds.length}</b> of {tournament.config?.rounds}</span>
           <span id="tournament-stream" class="muted" data-state={stream}>({stream === "over" ? "final" : stream})</span>
         </p>
         <Refused refusal={refusal} />

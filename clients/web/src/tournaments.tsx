@@ -18,7 +18,7 @@ function Leaderboard() {
   const chosen = ruleset || defaultRuleset(rulesets);
   useEffect(() => {
     if (!chosen) return;
-    callAs<{ players?: RatedPlayer[]; total?: number }>(RATING_SERVICE, "GetRatingLeaderboard", { ruleset: chosen, page_size: 50 }, "")
+    callAs(RATING_SERVICE, "GetRatingLeaderboard", { ruleset: chosen, page_size: 50 }, "")
       .then((reply) => { setRows(reply.players ?? []); setTotal(reply.total ?? 0); }, (error: unknown) => {
         if (!(error instanceof Refusal)) throw error;
         setRows([]);
@@ -41,8 +41,8 @@ function Leaderboard() {
               <tr key={`${row.player_id}:${row.name}`}>
                 <td>{row.rank}</td>
                 <td>{row.name}{row.bot && <span class="muted"> (bot)</span>}</td>
-                <td class="num">{row.rating.rating}</td>
-                <td class="num">{row.rating.games}</td>
+                <td class="num">{row.rating?.rating}</td>
+                <td class="num">{row.rating?.games}</td>
               </tr>
             ))}
           </tbody>
@@ -59,7 +59,7 @@ export function Tournaments() {
   const [listed, setListed] = useState<TournamentSummary[] | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   useEffect(() => {
-    callAs<{ tournaments?: TournamentSummary[] }>(TOURNAMENT_SERVICE, "ListTournaments", { page_size: 100 }, "")
+    callAs(TOURNAMENT_SERVICE, "ListTournaments", { page_size: 100 }, "")
       .then((reply) => setListed((reply.tournaments ?? []).slice().reverse()), (error: unknown) => {
         if (error instanceof Refusal) setRefusal(error); else throw error;
       });

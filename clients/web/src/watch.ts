@@ -2,7 +2,7 @@
 // Authorization header (an EventSource cannot send one). Reconnects after a drop from
 // the last version received; stops at `end` or a refusal that waiting will not fix.
 
-import { GAME_SERVICE, type GameEvent, Refusal, type Status } from "./api";
+import { GAME_SERVICE, type GameEvent, Refusal, type RequestOf, type Schema, type Status } from "./api";
 
 interface Frame {
   event: string;
@@ -33,6 +33,8 @@ export interface WatchHandlers {
 
 const TRANSIENT = new Set(["UNAVAILABLE", "RESOURCE_EXHAUSTED"]);
 
+const WATCH_GAME = `${GAME_SERVICE}WatchGame` as const;
+
 /** Follows `gameId`'s events until `signal` aborts, the game ends or a lasting refusal. */
 export async function watchGame(
   gameId: string, token: string, signal: AbortSignal, on: WatchHandlers,
@@ -42,9 +44,9 @@ export async function watchGame(
   while (!signal.aborted) {
     on.state("following");
     try {
-      const response = await fetch(`${GAME_SERVICE}WatchGame`, {
+      const response = await fetch(WATCH_GAME, {
         method: "POST", headers, signal,
-        body: JSON.stringify({ game_id: gameId, from_version: on.after() }),
+        body: JSON.stringify({ game_id: gameId, from_version: on.after() } satisfies RequestOf<typeof WATCH_GAME>),
       });
       if (!response.ok || !response.body) {
         throw new Refusal(response.status, (await response.json()) as Status);
@@ -61,7 +63,8 @@ export async function watchGame(
           buffer = buffer.slice(cut + 2);
           if (!frame) continue;
           if (frame.event === "message") {
-            on.event((frame.data as { event: GameEvent }).event);
+            const { event } = frame.data as Schema<"gameserver.v1.WatchGameResponse">;
+            if (event) on.event(event);
           } else if (frame.event === "end") {
             on.state("over");
             return;

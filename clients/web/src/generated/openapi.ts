@@ -1160,9 +1160,11 @@ export interface components {
             message: string;
             details: components["schemas"]["google.protobuf.Any"][];
         };
+        /** @description google.protobuf.Any in protobuf's JSON mapping: `@type` (type.googleapis.com/<message name>) and that message's fields beside it, e.g. a PlayError's google.rpc.ErrorInfo (reason, domain, metadata) as in google.rpc.Status */
         "google.protobuf.Any": {
-            type_url: string;
-            value: string;
+            "@type": string;
+        } & {
+            [key: string]: unknown;
         };
         "gameserver.v1.CreateTournamentResponse": {
             tournament?: components["schemas"]["gameserver.v1.Tournament"];
