@@ -45,9 +45,11 @@ parameters = {{ game_id = "{game}" }}
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def serve(redis_url: str) -> Iterator[Served]:
-    """One real ``teoti serve`` for the module's slow tests."""
+    """A real ``teoti serve`` of its own for each slow test: Schemathesis's thousands of
+    requests leave the address rate-limited, which a test run after it on the same
+    server met as ``rate_limited`` (2 runs in 3)."""
     with teoti_serve(redis_url, f"openapi-{uuid.uuid4().hex[:10]}") as server:
         yield server
 
