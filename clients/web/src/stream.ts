@@ -1,11 +1,27 @@
 // A server-sent event stream of the web face followed with fetch (so a credential
-// travels in the Authorization header, never in the URL), as watch.ts follows
-// WatchGame: WatchPlayer and WatchTournament. Reconnects after a drop, resuming where
+// travels in the Authorization header, never in the URL): WatchGame (watch.ts),
+// WatchPlayer and WatchTournament. Reconnects after a drop, resuming where
 // the caller says; stops at `end`, at a refusal that waiting will not fix, or on abort.
 
 import { Refusal, type RequestOf, type Schema, type Status, type StreamPath } from "./api";
 import type { components } from "./generated/openapi";
-import { parseFrame } from "./watch";
+
+export interface Frame {
+  event: string;
+  data: unknown;
+}
+
+/** One server-sent event frame (the text between blank lines), or null for a comment. */
+export function parseFrame(text: string): Frame | null {
+  let event = "message";
+  const data: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith(":")) continue; // keepalive comment
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+  }
+  return data.length ? { event, data: JSON.parse(data.join("\n")) as unknown } : null;
+}
 
 export type FollowState = "following" | "reconnecting" | "over" | "stopped";
 
