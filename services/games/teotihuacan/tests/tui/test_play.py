@@ -71,7 +71,9 @@ async def test_play_through_the_first_eclipse(client: TeotiClient) -> None:
         await until(pilot, lambda: my_turn() and "collect cocoa" in screen_text(app))
         assert "On the destination board" in screen_text(app)
         assert app.actions.highlighted_choice is not None
-        assert app.actions.highlighted_choice.words == "collect cocoa"
+        # The choice in the rulebook's words (describe.py), as the web board shows it.
+        words = app.actions.highlighted_choice.words
+        assert words == "Collect cocoa instead of the board's action"
         await pilot.press("enter")
 
         def mine() -> list[str]:
