@@ -43,10 +43,13 @@ function App() {
   const [replay, setReplay] = useState(replayFromUrl);
   const [page, setPage] = useState<Page | null>(pageFromUrl);
   const [status, setStatus] = useState(seated || replay || page ? "connected" : "connecting…");
+  const [renderedHash] = useState(() => location.hash);
   useEffect(() => {
     const follow = () => { setSeated(fromUrl()); setReplay(replayFromUrl()); setPage(pageFromUrl()); };
     window.addEventListener("popstate", follow);
     window.addEventListener("hashchange", follow); // a link to #me, #table=..., #replay=...
+    // Effects run after the first paint: a link followed before then fired no listener.
+    if (location.hash !== renderedHash) follow();
     return () => { window.removeEventListener("popstate", follow); window.removeEventListener("hashchange", follow); };
   }, []);
   const enter = (next: Seated) => {
