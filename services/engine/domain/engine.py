@@ -10,7 +10,6 @@ from datetime import datetime
 from typing import Any
 
 import structlog
-from structlog.typing import FilteringBoundLogger
 
 from services.engine.domain.bot_credential import BotCredential
 from services.engine.domain.chain import GENESIS_HASH
@@ -110,6 +109,31 @@ def _command_id_used(command_id: str, seat: int) -> RuleViolation:
     )
 
 
+class CommandLog:
+    """Log lines about one command, carrying its game id, seat and command id.
+
+    Nothing is bound in advance: a ``structlog`` bind per command cost a few us of every
+    move, which logs nothing at INFO (issue 35); each line passes the fields itself.
+    """
+
+    __slots__ = ("_context",)
+
+    def __init__(self, game_id: str, seat: int, command_id: str) -> None:
+        self._context = {"game_id": game_id, "seat": seat, "command_id": command_id[:200]}
+
+    def debug(self, event: str, **fields: Any) -> None:
+        """A DEBUG line (nothing is formatted below that level)."""
+        log.debug(event, **self._context, **fields)
+
+    def info(self, event: str, **fields: Any) -> None:
+        """An INFO line."""
+        log.info(event, **self._context, **fields)
+
+    def warning(self, event: str, **fields: Any) -> None:
+        """A WARNING line."""
+        log.warning(event, **self._context, **fields)
+
+
 JOIN_ATTEMPTS = 5
 """Tries of a JoinGame against concurrent appends to the same game (see join_game)."""
 
@@ -155,7 +179,7 @@ class Engine:
         self._seed_source = seed_source
         self._id_source = id_source
         self._max_attempts = max_attempts
-        self._seeds: OrderedDict[str, str] = OrderedDict()
+        self._seeds: OrderedDict[str, tuple[str, str]] = OrderedDict()
         self.tallies = EngineTallies()
         """Moves appended, conflicts, retries (read by the metrics endpoint)."""
 
@@ -294,7 +318,7 @@ class Engine:
         if not result.duplicate:
             # What the first command and the gateway's next read would fetch: keep it.
             await self._snapshots.appended(game_id, None, result.written, private)
-            self._remember_seed(game_id, seed)
+            self._remember_seed(game_id, seed, snapshot.seed_commitment)
         log.info(
             "game_created",
             game_id=game_id,
@@ -333,7 +357,7 @@ class Engine:
         ``command_id_reused`` or the ruleset's own rule); VersionConflict if
         ``expected_version`` is stale, or if concurrent writers kept winning.
         """
-        bound = log.bind(game_id=game_id, seat=seat, command_id=command_id[:200])
+        bound = CommandLog(game_id, seat, command_id)
         metadata, now_ms = self._stamped(command_id, seat)
         command = action_command(seat, command_id, action)
         is_bot = self.bot_credential.accepts(bot_key)
@@ -342,7 +366,7 @@ class Engine:
         cached = self._snapshots.cached(game_id)
         if cached is not None and expected_version in (None, cached.version):
             try:
-                events, requests, private, deadline = await self._command_events(
+                events, requests, private, deadline, decided = await self._command_events(
                     cached, seat, action, is_bot, now_ms
                 )
                 result = await self._write(
@@ -355,7 +379,9 @@ class Engine:
             except ChainMismatch:
                 self._snapshots.forget(game_id)  # the cache is off the log: reload it
             else:
-                return await self._applied(cached, result, len(events), bound, command, private)
+                return await self._applied(
+                    cached, result, len(events), bound, command, private, decided
+                )
         if command is not None and (
             done := await self.store.command_result(game_id, command.field)
         ):
@@ -369,7 +395,7 @@ class Engine:
             snapshot = await self.load(game_id)
             if expected_version is not None and expected_version != snapshot.version:
                 raise VersionConflict(game_id, expected_version, snapshot.version)
-            events, requests, private, deadline = await self._command_events(
+            events, requests, private, deadline, decided = await self._command_events(
                 snapshot, seat, action, is_bot, now_ms
             )
             try:
@@ -389,7 +415,9 @@ class Engine:
             except ChainMismatch:
                 self._snapshots.forget(game_id)
                 raise
-            return await self._applied(snapshot, result, len(events), bound, command, private)
+            return await self._applied(
+                snapshot, result, len(events), bound, command, private, decided
+            )
         assert conflict is not None
         raise conflict
 
@@ -400,10 +428,11 @@ class Engine:
         action: Mapping[str, Any],
         is_bot: bool,
         now_ms: int,
-    ) -> tuple[list[DomainEvent], list[Publication], PrivateRecords, Deadline | None]:
+    ) -> tuple[list[DomainEvent], list[Publication], PrivateRecords, Deadline | None, Any]:
         """The events of ``action`` on ``snapshot`` at ``now_ms`` (hidden parts committed,
         reveals added, clock events around them), the turn requests to publish with them,
-        the secrets to keep and the clock deadline to set. Raises InvalidArgument,
+        the secrets to keep, the clock deadline to set and the ruleset's state after
+        them (the decision's own, so the cache need not fold them again). Raises InvalidArgument,
         NotAuthorized, RuleViolation (see :meth:`submit_action`; also ``seat_forfeited``,
         ``reclaim_not_allowed`` of services.engine.domain.engine_clock)."""
         bot_seat = 0 <= seat < len(snapshot.seats) and snapshot.seats[seat].kind is SeatKind.BOT
@@ -432,22 +461,24 @@ class Engine:
             for s in snapshot.bot_seats_to_act(after.state, control)
         ]
         requests += player_turns(snapshot, snapshot, version, clock.deadline, after.state, control)
-        return events, requests, PrivateRecords(secrets), clock.deadline
+        return events, requests, PrivateRecords(secrets), clock.deadline, after.state
 
     async def _applied(
         self,
         snapshot: GameSnapshot,
         result: AppendResult,
         events: int,
-        bound: FilteringBoundLogger,
+        bound: CommandLog,
         command: CommandKey | None,
         private: PrivateRecords | None = None,
+        decided: Any = None,
     ) -> CommandResult:
-        """Remember and log an append of ``events`` events onto ``snapshot``. Raises
-        RuleViolation ``command_id_reused`` if the store had the id for another action."""
+        """Remember and log an append of ``events`` events onto ``snapshot`` (``decided``:
+        the ruleset's state after them, see :meth:`_remember`). Raises RuleViolation
+        ``command_id_reused`` if the store had the id for another action."""
         if result.duplicate and command is not None:
             refuse_reuse(command, result.request_hash, command.field.partition("|")[2])
-        await self._remember(snapshot, result, private)
+        await self._remember(snapshot, result, private, decided)
         if result.duplicate:
             bound.info("duplicate_command", version=result.last_version)
         else:
@@ -713,7 +744,7 @@ class Engine:
         """Decide ``plan`` (``(snapshot, now_ms, idle_since_ms) -> (ends, clock plan)``)
         on the stored game and append it, retried on a concurrent append: a leave names
         no version, so another seat's move is not the caller's conflict."""
-        bound = log.bind(game_id=game_id, seat=seat, command_id=command_id[:200])
+        bound = CommandLog(game_id, seat, command_id)
         for attempt in range(1, JOIN_ATTEMPTS + 1):
             if command is not None and (
                 done := await self.store.command_result(game_id, command.field)
@@ -758,28 +789,43 @@ class Engine:
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _remember(
-        self, snapshot: GameSnapshot, result: AppendResult, private: PrivateRecords | None = None
+        self,
+        snapshot: GameSnapshot,
+        result: AppendResult,
+        private: PrivateRecords | None = None,
+        decided: Any = None,
     ) -> None:
         """Fold what was just appended onto ``snapshot`` into the cache, so the next
         command and the next read of this game start from it instead of reading those
-        events back. Nothing is remembered for a command id the store reports as already
-        applied, since then these events were not the ones written."""
+        events back; ``decided``, the ruleset's state after them as the decision reached
+        it, spares folding the ruleset's events again (SnapshotCache.appended). Nothing
+        is remembered for a command id the store reports as already applied, since then
+        these events were not the ones written."""
         if not result.duplicate:
-            await self._snapshots.appended(snapshot.game_id, snapshot, result.written, private)
+            await self._snapshots.appended(
+                snapshot.game_id, snapshot, result.written, private, decided
+            )
 
     async def _seed(self, snapshot: GameSnapshot) -> str:
         """The game's secret seed (engine-only key), checked against its commitment."""
-        seed = snapshot.revealed_seed or self._seeds.get(snapshot.game_id)
+        known = self._seeds.get(snapshot.game_id)
+        if known is not None and known[1] == snapshot.seed_commitment:
+            # Checked against this very commitment when remembered: hashing it again
+            # each move could only agree (issue 35).
+            self._seeds.move_to_end(snapshot.game_id)
+            return known[0]
+        seed = snapshot.revealed_seed or (known[0] if known is not None else None)
         if seed is None:
             seed = await self.store.secret_seed(snapshot.game_id)
         if seed is None or commit(seed) != snapshot.seed_commitment:
             raise CorruptLog(f"game {snapshot.game_id}: secret seed missing or not committed")
-        self._remember_seed(snapshot.game_id, seed)
+        self._remember_seed(snapshot.game_id, seed, snapshot.seed_commitment)
         return seed
 
-    def _remember_seed(self, game_id: str, seed: str) -> None:
-        """Seeds never change: keep the recent ones to save a round trip per command."""
-        self._seeds[game_id] = seed
+    def _remember_seed(self, game_id: str, seed: str, commitment: str) -> None:
+        """Seeds never change: keep the recent ones, with the commitment each was checked
+        against, to save a round trip (and a hash) per command."""
+        self._seeds[game_id] = (seed, commitment)
         self._seeds.move_to_end(game_id)
         while len(self._seeds) > _SEED_CACHE:
             self._seeds.popitem(last=False)

@@ -16,6 +16,7 @@ from services.engine.domain import engine_events
 from services.engine.domain.chain import GENESIS_HASH, hash_of
 from services.engine.domain.commitments import committed_parts
 from services.engine.domain.engine_events import (
+    ENGINE_EVENTS,
     GAME_CREATED,
     SEAT_JOINED,
     SECRETS_REVEALED,
@@ -40,6 +41,10 @@ __all__ = [
     "game_created",
     "rng_for",
 ]
+
+
+_FOLD: Any = object()
+"""GameSnapshot.evolve's ``decided`` when none is given: fold the ruleset's events."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,7 @@ class GameSnapshot:
         events: Sequence[StoredEvent],
         private: PrivateRecords | None = None,
         hashed_here: bool = False,
+        decided: Any = _FOLD,
     ) -> GameSnapshot:
         """This snapshot with ``events`` (which must continue the log) folded in.
 
@@ -167,8 +173,14 @@ class GameSnapshot:
         payloads alone. ``hashed_here``: the events' hashes were computed in this
         process onto this snapshot's head (``store.chain.chained``, an append's own
         records), so hashing them again could only agree; their versions are still
-        checked. Raises CorruptLog on a version gap or an event that does not chain
-        onto the one before.
+        checked. ``decided``: the ruleset's state after ``events`` as the command that
+        wrote them computed it (``decide_and_fold``), taken as the new state instead of
+        folding the ruleset's events a second time (issue 35); the engine's own events
+        among them (clocks, seats leaving, reveals) are folded as always, and the
+        commitments recorded. Only an append's own records with the state its decision
+        reached may be given so (services.engine.domain.snapshots checks a sample of
+        them against the fold). Raises CorruptLog on a version gap or an event that does
+        not chain onto the one before.
         """
         if private is None or not (private.secrets or private.token_hashes):
             # This snapshot's seats are bound to its own records already (every snapshot
@@ -189,11 +201,19 @@ class GameSnapshot:
         revealed: frozenset[str] = self.revealed
         clock = self.clock
         control = self.control
+        fold_rules = decided is _FOLD
         for event in events:
             if event.version != version + 1:
                 raise CorruptLog(f"game {self.game_id}: version {event.version} after {version}")
             if not hashed_here and hash_of(head, event) != event.hash:
                 raise CorruptLog(f"game {self.game_id}: version {event.version} breaks the chain")
+            if not fold_rules and event.type not in ENGINE_EVENTS:
+                # The ruleset's event, whose effect ``decided`` holds already.
+                if SEALED_KEY in event.payload:
+                    commitments = _committed(commitments, event.payload, event.version)
+                version = event.version
+                head = event.hash
+                continue
             raw = event.to_domain()
             domain = engine_events.upcast(raw)
             if domain.type == SEAT_JOINED:
@@ -217,14 +237,13 @@ class GameSnapshot:
                     ) from exc
             else:
                 if SEALED_KEY in domain.payload:
-                    added = dict(commitments)
-                    for secret_id in committed_parts(domain.payload):
-                        added.setdefault(secret_id, event.version)
-                    commitments = added
+                    commitments = _committed(commitments, domain.payload, event.version)
                     domain = unsealed(domain, known)
                 state = self.ruleset.evolve(state, self.ruleset.upcast(domain))
             version = event.version
             head = event.hash
+        if not fold_rules:
+            state = decided
         return self.updated(
             seats=seats,
             version=version,
@@ -240,6 +259,17 @@ class GameSnapshot:
 
 
 _FIELD_NAMES = frozenset(f.name for f in fields(GameSnapshot))
+
+
+def _committed(
+    commitments: Mapping[str, int], payload: Mapping[str, Any], version: int
+) -> Mapping[str, int]:
+    """``commitments`` (secret id -> version that committed to it) with the secrets
+    ``payload`` commits to at ``version`` added (a copy: snapshots share the mapping)."""
+    added = dict(commitments)
+    for secret_id in committed_parts(payload):
+        added.setdefault(secret_id, version)
+    return added
 
 
 def unsealed(event: DomainEvent, private: PrivateRecords) -> DomainEvent:

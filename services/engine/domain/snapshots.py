@@ -14,6 +14,7 @@ onto, is ignored and the log is folded from the start.
 from __future__ import annotations
 
 import json
+import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -40,6 +41,7 @@ from services.engine.domain.timing.seat_clocks import ClockState
 DEFAULT_CAPACITY = 2048
 DEFAULT_SNAPSHOT_EVERY = 100
 SNAPSHOT_FORMAT = 4
+DEFAULT_CHECK_DECIDED_EVERY = 64
 _READABLE_FORMATS = (2, 3, SNAPSHOT_FORMAT)
 """Format 3 added ``clock`` (a game's seat clocks); format 2 snapshots have none. Format
 4 added ``control`` (who plays each seat, services.engine.domain.leaving); before it only
@@ -121,6 +123,16 @@ def _needs_private(events: Sequence[StoredEvent]) -> bool:
     return any(e.type == SEAT_JOINED or committed_parts(e.payload) for e in events)
 
 
+def _check_every() -> int:
+    """``$TEOTI_CHECK_DECIDED_EVERY``: fold one append in this many a second time to
+    check the decided state (0: never); 64 by default (about 0.1% of a move)."""
+    text = os.environ.get("TEOTI_CHECK_DECIDED_EVERY", "")
+    try:
+        return max(0, int(text)) if text else DEFAULT_CHECK_DECIDED_EVERY
+    except ValueError:
+        return DEFAULT_CHECK_DECIDED_EVERY
+
+
 class SnapshotCache:
     """LRU of the latest known snapshot per game id, backed by the store's snapshots.
 
@@ -149,11 +161,17 @@ class SnapshotCache:
         self._capacity = capacity
         self._every = snapshot_every
         self._save = save
+        self.check_decided_every = _check_every()
+        """One append in this many with a decided state is folded too, and compared
+        (:meth:`appended`; 0: none)."""
         self._games: OrderedDict[str, GameSnapshot] = OrderedDict()
         self._stored_at: dict[str, int] = {}
         # Lookups answered from memory or not (read by the metrics endpoint, issue 34).
         self.hits = 0
         self.misses = 0
+        self._appends_decided = 0
+        self.decided_mismatches = 0
+        """Appends whose decided state differed from the fold of their records."""
 
     async def load(self, game_id: str) -> GameSnapshot:
         """The game at its latest stored version.
@@ -216,6 +234,7 @@ class SnapshotCache:
         before: GameSnapshot | None,
         written: Sequence[StoredEvent],
         private: PrivateRecords | None = None,
+        decided: Any = None,
     ) -> GameSnapshot:
         """Remember the game after events this process just appended, with no read.
 
@@ -225,12 +244,34 @@ class SnapshotCache:
         records the append kept with them. The store hashed those records itself, onto
         ``before``'s head, in this process (``store.chain.chained``), so they are folded
         without hashing them a second time (about 4 us an event, issue 16); every later
-        load from the log checks the chain as always. Returns the new snapshot.
+        load from the log checks the chain as always.
+
+        ``decided`` (not None): the ruleset's state after ``written`` as the command's
+        decision reached it; the ruleset's events are then not folded again (issue 35:
+        5-6% of a move), see :meth:`GameSnapshot.evolve`. One append in
+        :attr:`check_decided_every` is folded all the same and compared: a ruleset whose
+        decision and fold disagree (a bug: the ruleset contract, tests/unit/
+        test_ruleset_contract.py, forbids it) is logged as ``decided_state_differs`` and
+        the fold, what an auditor of the log gets, is kept. Returns the new snapshot.
         """
         if before is None:
             snapshot = fold(game_id, written, self._registry, private or PrivateRecords())
-        else:
+        elif decided is None:
             snapshot = before.evolve(written, private, hashed_here=True)
+        else:
+            snapshot = before.evolve(written, private, hashed_here=True, decided=decided)
+            self._appends_decided += 1
+            if self.check_decided_every and not (self._appends_decided % self.check_decided_every):
+                folded = before.evolve(written, private, hashed_here=True)
+                if folded.state != decided:
+                    log.error(
+                        "decided_state_differs",
+                        game_id=game_id,
+                        ruleset=before.ruleset_name,
+                        version=folded.version,
+                    )
+                    self.decided_mismatches += 1
+                    snapshot = folded
         self._remember(game_id, snapshot)
         await self._maybe_store(snapshot)
         return snapshot
