@@ -314,6 +314,9 @@ class ExchangePool:
         self._successors: dict[int, ExchangeStream] = {}
         # Retired streams still answering their calls (held so their tasks are not lost).
         self._retired: set[ExchangeStream] = set()
+        # The loop the pool's streams run on, kept: on Python 3.11 each look-up of the
+        # running loop is a getpid system call, one per call otherwise (issue 35).
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def stream(self, loop: asyncio.AbstractEventLoop | None = None) -> ExchangeStream:
         """The stream for the next call (opened now if its place is empty or stale);
@@ -361,7 +364,9 @@ class ExchangePool:
         """:meth:`ExchangeStream.call` on the next stream, within ``timeout_s`` in all:
         a call whose stream retired before it was sent (an engine draining under load, a
         stream aging out) goes on the next stream instead of failing."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            loop = self._loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
             try:
