@@ -11,6 +11,11 @@ exits 1 if there was any.
 
 Run: ``python -m benchmarks.eventlog_benchmark [--redis-url URL] [--seconds 5]`` from the
 repository root (embedded Redis if no URL / REDIS_URL).
+
+``--redis-cpu`` instead reports Redis's own cost per one-event append (CPU, commands,
+bytes; :mod:`benchmarks.append_redis_cpu`, issue 35) over ``--reps`` repetitions of
+``--appends`` moves, always on an embedded Redis of its own unless ``--redis-url`` names
+one (REDIS_URL is not used: a shared Redis's CPU would count other clients' work).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from collections.abc import Iterator
 
 import redis.asyncio as aioredis
 
+from benchmarks import append_redis_cpu
 from benchmarks.harness import Errors
 from services.app import GatewayLimits, StoreSettings, all_in_one
 from services.client import SeatInfo, TeotiClient
@@ -202,14 +208,35 @@ async def run(url: str, appends: int, seconds: float) -> int:
     return 1 if errors.total else 0
 
 
+async def run_redis_cpu(url: str, appends: int, reps: int, concurrency: int) -> int:
+    """The ``--redis-cpu`` report; exit status 1 if any append failed."""
+    errors = Errors()
+    costs = await append_redis_cpu.measure(url, appends, reps, errors, concurrency)
+    append_redis_cpu.report(costs, errors, concurrency)
+    return 1 if errors.total else 0
+
+
 def main() -> None:
     """Entry point: ``python -m benchmarks.eventlog_benchmark``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
     parser.add_argument("--appends", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--redis-cpu", action="store_true", help="report Redis CPU per append only (issue 35)"
+    )
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of --redis-cpu")
+    parser.add_argument(
+        "--concurrency", type=int, default=1, help="concurrent appenders of --redis-cpu"
+    )
     args = parser.parse_args()
     configure_logging("WARNING")
+    if args.redis_cpu:
+        url = args.redis_url if args.redis_url != os.environ.get("REDIS_URL") else None
+        with redis_url(url) as own:
+            raise SystemExit(
+                asyncio.run(run_redis_cpu(own, args.appends, args.reps, args.concurrency))
+            )
     with redis_url(args.redis_url) as url:
         raise SystemExit(asyncio.run(run(url, args.appends, args.seconds)))
 

@@ -118,6 +118,48 @@ async def test_append_refuses_a_log_whose_tail_was_removed(
     assert not report.ok and report.first_bad_version == 3
 
 
+async def stored_state(store: RedisEventStore, game: str) -> tuple[object, ...]:
+    """Everything an append writes for a game: stream, head and command ids."""
+    client = store.client
+    return (
+        await client.xrange(store.keys.events(game)),
+        await client.hgetall(store.keys.head(game)),
+        await client.hgetall(store.keys.commands(game)),
+    )
+
+
+@pytest.mark.parametrize("deleted", ["last", "middle", "all"])
+async def test_append_refuses_a_stream_short_of_its_head_and_writes_nothing(
+    redis_store: RedisEventStore, registry: RulesetRegistry, deleted: str
+) -> None:
+    # The script checks the stream by its length (issue 35): an entry deleted anywhere,
+    # not only the last, or the whole stream (the head left), is refused before any write,
+    # also with a command id (its dedup check comes first and finds nothing).
+    engine = make_engine(redis_store, registry)
+    game = (await engine.create_game("nim", HUMANS, {})).game_id
+    await engine.submit_action(game, 0, {"take": 1})
+    key = redis_store.keys.events(game)
+    ids = [entry_id for entry_id, _ in await redis_store.client.xrange(key)]
+    assert len(ids) >= 2 and ids[-1] == f"{len(ids)}-1"
+    if deleted == "all":
+        await redis_store.client.delete(key)
+    else:
+        await redis_store.client.xdel(key, ids[-1] if deleted == "last" else ids[0])
+    version, head_hash = await redis_store.head(game)
+    before = await stored_state(redis_store, game)
+    meta = EventMetadata("retry-me", 1, "2024-01-01T00:00:00+00:00")
+    assert version == len(ids)
+    with pytest.raises(ChainMismatch, match=f"head at {version}"):
+        await redis_store.append(
+            game,
+            version,
+            [DomainEvent("StonesTaken", {"seat": 1, "count": 1})],
+            meta,
+            prev_hash=head_hash,
+        )
+    assert await stored_state(redis_store, game) == before
+
+
 async def test_old_game_created_v1_with_a_clear_seed_is_upcast_and_playable(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:

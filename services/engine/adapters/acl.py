@@ -59,7 +59,7 @@ DEFAULT_USERNAMES: dict[Role, str] = {role: f"teoti-{role}" for role in Role}
 # script names as read and write (Redis cannot know what the script does with it).
 _KEYS: dict[Role, tuple[tuple[str, str], ...]] = {
     Role.ENGINE: (
-        ("RW", "game:*:events"),  # XADD (append script), XREVRANGE, XRANGE (fold)
+        ("RW", "game:*:events"),  # XLEN + XADD (append script), XRANGE (fold)
         ("RW", "game:*:head"),  # HMGET, HSET
         ("RW", "game:*:commands"),  # HGET (idempotency), HSET
         ("RW", "game:*:secret"),  # SET at creation, GET to decide moves
@@ -156,7 +156,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "set",
         "zadd",
         "hgetall",
-        "xlen",  # the archive script (teoti archive runs as the engine's user)
+        "xlen",  # the append and archive scripts (teoti archive runs as the engine's user)
         "del",
         "exists",
         "zrangebyscore",  # teoti archive walks the games index; the timekeeper's claim
@@ -185,6 +185,7 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "evalsha",
         "eval",  # the append script, the ratings script
         "xadd",
+        "xlen",  # the append script's check of a tournament log (issue 35)
         "xrevrange",
         "xrange",
         "xread",  # WatchTournament (XREAD BLOCK on the tournament log)

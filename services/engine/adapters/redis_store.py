@@ -61,8 +61,16 @@ notifier that keeps up ever leaves unread; a notifier down for longer loses the 
 # Compare-and-append. Idempotency is checked first: a retried command carries a stale
 # expected version and must still get its original result, not a conflict. Then every
 # check runs before the first write, because Redis does not roll a script back on error.
-# The head key is the source of truth for version and hash; the stream's last entry must
-# agree with it, so deleting the last entries (or the head) is refused, not "healed".
+# The head key is the source of truth for version and hash; the stream must agree with
+# it, so deleting entries (or the head) is refused, not "healed". The stream is checked by
+# its length (issue 35): entry ids are 1-1 .. <version>-1 and nothing trims or deletes a
+# live game's entries (the archive script deletes the whole stream, and relies on the same
+# XLEN == version), so the length is the version. It is cheaper than reading the last
+# entry (XREVRANGE copied its fields, payload included, into Lua for one number) and
+# stricter: an entry deleted anywhere is refused, not only the last. A stream of the right
+# length whose ids run past the version (only a hand-made one) fails the first XADD (an
+# id not above the stream's last is an error: ResponseError, not ChainMismatch), still
+# before anything is written.
 APPEND_SCRIPT = """
 -- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests,
 --       7 sealed secrets, 8 token bindings, 9 clock deadlines, 10 player turns,
@@ -88,11 +96,9 @@ local actual = tonumber(head[1]) or 0
 if actual ~= expected then return {'conflict', tostring(actual)} end
 local head_hash = head[2] or '__GENESIS__'
 if ARGV[3] ~= head_hash then return {'chain', 'head hash is ' .. head_hash} end
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local stream_version = 0
-if #last > 0 then stream_version = tonumber(string.match(last[1][1], '^(%d+)-')) end
-if stream_version ~= expected then
-  return {'chain', 'stream ends at ' .. stream_version .. ', head at ' .. expected}
+local stream_length = redis.call('XLEN', KEYS[1])
+if stream_length ~= expected then
+  return {'chain', 'stream holds ' .. stream_length .. ' entries, head at ' .. expected}
 end
 local n = tonumber(ARGV[9])
 local t = tonumber(ARGV[10])
