@@ -65,7 +65,7 @@ class ScriptBatches:
         self._waiting: list[_Call] = []
         self._busy = False
         self._closed = False
-        # Captured when the lane becomes busy: asking asyncio for it costs a getpid.
+        # Captured when the lane first runs on a loop: asking asyncio costs a getpid.
         self._loop: asyncio.AbstractEventLoop | None = None
         self.round_trips = 0
         """Round trips sent so far (tries included): a count for tests and metrics."""
@@ -90,7 +90,10 @@ class ScriptBatches:
             self._waiting.append((command, waiter))
             return await waiter
         self._busy = True
-        self._loop = loop = asyncio.get_running_loop()
+        if loop is None or not loop.is_running():
+            # Looked up only when the lane meets a new loop (a getpid system call on
+            # Python 3.11, once a move otherwise: issue 35).
+            self._loop = loop = asyncio.get_running_loop()
         waiter = loop.create_future()
         _keep(loop.create_task(self._run([(command, waiter)])))
         return await waiter
