@@ -60,6 +60,9 @@ class GameSamples:
         archive_target: (seats, bytes): the most bytes the ``z3`` archive of a finished
             game of that many seats may take (issue 34's targets;
             tests/integration/test_archive_formats.py), or None for no target.
+        board_selector: the CSS selector of the game's board in the web client: its fresh
+            board is compared with the screenshots in ``tests/browser/snapshots/`` of the
+            game's folder (tests/browser/test_board_snapshots.py); "" for none.
     """
 
     fixture_logs: tuple[Fixture, ...] = ()
@@ -68,6 +71,7 @@ class GameSamples:
     bench_seats: int = 4
     bench_setups: tuple[BenchSetup, ...] = (BenchSetup("default"),)
     archive_target: tuple[int, int] | None = None
+    board_selector: str = ""
 
     def bench_setup(self, standard: bool) -> BenchSetup:
         """The ``standard`` setup if asked for and declared, else the first."""

@@ -91,4 +91,5 @@ SAMPLES = GameSamples(
     # Every setup deals hidden cards and dig results: no separate standard setup.
     bench_setups=(BenchSetup("default (random ruin)", {}),),
     archive_target=(5, 20_000),
+    board_selector="#arch-board",
 )

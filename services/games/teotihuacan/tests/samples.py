@@ -160,4 +160,5 @@ SAMPLES = GameSamples(
         BenchSetup("standard", {"first_game": False}),
     ),
     archive_target=(4, 30_000),
+    board_selector="#teo-board",
 )
