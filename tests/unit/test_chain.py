@@ -163,3 +163,44 @@ def test_content_text_of_fields_that_are_not_plain_str_or_int() -> None:
     metadata = EventMetadata(Text("c"), cast(int, True), "t")
     content = event_content(3, Text("T"), 1, {"k": [1]}, metadata)
     assert content_text(3, Text("T"), 1, '{"k":[1]}', metadata) == canonical_json(content)
+
+
+_keys = st.text() | st.integers() | st.floats() | st.booleans() | st.none()
+_any_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.tuples(inner, inner)
+    | st.dictionaries(_keys, inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(_any_json)
+def test_canonical_json_is_json_dumps_whatever_the_value(value: Any) -> None:
+    # canonical_json drives the C encoder itself (issue 35): it must stay byte for byte
+    # what json.dumps gives, and fail where json.dumps fails, with the same error.
+    def dumps() -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    try:
+        expected: str | type[Exception] = dumps()
+    except (TypeError, ValueError) as error:
+        expected = type(error)
+    try:
+        actual: str | type[Exception] = canonical_json(value)
+    except (TypeError, ValueError) as error:
+        actual = type(error)
+    assert actual == expected
+
+
+def test_canonical_json_refuses_a_circular_value_as_json_dumps_does() -> None:
+    looped: list[Any] = []
+    looped.append(looped)
+    for _ in range(2):  # and nothing of the first refusal is left for the next call
+        try:
+            canonical_json(looped)
+        except ValueError as error:
+            assert "Circular reference" in str(error)
+        else:
+            raise AssertionError("a circular value was encoded")
+    assert canonical_json([1, [2]]) == "[1,[2]]"
