@@ -152,10 +152,14 @@ class RemoteEngineClient:
         expected_version: int | None = None,
         command_id: str = "",
         return_view: bool = False,
+        public_reply: bool = False,
     ) -> CommandResult:
         """See EngineClient.submit_action: with ``return_view`` the engine projects the
         game for ``seat`` and sends no events (``CommandResult.view``; an engine from
-        before return_view sends its events and no view, as without it)."""
+        before return_view sends its events and no view, as without it). With
+        ``public_reply`` too it sends that as GameService's SubmitActionResponse
+        serialized (``CommandResult.public_reply``, no ``view``; an engine from before
+        public_reply sends the view)."""
         command, request = self._command("SubmitAction")
         command.game_id = game_id
         command.seat = seat
@@ -165,7 +169,12 @@ class RemoteEngineClient:
             command.expected_version = expected_version
         if return_view:
             command.return_view = True
+            command.public_reply = public_reply
         reply = await self._call("SubmitAction", command, request)
+        if reply.public_reply:  # never empty when sent: it holds the view
+            return CommandResult(
+                game_id, reply.version, reply.first_version, public_reply=reply.public_reply
+            )
         if reply.HasField("game"):
             return CommandResult(game_id, reply.version, reply.first_version, view=reply)
         written = tuple(event_from_proto(event) for event in reply.events)
