@@ -551,6 +551,9 @@ class GameServicer:
             request.command_id,
             return_view=request.return_view,
             public_reply=request.return_view,
+            # Decoded above only to refuse bad JSON before the seat check: the engine
+            # decodes this same text, to the same action.
+            action_json=request.action_json,
         )
 
     async def _answer(

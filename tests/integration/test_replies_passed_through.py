@@ -282,3 +282,55 @@ async def test_the_web_face_answers_the_same_json(
         assert raw
         expected = await expected_reply(stack.stub, game, 1, raw)
         assert played == json.loads(encode(pb.PlayResponse(request_id=5, submit_action=expected)))
+
+
+class EngineSeeingActions(EngineServicer):
+    """The engine, keeping the action text of each SubmitAction it is sent."""
+
+    seen: list[str] = []
+
+    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
+        EngineSeeingActions.seen.append(request.action_json)
+        return await super()._submit_action(request, bot_key, into)
+
+
+async def test_the_action_text_reaches_the_engine_as_the_client_wrote_it(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """The gateway decodes the action only to refuse bad JSON before the seat check; the
+    engine gets the client's text, and a command id still binds the action, not its
+    spelling: a retry spelled otherwise is the same move, another action is refused."""
+    EngineSeeingActions.seen = []
+    async with split(redis_url, key_prefix, registry, EngineSeeingActions) as stack:
+        game = await nim_game(stack.stub)
+        spelled = pb.SubmitActionRequest(
+            game_id=game,
+            seat=0,
+            seat_token=TOKENS[0],
+            action_json='{ "take" : 1 }',
+            command_id="move-0001",
+            return_view=True,
+        )
+        first = await stack.stub.SubmitAction(spelled)
+        assert EngineSeeingActions.seen == ['{ "take" : 1 }']
+        again = pb.SubmitActionRequest()
+        again.CopyFrom(spelled)
+        again.action_json = '{"take":1}'
+        retried = await stack.stub.SubmitAction(again)
+        assert (retried.version, retried.first_version) == (first.version, first.first_version)
+        other = pb.SubmitActionRequest()
+        other.CopyFrom(spelled)
+        other.action_json = '{"take":2}'
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stack.stub.SubmitAction(other)
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "was already used by this sender" in (refused.value.details() or "")
+        # Bad JSON is refused by the gateway, before the seat check and the engine.
+        bad = pb.SubmitActionRequest()
+        bad.CopyFrom(spelled)
+        bad.action_json = '{"take":'
+        bad.seat_token = "not-the-token-0123456789abcdef"
+        with pytest.raises(grpc.aio.AioRpcError) as invalid:
+            await stack.stub.SubmitAction(bad)
+        assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert len(EngineSeeingActions.seen) == 3
