@@ -104,6 +104,7 @@ async def create_server(
         streams=streams,
         play_grace_s=play_grace_s,
         players=players,
+        raw_replies=True,  # build_server's serializer sends bytes as they are (issue 35)
     )
     registrars = [lambda s: game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, s)]
     names = [GAME_SERVICE]

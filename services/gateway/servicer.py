@@ -23,6 +23,7 @@ import grpc
 import structlog
 from teoti_client.proto import game_service_pb2 as pb
 
+from services.engine.domain.command_result import CommandResult
 from services.engine.domain.errors import InvalidArgument, NotAuthorized
 from services.engine.domain.event_words import DescribedEvents
 from services.engine.domain.game import GameSnapshot
@@ -56,6 +57,7 @@ from services.engine.transport.status_mapping import (
 )
 from services.gateway.play_stream import PLAY_IDLE_GRACE_S, PlayStreamIdle, serve_stream
 from services.gateway.player_auth import player_credential
+from services.gateway.raw_replies import play_response
 from services.gateway.watch_hub import WatchHub
 from services.players.credentials import is_player_credential
 from services.players.errors import NotYourPlayer
@@ -188,8 +190,11 @@ def _names_seat(request: Any) -> bool:
 
 
 def _passed_seat_check(message: Any, reply: Any) -> bool:
-    """True if the PlayResponse ``reply`` answers the PlayRequest ``message`` with what
-    only a seat's token gets: a move, legal actions, or a seat's view."""
+    """True if the PlayResponse ``reply`` (a message, or serialized: see
+    :meth:`GameServicer.play_answer`) answers the PlayRequest ``message`` with what only a
+    seat's token gets: a move, legal actions, or a seat's view."""
+    if type(reply) is bytes:  # only an accepted move is answered serialized
+        return True
     kind = reply.WhichOneof("response")
     if kind in ("submit_action", "list_legal_actions"):
         return True
@@ -243,6 +248,11 @@ class GameServicer:
             idle this long (:data:`services.gateway.play_stream.PLAY_IDLE_GRACE_S`).
         players: the player accounts, to authenticate player credentials (None: this
             gateway knows no players, and only seat tokens act for seats).
+        raw_replies: SubmitAction and Play may answer a move with ``bytes``, the
+            response as the engine serialized it (issue 35): only for a gRPC server whose
+            response serializer sends bytes as they are
+            (services.rpc.server.passing_bytes). False (the web face, tests): always
+            messages.
     """
 
     def __init__(
@@ -259,8 +269,10 @@ class GameServicer:
         streams: StreamBudget | None = None,
         play_grace_s: float = PLAY_IDLE_GRACE_S,
         players: PlayerService | None = None,
+        raw_replies: bool = False,
     ) -> None:
         self._reader = reader
+        self._raw_replies = raw_replies
         self._players = players
         self._client = client
         self._default_ruleset = default_ruleset or installed_default()
@@ -502,10 +514,14 @@ class GameServicer:
     @unary_errors
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: Context
-    ) -> pb.SubmitActionResponse:
+    ) -> pb.SubmitActionResponse | bytes:
         """Check the seat's token, then submit the action through the engine; with
-        ``return_view`` also answer with the seat's view and next legal actions."""
-        return await self.submit_action(request, context)
+        ``return_view`` also answer with the seat's view and next legal actions (as the
+        engine serialized them, with ``raw_replies``)."""
+        result = await self._move(request, context)
+        if self._raw_replies and result.public_reply:
+            return result.public_reply
+        return await self._answer(request, result)
 
     async def submit_action(
         self,
@@ -518,18 +534,42 @@ class GameServicer:
         domain error it is refused with (RuleViolation, VersionConflict, NotAuthorized,
         InvalidArgument, RateLimited, Unavailable ...); a refusal may leave ``into``
         partly written."""
+        return await self._answer(request, await self._move(request, context), into)
+
+    async def _move(self, request: pb.SubmitActionRequest, context: Context) -> CommandResult:
+        """Spend the caller's rate limit, check the seat's token, then submit the action
+        through the engine (asking a separate one for the serialized answer with
+        ``return_view``); raises as :meth:`submit_action` says."""
         credentials = await self._credentials(context, request)
         action = parse_object(request.action_json, "action_json")
         await authorize_seat(self._reader, request.game_id, request.seat, *credentials)
-        result = await self._client.submit_action(
+        return await self._client.submit_action(
             request.game_id,
             request.seat,
             action,
             request.expected_version if request.HasField("expected_version") else None,
             request.command_id,
             return_view=request.return_view,
+            public_reply=request.return_view,
+            # Decoded above only to refuse bad JSON before the seat check: the engine
+            # decodes this same text, to the same action.
+            action_json=request.action_json,
         )
+
+    async def _answer(
+        self,
+        request: pb.SubmitActionRequest,
+        result: CommandResult,
+        into: pb.SubmitActionResponse | None = None,
+    ) -> pb.SubmitActionResponse:
+        """The SubmitActionResponse to ``request`` for the engine's ``result``, as a
+        message (written into ``into``, an empty one, if given)."""
         reply = pb.SubmitActionResponse() if into is None else into
+        if result.public_reply:
+            # Serialized by the engine (issue 35): the whole answer, read as it is.
+            reply.SetInParent()
+            reply.MergeFromString(result.public_reply)
+            return reply
         reply.SetInParent()
         reply.version = result.version
         reply.first_version = result.first_version
@@ -538,8 +578,8 @@ class GameServicer:
         # One round trip per move: the seat's token was checked above, and a seat's token
         # hash never changes, so its view may be shown without a second check.
         if result.view is not None:
-            # A separate engine projected it from the game it just wrote (issue 16: the
-            # events are not folded a second time here).
+            # A separate engine from before public_reply projected it from the game it
+            # just wrote (issue 16: the events are not folded a second time here).
             reply.game.CopyFrom(result.view.game)
             reply.legal_actions.extend(result.view.legal_actions)
             return reply
@@ -802,7 +842,7 @@ class GameServicer:
                 await context.send_initial_metadata(())
                 seated = False
 
-                async def answer(message: pb.PlayRequest | BadRequest) -> pb.PlayResponse:
+                async def answer(message: pb.PlayRequest | BadRequest) -> pb.PlayResponse | bytes:
                     nonlocal seated
                     reply = await self.play_answer(message, context)
                     seated = seated or _passed_seat_check(message, reply)
@@ -829,11 +869,13 @@ class GameServicer:
 
     async def play_answer(
         self, message: pb.PlayRequest | BadRequest, context: Context
-    ) -> pb.PlayResponse:
+    ) -> pb.PlayResponse | bytes:
         """The PlayResponse to one PlayRequest: the unary method's response, or its
         refusal as a PlayError (a message that sets no request, or is not a PlayRequest
         at all, is INVALID_ARGUMENT ``malformed_request``, answered with the request_id
         the refusal carries if its face could read one: the web face's JSON frames).
+        With ``raw_replies``, a move the engine answered serialized is answered
+        serialized, those bytes unparsed inside (services.gateway.raw_replies).
         Never raises."""
         if isinstance(message, BadRequest):
             return pb.PlayResponse(
@@ -843,9 +885,14 @@ class GameServicer:
         kind = message.WhichOneof("request")
         try:
             if kind == "submit_action":
+                move = message.submit_action
+                result = await self._move(move, context)
+                if self._raw_replies and result.public_reply:
+                    # Neither parsed nor serialized again here (issue 35).
+                    return play_response(message.request_id, result.public_reply)
                 # Written straight into its field of the reply: building it apart and
                 # copying it in cost a deep copy of the game's view a move (issue 16).
-                await self.submit_action(message.submit_action, context, reply.submit_action)
+                await self._answer(move, result, reply.submit_action)
             elif kind == "get_game":
                 reply.get_game.CopyFrom(await self.get_game(message.get_game, context))
             elif kind == "list_legal_actions":

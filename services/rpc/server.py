@@ -100,12 +100,26 @@ def _lenient(deserializer: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     return parse
 
 
+def passing_bytes(serializer: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """``serializer`` (a response message's SerializeToString), but a response that is
+    ``bytes`` already goes out as it is: a move's answer the engine serialized, which the
+    gateway sends on unparsed (issue 35, services.gateway.raw_replies)."""
+
+    def serialize(response: Any) -> bytes:
+        # type(), not isinstance: one pointer comparison on every response.
+        return response if type(response) is bytes else serializer(response)
+
+    return serialize
+
+
 class PreparedMethods(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Each method's handler as the server runs it, made once per method and reused:
 
     - lenient parsing: bytes that do not parse as the method's request reach the handler
       as a :class:`BadRequest`, which ``services.engine.transport.status_mapping`` refuses
       with INVALID_ARGUMENT (grpc itself would answer UNKNOWN, the status of a server bug);
+    - responses already serialized: a handler of our services may answer with ``bytes``,
+      sent as they are (:func:`passing_bytes`);
     - metrics: every call counted by method and status code, unary calls timed, streams
       held counted (services.metrics.grpc_calls).
 
@@ -131,6 +145,10 @@ class PreparedMethods(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if prepared.request_deserializer is not None and method.startswith(OUR_SERVICES):
             prepared = prepared._replace(
                 request_deserializer=_lenient(prepared.request_deserializer)
+            )
+        if prepared.response_serializer is not None and method.startswith(OUR_SERVICES):
+            prepared = prepared._replace(
+                response_serializer=passing_bytes(prepared.response_serializer)
             )
         self._prepared[method] = (handler, prepared)
         return prepared

@@ -46,7 +46,15 @@ class RecordingClient(RemoteEngineClient):
         return result
 
 
-class EngineBeforeReturnView(EngineServicer):
+class EngineBeforePublicReply(EngineServicer):
+    """An engine as it was before ``public_reply`` (issue 35): it never sees the field."""
+
+    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
+        request.ClearField("public_reply")
+        return await super()._submit_action(request, bot_key, into)
+
+
+class EngineBeforeReturnView(EngineBeforePublicReply):
     """An engine as it was before ``return_view``: it never sees the field."""
 
     async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
@@ -56,21 +64,22 @@ class EngineBeforeReturnView(EngineServicer):
 
 @asynccontextmanager
 async def split(
-    redis_url: str, key_prefix: str, registry: RulesetRegistry, old: bool = False
+    redis_url: str,
+    key_prefix: str,
+    registry: RulesetRegistry,
+    old: type[EngineServicer] | None = None,
 ) -> AsyncIterator[tuple[GameServicer, RecordingClient, Engine]]:
     """A gateway's servicer (its own store and cache, as `teoti gateway` has) sending its
-    commands to a separate engine on its link (``old``: an engine from before
-    return_view)."""
+    commands to a separate engine on its link (``old``: an engine from before a field,
+    served by that class)."""
     async with AsyncExitStack() as stack:
         engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
         stack.push_async_callback(engine_store.close)
         gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
         stack.push_async_callback(gateway_store.close)
         engine = Engine(engine_store, registry, seed_source=fixed_seed("views"))
-        if old:
-            link, port = await start_link_server(
-                EngineBeforeReturnView(engine).serve_link, "127.0.0.1", 0
-            )
+        if old is not None:
+            link, port = await start_link_server(old(engine).serve_link, "127.0.0.1", 0)
             stack.push_async_callback(link.stop, None)
         else:
             _server, port = await stack.enter_async_context(engine_served(engine))
@@ -111,25 +120,36 @@ async def answers_as_the_reads(
     assert answered.SerializeToString(deterministic=True) == expected.SerializeToString(
         deterministic=True
     )
+    # Byte for byte as grpc serializes it too (what the gRPC face sends: issue 35).
+    assert answered.SerializeToString() == expected.SerializeToString()
     return answered
 
 
-def _view_cases() -> list[tuple[str, bool]]:
-    """(ruleset, clocked): every registered game, clocked and not."""
-    return [(name, clocked) for name in game_names() for clocked in (False, True)]
+def _view_cases() -> list[tuple[str, bool, bool]]:
+    """(ruleset, clocked, serialized): every registered game, clocked and not, the
+    engine's answer serialized (public_reply) or as a view (an engine from before it)."""
+    return [
+        (name, clocked, serialized)
+        for name in game_names()
+        for clocked in (False, True)
+        for serialized in (True, False)
+    ]
 
 
-@pytest.mark.parametrize(("ruleset", "clocked"), _view_cases())
+@pytest.mark.parametrize(("ruleset", "clocked", "serialized"), _view_cases())
 async def test_the_engine_answers_the_view_the_gateway_would_show(
     redis_url: str,
     key_prefix: str,
     registry: RulesetRegistry,
     ruleset: str,
     clocked: bool,
+    serialized: bool,
 ) -> None:
     """Hands and decks are hidden here: the engine shows each mover its own view only,
-    the one the gateway's reads show it, and no events come with it."""
-    async with split(redis_url, key_prefix, registry) as (servicer, client, engine):
+    the one the gateway's reads show it, and no events come with it; serialized
+    (public_reply, issue 35), its bytes are those the gateway would serialize."""
+    old = None if serialized else EngineBeforePublicReply
+    async with split(redis_url, key_prefix, registry, old) as (servicer, client, engine):
         seats = [SeatSpec(SeatKind.HUMAN, f"p{n}", hash_token(t)) for n, t in enumerate(TOKENS)]
         control = TimeControl(base_ms=3_600_000, increment_ms=1_000) if clocked else None
         game = (await client.create_game(ruleset, seats, {}, time_control=control)).game_id
@@ -147,7 +167,12 @@ async def test_the_engine_answers_the_view_the_gateway_would_show(
             answered = await answers_as_the_reads(servicer, game, seat, request_id, action)
             assert answered.game.HasField("time_control") == clocked
             result = client.results[-1]
-            assert result.view is not None and result.written == ()  # projected, not sent
+            assert result.written == ()  # projected, not sent
+            if serialized:
+                assert result.view is None
+                assert result.public_reply == answered.SerializeToString()
+            else:
+                assert result.view is not None and not result.public_reply
         others = [
             (
                 await servicer.get_game(
@@ -190,7 +215,7 @@ async def test_an_engine_from_before_return_view_is_folded_for(
 ) -> None:
     """Gateways may be upgraded before engines: an engine that never saw the field sends
     its events and no view, and the gateway folds them, answering the same."""
-    async with split(redis_url, key_prefix, registry, old=True) as (
+    async with split(redis_url, key_prefix, registry, EngineBeforeReturnView) as (
         servicer,
         client,
         _engine,

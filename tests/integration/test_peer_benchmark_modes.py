@@ -97,7 +97,8 @@ async def test_the_split_move_benchmark_plays_an_exact_count_and_counts_refusals
         async def refused(*_args: Any, **_kwargs: Any) -> Any:
             raise RuleViolation("not_your_turn", "refused for the test")
 
-        monkeypatch.setattr(path[0], "submit_action", refused)
+        # The engine refuses the next move (the servicer's own methods are its business).
+        monkeypatch.setattr(path[1], "submit_action", refused)
         await play_games(path, errors, asyncio.Event(), tally, limit=26)
     assert tally[0] == 25  # the refused move is not counted as played
     assert errors == Counter({"9: not_your_turn: refused for the test": 1})

@@ -33,6 +33,12 @@ class CommandResult:
             the seat. None when the caller must project the game itself: an engine in
             this process (whose cache the caller shares), or one from before
             return_view. Not compared.
+        public_reply: only for a SubmitAction with ``return_view`` and
+            ``public_reply`` answered by a separate engine that knows the field: the
+            public ``gameserver.v1.SubmitActionResponse`` (version numbers, the seat's
+            view and legal actions) as the engine serialized it, which the gateway's gRPC
+            face sends on unparsed (issue 35); ``view`` is then None. Empty otherwise.
+            Not compared.
     """
 
     game_id: str
@@ -40,3 +46,4 @@ class CommandResult:
     first_version: int
     written: tuple[StoredEvent, ...] = field(default=(), compare=False)
     view: Any = field(default=None, compare=False)
+    public_reply: bytes = field(default=b"", compare=False)

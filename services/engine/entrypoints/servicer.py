@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from teoti_client.proto import game_service_pb2 as public_pb
 
 from services.engine.domain.engine import Engine
 from services.engine.domain.rulesets import default_ruleset
@@ -120,7 +121,8 @@ class EngineServicer:
         """The engine's SubmitAction reply, written into ``into`` (an Exchange response's
         own field). It carries the events appended, or with ``return_view`` the seat's
         view and legal actions after them (services.engine.transport.proto_projection)
-        instead. Raises the engine's domain errors."""
+        instead, with ``public_reply`` as a serialized GameService SubmitActionResponse
+        (issue 35). Raises the engine's domain errors."""
         result = await self._engine.submit_action(
             request.game_id,
             request.seat,
@@ -143,8 +145,18 @@ class EngineServicer:
             snapshot = await self._engine.reached(request.game_id, result.version)
         else:
             snapshot = await self._engine.load(request.game_id)
-        add_game_view(into.game, snapshot, request.seat)
-        add_legal_actions(into.legal_actions, snapshot, request.seat)
+        if not request.public_reply:
+            add_game_view(into.game, snapshot, request.seat)
+            add_legal_actions(into.legal_actions, snapshot, request.seat)
+            return
+        # Serialized once, here: the gateway sends these bytes on to its client as they
+        # are (issue 35), and only the same two calls keep them what it would build.
+        public = public_pb.SubmitActionResponse(
+            version=result.version, first_version=result.first_version
+        )
+        add_game_view(public.game, snapshot, request.seat)
+        add_legal_actions(public.legal_actions, snapshot, request.seat)
+        into.public_reply = public.SerializeToString()
 
     async def _join_game(
         self, request: pb.EngineServiceJoinGameRequest

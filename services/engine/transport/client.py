@@ -42,9 +42,15 @@ class EngineClient(Protocol):
         expected_version: int | None = None,
         command_id: str = "",
         return_view: bool = False,
+        public_reply: bool = False,
+        action_json: str = "",
     ) -> CommandResult:
         """Decide and append one action; with ``return_view`` a separate engine also
-        answers with the seat's view and legal actions after it (``CommandResult.view``).
+        answers with the seat's view and legal actions after it (``CommandResult.view``),
+        and with ``public_reply`` too as GameService's SubmitActionResponse serialized
+        (``CommandResult.public_reply``, if the engine knows the field; issue 35).
+        ``action_json``: the JSON text ``action`` was decoded from, if the caller has it
+        (sent to a separate engine as it is, not encoded again; issue 35).
 
         Raises GameNotFound, InvalidArgument (unknown seat), RuleViolation (illegal),
         VersionConflict (stale ``expected_version``).
@@ -121,9 +127,12 @@ class InProcessEngineClient:
         expected_version: int | None = None,
         command_id: str = "",
         return_view: bool = False,
+        public_reply: bool = False,
+        action_json: str = "",
     ) -> CommandResult:
-        """See EngineClient.submit_action. ``return_view`` asks nothing more here: the
-        caller reads the game from the cache it shares with this engine (no ``view``)."""
+        """See EngineClient.submit_action. ``return_view`` and ``public_reply`` ask
+        nothing more here: the caller reads the game from the cache it shares with this
+        engine (no ``view``, no ``public_reply``), and serializes its answer once."""
         return await self._engine.submit_action(
             game_id, seat, action, expected_version, command_id, bot_key=self._bot_key
         )

@@ -39,8 +39,9 @@ to the next engine the target names, so a gateway spreads its commands over ever
 MAX_COMMAND_BYTES = MAX_CALL_BYTES - FRAMING_BYTES
 """Largest command (a CreateGame, SubmitAction or JoinGame request) sent to an engine:
 within what a link connection carries once it is wrapped in an Exchange request
-(exchange_client.MAX_CALL_BYTES). The gateway re-encodes JSON canonically, so a public
-request within its own limit can exceed this."""
+(exchange_client.MAX_CALL_BYTES). A command carries what its caller wrote (an action's
+text as the client sent it, other JSON re-encoded canonically), so a public request
+within its own limit can exceed this."""
 
 _EXCHANGE_FIELDS = {
     "CreateGame": "create_game",
@@ -152,20 +153,34 @@ class RemoteEngineClient:
         expected_version: int | None = None,
         command_id: str = "",
         return_view: bool = False,
+        public_reply: bool = False,
+        action_json: str = "",
     ) -> CommandResult:
         """See EngineClient.submit_action: with ``return_view`` the engine projects the
         game for ``seat`` and sends no events (``CommandResult.view``; an engine from
-        before return_view sends its events and no view, as without it)."""
+        before return_view sends its events and no view, as without it). With
+        ``public_reply`` too it sends that as GameService's SubmitActionResponse
+        serialized (``CommandResult.public_reply``, no ``view``; an engine from before
+        public_reply sends the view). ``action_json`` (the text ``action`` was decoded
+        from) is sent as it is, else ``action`` as canonical JSON: the engine decodes
+        either to the same action, and a command id's hash is of the decoded action."""
         command, request = self._command("SubmitAction")
         command.game_id = game_id
         command.seat = seat
-        command.action_json = canonical_json(dict(action))
+        # The caller's text when it has one: encoding the action again cost the gateway
+        # a canonical_json a move (issue 35).
+        command.action_json = action_json or canonical_json(dict(action))
         command.command_id = command_id
         if expected_version is not None:
             command.expected_version = expected_version
         if return_view:
             command.return_view = True
+            command.public_reply = public_reply
         reply = await self._call("SubmitAction", command, request)
+        if reply.public_reply:  # never empty when sent: it holds the view
+            return CommandResult(
+                game_id, reply.version, reply.first_version, public_reply=reply.public_reply
+            )
         if reply.HasField("game"):
             return CommandResult(game_id, reply.version, reply.first_version, view=reply)
         written = tuple(event_from_proto(event) for event in reply.events)
