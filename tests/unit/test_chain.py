@@ -168,9 +168,11 @@ def test_content_text_of_fields_that_are_not_plain_str_or_int() -> None:
 _keys = st.text() | st.integers() | st.floats() | st.booleans() | st.none()
 _any_json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.tuples(inner, inner)
-    | st.dictionaries(_keys, inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(_keys, inner, max_size=3)
+    ),
     max_leaves=10,
 )
 
