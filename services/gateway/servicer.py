@@ -181,12 +181,19 @@ async def authorize_seat(
     authorize(await reader.load(game_id), seat, token, token_hash, player)
 
 
+_SEAT_IS_OPTIONAL: dict[type, bool] = {}
+"""Request type -> whether its ``seat`` field is optional (has presence), asked once per
+type: HasField raising ValueError for a plain field cost every move an exception."""
+
+
 def _names_seat(request: Any) -> bool:
     """Whether ``request`` names a seat (an optional ``seat`` set, or a plain one)."""
-    try:
-        return bool(request.HasField("seat"))
-    except ValueError:  # a plain (non-optional) seat field: always names one
-        return True
+    optional = _SEAT_IS_OPTIONAL.get(type(request))
+    if optional is None:
+        field = request.DESCRIPTOR.fields_by_name.get("seat")
+        optional = _SEAT_IS_OPTIONAL[type(request)] = field is not None and field.has_presence
+    # A plain (non-optional) seat field always names one.
+    return bool(request.HasField("seat")) if optional else True
 
 
 def _passed_seat_check(message: Any, reply: Any) -> bool:

@@ -17,7 +17,6 @@ from teoti_client.proto import game_service_pb2
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
-from services.engine.domain.command_result import CommandResult
 from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
 from services.engine.domain.reader import GameReader
@@ -25,41 +24,18 @@ from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.domain.timing.time_control import TimeControl
 from services.engine.entrypoints.servicer import EngineServicer
 from services.engine.transport.link_server import start_link_server
-from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.servicer import GameServicer
 from tests.engine_serving import engine_served
 from tests.game_samples import game_names
+from tests.integration.engine_versions import (
+    EngineBeforePublicReply,
+    EngineBeforeReturnView,
+    RecordingClient,
+)
 from tests.servicer_context import ServicerContext
 
 pb = game_service_pb2
 TOKENS = tuple(f"seat-{n}-token-0123456789abcdef" for n in range(3))
-
-
-class RecordingClient(RemoteEngineClient):
-    """The gateway's engine client, keeping each SubmitAction's result."""
-
-    results: list[CommandResult]
-
-    async def submit_action(self, *args: Any, **kwargs: Any) -> CommandResult:
-        result = await super().submit_action(*args, **kwargs)
-        self.results.append(result)
-        return result
-
-
-class EngineBeforePublicReply(EngineServicer):
-    """An engine as it was before ``public_reply`` (issue 35): it never sees the field."""
-
-    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
-        request.ClearField("public_reply")
-        return await super()._submit_action(request, bot_key, into)
-
-
-class EngineBeforeReturnView(EngineBeforePublicReply):
-    """An engine as it was before ``return_view``: it never sees the field."""
-
-    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
-        request.ClearField("return_view")
-        return await super()._submit_action(request, bot_key, into)
 
 
 @asynccontextmanager

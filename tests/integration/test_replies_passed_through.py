@@ -26,48 +26,24 @@ from websockets.asyncio.client import connect
 
 from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
-from services.engine.domain.command_result import CommandResult
 from services.engine.domain.engine import Engine
 from services.engine.domain.reader import GameReader
 from services.engine.domain.rulesets import RulesetRegistry
 from services.engine.entrypoints.servicer import EngineServicer
 from services.engine.transport.link_server import start_link_server
-from services.engine.transport.remote import RemoteEngineClient
 from services.gateway.server import create_server
 from services.gateway.servicer import GameServicer
 from services.web.face import to_json
 from services.web.gateway import start_game_web
 from services.web.play_socket import encode
+from tests.integration.engine_versions import (
+    EngineBeforePublicReply,
+    EngineBeforeReturnView,
+    RecordingClient,
+)
 
 SERVICE = "/gameserver.v1.GameService/"
 TOKENS = ("ann-token-0123456789abcdefgh", "bob-token-0123456789abcdefgh")
-
-
-class RecordingClient(RemoteEngineClient):
-    """The gateway's engine client, keeping each SubmitAction's result."""
-
-    results: list[CommandResult]
-
-    async def submit_action(self, *args: Any, **kwargs: Any) -> CommandResult:
-        result = await super().submit_action(*args, **kwargs)
-        self.results.append(result)
-        return result
-
-
-class EngineBeforePublicReply(EngineServicer):
-    """An engine as it was before ``public_reply``: it never sees the field."""
-
-    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
-        request.ClearField("public_reply")
-        return await super()._submit_action(request, bot_key, into)
-
-
-class EngineBeforeReturnView(EngineBeforePublicReply):
-    """An engine from before ``return_view`` (and so ``public_reply``)."""
-
-    async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
-        request.ClearField("return_view")
-        return await super()._submit_action(request, bot_key, into)
 
 
 @dataclass
