@@ -1,11 +1,14 @@
-"""Engines as earlier versions were, and a gateway client that keeps what they answered:
-what the tests of a gateway talking to an engine older than itself share (issue 35's
-``public_reply``, issue 16's ``return_view``)."""
+"""Engines as earlier versions were, a gateway client that keeps what they answered, and
+the two stores of a split stack: what the tests of a gateway talking to a separate engine
+(possibly older than itself) share (issue 35's ``public_reply``, issue 16's
+``return_view``)."""
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from typing import Any
 
+from services.engine.adapters import RedisEventStore
 from services.engine.domain.command_result import CommandResult
 from services.engine.entrypoints.servicer import EngineServicer
 from services.engine.transport.remote import RemoteEngineClient
@@ -37,3 +40,15 @@ class EngineBeforeReturnView(EngineBeforePublicReply):
     async def _submit_action(self, request: Any, bot_key: str, into: Any = None) -> Any:
         request.ClearField("return_view")
         return await super()._submit_action(request, bot_key, into)
+
+
+async def split_stores(
+    stack: AsyncExitStack, redis_url: str, key_prefix: str
+) -> tuple[RedisEventStore, RedisEventStore]:
+    """(the engine's store, the gateway's store): each process of a split deployment has
+    its own connection pool and cache on the one Redis; both closed with ``stack``."""
+    engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    stack.push_async_callback(engine_store.close)
+    gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
+    stack.push_async_callback(gateway_store.close)
+    return engine_store, gateway_store

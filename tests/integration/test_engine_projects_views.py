@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from teoti_client.proto import game_service_pb2
 
-from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.game_seats import SeatKind, SeatSpec, hash_token
@@ -31,6 +30,7 @@ from tests.integration.engine_versions import (
     EngineBeforePublicReply,
     EngineBeforeReturnView,
     RecordingClient,
+    split_stores,
 )
 from tests.servicer_context import ServicerContext
 
@@ -49,10 +49,7 @@ async def split(
     commands to a separate engine on its link (``old``: an engine from before a field,
     served by that class)."""
     async with AsyncExitStack() as stack:
-        engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-        stack.push_async_callback(engine_store.close)
-        gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-        stack.push_async_callback(gateway_store.close)
+        engine_store, gateway_store = await split_stores(stack, redis_url, key_prefix)
         engine = Engine(engine_store, registry, seed_source=fixed_seed("views"))
         if old is not None:
             link, port = await start_link_server(old(engine).serve_link, "127.0.0.1", 0)

@@ -24,7 +24,6 @@ from teoti_client.proto import game_service_pb2 as pb
 from teoti_client.proto import game_service_pb2_grpc as pb_grpc
 from websockets.asyncio.client import connect
 
-from services.engine.adapters import RedisEventStore
 from services.engine.domain.clock import fixed_seed
 from services.engine.domain.engine import Engine
 from services.engine.domain.reader import GameReader
@@ -40,6 +39,7 @@ from tests.integration.engine_versions import (
     EngineBeforePublicReply,
     EngineBeforeReturnView,
     RecordingClient,
+    split_stores,
 )
 
 SERVICE = "/gameserver.v1.GameService/"
@@ -75,10 +75,7 @@ async def split(
     """An engine (``engine_kind`` serving its link) and a gateway with its gRPC server
     (create_server, as ``teoti gateway`` runs it) and web face, each with its own store."""
     async with AsyncExitStack() as stack:
-        engine_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-        stack.push_async_callback(engine_store.close)
-        gateway_store = RedisEventStore.from_url(redis_url, prefix=key_prefix)
-        stack.push_async_callback(gateway_store.close)
+        engine_store, gateway_store = await split_stores(stack, redis_url, key_prefix)
         engine = Engine(engine_store, registry, seed_source=fixed_seed("through"))
         link, port = await start_link_server(engine_kind(engine).serve_link, "127.0.0.1", 0)
         stack.push_async_callback(link.stop, None)
