@@ -160,6 +160,33 @@ async def test_append_refuses_a_stream_short_of_its_head_and_writes_nothing(
     assert await stored_state(redis_store, game) == before
 
 
+async def test_append_refuses_a_stream_whose_ids_run_past_its_head_and_writes_nothing(
+    redis_store: RedisEventStore, registry: RulesetRegistry
+) -> None:
+    # The stream's length still equals the head's version (an entry deleted, one added by
+    # hand with a later id): the script's XLEN check passes and its first XADD is refused
+    # by Redis; that is reported as the log off its head (ChainMismatch), not a server bug.
+    engine = make_engine(redis_store, registry)
+    game = (await engine.create_game("nim", HUMANS, {})).game_id
+    await engine.submit_action(game, 0, {"take": 1})
+    key = redis_store.keys.events(game)
+    ids = [entry_id for entry_id, _ in await redis_store.client.xrange(key)]
+    await redis_store.client.xdel(key, ids[0])
+    await redis_store.client.xadd(key, {"type": "Forged"}, id=f"{len(ids) + 5}-1")
+    version, head_hash = await redis_store.head(game)
+    assert version == len(ids) == await redis_store.client.xlen(key)
+    before = await stored_state(redis_store, game)
+    with pytest.raises(ChainMismatch, match="ids past version"):
+        await redis_store.append(
+            game,
+            version,
+            [DomainEvent("StonesTaken", {"seat": 1, "count": 1})],
+            EventMetadata("", 1, "2024-01-01T00:00:00+00:00"),
+            prev_hash=head_hash,
+        )
+    assert await stored_state(redis_store, game) == before
+
+
 async def test_old_game_created_v1_with_a_clear_seed_is_upcast_and_playable(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:

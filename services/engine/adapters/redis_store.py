@@ -12,7 +12,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.client import NEVER_DECODE
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from services.engine.adapters.archive import (
     Archive,
@@ -69,8 +69,8 @@ notifier that keeps up ever leaves unread; a notifier down for longer loses the 
 # entry (XREVRANGE copied its fields, payload included, into Lua for one number) and
 # stricter: an entry deleted anywhere is refused, not only the last. A stream of the right
 # length whose ids run past the version (only a hand-made one) fails the first XADD (an
-# id not above the stream's last is an error: ResponseError, not ChainMismatch), still
-# before anything is written.
+# id not above the stream's last is an error, which append reports as ChainMismatch),
+# still before anything is written.
 APPEND_SCRIPT = """
 -- KEYS: 1 events, 2 head, 3 commands, 4 secret, 5 games index, 6 turn requests,
 --       7 sealed secrets, 8 token bindings, 9 clock deadlines, 10 player turns,
@@ -172,6 +172,9 @@ APPEND_SCRIPT = (
     .replace("GAME_ENDED_TYPE", SEED_REVEALED)
     .replace("FINISHED_MAXLEN", str(FINISHED_STREAM_CAP))
 )
+_STREAM_AHEAD = "equal or smaller than the target stream top item"
+"""What Redis says of an XADD whose id is not above the stream's last: in the append
+script, a stream of the head's length whose ids run past its version."""
 APPEND_SHA = hashlib.sha1(APPEND_SCRIPT.encode()).hexdigest()
 
 # Moves a finished game's stream (and its command ids, inside the blob) into its archive
@@ -433,7 +436,17 @@ class RedisEventStore:
         for turn in players:
             fields = turn.to_fields()
             args += [fields[name] for name in PLAYER_TURN_FIELDS]
-        status, value = await self._run_script(self._append_keys(game_id), args)
+        try:
+            status, value = await self._run_script(self._append_keys(game_id), args)
+        except ResponseError as error:
+            if _STREAM_AHEAD not in str(error):
+                raise
+            # The stream's length is the head's version but its ids run past it (entries
+            # written by hand): the first XADD refused, nothing written. A log off its
+            # head, as the script's own checks report it, not a bug of ours.
+            raise ChainMismatch(
+                game_id, f"the stream holds ids past version {expected_version}, head at it"
+            ) from error
         written = tuple(record for _, record in records)
         landed = status == "conflict" and int(value) >= written[-1].version
         if landed and await self._landed(game_id, written):
