@@ -5,7 +5,10 @@ back exactly, command ids and secrets included; archives written by earlier vers
 read and verify; a ``z3`` blob whose payload was changed is refused on read.
 
 Played through the engine on the real Redis store by seeded random legal moves, every
-move under a random 32-hex command id (as the clients send)."""
+move under a random 32-hex command id (as the clients send). The game's own seed is fixed
+too (``GAME_SEED``, the archive benchmark's first game): a random-seeded game's length, and
+so its archive, varies by more than half (12.2 to 20.3 KB over 26 five-seat Archaeology
+games), and the targets are for the benchmark's games, not for the longest random one."""
 
 from __future__ import annotations
 
@@ -42,6 +45,9 @@ TARGETS = {
 """(ruleset, seats) -> the most bytes its archived game's blob may take."""
 FIXTURES = archive_fixtures()
 """The committed blobs of earlier versions (``<name>.json`` each, its blobs beside it)."""
+GAME_SEED = "archive-benchmark-0"
+"""The game seed of every played game: the same game on every run (benchmarks.archive_benchmark's
+first; its archive varies only by its random command ids and salts, under 1%)."""
 
 
 async def _play(engine: Engine, ruleset: str, seats: int, seed: int) -> str:
@@ -72,8 +78,8 @@ async def _archive(store: RedisEventStore, registry: RulesetRegistry, game: str)
 async def test_a_finished_game_archives_compact_and_reads_back_exactly(
     redis_store: RedisEventStore, registry: RulesetRegistry, ruleset: str, seats: int
 ) -> None:
-    engine = Engine(redis_store, registry)
-    game = await _play(engine, ruleset, seats, seed=3)
+    engine = Engine(redis_store, registry, seed_source=lambda: GAME_SEED)
+    game = await _play(engine, ruleset, seats, seed=0)
     raw = redis_store.client
     events = await redis_store.read(game)
     commands: Any = await raw.hgetall(redis_store.keys.commands(game))
