@@ -176,8 +176,6 @@ def action_words(action: Mapping[str, Any], view: View | None, seat: int | None)
             return f"decoration [{icons}] on the {action['side']} side, step {action['step']}"
         if kind == "power_up":
             return f"power up {worker_words(view, seat, int(action['worker']))}"
-        if kind == "worship":
-            return f"worship on space {action['space']}: {str(action['mode']).replace('_', ' ')}"
     except (KeyError, IndexError, ValueError, TypeError):
         return base
     return base

@@ -9,7 +9,8 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from services.engine.domain.ruleset import DomainEvent
-from services.games.teotihuacan.tui.words import discovery_words, event_words
+from services.games.teotihuacan.rules.describe import describe_action
+from services.games.teotihuacan.tui.words import action_words, discovery_words, event_words
 from services.tui import saved_seats
 from services.tui.capture import screen_text
 from services.tui.widgets.actions import ActionList, Choice
@@ -52,6 +53,16 @@ def test_the_log_names_discovery_tiles_by_what_they_are() -> None:
         line = event_words(DomainEvent("DiscoveryClaimed", {"seat": 1, "tile": tile}), ["a", "b"])
         assert line == f"b claims a discovery tile: {discovery_words(tile, with_cost=False)}"
         assert "tile 0" not in line and "tile 1" not in line
+
+
+def test_worship_spaces_are_numbered_as_on_the_web_table() -> None:
+    # The web table shows the ruleset's words (worship space 1 is the first); the terminal
+    # once said "space 0" for the same action.
+    for space in range(3):
+        action = {"type": "worship", "space": space, "mode": "ability_then_discovery"}
+        words = action_words(action, {"players": []}, 0)
+        assert words == describe_action(action)
+        assert f"worship space {space + 1}:" in words
 
 
 def test_saved_seats_are_readable_by_their_owner_only(tmp_path: Path) -> None:
