@@ -72,6 +72,12 @@ def test_engine_events_are_worded_and_broken_payloads_never_raise() -> None:
     assert describe_event("nim", NimRuleset(), forged) == "Game created (nim, 0 seats)"
 
 
+@pytest.mark.parametrize(("secrets", "words"), [(1, "1 hidden value"), (2, "2 hidden values")])
+def test_revealed_secrets_are_counted_in_words(secrets: int, words: str) -> None:
+    revealed = DomainEvent("SecretsRevealed", {"secrets": [{}] * secrets})
+    assert describe_event("nim", NimRuleset(), revealed) == f"{words.capitalize()} revealed"
+
+
 def test_an_event_is_worded_once_for_all_its_readers_until_a_seat_is_named() -> None:
     """DescribedEvents keeps each sentence (the same for every watcher); a seat joined
     since (new names) words it again; the oldest goes when full."""

@@ -34,7 +34,7 @@ from services.engine.domain.timing.seat_clocks import (
     SEAT_TAKEN_OVER,
     SEAT_TIMED_OUT,
 )
-from services.safe_text import printable
+from services.safe_text import count, printable
 
 __all__ = [
     "DescribedEvents",
@@ -106,7 +106,7 @@ def engine_event_words(ruleset_name: str, event: DomainEvent) -> str | None:
     if kind == SEAT_JOINED:
         return f"seat {seat} joins the game"
     if kind == SECRETS_REVEALED:
-        return f"{_count(p.get('secrets'))} hidden value(s) revealed"
+        return f"{count(_count(p.get('secrets')), 'hidden value')} revealed"
     if kind == SEED_REVEALED:
         return f"seed revealed: {printable(str(p.get('seed')))}"
     if kind in (SEAT_RESIGNED, SEAT_CLAIMED_FOR_BOT):

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.engine.domain.ruleset import DomainEvent
+from services.safe_text import count
 
 ROMAN = ("I", "II", "III", "IV", "V")
 MILESTONES = frozenset({"ExpeditionSetUp", "CompulsorySellingBegan", "ExpeditionEnded"})
@@ -113,10 +114,11 @@ def describe_event(event: DomainEvent) -> str:
         case "RuinExplored":
             named = p.get("named")
             suffix = f", naming {' and '.join(map(kind_words, named))}" if named else ""
-            return f"{seat} spends {p['maps']} map(s) to explore {room_words(p['room'])}{suffix}"
+            maps = count(p["maps"], "map")
+            return f"{seat} spends {maps} to explore {room_words(p['room'])}{suffix}"
         case "RoomCardsTaken":
             taken = cards_words(p.get("cards"))
-            return f"{seat} takes {p['count']} card(s) from {room_words(p['room'])}: {taken}"
+            return f"{seat} takes {count(p['count'], 'card')} from {room_words(p['room'])}: {taken}"
         case "TombSearched":
             return f"{seat} looks into {room_words(p['room'])} of the tomb"
         case "RoomPeeked":

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from services.safe_text import count
+
 from .components import components
-from .describe import describe_action
+from .describe import describe_action, workers_words
 from .flow import pending_task
 from .state import GameState
 from .tasks import BoardAction
@@ -54,7 +56,7 @@ def discovery_name(tile: int) -> str:
     if kind in ("vp", "cocoa"):
         return f"{amount} {'VP' if kind == 'vp' else 'cocoa'}"
     if kind == "power_up":
-        return f"{amount} power-up(s)"
+        return count(amount, "power-up")
     if kind == "resources_any":
         return f"{amount} resources of your choice"
     return _DISCOVERY_NAMES.get(kind, str(kind).replace("_", " "))
@@ -64,7 +66,7 @@ def _move(state: GameState, seat: int, action: Mapping[str, Any]) -> str:
     worker = state.players[seat].workers[int(action["worker"])]
     to = state.board_at(state.position(worker.board) + int(action["steps"]))
     along = action.get("with_workers")
-    company = f", with worker(s) {', '.join(str(w) for w in along)} alongside" if along else ""
+    company = f", with {workers_words(along)} alongside" if along else ""
     return (
         f"Move worker {action['worker']} (power {worker.power}) from {_board(worker.board)} "
         f"to {_board(to)}{company}"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from services.engine.domain.ruleset import DomainEvent
+from services.safe_text import count, plural
 
 from .components import NOT_A_TILE, components
 from .drawing import printed_faces
@@ -18,6 +19,11 @@ MILESTONES = frozenset({"EclipseScored", "GameEnded", "EclipseTriggered"})
 
 def _board(number: Any) -> str:
     return components().board(int(number)).name
+
+
+def workers_words(workers: Sequence[Any]) -> str:
+    """Workers by number, the noun agreeing: ``"worker 1"``, ``"workers 1, 2"``."""
+    return f"{plural(len(workers), 'worker')} {', '.join(str(w) for w in workers)}"
 
 
 WORSHIP_WORDS = {
@@ -44,7 +50,7 @@ def _steps(n: Any) -> str:
 
 def _move_words(action: Mapping[str, Any]) -> str:
     along = action.get("with_workers")
-    company = f", with worker(s) {', '.join(str(w) for w in along)} alongside" if along else ""
+    company = f", with {workers_words(along)} alongside" if along else ""
     return f"Move worker {action.get('worker')} {_steps(action.get('steps'))} on{company}"
 
 
@@ -79,7 +85,7 @@ _ACTION_WORDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "decline_discovery": lambda a: "Take no discovery tile",
     "take_reward": lambda a: "Take the temple step's printed reward instead",
     "royal_trade": lambda a: (
-        f"Trade {a['times']} time(s) with the royal tile"
+        f"Trade {count(a['times'], 'time')} with the royal tile"
         if "times" in a
         else f"Trade with the royal tile for {a.get('resource')}"
     ),

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from services.games.teotihuacan.tui.words import discovery_words
+from services.safe_text import count
 from services.tui.widgets.common import Panel, seat_mark
 
 
@@ -39,7 +40,7 @@ def render_seats(
         tiles = [discovery_words(t, with_cost=False) for t in player.get("discoveries", [])]
         masks = player.get("masks", [])
         if masks:
-            tiles.append(f"{len(masks)} mask(s)")
+            tiles.append(count(len(masks), "mask"))
         table.add_row(
             label,
             str(player["vp"]),

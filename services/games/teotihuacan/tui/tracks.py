@@ -11,6 +11,7 @@ from rich.text import Text
 
 from services.games.teotihuacan.rules.components import TEMPLES
 from services.games.teotihuacan.tui.words import TEMPLE_STYLE
+from services.safe_text import count
 from services.tui.widgets.common import Panel, seat_mark
 
 TEMPLE_STEPS = 12
@@ -64,7 +65,8 @@ def render_tracks(state: Mapping[str, Any], names: Sequence[str]) -> RenderableT
         f"  round {state.get('round', 0) + 1}"
     )
     if state.get("eclipse_countdown"):
-        calendar.append(f"  eclipse in {state['eclipse_countdown']} round end(s)", style="bold red")
+        countdown = count(state["eclipse_countdown"], "round end")
+        calendar.append(f"  eclipse in {countdown}", style="bold red")
     if state.get("final_eclipse"):
         calendar.append("  (final)", style="bold red")
     avenue = Text(f"Avenue value: {state.get('avenue_value', '?')} VP per step", style="dim")

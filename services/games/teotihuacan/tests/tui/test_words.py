@@ -1,15 +1,22 @@
 """Player-facing words: tile labels survive as text, refusals read as sentences, the log
-names discovery tiles, saved seat tokens are private (issue 13, items 2, 3 and 8)."""
+names discovery tiles, saved seat tokens are private (issue 13, items 2, 3 and 8), and
+counted things read "1 mask", "2 masks" (never "mask(s)")."""
 
 from __future__ import annotations
 
+import io
 import stat
 from pathlib import Path
+from typing import Any
 
+from rich.console import Console, RenderableType
 from textual.app import App, ComposeResult
 
 from services.engine.domain.ruleset import DomainEvent
 from services.games.teotihuacan.rules.describe import describe_action
+from services.games.teotihuacan.tests.builders import RULES, new_game
+from services.games.teotihuacan.tui.seats import render_seats
+from services.games.teotihuacan.tui.tracks import render_tracks
 from services.games.teotihuacan.tui.words import action_words, discovery_words, event_words
 from services.tui import saved_seats
 from services.tui.capture import screen_text
@@ -74,3 +81,32 @@ def test_saved_seats_are_readable_by_their_owner_only(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert saved_seats.load(path) == {"g1": first, "g2": second}
     assert saved_seats.load(tmp_path / "absent.json") == {}
+
+
+def _shown(renderable: RenderableType) -> str:
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def _view(**changes: Any) -> dict[str, Any]:
+    view = dict(RULES.view(new_game(seats=2), 0))
+    view.update(changes)
+    return view
+
+
+def test_masks_read_singular_for_one_and_plural_for_two() -> None:
+    for masks, words in (([3], "1 mask"), ([3, 5], "2 masks")):
+        view = _view()
+        view["players"] = [dict(p, masks=masks) for p in view["players"]]
+        shown = _shown(render_seats(view, ["ann", "bob"]))
+        assert words in shown and "(s)" not in shown
+    assert "1 masks" not in _shown(render_seats(_view(), ["ann", "bob"]))
+
+
+def test_eclipse_countdown_reads_singular_for_one_and_plural_for_two() -> None:
+    one = _shown(render_tracks(_view(eclipse_countdown=1), ["ann", "bob"]))
+    two = _shown(render_tracks(_view(eclipse_countdown=2), ["ann", "bob"]))
+    assert "eclipse in 1 round end" in one and "round ends" not in one
+    assert "eclipse in 2 round ends" in two
+    assert "(s)" not in one + two
