@@ -44,6 +44,7 @@ from services.gateway.server import GAME_SERVICE, create_server
 from services.gateway.servicer import GameServicer
 from services.gateway.tournament_servicer import TOURNAMENT_SERVICE, TournamentServicer
 from services.gateway.watch_hub import WatchHub
+from services.lobby.redis_rematches import RedisRematches
 from services.lobby.redis_tables import RedisLobby
 from services.lobby.retention import LobbySweeper
 from services.lobby.service import LobbyService
@@ -402,7 +403,8 @@ class LobbyParts:
     quota: CreationQuota
     """Tables opened and seeks made per address: one budget for both faces."""
     sweeper: LobbySweeper
-    """Drops the tables that stopped being open a week ago (services.lobby.retention)."""
+    """Drops the tables that stopped being open, and the rematches that lapsed, a week
+    ago (services.lobby.retention)."""
     seeks: RedisSeekPool
     """The seek pools, for the metrics endpoint's queue sizes."""
 
@@ -460,7 +462,7 @@ def lobby_parts(
         matcher,
         opener,
         quota or lobby_quota(),
-        LobbySweeper(lobby, now_ms),
+        LobbySweeper(lobby, now_ms, rematches=RedisRematches(store.client, prefix)),
         RedisSeekPool(store.client, prefix),
     )
 

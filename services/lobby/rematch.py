@@ -10,6 +10,12 @@ accepted by all within its time to live (:data:`REMATCH_TTL_MS`) expires. There 
 rematch per finished game: a second offer while one is pending accepts it (both asked
 for it); after it opened, was declined or expired, the game has had its rematch.
 
+A rematch is offered within :data:`REMATCH_WINDOW_MS` of the game's end (the players
+are still at the table, as on Lichess and Board Game Arena). That window is what lets
+the store forget a settled rematch (:data:`REMATCH_KEEP_MS` after it could last be
+accepted) and still keep "one rematch per game": by then the window is long shut, so
+the game can't be offered again.
+
 This module is pure: :func:`offer`, :func:`accept` and :func:`decline` decide on a
 :class:`Rematch` and return the next one, or raise LobbyRefused naming the rule. The
 Redis store (services.lobby.redis_rematches) applies a decision atomically.
@@ -27,6 +33,11 @@ from services.lobby.tables import LobbyRefused
 
 REMATCH_TTL_MS = 10 * 60 * 1000
 """How long an offer waits for every player to accept (10 minutes)."""
+REMATCH_WINDOW_MS = 24 * 3600 * 1000
+"""How long after a game's end its rematch may be offered (1 day)."""
+REMATCH_KEEP_MS = 7 * 24 * 3600 * 1000
+"""How long a rematch is kept after its offer lapsed or would have (7 days, as lobby
+tables: services.lobby.retention). Never less than :data:`REMATCH_WINDOW_MS`."""
 
 
 class RematchStatus(StrEnum):
@@ -115,6 +126,19 @@ def rematch_ids(game_id: str) -> tuple[str, str]:
     them alike and the rematch's game create command id is stable."""
     digest = hashlib.sha256(f"rematch|{game_id}".encode()).hexdigest()
     return f"ro-{digest[:20]}", f"rm-{digest[20:40]}"
+
+
+def check_window(
+    game_id: str, ended_ms: int, now_ms: int, window_ms: int = REMATCH_WINDOW_MS
+) -> None:
+    """Refuse an offer made later than ``window_ms`` after the game ended at ``ended_ms``
+    (ms since the epoch): LobbyRefused ``rematch_window_closed``."""
+    if now_ms - ended_ms > window_ms:
+        hours = window_ms / 3_600_000
+        raise LobbyRefused(
+            "rematch_window_closed",
+            f"a rematch of {game_id} could be offered up to {hours:g} h after it ended",
+        )
 
 
 def offer(

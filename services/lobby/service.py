@@ -30,12 +30,15 @@ import random
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.game import GameSnapshot
 from services.engine.domain.reader import GameReader
 from services.engine.domain.ruleset import SetupRequest, info_of
 from services.engine.domain.rulesets import RulesetRegistry
+from services.engine.domain.timing.seat_clocks import epoch_ms
 from services.engine.domain.timing.time_control import TimeControl
 from services.lobby.errors import (
     LobbyInvalid,
@@ -47,7 +50,14 @@ from services.lobby.errors import (
 )
 from services.lobby.redis_rematches import RedisRematches
 from services.lobby.redis_tables import RedisLobby, TableNotFound
-from services.lobby.rematch import Rematch, RematchStatus, accept, decline, offer
+from services.lobby.rematch import (
+    Rematch,
+    RematchStatus,
+    accept,
+    check_window,
+    decline,
+    offer,
+)
 from services.lobby.tables import (
     EMPTY,
     LobbyRefused,
@@ -496,7 +506,8 @@ class LobbyService:
         services.lobby.rematch); the other players get ``rematch_offered``. A second
         offer while one is pending accepts it. Raises GameNotFound, LobbyRuleRefused
         ``game_not_finished``, ``not_in_game``, ``rematch_used`` (the game had its
-        rematch: opened, declined or expired)."""
+        rematch: opened, declined or expired), ``rematch_window_closed`` (the game ended
+        more than REMATCH_WINDOW_MS ago)."""
         reader, inbox = self._rematch_parts()
         check_id(game_id, "game_id")
         now = self._now_ms()
@@ -505,9 +516,17 @@ class LobbyService:
             snapshot = await reader.load(game_id)
             if not snapshot.is_terminal():
                 raise LobbyRuleRefused("game_not_finished", f"game {game_id} is not finished")
+            try:
+                check_window(game_id, await _ended_ms(reader, snapshot), now)
+            except LobbyRefused as exc:
+                raise refused(exc) from exc
             players = tuple(dict.fromkeys(s.player for s in snapshot.seats if s.player))
 
         def decide(current: Rematch | None) -> Rematch:
+            if current is None and not players:
+                # It was there when this offer began and is gone: the sweeper dropped
+                # it, long settled (services.lobby.retention).
+                raise LobbyRefused("rematch_used", f"game {game_id} has had its rematch")
             if current is None:
                 return offer(game_id, player, players, now)
             if current.status is RematchStatus.OFFERED and not current.expired(now):
@@ -603,6 +622,13 @@ class LobbyService:
             bots=tuple(i for i, p in enumerate(seats) if p == EMPTY),
         )
         return await self._lobby.create_started(table)
+
+
+async def _ended_ms(reader: GameReader, snapshot: GameSnapshot) -> int:
+    """When the finished ``snapshot``'s game ended: its last event's recorded time (ms
+    since the epoch)."""
+    last = await reader.events(snapshot.game_id, snapshot.version - 1, 1)
+    return epoch_ms(datetime.fromisoformat(last[-1].metadata.recorded_at))
 
 
 def _canonical(options: dict[str, Any]) -> str:

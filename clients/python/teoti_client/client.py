@@ -579,8 +579,9 @@ class GameServiceClient(Generic[EventT]):
     async def offer_rematch(self, credential: str, game_id: str) -> RematchInfo:
         """Offer the other players of the finished ``game_id`` to play it again (same
         seats, options, clocks and rated flag; a new game with a new seed). They get a
-        ``rematch_offered`` notice; one rematch per game, offers lapse after 10 minutes.
-        Raises RuleViolation ``game_not_finished``, ``not_in_game``, ``rematch_used``."""
+        ``rematch_offered`` notice; one rematch per game, offered within a day of its
+        end; offers lapse after 10 minutes. Raises RuleViolation ``game_not_finished``,
+        ``not_in_game``, ``rematch_used``, ``rematch_window_closed``."""
         return await self._lobby.offer_rematch(credential, game_id)
 
     async def accept_rematch(self, credential: str, game_id: str) -> RematchInfo:

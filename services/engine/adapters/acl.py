@@ -220,6 +220,9 @@ _COMMANDS: dict[Role, tuple[str, ...]] = {
         "zrem",
         "hvals",
         "pexpire",
+        # The lobby's sweeper, once per deployment: the rematches stored before their
+        # lapse index existed are put in it (services.lobby.redis_rematches).
+        "hscan",
     ),
 }
 

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from services.lobby.rematch import (
     REMATCH_TTL_MS,
+    REMATCH_WINDOW_MS,
     Rematch,
     RematchStatus,
     accept,
+    check_window,
     decline,
     offer,
     rematch_ids,
@@ -86,3 +88,11 @@ def test_accepted_only_by_players_and_on_once_all_did(players: list[str], order:
     assert len(set(rematch.accepted)) == len(rematch.accepted)
     on = set(rematch.accepted) == set(players)
     assert (rematch.status is RematchStatus.ACCEPTED) == on
+
+
+@given(st.integers(min_value=-REMATCH_WINDOW_MS, max_value=3 * REMATCH_WINDOW_MS))
+def test_a_rematch_is_offered_within_a_day_of_the_games_end(late_ms: int) -> None:
+    if late_ms <= REMATCH_WINDOW_MS:
+        check_window("g1", NOW, NOW + late_ms)
+    else:
+        assert _rule(lambda: check_window("g1", NOW, NOW + late_ms)) == "rematch_window_closed"
