@@ -9,6 +9,7 @@
 import type { BoardProps } from "../../../../clients/web/src/boards";
 import { registerBoard } from "../../../../clients/web/src/boards";
 import type { LegalAction } from "../../../../clients/web/src/api";
+import { count } from "../../../../clients/web/src/words";
 import { useState } from "preact/hooks";
 import { ARCH_CSS } from "./style";
 
@@ -140,12 +141,12 @@ function Trade({ pending, view, props, moves, mine }: {
         <div>
           <b>Offered</b> <span class="arch-value" id="arch-trade-give-value">value {giveValue}</span>
           <CardsLine cards={pending.give} id="arch-trade-give" />
-          <small>{total(pending.give)} card(s) leave the hand</small>
+          <small>{count(total(pending.give), "card")} leave the hand</small>
         </div>
         <div>
           <b>Taken</b> <span class="arch-value" id="arch-trade-take-value">value {takeValue}</span>
           <CardsLine cards={pending.take} id="arch-trade-take" />
-          <small>{total(pending.take)} card(s) join the hand; {left} value left to take</small>
+          <small>{count(total(pending.take), "card")} join the hand; {left} value left to take</small>
         </div>
       </div>
       {left > 0 && total(pending.take) > 0 && (
@@ -265,7 +266,7 @@ function Ruin({ view, moves, props, me }: {
   const pending = view.pending;
   return (
     <section class="arch-ruin" aria-label={`The ${words(view.ruin)}`}>
-      <h4>The {words(view.ruin)} <small>{view.maps_to_explore} map(s) to explore</small></h4>
+      <h4>The {words(view.ruin)} <small>{count(view.maps_to_explore, "map")} to explore</small></h4>
       <ol class="arch-rooms">
         {view.rooms.map((room, r) => {
           const known = me?.known_rooms?.[String(r)];
@@ -276,7 +277,7 @@ function Ruin({ view, moves, props, me }: {
           return (
             <li key={r} class={`arch-room${legal ? " arch-legal" : ""}${here ? " arch-here" : ""}`} data-room={String(r)}>
               <span class="arch-room-name">Room {ROMAN[r] ?? r + 1}</span>
-              <span>{room.size} card(s)</span>
+              <span>{count(room.size, "card")}</span>
               {room.cards && <CardsLine cards={room.cards} />}
               {known && <span class="arch-known">you saw: <CardsLine cards={known} /></span>}
               {explores.length === 1 && <Act move={explores[0]} submit={props.submit} label="Explore" />}

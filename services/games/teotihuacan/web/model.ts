@@ -3,6 +3,7 @@
 // the words the board uses for them. Nothing here reads the internal state.
 
 import type { LegalAction } from "../../../../clients/web/src/api";
+import { count } from "../../../../clients/web/src/words";
 
 export interface Worker { board: number; power: number; locked: boolean; space: number }
 
@@ -132,7 +133,7 @@ export function discoveryWords(face: Discovery | undefined): string {
     case "temple": return `${face.temple ?? ""} temple step`;
     case "temple_any": return "any temple step";
     case "avenue_step": return "Avenue step";
-    case "power_up": return `${amount} power-up(s)`;
+    case "power_up": return face.amount === undefined ? "power-ups" : count(face.amount, "power-up");
     case "resources_any": return `${amount} resources`;
     default: return face.kind.replace(/_/g, " ");
   }

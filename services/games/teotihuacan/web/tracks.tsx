@@ -4,6 +4,7 @@
 // on a temple, taking a technology and building are chosen on the thing they act on.
 
 import type { ComponentChildren } from "preact";
+import { count } from "../../../../clients/web/src/words";
 import type { Move, TeoView } from "./model";
 import { SEAT_COLOURS, TEMPLES, costWords, discoveryWords, ofType } from "./model";
 
@@ -45,9 +46,9 @@ export function Calendar({ view }: { view: TeoView }) {
   const cells = Math.max(view.dark, 1);
   return (
     <section class="teo-calendar" aria-label="The calendar">
-      <h4>Calendar <small>round {view.round + 1} · {view.eclipses} eclipse(s) scored
+      <h4>Calendar <small>round {view.round + 1} · {count(view.eclipses, "eclipse")} scored
         {view.final_eclipse ? " · the next eclipse is the last" : ""}
-        {view.eclipse_countdown ? ` · eclipse in ${view.eclipse_countdown} round end(s)` : ""}</small></h4>
+        {view.eclipse_countdown ? ` · eclipse in ${count(view.eclipse_countdown, "round end")}` : ""}</small></h4>
       <ol class="teo-track teo-days" aria-label={`light marker on ${view.light}, dark marker on ${view.dark}`}>
         {Array.from({ length: cells + 1 }, (_, day) => (
           <li key={day} class={day === view.light ? "teo-light" : day === view.dark ? "teo-dark" : undefined}>
@@ -147,7 +148,7 @@ export function Nobles({ view, moves, submit }: { view: TeoView; moves: Move[]; 
   const builds = ofType(moves, "build");
   return (
     <section class="teo-nobles" aria-label="The Nobles' rows">
-      <h4>Nobles <small>{view.buildings_taken} building(s) taken</small></h4>
+      <h4>Nobles <small>{count(view.buildings_taken, "building")} taken</small></h4>
       {(["top", "middle", "bottom"] as const).map((row, r) => {
         const move = builds.find((m) => m.action["row"] === row);
         const built = view.nobles_built?.[r]
