@@ -11,6 +11,8 @@ services.tournament.repository; accounts use none of its keys):
   ``{"label", "created_at", "hash"}`` (JSON; ``hash``: SHA-256 hex of the secret)
 - ``<prefix>:{account}:credentials``           hash, SHA-256 hex of a credential ->
   ``"<player id> <credential id>"``: what authenticates a call (one HGET)
+- ``<prefix>:{account}:player:<id>:webhooks`` and ``...:webhook-state``: a credential's
+  webhook and its delivery (services.players.webhooks)
 - ``<prefix>:{account}:commands``              hash, ``<scope>|<command id>`` ->
   ``"<result id> <SHA-256 of the request>"``: a retried command finds its result
   (``register|<id>``: ``<player id>/<first credential id>``; ``credential|<player
@@ -34,6 +36,7 @@ from redis.exceptions import NoScriptError
 
 from services.engine.adapters.redis_client import RedisClient
 from services.players.model import CredentialInfo, Player
+from services.players.webhooks import state_key, webhooks_key
 
 TAG = "{account}"
 
@@ -80,12 +83,15 @@ if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[5] .. ' ' .. ARG
 return {'ok'}
 """
 
-# KEYS: 1 credentials, 2 player's credentials. ARGV: 1 credential id. Returns 1 if revoked.
+# KEYS: 1 credentials, 2 player's credentials, 3 player's webhooks, 4 their delivery
+# states (services.players.webhooks). ARGV: 1 credential id. Returns 1 if revoked.
 _REVOKE = """
 local stored = redis.call('HGET', KEYS[2], ARGV[1])
 if not stored then return 0 end
 redis.call('HDEL', KEYS[1], cjson.decode(stored)['hash'])
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
 return 1
 """
 
@@ -122,6 +128,7 @@ class PlayerRepository:
         self._credentials = f"{base}:credentials"
         self._commands = f"{base}:commands"
         self._base = base
+        self._prefix = prefix
 
     def _player_key(self, player_id: str) -> str:
         return f"{self._base}:player:{player_id}"
@@ -202,10 +209,15 @@ class PlayerRepository:
         )
 
     async def revoke(self, player_id: str, credential_id: str) -> bool:
-        """Delete a credential of ``player_id`` and its lookup entry at once; False if the
-        player has no such credential."""
+        """Delete a credential of ``player_id``, its lookup entry and its webhook
+        (services.players.webhooks) at once; False if the player has no such credential."""
         sha = hashlib.sha1(_REVOKE.encode()).hexdigest()
-        keys = [self._credentials, self._player_credentials(player_id)]
+        keys = [
+            self._credentials,
+            self._player_credentials(player_id),
+            webhooks_key(self._prefix, player_id),
+            state_key(self._prefix, player_id),
+        ]
         try:
             reply: Any = await self._redis.evalsha(sha, len(keys), *keys, credential_id)
         except NoScriptError:

@@ -1,0 +1,114 @@
+"""Where a webhook may point: the server must not become a way into its own network.
+
+A webhook's URL is a player's input that the server later connects to, so it is checked
+twice (the OWASP SSRF prevention cheat sheet's advice):
+
+- when set (:func:`check_url`): ``https`` only, no user name or password in it, a host
+  name or a public IP address, at most MAX_URL_LENGTH characters;
+- when sent (:func:`public_addresses`): every address the name resolves to then must be
+  public (not loopback, private, link-local, multicast or reserved), and the request
+  goes to one of those addresses (services.notices.webhook_sender), so a name that
+  resolves elsewhere a second later (DNS rebinding) can't redirect it.
+
+A deployment that delivers inside its own network (tests, a laptop) says so with
+``allow_private`` (``teoti serve --webhooks-allow-private``): then ``http`` and private
+addresses are accepted too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+MAX_URL_LENGTH = 2048
+"""Characters a webhook URL may have."""
+
+
+class WebhookUrlInvalid(ValueError):
+    """A webhook URL the server will not send to; ``rule`` is the reason a client sees
+    (``webhook_url_invalid``, ``webhook_url_not_https``, ``webhook_address_not_public``)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A checked URL's parts: ``host`` (a name or an address), ``port``, ``https``."""
+
+    url: str
+    host: str
+    port: int
+    https: bool
+
+
+def _is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def check_url(url: str, allow_private: bool = False) -> Target:
+    """``url`` checked as a webhook's destination (see the module doc). Raises
+    WebhookUrlInvalid naming the rule it breaks."""
+    if not url or len(url) > MAX_URL_LENGTH or not url.isprintable() or " " in url:
+        raise WebhookUrlInvalid(
+            "webhook_url_invalid", f"a webhook URL is 1 to {MAX_URL_LENGTH} printable characters"
+        )
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise WebhookUrlInvalid("webhook_url_invalid", "the webhook URL does not parse") from exc
+    if parts.scheme not in ("https", "http"):
+        raise WebhookUrlInvalid("webhook_url_invalid", "a webhook URL starts with https://")
+    if parts.scheme == "http" and not allow_private:
+        raise WebhookUrlInvalid("webhook_url_not_https", "a webhook URL starts with https://")
+    if parts.username is not None or parts.password is not None:
+        raise WebhookUrlInvalid(
+            "webhook_url_invalid", "a webhook URL carries no user name or password"
+        )
+    host = parts.hostname or ""
+    if not host:
+        raise WebhookUrlInvalid("webhook_url_invalid", "a webhook URL names a host")
+    if parts.fragment:
+        raise WebhookUrlInvalid("webhook_url_invalid", "a webhook URL has no #fragment")
+    if not allow_private:
+        try:
+            literal = ipaddress.ip_address(host)
+        except ValueError:
+            literal = None
+        if literal is not None and not _is_public(host):
+            raise WebhookUrlInvalid(
+                "webhook_address_not_public", "a webhook is sent to public addresses only"
+            )
+        if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+            raise WebhookUrlInvalid(
+                "webhook_address_not_public", "a webhook is sent to public addresses only"
+            )
+    https = parts.scheme == "https"
+    return Target(url, host, port or (443 if https else 80), https)
+
+
+async def public_addresses(target: Target, allow_private: bool = False) -> list[str]:
+    """The addresses ``target``'s host resolves to now, every one of them public unless
+    ``allow_private``. Raises WebhookUrlInvalid ``webhook_address_not_public`` (one is
+    not), OSError if the name does not resolve."""
+    infos = await asyncio.get_running_loop().getaddrinfo(
+        target.host, target.port, type=socket.SOCK_STREAM
+    )
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    if not addresses:
+        raise OSError(f"{target.host} resolves to no address")
+    if not allow_private and not all(_is_public(a) for a in addresses):
+        raise WebhookUrlInvalid(
+            "webhook_address_not_public",
+            f"{target.host} resolves to an address that is not public",
+        )
+    return addresses
