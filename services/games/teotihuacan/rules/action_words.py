@@ -15,7 +15,7 @@ from typing import Any
 from services.safe_text import count
 
 from .components import components
-from .describe import describe_action, workers_words
+from .describe import describe_action, worker_number, workers_words
 from .flow import pending_task
 from .state import GameState
 from .tasks import BoardAction
@@ -68,7 +68,8 @@ def _move(state: GameState, seat: int, action: Mapping[str, Any]) -> str:
     along = action.get("with_workers")
     company = f", with {workers_words(along)} alongside" if along else ""
     return (
-        f"Move worker {action['worker']} (power {worker.power}) from {_board(worker.board)} "
+        f"Move worker {worker_number(action['worker'])} (power {worker.power}) "
+        f"from {_board(worker.board)} "
         f"to {_board(to)}{company}"
     )
 

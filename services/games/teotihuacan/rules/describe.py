@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,9 +22,30 @@ def _board(number: Any) -> str:
     return components().board(int(number)).name
 
 
+def worker_number(index: Any) -> str:
+    """A worker's number as a player reads it, counting from 1: the action's (and the
+    event's) index 0 is worker ``"1"``. An index that is not a number reads as it is."""
+    try:
+        return str(int(index) + 1)
+    except (TypeError, ValueError):
+        return str(index)
+
+
 def workers_words(workers: Sequence[Any]) -> str:
-    """Workers by number, the noun agreeing: ``"worker 1"``, ``"workers 1, 2"``."""
-    return f"{plural(len(workers), 'worker')} {', '.join(str(w) for w in workers)}"
+    """Workers by number (from 1), the noun agreeing: indices ``[0]`` read ``"worker 1"``,
+    ``[0, 1]`` ``"workers 1, 2"``."""
+    numbers = ", ".join(worker_number(w) for w in workers)
+    return f"{plural(len(workers), 'worker')} {numbers}"
+
+
+_WORKER_INDEX = re.compile(r"\bworker (\d+)\b")
+
+
+def teotibot_reason_words(reason: Any) -> str:
+    """The reason of a ``TeotibotActionChosen`` event as a player reads it: the payload
+    names a worker by its index ("mastery: worker 0 can act there"); the words number it
+    from 1 ("worker 1"), as everywhere else. The payload itself is never changed."""
+    return _WORKER_INDEX.sub(lambda m: f"worker {worker_number(m.group(1))}", str(reason))
 
 
 WORSHIP_WORDS = {
@@ -51,7 +73,8 @@ def _steps(n: Any) -> str:
 def _move_words(action: Mapping[str, Any]) -> str:
     along = action.get("with_workers")
     company = f", with {workers_words(along)} alongside" if along else ""
-    return f"Move worker {action.get('worker')} {_steps(action.get('steps'))} on{company}"
+    worker = worker_number(action.get("worker"))
+    return f"Move worker {worker} {_steps(action.get('steps'))} on{company}"
 
 
 def _pyramid_words(action: Mapping[str, Any]) -> str:
@@ -65,7 +88,8 @@ def _pyramid_words(action: Mapping[str, Any]) -> str:
 
 
 def describe_action(action: Mapping[str, Any]) -> str:
-    """One line naming ``action`` as the rulebook would, e.g. ``"Move worker 1 2 boards on"``.
+    """One line naming ``action`` as the rulebook would, e.g. ``"Move worker 1 2 boards on"``
+    (workers numbered from 1: that is the action's worker 0).
 
     The action alone names no board a worker stands on; clients holding the view name
     the destination themselves (the web board does).
@@ -79,7 +103,9 @@ def describe_action(action: Mapping[str, Any]) -> str:
 
 _ACTION_WORDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "move": _move_words,
-    "teleport": lambda a: f"Move worker {a.get('worker')} straight to {_board(a.get('board', 1))}",
+    "teleport": lambda a: (
+        f"Move worker {worker_number(a.get('worker'))} straight to {_board(a.get('board', 1))}"
+    ),
     "flip_discovery": lambda a: f"Use discovery tile {a.get('tile')}",
     "claim_discovery": lambda a: f"Take discovery tile {a.get('tile')} (paying its cost)",
     "decline_discovery": lambda a: "Take no discovery tile",
@@ -103,7 +129,7 @@ _ACTION_WORDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "main_action": lambda a: "Take the board's main action",
     "advance_temple": lambda a: f"Advance on the {a.get('temple')} temple",
     "take_resource": lambda a: f"Take 1 {a.get('resource')}",
-    "power_up": lambda a: f"Power up worker {a.get('worker')}",
+    "power_up": lambda a: f"Power up worker {worker_number(a.get('worker'))}",
     "ascension_reward": lambda a: (
         "Ascension: "
         + ASCENSION_WORDS.get(str(a.get("reward")), str(a.get("reward")).replace("_", " "))
@@ -194,7 +220,8 @@ def describe_event(event: DomainEvent) -> str:
                 f"Teotibot rolls {p['dice']} = {p['total']}: position {p['position']}, {p['tile']}"
             )
         case "TeotibotActionChosen":
-            return f"Teotibot's {p['tile']} tile: {p['step']} ({p['reason']})"
+            reason = teotibot_reason_words(p["reason"])
+            return f"Teotibot's {p['tile']} tile: {p['step']} ({reason})"
         case "TeotibotActionPyramidShifted":
             return f"Teotibot's action pyramid shifts {p['direction']}; {p['used']} is set aside"
         case "TeotibotDirectionFlipped":

@@ -14,13 +14,13 @@ from .builders import new_game
 def test_workers_moved_alongside_read_singular_for_one_and_plural_for_two() -> None:
     one = {"type": "move", "worker": 0, "steps": 2, "with_workers": [1]}
     two = {"type": "move", "worker": 0, "steps": 2, "with_workers": [1, 2]}
-    assert describe_action(one) == "Move worker 0 2 boards on, with worker 1 alongside"
-    assert describe_action(two) == "Move worker 0 2 boards on, with workers 1, 2 alongside"
+    assert describe_action(one) == "Move worker 1 2 boards on, with worker 2 alongside"
+    assert describe_action(two) == "Move worker 1 2 boards on, with workers 2, 3 alongside"
     state = new_game(seats=2)
     at_one = describe_action_at(state, 0, one)
     at_two = describe_action_at(state, 0, two)
-    assert at_one.endswith(", with worker 1 alongside")
-    assert at_two.endswith(", with workers 1, 2 alongside")
+    assert at_one.endswith(", with worker 2 alongside")
+    assert at_two.endswith(", with workers 2, 3 alongside")
 
 
 def test_royal_trades_read_singular_for_one_and_plural_for_two() -> None:

@@ -34,7 +34,7 @@ def test_actions_read_as_the_rulebook_does() -> None:
         "Worship on worship space 1: use its ability, then take the discovery tile (1 cocoa more)"
     )
     assert RULES.describe_action({"type": "move", "worker": 1, "steps": 2}) == (
-        "Move worker 1 2 boards on"
+        "Move worker 2 2 boards on"
     )
     placed = {
         "type": "place_pyramid_tile",
@@ -71,7 +71,7 @@ def test_legal_actions_are_named_with_where_they_are_played() -> None:
     names = components().board
     move = {"type": "move", "worker": 0, "steps": 2}
     assert RULES.describe_action_at(state, 0, move) == (
-        f"Move worker 0 (power {worker.power}) from {names(worker.board).name} to {names(to).name}"
+        f"Move worker 1 (power {worker.power}) from {names(worker.board).name} to {names(to).name}"
     )
     claim = RULES.describe_action_at(state, 0, {"type": "claim_discovery", "tile": 36})
     assert claim == "Take discovery tile 36 (paying its cost): 4 cocoa"

@@ -120,12 +120,14 @@ def pyramid_icons(tile: int) -> str:
 
 
 def worker_words(view: View, seat: int, worker: int) -> str:
-    """``"worker 1 (Forest, power 2)"``."""
+    """``"worker 1 (Forest, power 2)"`` for the seat's worker index 0 (workers are
+    numbered from 1, as in the move list)."""
     workers = view["players"][seat]["workers"]
+    number = describe.worker_number(worker)
     if not 0 <= worker < len(workers):
-        return f"worker {worker}"
+        return f"worker {number}"
     w = workers[worker]
-    return f"worker {worker} ({board_name(w['board'])}, power {w['power']})"
+    return f"worker {number} ({board_name(w['board'])}, power {w['power']})"
 
 
 def _destination(view: View, seat: int, worker: int, steps: int) -> str:
@@ -150,7 +152,8 @@ def action_words(action: Mapping[str, Any], view: View | None, seat: int | None)
         if kind == "move":
             worker = int(action["worker"])
             to = _destination(view, seat, worker, int(action["steps"]))
-            along = f" with workers {action['with_workers']}" if action.get("with_workers") else ""
+            along_workers = action.get("with_workers")
+            along = f" with {describe.workers_words(along_workers)}" if along_workers else ""
             return f"move {worker_words(view, seat, worker)} {action['steps']} -> {to}{along}"
         if kind == "teleport":
             return f"teleport {worker_words(view, seat, int(action['worker']))} to " + board_name(
@@ -199,6 +202,7 @@ def _more_words(event: DomainEvent) -> str | None:
             )
         case "TeotibotActionChosen":
             reason = str(p.get("reason", "")).replace("_", " ")
+            reason = describe.teotibot_reason_words(reason)
             return f"Teotibot does {p.get('tile')}" + (f": {reason}" if reason else "")
         case "TeotibotActionPyramidShifted":
             return f"Teotibot's action pyramid shifts {p.get('direction')}"

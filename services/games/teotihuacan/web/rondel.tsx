@@ -29,7 +29,7 @@ function Neutral({ colour }: { colour: number }) {
 function OwnWorker({ worker, index, view, colour, selected, choose }: {
   worker: Worker; index: number; view: TeoView; colour: string; selected: boolean; choose: (w: number | null) => void;
 }) {
-  const label = `Your worker ${index} on ${boardName(view, worker.board)}, power ${worker.power}: `
+  const label = `Your worker ${index + 1} on ${boardName(view, worker.board)}, power ${worker.power}: `
     + (selected ? "chosen, now choose where it goes" : "choose it to move it");
   return (
     <button type="button" class={`teo-die teo-own${selected ? " teo-chosen" : ""}`} data-worker={String(index)}

@@ -101,6 +101,12 @@ def check_every_move_is_on_the_board(page: Any, moves: list[dict[str, Any]]) -> 
             "els => els.map(e => e.dataset.worker)"
         )
     }
+    # Workers are numbered from 1 for the player (data-worker keeps the action's index).
+    labels = page.locator("#teo-board button[data-worker]").evaluate_all(
+        "els => els.map(e => [e.dataset.worker, e.getAttribute('aria-label')])"
+    )
+    for index, label in labels:
+        assert label.startswith(f"Your worker {int(index) + 1} on "), (index, label)
     for move in moves:
         if move["type"] in ("move", "teleport"):
             assert move["worker"] in workers, move
