@@ -64,10 +64,14 @@ from services.metrics.samplers import (
 from services.notices.hub import NoticeHub
 from services.notices.inbox import RedisInbox
 from services.notices.notifier import Notifier
+from services.notices.webhook_dispatcher import WebhookDispatcher
+from services.notices.webhook_sender import WebhookSender
+from services.notices.webhook_state import RedisDeliveryStates
 from services.opener.opener import TableOpener, opener_name
 from services.opener.streams import OpenerStreams
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
+from services.players.webhooks import RedisWebhooks
 from services.ratings.queries import RatingQueries
 from services.ratings.rater import GameRater
 from services.rpc.limits import (
@@ -216,6 +220,9 @@ class GatewaySettings:
     """Of those, what one caller address may hold; <= 0: all of them."""
     engine_channels: int = 4
     """Engine link connections per stream slot (``teoti gateway`` only; see remote.CHANNELS)."""
+    webhooks_allow_private: bool = False
+    """Players' webhooks may be ``http`` and point into the deployment's own network
+    (services.notices.webhook_url): for tests and a laptop, never a public service."""
 
     def limiter(self) -> ClientRateLimiter:
         """A fresh rate limiter with these settings."""
@@ -256,6 +263,7 @@ class GatewaySettings:
             self.stream_budget(),
             self.accounts(),
             self.lobby(),
+            self.webhooks_allow_private,
         )
 
 
@@ -276,6 +284,8 @@ class GatewayLimits:
     )
     lobby: CreationQuota = field(default_factory=lobby_quota)
     """LobbyService's tables opened and seeks made per address, both faces together."""
+    webhooks_allow_private: bool = False
+    """See :attr:`GatewaySettings.webhooks_allow_private`."""
 
 
 @dataclass(frozen=True)
@@ -381,6 +391,20 @@ def notifier(store: RedisEventStore) -> Notifier:
     ``store``'s Redis login: the players' one, which reads the shards' ``player_turns``
     streams (as the notifiers' group) and writes the ``{inbox:*}`` keys."""
     return Notifier(store.client, store.keys, RedisInbox(store.client, store.keys.prefix))
+
+
+def webhook_dispatcher(store: RedisEventStore, allow_private: bool) -> WebhookDispatcher:
+    """The delivery of players' notices to their webhooks (services.notices
+    .webhook_dispatcher) on ``store``'s Redis login: the players' one, which reads the
+    ``{inbox:*}`` keys and reads and writes the ``{account}`` keys."""
+    client, prefix = store.client, store.keys.prefix
+    return WebhookDispatcher(
+        RedisInbox(client, prefix),
+        RedisWebhooks(client, prefix),
+        RedisDeliveryStates(client, prefix),
+        WebhookSender(allow_private),
+        epoch_ms(system_clock),
+    )
 
 
 def rating_queries(
@@ -659,6 +683,8 @@ async def all_in_one(
     lobby_loops = lobby.run(stop) if lobby_loop else []
     directing = asyncio.create_task(director_loop.run(stop)) if director else None
     notifying = asyncio.create_task(notifier(log_store).run(stop))
+    webhooks = webhook_dispatcher(log_store, limits.webhooks_allow_private)
+    delivering = asyncio.create_task(webhooks.run(stop))
     bots = _bot(log_store, reader, bot_client, bot or BotSettings())
     worker = asyncio.create_task(bots.run(stop))
     keeper = _timekeeper(engine, log_store, timekeeper or TimekeeperSettings(), stop)
@@ -707,6 +733,8 @@ async def all_in_one(
         if directing is not None:
             await directing
         await notifying
+        await delivering
+        await webhooks.close()
         for loop in lobby_loops:
             await loop
         if keeper is not None:
@@ -879,8 +907,11 @@ async def run_gateway(
             ratings=RatingServicer(ratings, limiter),
             lobby=LobbyServicer(lobby.service, players, limiter, lobby.quota),
         )
-    # your_turn notices, on the players' login (it writes their inboxes).
+    # your_turn notices, on the players' login (it writes their inboxes), and their
+    # webhooks (it reads the inboxes and the accounts' webhooks).
     notifying = asyncio.create_task(notifier(tournament_store).run(stop))
+    webhooks = webhook_dispatcher(tournament_store, gateway.webhooks_allow_private)
+    delivering = asyncio.create_task(webhooks.run(stop))
     readiness = asyncio.create_task(
         follow_store(
             store.client.ping,
@@ -910,6 +941,8 @@ async def run_gateway(
     await server.stop(SHUTDOWN_GRACE_S)
     await readiness
     await notifying
+    await delivering
+    await webhooks.close()
     for loop in lobby_loops:
         await loop
     await hub.close()

@@ -135,6 +135,13 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         "0: unlimited (default $TEOTI_LOBBY_PER_HOUR or %(default)s)",
     )
     p.add_argument(
+        "--webhooks-allow-private",
+        action="store_true",
+        default=os.environ.get("TEOTI_WEBHOOKS_ALLOW_PRIVATE", "") == "1",
+        help="players' webhooks may be http:// and point at loopback or private addresses "
+        "(tests, a laptop; never on a public service; default: $TEOTI_WEBHOOKS_ALLOW_PRIVATE=1)",
+    )
+    p.add_argument(
         "--max-watchers-per-client",
         type=int,
         default=env_number("TEOTI_MAX_WATCHERS_PER_CLIENT", int, DEFAULT_WATCHERS_PER_CLIENT),
@@ -271,6 +278,7 @@ def gateway_settings(args: argparse.Namespace) -> GatewaySettings:
         play_streams_per_client=args.max_play_streams_per_client,
         streams_per_address=args.max_streams_per_address,
         engine_channels=getattr(args, "engine_channels", 4),
+        webhooks_allow_private=args.webhooks_allow_private,
     )
 
 

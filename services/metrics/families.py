@@ -88,6 +88,12 @@ CLOCKS_FLAGGED = Tally(
     "teoti_clocks_flagged",
     "Seats whose clock ran out, timed out by this process's timekeeper",
 )
+WEBHOOK_DELIVERIES = Tally(
+    "teoti_webhook_deliveries",
+    "Notices this process sent to players' webhooks, by outcome (delivered: answered 2xx; "
+    "failed: a try that failed, to be retried; dropped: given up after every retry)",
+    ["outcome"],
+)
 TOURNAMENT_ROUNDS = Tally(
     "teoti_tournament_rounds_opened",
     "Tournament rounds this process paired and opened (their games created)",

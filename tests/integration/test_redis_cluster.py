@@ -10,6 +10,7 @@ slot migrates to another node mid-game.
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -223,3 +224,48 @@ async def test_turn_requests_are_read_acked_and_dead_lettered_per_shard_on_a_clu
         "max": None,
         "consumers": [],
     }
+
+
+async def test_webhooks_are_delivered_from_every_shard_of_a_cluster(
+    store: RedisEventStore,
+) -> None:
+    """The dispatcher's pipelines (leases, bells, retries) span the inbox shards' slots."""
+    from services.notices.inbox import RedisInbox
+    from services.notices.notice import Notice, NoticeKind
+    from services.notices.webhook_dispatcher import WebhookDispatcher
+    from services.notices.webhook_sender import WebhookSender
+    from services.notices.webhook_state import RedisDeliveryStates
+    from services.players.repository import PlayerRepository
+    from services.players.service import PlayerService
+    from services.players.webhooks import RedisWebhooks, Webhook, new_secret
+    from tests.webhook_receiver import webhook_receiver
+
+    def now_ms() -> int:
+        return int(time.time() * 1000)
+
+    client, prefix = store.client, store.keys.prefix
+    players, inbox = PlayerService(PlayerRepository(client, prefix)), RedisInbox(client, prefix)
+    webhooks = RedisWebhooks(client, prefix)
+    dispatcher = WebhookDispatcher(
+        inbox, webhooks, RedisDeliveryStates(client, prefix), WebhookSender(True), now_ms
+    )
+    async with webhook_receiver() as receiver:
+        ids, shards = [], set()
+        for n in range(8):
+            player, credential, _ = await players.register(f"Player {n}")
+            hook = Webhook(
+                player.player_id, credential.credential_id, receiver.url, new_secret(), now_ms()
+            )
+            assert await webhooks.set(hook)
+            ids.append(
+                await inbox.post(player.player_id, Notice(NoticeKind.YOUR_TURN, {}, now_ms()))
+            )
+            shards.add(inbox.shard_of(player.player_id))
+        assert len(shards) > 1
+        stop = asyncio.Event()
+        running = asyncio.create_task(dispatcher.run(stop))
+        got = await receiver.wait_for(len(ids))
+        stop.set()
+        await running
+        await dispatcher.close()
+    assert sorted(r.headers["teoti-notice-id"] for r in got) == sorted(ids)

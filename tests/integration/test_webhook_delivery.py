@@ -1,0 +1,243 @@
+"""Players' notices delivered to their webhooks (services.notices.webhook_dispatcher) from
+a real Redis to a real HTTP receiver: signed, in order, after the webhook's creation only;
+retried after a failure; given up (counted) after every retry failed, the next notice
+afresh; none after the credential is revoked; none to an address the deployment does not
+allow; one dispatcher per shard among several gateways; a hanging receiver does not hold
+up another's notices."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from services.engine.adapters.redis_client import RedisClient
+from services.notices.inbox import RedisInbox
+from services.notices.notice import Notice, NoticeKind
+from services.notices.webhook_dispatcher import WebhookDispatcher
+from services.notices.webhook_sender import WebhookSender
+from services.notices.webhook_state import DeliveryState, RedisDeliveryStates
+from services.players.repository import PlayerRepository
+from services.players.service import PlayerService
+from services.players.webhooks import RedisWebhooks, Webhook, new_secret
+from tests.webhook_receiver import Received, webhook_receiver
+
+FAST = (0.05, 0.05)
+"""Retry delays of the tests' dispatchers (seconds)."""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class World:
+    """A deployment's keys: players, their inboxes and webhooks."""
+
+    def __init__(self, client: RedisClient, prefix: str) -> None:
+        self.client = client
+        self.players = PlayerService(PlayerRepository(client, prefix))
+        self.inbox = RedisInbox(client, prefix)
+        self.webhooks = RedisWebhooks(client, prefix)
+        self.states = RedisDeliveryStates(client, prefix)
+
+    async def hooked(self, name: str, url: str) -> Webhook:
+        """A new player ``name`` whose first credential has a webhook to ``url``."""
+        player, credential, _ = await self.players.register(name)
+        hook = Webhook(player.player_id, credential.credential_id, url, new_secret(), _now_ms())
+        assert await self.webhooks.set(hook)
+        return hook
+
+    async def notify(self, player: str, turn: int) -> str:
+        notice = Notice(NoticeKind.YOUR_TURN, {"game_id": "g1", "version": turn}, _now_ms())
+        return await self.inbox.post(player, notice)
+
+    def dispatcher(self, allow_private: bool = True, timeout_s: float = 5.0) -> WebhookDispatcher:
+        sender = WebhookSender(allow_private, timeout_s)
+        return WebhookDispatcher(
+            self.inbox, self.webhooks, self.states, sender, _now_ms, backoff_s=FAST
+        )
+
+
+@asynccontextmanager
+async def running(*dispatchers: WebhookDispatcher) -> AsyncIterator[None]:
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(d.run(stop)) for d in dispatchers]
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks)
+        for dispatcher in dispatchers:
+            await dispatcher.close()
+
+
+def _verified(hook: Webhook, request: Received) -> dict[str, object]:
+    """The request's JSON after checking its signature as a receiver would."""
+    fields = dict(part.split("=", 1) for part in request.headers["teoti-signature"].split(","))
+    signed = f"{fields['t']}.".encode() + request.body
+    expected = hmac.new(hook.secret.encode(), signed, hashlib.sha256).hexdigest()
+    assert hmac.compare_digest(fields["v1"], expected)
+    assert abs(int(fields["t"]) - time.time()) < 60
+    body: dict[str, object] = json.loads(request.body)
+    return body
+
+
+async def _state(
+    world: World, hook: Webhook, until: Callable[[DeliveryState], bool]
+) -> DeliveryState:
+    """The webhook's state once ``until`` holds of it (polled: a deadline, not a timing)."""
+    async with asyncio.timeout(15):
+        while True:
+            state = await world.states.get(hook)
+            if until(state):
+                return state
+            await asyncio.sleep(0.02)
+
+
+async def test_notices_arrive_signed_in_order_from_the_webhooks_creation_on(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    async with webhook_receiver() as receiver:
+        player, credential, _ = await world.players.register("Ann")
+        await world.notify(player.player_id, 1)  # before the webhook: never sent
+        await asyncio.sleep(0.002)
+        hook = Webhook(
+            player.player_id, credential.credential_id, receiver.url, new_secret(), _now_ms()
+        )
+        assert await world.webhooks.set(hook)
+        ids = [await world.notify(player.player_id, turn) for turn in (2, 3, 4)]
+        async with running(world.dispatcher()):
+            got = await receiver.wait_for(3)
+            state = await _state(world, hook, lambda s: s.cursor == ids[-1])
+    bodies = [_verified(hook, request) for request in got]
+    assert [b["id"] for b in bodies] == ids
+    assert [b["data"] for b in bodies] == [{"game_id": "g1", "version": t} for t in (2, 3, 4)]
+    assert {b["kind"] for b in bodies} == {"your_turn"}
+    assert {b["player_id"] for b in bodies} == {player.player_id}
+    assert [r.headers["teoti-notice-id"] for r in got] == ids
+    assert {r.headers["teoti-webhook"] for r in got} == {credential.credential_id}
+    assert {r.headers["content-type"] for r in got} == {"application/json"}
+    assert len(receiver.received) == 3
+    assert state.last_ok_ms and not state.last_error and not state.dropped
+
+
+async def test_a_failed_notice_is_retried_and_the_order_kept(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    answers = iter([500, 200, 200])
+
+    async def flaky(_request: Received) -> int:
+        return next(answers, 200)
+
+    async with webhook_receiver(flaky) as receiver:
+        hook = await world.hooked("Bo", receiver.url)
+        ids = [await world.notify(hook.player_id, turn) for turn in (1, 2)]
+        async with running(world.dispatcher()):
+            got = await receiver.wait_for(3)
+            state = await _state(world, hook, lambda s: s.cursor == ids[-1])
+    assert [r.headers["teoti-notice-id"] for r in got] == [ids[0], ids[0], ids[1]]
+    assert state.attempts == 0 and not state.last_error and not state.failing_since_ms
+
+
+async def test_after_every_retry_failed_the_pending_notices_are_dropped_and_counted(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    healthy = asyncio.Event()
+
+    async def down_until_healthy(_request: Received) -> int:
+        return 200 if healthy.is_set() else 503
+
+    async with webhook_receiver(down_until_healthy) as receiver:
+        hook = await world.hooked("Cy", receiver.url)
+        ids = [await world.notify(hook.player_id, turn) for turn in (1, 2)]
+        async with running(world.dispatcher()):
+            failed = await _state(world, hook, lambda s: s.dropped == 2)
+            assert failed.cursor == ids[-1] and failed.last_error == "HTTP 503"
+            assert failed.failing_since_ms
+            assert len(receiver.received) == 1 + len(FAST)  # the first notice's tries
+            healthy.set()
+            later = await world.notify(hook.player_id, 3)
+            await _state(world, hook, lambda s: s.cursor == later)
+    assert receiver.received[-1].headers["teoti-notice-id"] == later
+
+
+async def test_a_revoked_credentials_webhook_gets_nothing_more(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    async with webhook_receiver() as receiver:
+        hook = await world.hooked("Di", receiver.url)
+        other = await world.hooked("Ed", receiver.url)
+        async with running(world.dispatcher()):
+            await world.notify(hook.player_id, 1)
+            await receiver.wait_for(1)
+            await world.players.revoke(hook.player_id, hook.credential_id)
+            await world.notify(hook.player_id, 2)
+            last = await world.notify(other.player_id, 1)  # after Di's, on any shard
+            await _state(world, other, lambda s: s.cursor == last)
+    assert [r.headers["teoti-webhook"] for r in receiver.received] == [
+        hook.credential_id,
+        other.credential_id,
+    ]
+    assert not await redis_client.exists(
+        f"{key_prefix}:{{account}}:player:{hook.player_id}:webhook-state"
+    )
+
+
+async def test_an_address_the_deployment_does_not_allow_is_never_connected_to(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    async with webhook_receiver() as receiver:
+        hook = await world.hooked("Fi", receiver.url)
+        await world.notify(hook.player_id, 1)
+        async with running(world.dispatcher(allow_private=False)):
+            state = await _state(world, hook, lambda s: s.dropped == 1)
+    assert state.last_error == "refused: webhook_url_not_https"
+    assert receiver.received == []
+
+
+async def test_two_gateways_deliver_each_notice_once(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    async with webhook_receiver() as receiver:
+        hooks = [await world.hooked(f"P{n}", receiver.url) for n in range(6)]
+        async with running(world.dispatcher(), world.dispatcher()):
+            ids = [await world.notify(h.player_id, turn) for turn in (1, 2) for h in hooks]
+            got = await receiver.wait_for(len(ids))
+            for hook in hooks:
+                await _state(world, hook, lambda s: s.cursor in ids[-len(hooks) :])
+    assert sorted(r.headers["teoti-notice-id"] for r in got) == sorted(ids)
+    assert len(receiver.received) == len(ids)
+
+
+async def test_a_hanging_receiver_does_not_hold_up_another(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    release = asyncio.Event()
+
+    async def hang(_request: Received) -> int:
+        await release.wait()
+        return 200
+
+    async with webhook_receiver(hang) as stuck, webhook_receiver() as fine:
+        slow = await world.hooked("Slow", stuck.url)
+        quick = await world.hooked("Quick", fine.url)
+        # Its requests may take a minute: the quick one must not wait for that.
+        async with running(world.dispatcher(timeout_s=60)):
+            await world.notify(slow.player_id, 1)
+            await stuck.wait_for(1)  # its request is open now
+            await world.notify(quick.player_id, 1)
+            await fine.wait_for(1)  # and this one still arrives
+            assert not release.is_set()
+            release.set()
+            await _state(world, slow, lambda s: s.last_ok_ms > 0)
