@@ -18,17 +18,40 @@ MILESTONES = frozenset({"ExpeditionSetUp", "CompulsorySellingBegan", "Expedition
 
 
 def kind_words(kind: Any) -> str:
-    """A treasure kind id in words."""
+    """A treasure kind id in words (the kind's plural, as the ids are)."""
     return "a card" if kind is None else str(kind).replace("_", " ")
 
 
+KIND_NAMES: dict[str, tuple[str, str]] = {
+    "pottery_shards": ("pottery shard", "pottery shards"),
+    "parchment_scrolls": ("parchment scroll", "parchment scrolls"),
+    "coins": ("coin", "coins"),
+    "broken_tablets": ("broken tablet", "broken tablets"),
+    "talismans": ("talisman", "talismans"),
+    "broken_cups": ("broken cup", "broken cups"),
+    "maps": ("map", "maps"),
+    "broken_pendants": ("broken pendant", "broken pendants"),
+    "pharaoh_masks": ("pharaoh mask", "pharaoh masks"),
+}
+"""Each treasure kind id's words for one card and for several, in RULES.md's terms (A1:
+"pottery shards 16, ... maps 6"; "1 map"). The web board keeps the same table
+(``web/index.tsx``, ``KIND_NAMES``; a test compares them)."""
+
+
+def kind_count(n: int, kind: Any) -> str:
+    """``n`` cards of ``kind``, the name agreeing: ``"1 coin"``, ``"2 coins"``,
+    ``"1 pottery shard"``. A kind missing from :data:`KIND_NAMES` reads as its id."""
+    one, many = KIND_NAMES.get(str(kind), (kind_words(kind), kind_words(kind)))
+    return count(n, one, many)
+
+
 def cards_words(cards: Mapping[str, int] | None) -> str:
-    """``{kind: n}`` in words, e.g. "2 coins, 1 maps"; hidden: "cards"."""
+    """``{kind: n}`` in words, e.g. "2 coins, 1 map"; hidden: "cards"."""
     if cards is None:
         return "cards"
     if not cards:
         return "nothing"
-    return ", ".join(f"{n} {kind_words(k)}" for k, n in cards.items())
+    return ", ".join(kind_count(n, k) for k, n in cards.items())
 
 
 def room_words(room: Any) -> str:
@@ -65,7 +88,9 @@ def describe_action(action: Mapping[str, Any]) -> str:
         case "mine":
             return "reveal another card" if action.get("go") else "stop and take the revealed cards"
         case "sell":
-            return f"sell {action.get('count')} {kind_words(action.get('kind'))} to the museum"
+            n, kind = action.get("count"), action.get("kind")
+            sold = kind_count(n, kind) if isinstance(n, int) else f"{n} {kind_words(kind)}"
+            return f"sell {sold} to the museum"
         case "peek":
             return f"look into {room_words(action.get('room', 0))}"
         case "no_peek":
@@ -135,7 +160,7 @@ def describe_event(event: DomainEvent) -> str:
             revealed, taken = cards_words(p["revealed"]), cards_words(p["taken"])
             return f"the sphinx reveals {revealed}; {seat} takes {taken}"
         case "SetSold":
-            return f"{seat} sells {p['count']} {kind_words(p['kind'])} for {p['points']} points"
+            return f"{seat} sells {kind_count(p['count'], p['kind'])} for {p['points']} points"
         case "TurnEnded":
             return f"{seat} {'passes' if p['passed'] else 'ends its turn'}"
         case "CompulsorySellingBegan":

@@ -12,7 +12,13 @@ from rich.table import Table
 from rich.text import Text
 
 from services.client import GameView
-from services.games.archaeology.rules.describe import cards_words, kind_words, room_words
+from services.games.archaeology.rules.describe import (
+    cards_words,
+    kind_count,
+    kind_words,
+    room_words,
+)
+from services.safe_text import count
 from services.tui.kit import TableKit
 from services.tui.widgets.common import Panel, seat_with_name
 from services.tui.words import seat_label
@@ -35,6 +41,11 @@ def _line(text: Text, label: str, value: str) -> None:
     text.append(value)
 
 
+def _cards(size: Any) -> str:
+    """A pile's size in words: ``"1 card"``, ``"2 cards"``; unknown: ``"? cards"``."""
+    return count(size, "card") if isinstance(size, int) else "? cards"
+
+
 def render_expedition(state: Mapping[str, Any], you: int | None) -> RenderableType:
     """Your hand (if you hold a seat), the market, the dig site, the rooms, the discard."""
     text = Text()
@@ -45,15 +56,16 @@ def render_expedition(state: Mapping[str, Any], you: int | None) -> RenderableTy
     _line(
         text,
         "Dig site",
-        f"{state.get('dig_site_size', '?')} cards (thieves {state.get('dig_site_thieves', '?')}"
+        f"{_cards(state.get('dig_site_size'))} (thieves {state.get('dig_site_thieves', '?')}"
         f", sandstorms {state.get('dig_site_sandstorms', '?')})",
     )
     rooms = []
     for index, room in enumerate(state.get("rooms", [])):
         shown = f": {cards_words(room['cards'])}" if "cards" in room else ""
-        rooms.append(f"{room_words(index)} {room.get('size', '?')} cards{shown}")
+        rooms.append(f"{room_words(index)} {_cards(room.get('size'))}{shown}")
     maps = state.get("maps_to_explore")
-    ruin = f"{kind_words(state.get('ruin', '?'))} ({maps} maps to explore)"
+    to_explore = count(maps, "map") if isinstance(maps, int) else f"{maps} maps"
+    ruin = f"{kind_words(state.get('ruin', '?'))} ({to_explore} to explore)"
     _line(text, "Ruin", ruin + ("; " + "; ".join(rooms) if rooms else ""))
     if you is not None and 0 <= you < len(seats) and seats[you].get("known_rooms"):
         known = seats[you]["known_rooms"]
@@ -97,7 +109,7 @@ def render_museum(
     table.add_column("sets in the museum", ratio=1, overflow="fold")
     for seat, entry in enumerate(state.get("seats", [])):
         label = seat_with_name(seat, names, you, to_act)
-        sets = ", ".join(f"{s['count']} {kind_words(s['kind'])}" for s in entry.get("sets", []))
+        sets = ", ".join(kind_count(s["count"], s["kind"]) for s in entry.get("sets", []))
         table.add_row(
             label,
             str(entry.get("points", 0)),

@@ -66,6 +66,33 @@ function words(kind: string): string {
   return kind.replace(/_/g, " ");
 }
 
+/** Each treasure kind id's words for one card and for several, in RULES.md's terms; the
+ * same table as the log's (services/games/archaeology/rules/describe.py, KIND_NAMES; a
+ * test compares them). */
+const KIND_NAMES: Record<string, [string, string]> = {
+  pottery_shards: ["pottery shard", "pottery shards"],
+  parchment_scrolls: ["parchment scroll", "parchment scrolls"],
+  coins: ["coin", "coins"],
+  broken_tablets: ["broken tablet", "broken tablets"],
+  talismans: ["talisman", "talismans"],
+  broken_cups: ["broken cup", "broken cups"],
+  maps: ["map", "maps"],
+  broken_pendants: ["broken pendant", "broken pendants"],
+  pharaoh_masks: ["pharaoh mask", "pharaoh masks"],
+};
+
+/** A kind's name agreeing with `n`: "coin" for 1, "coins" otherwise. */
+function kindName(kind: string, n: number): string {
+  const [one, many] = KIND_NAMES[kind] ?? [words(kind), words(kind)];
+  return n === 1 ? one : many;
+}
+
+/** `n` cards of `kind`: "1 coin", "2 coins", "1 pottery shard". */
+function kindCount(n: number, kind: string): string {
+  const [one, many] = KIND_NAMES[kind] ?? [words(kind), words(kind)];
+  return count(n, one, many);
+}
+
 function total(cards: Cards | undefined): number {
   return Object.values(cards ?? {}).reduce((a, b) => a + b, 0);
 }
@@ -115,7 +142,7 @@ function CardsLine({ cards, id }: { cards: Cards | undefined; id?: string }) {
     <ul class="arch-cardline" id={id}>
       {entries.map(([kind, n]) => (
         <li key={kind} data-kind={kind} data-count={String(n)}>
-          <span class={`arch-chip k-${kind}`} aria-hidden="true" />{n} × {words(kind)}
+          <span class={`arch-chip k-${kind}`} aria-hidden="true" />{kindCount(n, kind)}
         </li>
       ))}
     </ul>
@@ -172,14 +199,14 @@ function Market({ view, moves, props, values }: {
   const kinds = Object.entries(view.market).filter(([, n]) => n > 0);
   return (
     <section class="arch-market" aria-label="The market">
-      <h4>Market <small>{total(view.market)} cards</small></h4>
+      <h4>Market <small>{count(total(view.market), "card")}</small></h4>
       {!kinds.length && <p class="arch-none">empty</p>}
       <ul class="arch-cards">
         {kinds.map(([kind, n]) => {
           const take = find(moves, "choose", "kind", kind)[0];
           return (
             <li key={kind} class={`arch-card k-${kind}${take ? " arch-legal" : ""}`} data-kind={kind} data-count={String(n)}>
-              <span class="arch-card-name">{words(kind)}</span>
+              <span class="arch-card-name">{kindName(kind, n)}</span>
               <span class="arch-card-count">× {n}</span>
               <span class="arch-card-value" title="trade value of one card">value {values.get(kind)?.trade ?? "?"}</span>
               {(taking[kind] ?? 0) > 0 && <span class="arch-tag">{taking[kind]} taken</span>}
@@ -200,7 +227,7 @@ function Hand({ view, seat, moves, props, values }: {
   const kinds = Object.entries(hand).filter(([, n]) => n > 0);
   return (
     <section id="arch-hand" class="arch-hand" aria-label="Your hand">
-      <h4>Your hand <small>{total(hand)} cards</small></h4>
+      <h4>Your hand <small>{count(total(hand), "card")}</small></h4>
       {!kinds.length && <p class="arch-none">no cards</p>}
       <ul class="arch-cards">
         {kinds.map(([kind, n]) => {
@@ -210,7 +237,7 @@ function Hand({ view, seat, moves, props, values }: {
             && (m.action["type"] === "offer" || m.action["type"] === "lose"));
           return (
             <li key={kind} class={`arch-card k-${kind}${legal ? " arch-legal" : ""}`} data-kind={kind} data-count={String(n)}>
-              <span class="arch-card-name">{words(kind)}</span>
+              <span class="arch-card-name">{kindName(kind, n)}</span>
               <span class="arch-card-count">× {n}</span>
               <span class="arch-card-value">value {treasure?.trade ?? "?"}</span>
               {treasure && <span class="arch-sale" title="museum points for a set of 1, 2, … cards">
@@ -312,7 +339,7 @@ function Seats({ view, moves, props }: { view: ArchView; moves: Move[]; props: B
           <li key={i} data-seat={String(i)}
             class={`arch-seat${i === view.turn.seat && !view.ended ? " arch-turn" : ""}${i === props.seat ? " arch-me" : ""}${rob ? " arch-legal" : ""}`}>
             <b class="arch-seat-name">{seatName(props, i)}</b>
-            <span class="arch-hand-size" title="cards in hand">{s.hand_size} cards</span>
+            <span class="arch-hand-size" title="cards in hand">{count(s.hand_size, "card")}</span>
             <span title="points from the museum">{s.points} pts</span>
             <span title="tent uses left">tent {s.tent_uses}</span>
             {s.sets.length > 0 && (
@@ -376,11 +403,13 @@ export function ArchaeologyBoard(props: BoardProps) {
       <div class="arch-table">
         <section class={`arch-dig${dig ? " arch-legal" : ""}`} aria-label="The dig site">
           <h4>Dig site</h4>
-          <p class="arch-pile" id="arch-dig-size">{view.dig_site_size} cards</p>
-          <p class="arch-small">of them {view.dig_site_thieves} thieves, {view.dig_site_sandstorms} sandstorms</p>
+          <p class="arch-pile" id="arch-dig-size">{count(view.dig_site_size, "card")}</p>
+          <p class="arch-small">of them {count(view.dig_site_thieves, "thief", "thieves")},
+            {" "}{count(view.dig_site_sandstorms, "sandstorm")}</p>
           <Act move={dig} submit={props.submit} label="Dig" primary />
-          <p class="arch-small">discard: {total(view.discard.treasures)} treasures, {view.discard.thieves} thieves,
-            {" "}{view.discard.sandstorms} sandstorms{view.reserve_size ? `; reserve ${view.reserve_size}` : ""}</p>
+          <p class="arch-small">discard: {count(total(view.discard.treasures), "treasure")},
+            {" "}{count(view.discard.thieves, "thief", "thieves")},
+            {" "}{count(view.discard.sandstorms, "sandstorm")}{view.reserve_size ? `; reserve ${view.reserve_size}` : ""}</p>
         </section>
         <Market view={view} moves={moves} props={props} values={values} />
         <Ruin view={view} moves={moves} props={props} me={me} />

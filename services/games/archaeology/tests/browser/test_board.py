@@ -16,6 +16,8 @@ import pytest
 
 # The browser fixtures live with the generic browser tests; a game's tests sit outside
 # tests/ (a game is one folder), so they are imported, not inherited from a conftest.
+from services.games.archaeology.rules.describe import KIND_NAMES, kind_count
+from services.safe_text import count
 from tests.browser.conftest import browser, new_page, served  # noqa: F401
 from tests.browser.test_browser_layout import DESKTOP, PHONE, TOUCH_PX, page_width
 from tests.browser.test_browser_play import create, to_act, version
@@ -125,8 +127,15 @@ def check_hand(page: Any) -> None:
     seat = int(page.locator("#my-seat").inner_text())
     hand = {k: n for k, n in view["seats"][seat]["hand"].items() if n}
     assert drawn_cards(page, "#arch-hand .arch-cards") == hand
+    # A card's name agrees with its count: "coin" beside 1, "coins" beside 2.
+    names = page.locator("#arch-hand .arch-card").evaluate_all(
+        "els => els.map(e => [e.dataset.kind, Number(e.dataset.count),"
+        " e.querySelector('.arch-card-name').textContent])"
+    )
+    for kind, n, name in names:
+        assert name == KIND_NAMES[kind][0 if n == 1 else 1], (kind, n, name)
     sizes = page.locator("#arch-board .arch-hand-size").all_inner_texts()
-    assert sizes == [f"{s['hand_size']} cards" for s in view["seats"]]
+    assert sizes == [count(s["hand_size"], "card") for s in view["seats"]]
 
 
 def build_and_cancel_a_trade(page: Any) -> bool:
@@ -248,10 +257,16 @@ def test_a_spectator_sees_the_board_without_any_hand_or_move(new_page: Any) -> N
     expect(watcher.locator("#arch-hand")).to_have_count(0)
     expect(watcher.locator(BOARD_MOVES)).to_have_count(0)
     sizes = watcher.locator("#arch-board .arch-hand-size").all_inner_texts()
-    assert sizes == [f"{s['hand_size']} cards" for s in view["seats"]]
-    # The buried ruins lie face up: every room's cards are drawn for everyone.
+    assert sizes == [count(s["hand_size"], "card") for s in view["seats"]]
+    # The buried ruins lie face up: every room's cards are drawn for everyone, each kind
+    # in words agreeing with its count ("1 coin", "2 pottery shards").
     for index, room in enumerate(view["rooms"]):
-        drawn = drawn_cards(watcher, f'#arch-board .arch-room[data-room="{index}"]')
+        within = f'#arch-board .arch-room[data-room="{index}"]'
+        drawn = drawn_cards(watcher, within)
         assert drawn == {k: n for k, n in room["cards"].items() if n}
+        lines = watcher.locator(f"{within} .arch-cardline [data-kind]").evaluate_all(
+            "els => els.map(e => [e.dataset.kind, Number(e.dataset.count), e.textContent])"
+        )
+        assert [text for _, _, text in lines] == [kind_count(n, k) for k, n, _ in lines]
     assert page_width(watcher) <= PHONE["width"]
     shoot(watcher, "spectator-buried_ruins-390")
