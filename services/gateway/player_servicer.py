@@ -11,11 +11,17 @@ WatchPlayer streams the caller's notices from the process's
 same limits as WatchGame (the process's stream budget per address, open streams per
 player and per address). It re-checks the credential before each notice it sends, so a
 revoked credential gets nothing more: its stream ends at its next notice.
+
+SetPlayerWebhook, GetPlayerWebhook and DeletePlayerWebhook act on the credential the
+call carries (services.players.webhook_service), its URL checked by
+services.notices.webhook_url with the deployment's ``webhooks_allow_private`` (the
+PlayerService's, so both faces apply one rule).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -28,9 +34,11 @@ from services.engine.transport.status_mapping import stream_errors, unary_errors
 from services.gateway.player_auth import player_credential
 from services.notices.hub import NoticeHub
 from services.notices.notice import Notice
-from services.players.errors import InvalidPlayer
+from services.notices.webhook_url import WebhookUrlInvalid, check_url
+from services.players.errors import InvalidPlayer, InvalidWebhook
 from services.players.model import CredentialInfo, Player
 from services.players.service import PlayerService
+from services.players.webhook_service import WebhookInfo, WebhookService
 from services.rpc.limits import (
     ClientRateLimiter,
     CreationQuota,
@@ -56,6 +64,28 @@ def credential_to_proto(info: CredentialInfo) -> pb.PlayerCredential:
     return pb.PlayerCredential(
         credential_id=info.credential_id, label=info.label, created_at=info.created_at
     )
+
+
+def webhook_to_proto(info: WebhookInfo) -> pb.PlayerWebhook:
+    """A credential's webhook and its deliveries (never its secret)."""
+    return pb.PlayerWebhook(
+        credential_id=info.credential_id,
+        url=info.url,
+        created_at=info.created_at,
+        last_delivered_ms=info.status.last_ok_ms,
+        last_error=info.status.last_error,
+        failing_since_ms=info.status.failing_since_ms,
+        dropped=info.status.dropped,
+    )
+
+
+def webhook_url_check(url: str, allow_private: bool = False) -> None:
+    """services.notices.webhook_url's policy as PlayerService refuses a URL: raises
+    InvalidWebhook (INVALID_ARGUMENT, the rule broken as its reason)."""
+    try:
+        check_url(url, allow_private)
+    except WebhookUrlInvalid as exc:
+        raise InvalidWebhook(exc.rule, exc.message) from exc
 
 
 class NoticeCursorInvalid(InvalidArgument):
@@ -130,6 +160,10 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):  # type: ignore[misc]
         self._notices = notices
         self._watchers = watchers or WatcherLimit()
         self._streams = streams or StreamBudget()
+        self._webhooks = WebhookService(
+            service.repo.webhooks,
+            functools.partial(webhook_url_check, allow_private=service.webhooks_allow_private),
+        )
 
     def _admit(self, context: Context) -> None:
         self._limiter.admit(str(context.peer()))
@@ -221,6 +255,36 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):  # type: ignore[misc]
         player_id, credential_id = await self._service.whoami(credential)
         player = await self._service.get(player_id)
         return pb.GetMyPlayerResponse(player=player_to_proto(player), credential_id=credential_id)
+
+    @unary_errors
+    async def SetPlayerWebhook(
+        self, request: pb.SetPlayerWebhookRequest, context: Context
+    ) -> pb.SetPlayerWebhookResponse:
+        """See the proto."""
+        self._admit(context)
+        player_id, credential_id = await self._service.whoami(player_credential(context))
+        info, secret = await self._webhooks.set(player_id, credential_id, request.url)
+        return pb.SetPlayerWebhookResponse(webhook=webhook_to_proto(info), secret=secret)
+
+    @unary_errors
+    async def GetPlayerWebhook(
+        self, request: pb.GetPlayerWebhookRequest, context: Context
+    ) -> pb.GetPlayerWebhookResponse:
+        """See the proto."""
+        self._admit(context)
+        player_id, credential_id = await self._service.whoami(player_credential(context))
+        info = await self._webhooks.get(player_id, credential_id)
+        return pb.GetPlayerWebhookResponse(webhook=webhook_to_proto(info))
+
+    @unary_errors
+    async def DeletePlayerWebhook(
+        self, request: pb.DeletePlayerWebhookRequest, context: Context
+    ) -> pb.DeletePlayerWebhookResponse:
+        """See the proto."""
+        self._admit(context)
+        player_id, credential_id = await self._service.whoami(player_credential(context))
+        await self._webhooks.delete(player_id, credential_id)
+        return pb.DeletePlayerWebhookResponse()
 
     @stream_errors
     async def WatchPlayer(

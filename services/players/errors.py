@@ -5,7 +5,9 @@
 ``PlayerRefused`` a :class:`RuleViolation` (FAILED_PRECONDITION: the accounts' state
 forbids it), ``PlayerNotFound`` a :class:`GameNotFound` (NOT_FOUND ``player_not_found``),
 ``NotYourPlayer`` a :class:`NotAuthorized` (PERMISSION_DENIED). Each carries a stable
-``rule`` that becomes the ErrorInfo reason.
+``rule`` that becomes the ErrorInfo reason. A credential's webhook (docs/players.md
+"Webhooks") adds ``InvalidWebhook`` (INVALID_ARGUMENT: its URL) and ``WebhookNotFound``
+(NOT_FOUND ``webhook_not_found``).
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from services.engine.domain.ruleset import InvalidOptions, RuleViolation
 __all__ = [
     "CredentialNotFound",
     "InvalidPlayer",
+    "InvalidWebhook",
     "NotYourPlayer",
     "PlayerNotFound",
     "PlayerRefused",
+    "WebhookNotFound",
 ]
 
 
@@ -30,6 +34,14 @@ class PlayerRefused(RuleViolation):
 class InvalidPlayer(InvalidOptions):
     """A malformed player request: ``player_name``, ``credential_label``,
     ``player_credential_strength``, ``player_lookup`` (reason in ``rule``)."""
+
+
+class InvalidWebhook(InvalidOptions):
+    """A webhook URL the server will not send to (INVALID_ARGUMENT, reason in ``rule``):
+    ``webhook_url_invalid`` (not a URL, too long, a user name, password or #fragment in
+    it, a scheme other than https), ``webhook_url_not_https`` (http),
+    ``webhook_address_not_public`` (a loopback, private, link-local or reserved address,
+    or a local name): services.notices.webhook_url's rules."""
 
 
 class PlayerNotFound(GameNotFound):
@@ -47,6 +59,15 @@ class CredentialNotFound(GameNotFound):
     rule = "credential_not_found"
     id_field = "credential_id"
     noun = "player credential"
+
+
+class WebhookNotFound(GameNotFound):
+    """The credential the call carries has no webhook (NOT_FOUND ``webhook_not_found``):
+    never set, deleted, or set by another credential (each acts on its own)."""
+
+    rule = "webhook_not_found"
+    id_field = "credential_id"
+    noun = "webhook of the credential"
 
 
 class NotYourPlayer(NotAuthorized):

@@ -36,7 +36,7 @@ from redis.exceptions import NoScriptError
 
 from services.engine.adapters.redis_client import RedisClient
 from services.players.model import CredentialInfo, Player
-from services.players.webhooks import state_key, webhooks_key
+from services.players.webhooks import RedisWebhooks, state_key, webhooks_key
 
 TAG = "{account}"
 
@@ -129,6 +129,8 @@ class PlayerRepository:
         self._commands = f"{base}:commands"
         self._base = base
         self._prefix = prefix
+        self.webhooks = RedisWebhooks(client, prefix)
+        """The players' webhooks, on the same client and prefix (services.players.webhooks)."""
 
     def _player_key(self, player_id: str) -> str:
         return f"{self._base}:player:{player_id}"

@@ -1,4 +1,5 @@
-"""The player application service: register, credentials, profiles, authentication.
+"""The player application service: register, credentials, profiles, authentication
+(a credential's webhook: services.players.webhook_service).
 
 Free of gRPC: the gateway's PlayerService (services.gateway.player_servicer) and the
 seat checks of GameService call it. Nothing here logs, returns or stores a credential's
@@ -79,11 +80,22 @@ class PlayerService:
     Args:
         repo: the account keys (services.players.repository).
         clock: time recorded on accounts and credentials.
+        webhooks_allow_private: the deployment's players' webhooks may be ``http`` and
+            point at loopback or private addresses (``--webhooks-allow-private``: tests,
+            a laptop, a deployment delivering inside its own network). Its faces'
+            PlayerService calls read it (services.gateway.player_servicer), so the gRPC
+            and web faces of one process apply the same rule.
     """
 
-    def __init__(self, repo: PlayerRepository, clock: Clock = system_clock) -> None:
+    def __init__(
+        self,
+        repo: PlayerRepository,
+        clock: Clock = system_clock,
+        webhooks_allow_private: bool = False,
+    ) -> None:
         self.repo = repo
         self._clock = clock
+        self.webhooks_allow_private = webhooks_allow_private
 
     async def register(
         self,

@@ -11,7 +11,9 @@ Keys, in the accounts' hash tag (one slot with the credentials they belong to):
 - ``<prefix>:{account}:player:<id>:webhooks``      hash, credential id -> webhook JSON
   ``{"url", "secret", "created_ms"}``;
 - ``<prefix>:{account}:player:<id>:webhook-state`` hash, credential id -> delivery state
-  JSON (services.notices.webhook_state: the last notice delivered, retries, last error).
+  JSON (services.notices.webhook_state: the last notice delivered, retries, last error),
+  written by the dispatcher; :meth:`RedisWebhooks.status` reads what a player is shown of
+  it (:class:`WebhookStatus`).
 
 The secret is kept as it was made (32 random bytes): signing needs it, and a random
 256-bit value can't be guessed offline as a password's hash could be.
@@ -92,6 +94,61 @@ class Webhook:
         )
 
 
+MAX_ERROR_LENGTH = 500
+"""Characters of a delivery's last error a player is shown (the rest is cut)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookStatus:
+    """How a webhook's deliveries stand, as its player sees them (from the delivery
+    state the dispatcher keeps, services.notices.webhook_state; all 0 / "" before any).
+
+    Attributes:
+        last_ok_ms: when a notice was last delivered (answered 2xx), ms since the epoch.
+        last_error: what the last failed try got ("" after a success).
+        failing_since_ms: the first failure since the last success (0: not failing).
+        dropped: notices given up after every retry failed, in all.
+    """
+
+    last_ok_ms: int = 0
+    last_error: str = ""
+    failing_since_ms: int = 0
+    dropped: int = 0
+
+    @classmethod
+    def from_json(cls, text: str | bytes | None, created_ms: int | None = None) -> WebhookStatus:
+        """The status in a stored delivery state, tolerant of what it can't read: no
+        state, text that is no JSON object, a key missing or of another type each read
+        as 0 / "". A state whose ``created_ms`` is not ``created_ms`` (when given) was
+        kept for an earlier webhook of the credential (a delivery of the old one
+        recorded just after it was replaced): it reads as no state."""
+        if text is None:
+            return cls()
+        try:
+            data: Any = json.loads(text)
+        except (ValueError, UnicodeDecodeError):
+            return cls()
+        if not isinstance(data, dict):
+            return cls()
+        kept_for = data.get("created_ms", created_ms)
+        if created_ms is not None and _count(kept_for) != created_ms:
+            return cls()
+        error = data.get("last_error")
+        return cls(
+            last_ok_ms=_count(data.get("last_ok_ms")),
+            last_error=error[:MAX_ERROR_LENGTH] if isinstance(error, str) else "",
+            failing_since_ms=_count(data.get("failing_since_ms")),
+            dropped=_count(data.get("dropped")),
+        )
+
+
+def _count(value: Any) -> int:
+    """A stored whole number, 0 for anything else (a bool, text, a float, a negative)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return max(value, 0)
+
+
 # KEYS: 1 player's credentials, 2 webhooks, 3 delivery states. ARGV: 1 credential id,
 # 2 webhook JSON. Sets the webhook only while the credential exists (a revoke at the
 # same time wins); a new webhook starts with a fresh delivery state. Returns 1 if set.
@@ -142,6 +199,15 @@ class RedisWebhooks:
         removed: Any = await self._redis.hdel(webhooks_key(self._prefix, player_id), credential_id)
         await self._redis.hdel(state_key(self._prefix, player_id), credential_id)
         return bool(int(removed))
+
+    async def status(
+        self, player_id: str, credential_id: str, created_ms: int | None = None
+    ) -> WebhookStatus:
+        """How the credential's webhook's deliveries stand (:class:`WebhookStatus`; all
+        0 / "" without a delivery state, or with one kept for a webhook set before the
+        one created at ``created_ms``)."""
+        text: Any = await self._redis.hget(state_key(self._prefix, player_id), credential_id)
+        return WebhookStatus.from_json(text, created_ms)
 
     async def of_player(self, player_id: str) -> list[Webhook]:
         """Every webhook of ``player_id`` (one per credential that set one)."""

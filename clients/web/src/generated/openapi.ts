@@ -656,6 +656,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/gameserver.v1.PlayerService/SetPlayerWebhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set player webhook
+         * @description gameserver.v1.PlayerService.SetPlayerWebhook (proto/gameserver/v1/player_service.proto); request gameserver.v1.SetPlayerWebhookRequest, reply gameserver.v1.SetPlayerWebhookResponse.
+         */
+        post: operations["SetPlayerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gameserver.v1.PlayerService/GetPlayerWebhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get player webhook
+         * @description gameserver.v1.PlayerService.GetPlayerWebhook (proto/gameserver/v1/player_service.proto); request gameserver.v1.GetPlayerWebhookRequest, reply gameserver.v1.GetPlayerWebhookResponse.
+         */
+        post: operations["GetPlayerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gameserver.v1.PlayerService/DeletePlayerWebhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete player webhook
+         * @description gameserver.v1.PlayerService.DeletePlayerWebhook (proto/gameserver/v1/player_service.proto); request gameserver.v1.DeletePlayerWebhookRequest, reply gameserver.v1.DeletePlayerWebhookResponse.
+         */
+        post: operations["DeletePlayerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/gameserver.v1.RatingService/GetRatingLeaderboard": {
         parameters: {
             query?: never;
@@ -1371,6 +1431,23 @@ export interface components {
             at_ms: number | string;
             data_json: string;
         };
+        "gameserver.v1.SetPlayerWebhookResponse": {
+            webhook?: components["schemas"]["gameserver.v1.PlayerWebhook"];
+            secret: string;
+        };
+        "gameserver.v1.PlayerWebhook": {
+            credential_id: string;
+            url: string;
+            created_at: string;
+            last_delivered_ms: number | string;
+            last_error: string;
+            failing_since_ms: number | string;
+            dropped: number | string;
+        };
+        "gameserver.v1.GetPlayerWebhookResponse": {
+            webhook?: components["schemas"]["gameserver.v1.PlayerWebhook"];
+        };
+        "gameserver.v1.DeletePlayerWebhookResponse": Record<string, never>;
         "gameserver.v1.GetRatingLeaderboardResponse": {
             players: components["schemas"]["gameserver.v1.RatedPlayer"][];
             next_page_token: string;
@@ -1748,6 +1825,11 @@ export interface components {
             event: "error";
             data: components["schemas"]["google.rpc.Status"];
         };
+        "gameserver.v1.SetPlayerWebhookRequest": {
+            url?: string | null;
+        };
+        "gameserver.v1.GetPlayerWebhookRequest": Record<string, never>;
+        "gameserver.v1.DeletePlayerWebhookRequest": Record<string, never>;
         "gameserver.v1.GetRatingLeaderboardRequest": {
             ruleset?: string | null;
             page_size?: (number | string) | null;
@@ -7374,6 +7456,480 @@ export interface operations {
                         id?: string;
                         retry?: number;
                     } | string;
+                };
+            };
+            /** @description refused: INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: PERMISSION_DENIED (a wrong token, a page of another origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the HTTP method is not the operation's */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: ALREADY_EXISTS or ABORTED (a stale expected_version) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the request is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: RESOURCE_EXHAUSTED (a rate limit; Retry-After says when) */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (from the RetryInfo detail). */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: CANCELLED */
+            499: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: INTERNAL, UNKNOWN or DATA_LOSS */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNIMPLEMENTED */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNAVAILABLE (Retry-After says when) */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (from the RetryInfo detail). */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: DEADLINE_EXCEEDED (x-timeout-ms passed) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+        };
+    };
+    SetPlayerWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The call's deadline in milliseconds (as gRPC's timeout): past it the call ends with DEADLINE_EXCEEDED (504). Up to 12 digits; anything else is 400, reason `malformed_timeout`. */
+                "x-timeout-ms"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description the request as JSON, sent as `Content-Type: application/json` (an empty body with that type is the empty request) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["gameserver.v1.SetPlayerWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description gameserver.v1.SetPlayerWebhookResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["gameserver.v1.SetPlayerWebhookResponse"];
+                };
+            };
+            /** @description refused: INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: PERMISSION_DENIED (a wrong token, a page of another origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the HTTP method is not the operation's */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: ALREADY_EXISTS or ABORTED (a stale expected_version) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the request is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: RESOURCE_EXHAUSTED (a rate limit; Retry-After says when) */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (from the RetryInfo detail). */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: CANCELLED */
+            499: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: INTERNAL, UNKNOWN or DATA_LOSS */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNIMPLEMENTED */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNAVAILABLE (Retry-After says when) */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (from the RetryInfo detail). */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: DEADLINE_EXCEEDED (x-timeout-ms passed) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+        };
+    };
+    GetPlayerWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The call's deadline in milliseconds (as gRPC's timeout): past it the call ends with DEADLINE_EXCEEDED (504). Up to 12 digits; anything else is 400, reason `malformed_timeout`. */
+                "x-timeout-ms"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description the request as JSON, sent as `Content-Type: application/json` (an empty body with that type is the empty request) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["gameserver.v1.GetPlayerWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description gameserver.v1.GetPlayerWebhookResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["gameserver.v1.GetPlayerWebhookResponse"];
+                };
+            };
+            /** @description refused: INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: PERMISSION_DENIED (a wrong token, a page of another origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the HTTP method is not the operation's */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: ALREADY_EXISTS or ABORTED (a stale expected_version) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the request is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: the body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: RESOURCE_EXHAUSTED (a rate limit; Retry-After says when) */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (from the RetryInfo detail). */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: CANCELLED */
+            499: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: INTERNAL, UNKNOWN or DATA_LOSS */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNIMPLEMENTED */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: UNAVAILABLE (Retry-After says when) */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying (from the RetryInfo detail). */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+            /** @description refused: DEADLINE_EXCEEDED (x-timeout-ms passed) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["google.rpc.Status"];
+                };
+            };
+        };
+    };
+    DeletePlayerWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The call's deadline in milliseconds (as gRPC's timeout): past it the call ends with DEADLINE_EXCEEDED (504). Up to 12 digits; anything else is 400, reason `malformed_timeout`. */
+                "x-timeout-ms"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description the request as JSON, sent as `Content-Type: application/json` (an empty body with that type is the empty request) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["gameserver.v1.DeletePlayerWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description gameserver.v1.DeletePlayerWebhookResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["gameserver.v1.DeletePlayerWebhookResponse"];
                 };
             };
             /** @description refused: INVALID_ARGUMENT, FAILED_PRECONDITION or OUT_OF_RANGE */
