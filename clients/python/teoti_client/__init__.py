@@ -41,6 +41,7 @@ from teoti_client.players import (
     PlayerCredentialInfo,
     PlayerNotice,
     PlayerProfile,
+    PlayerWebhookInfo,
     RegisteredPlayer,
 )
 from teoti_client.ratings import (
@@ -50,6 +51,7 @@ from teoti_client.ratings import (
     RatingHistoryEntry,
     RatingValue,
 )
+from teoti_client.webhooks import verify_webhook_signature
 
 __all__ = [
     "ActionResult",
@@ -71,6 +73,7 @@ __all__ = [
     "PlayerNotice",
     "PlayerProfile",
     "PlayerRating",
+    "PlayerWebhookInfo",
     "RateLimited",
     "RatedPlayer",
     "RatingHistoryEntry",
@@ -92,4 +95,5 @@ __all__ = [
     "VerifyResult",
     "VersionConflict",
     "canonical_json",
+    "verify_webhook_signature",
 ]

@@ -26,6 +26,7 @@ from teoti_client.players import (
     PlayerCredentialInfo,
     PlayerNotice,
     PlayerProfile,
+    PlayerWebhookInfo,
     RegisteredPlayer,
     player_metadata,
 )
@@ -452,6 +453,25 @@ class GameServiceClient(Generic[EventT]):
     async def my_player(self, credential: str) -> tuple[PlayerProfile, str]:
         """(profile, credential id) of the player holding ``credential``."""
         return await self._players.me(credential)
+
+    async def set_player_webhook(self, credential: str, url: str) -> tuple[PlayerWebhookInfo, str]:
+        """Ask for the notices of the player holding ``credential`` to be POSTed to
+        ``url`` (https, a public host) while this credential exists, or replace the URL
+        it set: (the webhook, its signing secret, shown this once; check each request's
+        ``Teoti-Signature`` with it: :func:`teoti_client.webhooks.verify_webhook_signature`).
+        Raises InvalidArgument (``webhook_url_invalid``, ``webhook_url_not_https``,
+        ``webhook_address_not_public``)."""
+        return await self._players.set_webhook(credential, url)
+
+    async def get_player_webhook(self, credential: str) -> PlayerWebhookInfo:
+        """The webhook ``credential`` set (never its secret) and how its deliveries
+        stand. Raises GameNotFound ``webhook_not_found`` if it set none."""
+        return await self._players.get_webhook(credential)
+
+    async def delete_player_webhook(self, credential: str) -> None:
+        """Drop the webhook ``credential`` set. Raises GameNotFound ``webhook_not_found``
+        if it set none."""
+        await self._players.delete_webhook(credential)
 
     async def watch_player(
         self, credential: str, after: str = "", opened: Callable[[], None] | None = None

@@ -67,6 +67,24 @@ class PlayerNotice:
     data: Mapping[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerWebhookInfo:
+    """One credential's webhook (never its secret) and how its deliveries stand:
+    ``credential_id`` (the credential that set it), ``url``, ``created_at`` (ISO 8601
+    UTC), ``last_delivered_ms`` (when a notice was last answered 2xx, ms since the epoch;
+    0: never), ``last_error`` (what the last failed try got; "" since a success),
+    ``failing_since_ms`` (when the current failures began; 0: not failing) and
+    ``dropped`` (notices given up after every retry failed)."""
+
+    credential_id: str
+    url: str
+    created_at: str
+    last_delivered_ms: int = 0
+    last_error: str = ""
+    failing_since_ms: int = 0
+    dropped: int = 0
+
+
 WATCH_TOO_SLOW = "watch_too_slow"
 """The refusal of a stream the client fell too far behind on (it resumes)."""
 
@@ -82,6 +100,18 @@ def _profile(message: pb.Player) -> PlayerProfile:
 
 def _credential(message: pb.PlayerCredential) -> PlayerCredentialInfo:
     return PlayerCredentialInfo(message.credential_id, message.label, message.created_at)
+
+
+def _webhook(message: pb.PlayerWebhook) -> PlayerWebhookInfo:
+    return PlayerWebhookInfo(
+        message.credential_id,
+        message.url,
+        message.created_at,
+        message.last_delivered_ms,
+        message.last_error,
+        message.failing_since_ms,
+        message.dropped,
+    )
 
 
 Caller = Callable[[Any, Any, tuple[tuple[str, str], ...]], Awaitable[Any]]
@@ -160,6 +190,31 @@ class PlayerCalls:
             self._stub.GetMyPlayer, pb.GetMyPlayerRequest(), player_metadata(credential)
         )
         return _profile(reply.player), reply.credential_id
+
+    async def set_webhook(self, credential: str, url: str) -> tuple[PlayerWebhookInfo, str]:
+        """Set (or replace) the webhook of ``credential`` to ``url``: (the webhook, its
+        signing secret, shown this once)."""
+        reply: pb.SetPlayerWebhookResponse = await self._call(
+            self._stub.SetPlayerWebhook,
+            pb.SetPlayerWebhookRequest(url=url),
+            player_metadata(credential),
+        )
+        return _webhook(reply.webhook), reply.secret
+
+    async def get_webhook(self, credential: str) -> PlayerWebhookInfo:
+        """The webhook of ``credential`` (GameNotFound ``webhook_not_found`` if none)."""
+        reply: pb.GetPlayerWebhookResponse = await self._call(
+            self._stub.GetPlayerWebhook, pb.GetPlayerWebhookRequest(), player_metadata(credential)
+        )
+        return _webhook(reply.webhook)
+
+    async def delete_webhook(self, credential: str) -> None:
+        """Drop the webhook of ``credential`` (GameNotFound ``webhook_not_found`` if none)."""
+        await self._call(
+            self._stub.DeletePlayerWebhook,
+            pb.DeletePlayerWebhookRequest(),
+            player_metadata(credential),
+        )
 
     async def watch(
         self, credential: str, after: str = "", opened: Callable[[], None] | None = None
