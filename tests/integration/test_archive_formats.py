@@ -7,8 +7,9 @@ read and verify; a ``z3`` blob whose payload was changed is refused on read.
 Played through the engine on the real Redis store by seeded random legal moves, every
 move under a random 32-hex command id (as the clients send). The game's own seed is fixed
 too (``GAME_SEED``, the archive benchmark's first game): a random-seeded game's length, and
-so its archive, varies by more than half (12.2 to 20.3 KB over 26 five-seat Archaeology
-games), and the targets are for the benchmark's games, not for the longest random one."""
+so its archive, varies by more than half (12.2 to 20.3 KB over 26 random games of the
+card game at 5 seats), and the targets are for the benchmark's games, not for the longest
+random one."""
 
 from __future__ import annotations
 
