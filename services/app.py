@@ -374,10 +374,14 @@ def director_name() -> str:
     return f"director-{socket.gethostname()}-{os.getpid()}"
 
 
-def player_service(store: RedisEventStore) -> PlayerService:
+def player_service(store: RedisEventStore, webhooks_allow_private: bool = False) -> PlayerService:
     """The player accounts on ``store``'s Redis login (it must be allowed to write the
-    ``{account}`` keys: the director's user in a split deployment) and prefix."""
-    return PlayerService(PlayerRepository(store.client, store.keys.prefix))
+    ``{account}`` keys: the director's user in a split deployment) and prefix; their
+    webhooks may point into the deployment's own network if ``webhooks_allow_private``."""
+    return PlayerService(
+        PlayerRepository(store.client, store.keys.prefix),
+        webhooks_allow_private=webhooks_allow_private,
+    )
 
 
 def notice_hub(store: RedisEventStore) -> NoticeHub:
@@ -605,7 +609,7 @@ async def all_in_one(
     reader = GameReader(log_store, registry, snapshots)
     hub = WatchHub(log_store)
     tournaments, director_loop = tournament_parts(log_store, client, reader, registry)
-    players = player_service(log_store)
+    players = player_service(log_store, limits.webhooks_allow_private)
     notices = notice_hub(log_store)
     ratings = rating_queries(log_store, players, registry)
     lobby = lobby_parts(log_store, client, registry, players, reader, limits.lobby)
@@ -846,7 +850,7 @@ async def run_gateway(
         tournament_store, client, settings.reader(tournament_store, registry), registry
     )
     # Player accounts on the same login as tournaments (it may write their keys).
-    players = player_service(tournament_store)
+    players = player_service(tournament_store, gateway.webhooks_allow_private)
     notices = notice_hub(tournament_store)
     ratings = rating_queries(tournament_store, players, registry)  # the director's login
     # The lobby, the matcher and the table opener on that login too (issue 32).

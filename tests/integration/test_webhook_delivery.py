@@ -3,7 +3,8 @@ a real Redis to a real HTTP receiver: signed, in order, after the webhook's crea
 retried after a failure; given up (counted) after every retry failed, the next notice
 afresh; none after the credential is revoked; none to an address the deployment does not
 allow; one dispatcher per shard among several gateways; a hanging receiver does not hold
-up another's notices."""
+up another's notices; and the whole way from SetPlayerWebhook on a running stack to a
+notice the Python client's verifier accepts."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
+from services.app import GatewaySettings, StoreSettings, all_in_one
 from services.engine.adapters.redis_client import RedisClient
+from services.engine.domain.rulesets import RulesetRegistry
 from services.notices.inbox import RedisInbox
-from services.notices.notice import Notice, NoticeKind
+from services.notices.notice import Notice, NoticeKind, notice_id_key
 from services.notices.webhook_dispatcher import WebhookDispatcher
 from services.notices.webhook_sender import WebhookSender
 from services.notices.webhook_state import DeliveryState, RedisDeliveryStates
@@ -241,3 +244,51 @@ async def test_a_hanging_receiver_does_not_hold_up_another(
             assert not release.is_set()
             release.set()
             await _state(world, slow, lambda s: s.last_ok_ms > 0)
+
+
+async def test_a_player_sets_a_webhook_through_the_api_and_gets_a_verified_notice(
+    redis_url: str, key_prefix: str, registry: RulesetRegistry
+) -> None:
+    """The whole way: SetPlayerWebhook on a running stack, a lobby table filled, and its
+    ``game_started`` POSTed to the webhook, checked with the Python client's verifier."""
+    from teoti_client import TeotiClient
+    from teoti_client.webhooks import verify_webhook_signature
+
+    limits = GatewaySettings(webhooks_allow_private=True).limits()
+    async with (
+        webhook_receiver() as receiver,
+        all_in_one(
+            redis_url,
+            store=StoreSettings(key_prefix, shards=4),
+            registry=registry,
+            limits=limits,
+            default_ruleset="nim",
+        ) as stack,
+        TeotiClient(f"127.0.0.1:{stack.port}", play_stream=False) as client,
+    ):
+        ann = await client.register_player("Ann")
+        bob = await client.register_player("Bob")
+        _, secret = await client.set_player_webhook(ann.credential, receiver.url)
+        table = await client.open_table(ann.credential, "nim", 2)
+        await client.join_table(bob.credential, table.table_id)
+        # The table filled, its game started and it is Ann's turn: in the order posted.
+        got = await receiver.wait_for(3)
+        notices = {json.loads(r.body)["kind"]: (r, json.loads(r.body)) for r in got}
+        assert set(notices) == {"table_filled", "game_started", "your_turn"}
+        assert [json.loads(r.body)["id"] for r in got] == sorted(
+            (json.loads(r.body)["id"] for r in got), key=notice_id_key
+        )
+        started = notices["game_started"][1]
+        assert started["player_id"] == ann.player.player_id
+        assert started["data"]["table_id"] == table.table_id
+        for request, _ in notices.values():
+            signed = request.headers["teoti-signature"]
+            assert verify_webhook_signature(secret, signed, request.body)
+            assert not verify_webhook_signature(secret, signed, request.body + b" ")
+        async with asyncio.timeout(15):  # the status shows it once recorded
+            while True:
+                shown = await client.get_player_webhook(ann.credential)
+                if shown.last_delivered_ms:
+                    break
+                await asyncio.sleep(0.05)
+        assert not shown.last_error and not shown.dropped
