@@ -10,6 +10,7 @@ elsewhere, nor feed it an endless reply.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from urllib.parse import urlsplit, urlunsplit
 
@@ -25,7 +26,7 @@ from services.notices.webhook_url import WebhookUrlInvalid, check_url, public_ad
 from services.players.webhooks import Webhook
 
 TIMEOUT_S = 5.0
-"""Seconds a webhook request may take, connecting included."""
+"""Seconds a webhook request may take in all, connecting and the answer's head included."""
 USER_AGENT = "teotihuacan-server-webhooks/1"
 
 
@@ -47,6 +48,7 @@ class WebhookSender:
 
     def __init__(self, allow_private: bool = False, timeout_s: float = TIMEOUT_S) -> None:
         self._allow_private = allow_private
+        self._timeout_s = timeout_s
         self._client = httpx.AsyncClient(
             follow_redirects=False, timeout=httpx.Timeout(timeout_s), trust_env=False
         )
@@ -73,11 +75,16 @@ class WebhookSender:
         extensions = {"sni_hostname": target.host} if target.https else {}
         url = _with_address(webhook.url, addresses[0], target.port)
         try:
-            async with self._client.stream(
-                "POST", url, content=body, headers=headers, extensions=extensions
-            ) as response:
+            # The whole request, not each read: a receiver trickling its answer a byte
+            # at a time must not hold a delivery slot longer than this either.
+            async with (
+                asyncio.timeout(self._timeout_s),
+                self._client.stream(
+                    "POST", url, content=body, headers=headers, extensions=extensions
+                ) as response,
+            ):
                 status = response.status_code
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, TimeoutError):
             return "timed out"
         except httpx.HTTPError as exc:
             return f"could not connect ({type(exc).__name__})"

@@ -292,3 +292,25 @@ async def test_a_player_sets_a_webhook_through_the_api_and_gets_a_verified_notic
                     break
                 await asyncio.sleep(0.05)
         assert not shown.last_error and not shown.dropped
+
+
+async def test_a_receiver_trickling_its_answer_is_cut_off_at_the_request_deadline() -> None:
+    async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":
+            writer.write(bytes([byte]))  # each byte well within a read timeout
+            await writer.drain()
+            await asyncio.sleep(0.1)
+        writer.close()
+
+    server = await asyncio.start_server(trickle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    hook = Webhook("p", "c", f"http://127.0.0.1:{port}/", new_secret(), _now_ms())
+    sender = WebhookSender(allow_private=True, timeout_s=0.5)
+    try:
+        # The answer takes about 4 s to arrive whole; the request gets 0.5 s.
+        assert await sender.send(hook, "1-0", b"{}", int(time.time())) == "timed out"
+    finally:
+        await sender.close()
+        server.close()
+        await server.wait_closed()
