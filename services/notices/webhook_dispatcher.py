@@ -17,7 +17,8 @@ had yet (services.notices.webhook_sender).
 - **At least once.** A notice can arrive twice (a holder that stopped after sending but
   before recording it); receivers tell them apart by ``Teoti-Notice-Id``.
 - **No webhook starves another.** Each runs in its own task, at most MAX_IN_FLIGHT
-  requests at once per gateway, each at most TIMEOUT_S.
+  requests at once per gateway and PLAYER_IN_FLIGHT per player, each at most TIMEOUT_S
+  in all.
 - A webhook is sent what its player's inbox holds: a webhook failing for longer than
   the inbox keeps (about 1,000 notices) misses the oldest, as a stream client would.
 """
@@ -28,7 +29,7 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import structlog
@@ -47,6 +48,9 @@ BACKOFF_S: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 1800.0)
 """Seconds before each retry of a failed notice; after the last, it is given up."""
 MAX_IN_FLIGHT = 64
 """Webhook requests one gateway has open at once."""
+PLAYER_IN_FLIGHT = 4
+"""Of those, what one player's webhooks may hold (a player has up to 20 credentials, each
+with a webhook: a few players with slow endpoints can't take every slot)."""
 POLL_S = 0.5
 """Seconds between two reads of the held shards' bells: one pipelined round trip for
 all of them, instead of a blocked pooled connection per shard (the pool serves moves)."""
@@ -106,6 +110,8 @@ class WebhookDispatcher:
         self._backoff_s = tuple(backoff_s)
         self._holder = holder or uuid.uuid4().hex
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
+        self._player_slots: dict[str, tuple[asyncio.Semaphore, int]] = {}
+        """Player -> (its slots, the deliveries using them): dropped when unused."""
         self._running: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._again: set[tuple[str, str]] = set()
         self._cursors: dict[int, str] = {}
@@ -218,6 +224,21 @@ class WebhookDispatcher:
             self._again.discard(key)
             self._start(webhook)
 
+    @contextlib.asynccontextmanager
+    async def _player_slot(self, player: str) -> AsyncIterator[None]:
+        """One of ``player``'s PLAYER_IN_FLIGHT request slots, for the block."""
+        slots, users = self._player_slots.get(player, (asyncio.Semaphore(PLAYER_IN_FLIGHT), 0))
+        self._player_slots[player] = (slots, users + 1)
+        try:
+            async with slots:
+                yield
+        finally:
+            slots, users = self._player_slots[player]
+            if users == 1:
+                del self._player_slots[player]
+            else:
+                self._player_slots[player] = (slots, users - 1)
+
     async def _deliver(self, webhook: Webhook) -> None:
         bound = log.bind(player_id=webhook.player_id, credential_id=webhook.credential_id)
         try:
@@ -249,7 +270,7 @@ class WebhookDispatcher:
     async def _send(self, webhook: Webhook, state: DeliveryState, notice: Notice) -> DeliveryState:
         payload = {**notice.to_json(), "player_id": webhook.player_id}
         body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
-        async with self._slots:
+        async with self._player_slot(webhook.player_id), self._slots:
             error = await self._sender.send(webhook, notice.notice_id, body, self._now_ms() // 1000)
         now = self._now_ms()
         if not error:

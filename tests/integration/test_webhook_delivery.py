@@ -21,7 +21,7 @@ from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.rulesets import RulesetRegistry
 from services.notices.inbox import RedisInbox
 from services.notices.notice import Notice, NoticeKind, notice_id_key
-from services.notices.webhook_dispatcher import WebhookDispatcher
+from services.notices.webhook_dispatcher import PLAYER_IN_FLIGHT, WebhookDispatcher
 from services.notices.webhook_sender import WebhookSender
 from services.notices.webhook_state import DeliveryState, RedisDeliveryStates
 from services.players.repository import PlayerRepository
@@ -314,3 +314,36 @@ async def test_a_receiver_trickling_its_answer_is_cut_off_at_the_request_deadlin
         await sender.close()
         server.close()
         await server.wait_closed()
+
+
+async def test_one_players_webhooks_hold_at_most_their_share_of_the_requests(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    release = asyncio.Event()
+
+    async def hang(_request: Received) -> int:
+        await release.wait()
+        return 200
+
+    async with webhook_receiver(hang) as stuck, webhook_receiver() as fine:
+        player, first, _ = await world.players.register("Many")
+        credentials = [first] + [
+            (await world.players.create_credential(player.player_id, f"c{n}"))[0]
+            for n in range(PLAYER_IN_FLIGHT + 1)
+        ]
+        for credential in credentials:
+            hook = Webhook(
+                player.player_id, credential.credential_id, stuck.url, new_secret(), _now_ms()
+            )
+            assert await world.webhooks.set(hook)
+        other = await world.hooked("Other", fine.url)
+        async with running(world.dispatcher(timeout_s=60)):
+            await world.notify(player.player_id, 1)  # one notice, six webhooks
+            await stuck.wait_for(PLAYER_IN_FLIGHT)
+            await world.notify(other.player_id, 1)
+            await fine.wait_for(1)
+            # The other two started with the first four, and still wait for a slot.
+            assert len(stuck.received) == PLAYER_IN_FLIGHT
+            release.set()
+            await stuck.wait_for(len(credentials))
