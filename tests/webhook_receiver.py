@@ -22,6 +22,16 @@ async def _ok(_request: Received) -> int:
     return 200
 
 
+def answer_when(release: asyncio.Event) -> Callable[[Received], Awaitable[int]]:
+    """An answer that hangs until ``release`` is set, then says 200 (a slow endpoint)."""
+
+    async def held(_request: Received) -> int:
+        await release.wait()
+        return 200
+
+    return held
+
+
 @dataclass
 class Receiver:
     """The running receiver: ``url`` to give a webhook, ``received`` so far."""

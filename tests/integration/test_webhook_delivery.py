@@ -27,7 +27,7 @@ from services.notices.webhook_state import DeliveryState, RedisDeliveryStates
 from services.players.repository import PlayerRepository
 from services.players.service import PlayerService
 from services.players.webhooks import RedisWebhooks, Webhook, new_secret
-from tests.webhook_receiver import Received, webhook_receiver
+from tests.webhook_receiver import Received, answer_when, webhook_receiver
 
 FAST = (0.05, 0.05)
 """Retry delays of the tests' dispatchers (seconds)."""
@@ -227,12 +227,7 @@ async def test_a_hanging_receiver_does_not_hold_up_another(
 ) -> None:
     world = World(redis_client, key_prefix)
     release = asyncio.Event()
-
-    async def hang(_request: Received) -> int:
-        await release.wait()
-        return 200
-
-    async with webhook_receiver(hang) as stuck, webhook_receiver() as fine:
+    async with webhook_receiver(answer_when(release)) as stuck, webhook_receiver() as fine:
         slow = await world.hooked("Slow", stuck.url)
         quick = await world.hooked("Quick", fine.url)
         # Its requests may take a minute: the quick one must not wait for that.
@@ -321,12 +316,7 @@ async def test_one_players_webhooks_hold_at_most_their_share_of_the_requests(
 ) -> None:
     world = World(redis_client, key_prefix)
     release = asyncio.Event()
-
-    async def hang(_request: Received) -> int:
-        await release.wait()
-        return 200
-
-    async with webhook_receiver(hang) as stuck, webhook_receiver() as fine:
+    async with webhook_receiver(answer_when(release)) as stuck, webhook_receiver() as fine:
         player, first, _ = await world.players.register("Many")
         credentials = [first] + [
             (await world.players.create_credential(player.player_id, f"c{n}"))[0]
