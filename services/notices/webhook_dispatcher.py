@@ -113,7 +113,9 @@ class WebhookDispatcher:
         self._player_slots: dict[str, tuple[asyncio.Semaphore, int]] = {}
         """Player -> (its slots, the deliveries using them): dropped when unused."""
         self._running: dict[tuple[str, str], asyncio.Task[None]] = {}
-        self._again: set[tuple[str, str]] = set()
+        self._again: dict[tuple[str, str], Webhook] = {}
+        """Webhooks to deliver once more when their running task ends (as last read: a
+        webhook set again meanwhile is the new one)."""
         self._cursors: dict[int, str] = {}
         """Held shard -> the id of the last bell entry read."""
         self._lease_due_ms = 0
@@ -212,16 +214,15 @@ class WebhookDispatcher:
         the running one, if one runs)."""
         key = (webhook.player_id, webhook.credential_id)
         if key in self._running:
-            self._again.add(key)
+            self._again[key] = webhook
             return
         task = asyncio.create_task(self._deliver(webhook))
         self._running[key] = task
-        task.add_done_callback(lambda _t: self._finished(key, webhook))
+        task.add_done_callback(lambda _t: self._finished(key))
 
-    def _finished(self, key: tuple[str, str], webhook: Webhook) -> None:
+    def _finished(self, key: tuple[str, str]) -> None:
         self._running.pop(key, None)
-        if key in self._again:
-            self._again.discard(key)
+        if (webhook := self._again.pop(key, None)) is not None:
             self._start(webhook)
 
     @contextlib.asynccontextmanager
@@ -260,7 +261,7 @@ class WebhookDispatcher:
             for notice in notices:
                 state = await self._send(webhook, state, notice)
                 if not await self._states.put(webhook, state):
-                    return  # deleted or revoked meanwhile
+                    return  # deleted, revoked or set again meanwhile
                 if state.retry_ms:
                     await self._redis.zadd(retry_key, {member: state.retry_ms})
                     return

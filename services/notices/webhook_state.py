@@ -19,10 +19,12 @@ from redis.exceptions import NoScriptError
 from services.engine.adapters.redis_client import RedisClient
 from services.players.webhooks import Webhook, state_key, webhooks_key
 
-# KEYS: 1 webhooks, 2 states. ARGV: 1 credential id, 2 state JSON. Writes the state only
-# while the credential still has a webhook (not after a delete or a revoke).
+# KEYS: 1 webhooks, 2 states. ARGV: 1 credential id, 2 state JSON, 3 the webhook's
+# created_ms. Writes the state only while the credential still has that webhook (not
+# after a delete, a revoke or a replacement: then its delivery stops there).
 _PUT = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+if not stored or cjson.decode(stored)['created_ms'] ~= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 """
@@ -134,12 +136,12 @@ class RedisDeliveryStates:
 
     async def put(self, webhook: Webhook, state: DeliveryState) -> bool:
         """Store ``state`` for ``webhook``; False (nothing written) if the credential
-        has no webhook any more."""
+        has no webhook any more, or another one (set again since)."""
         keys = [
             webhooks_key(self._prefix, webhook.player_id),
             state_key(self._prefix, webhook.player_id),
         ]
-        args = [webhook.credential_id, state.to_json()]
+        args = [webhook.credential_id, state.to_json(), str(webhook.created_ms)]
         try:
             reply: Any = await self._redis.evalsha(_PUT_SHA, len(keys), *keys, *args)
         except NoScriptError:

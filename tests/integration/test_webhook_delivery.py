@@ -21,7 +21,7 @@ from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.rulesets import RulesetRegistry
 from services.notices.inbox import RedisInbox
 from services.notices.notice import Notice, NoticeKind, notice_id_key
-from services.notices.webhook_dispatcher import PLAYER_IN_FLIGHT, WebhookDispatcher
+from services.notices.webhook_dispatcher import PLAYER_IN_FLIGHT, POLL_S, WebhookDispatcher
 from services.notices.webhook_sender import WebhookSender
 from services.notices.webhook_state import DeliveryState, RedisDeliveryStates
 from services.players.repository import PlayerRepository
@@ -337,3 +337,29 @@ async def test_one_players_webhooks_hold_at_most_their_share_of_the_requests(
             assert len(stuck.received) == PLAYER_IN_FLIGHT
             release.set()
             await stuck.wait_for(len(credentials))
+
+
+async def test_a_replaced_webhook_gets_no_notice_posted_after_it_was_replaced(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    """Set again while a request to the old URL is open: the notices after the
+    replacement go to the new URL only, never to the old one with the old secret."""
+    world = World(redis_client, key_prefix)
+    release = asyncio.Event()
+    async with webhook_receiver(answer_when(release)) as old, webhook_receiver() as new:
+        first = await world.hooked("Rep", old.url)
+        async with running(world.dispatcher(timeout_s=60)):
+            await world.notify(first.player_id, 1)
+            await old.wait_for(1)  # its request is open now
+            await asyncio.sleep(0.002)
+            second = Webhook(first.player_id, first.credential_id, new.url, new_secret(), _now_ms())
+            assert await world.webhooks.set(second)
+            later = await world.notify(first.player_id, 2)
+            await asyncio.sleep(POLL_S * 3)  # the bell is read while the old one hangs
+            release.set()
+            got = await new.wait_for(1)
+            await _state(world, second, lambda s: s.cursor == later)
+            await asyncio.sleep(POLL_S * 2)  # and nothing more reaches the old URL
+    assert [r.headers["teoti-notice-id"] for r in got] == [later]
+    _verified(second, got[0])
+    assert len(old.received) == 1
