@@ -47,10 +47,27 @@ class Target:
     https: bool
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+"""NAT64's well-known prefix: the last 32 bits are the IPv4 address it reaches."""
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+"""Where every public IPv6 address is (the rest is reserved, local or multicast)."""
+
+
 def _is_public(address: str) -> bool:
+    """Is ``address`` a public unicast address? An IPv6 address that reaches an IPv4 one
+    (IPv4-mapped, NAT64's well-known prefix, 6to4) is judged by that IPv4 address; any
+    other IPv6 address must be global unicast (not IPv4-compatible ``::a.b.c.d``,
+    site-local or NAT64's local-use prefix)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        elif ip in _NAT64:
+            ip = ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)
+        elif ip.sixtofour is not None:
+            ip = ip.sixtofour
+        elif ip not in _GLOBAL_UNICAST:
+            return False
     return ip.is_global and not ip.is_multicast
 
 

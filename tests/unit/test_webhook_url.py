@@ -62,3 +62,30 @@ async def test_a_name_must_resolve_to_public_addresses_when_sent() -> None:
     with pytest.raises(WebhookUrlInvalid) as refused:
         await public_addresses(local, allow_private=False)
     assert refused.value.rule == "webhook_address_not_public"
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "::127.0.0.1",  # IPv4-compatible (deprecated): loopback inside
+        "64:ff9b::10.0.0.1",  # NAT64's well-known prefix: a NAT64 gateway reaches 10/8
+        "64:ff9b::a9fe:a9fe",  # ... or the metadata address
+        "64:ff9b:1::a00:1",  # NAT64's local-use prefix (not globally reachable)
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1
+        "2002:a00:1::1",  # 6to4 of 10.0.0.1
+        "fec0::1",  # site-local (deprecated, still routed in old networks)
+        "::ffff:0:a00:1",  # IPv4-translated 10.0.0.1
+    ],
+)
+async def test_an_ipv6_address_carrying_a_private_one_is_not_public(address: str) -> None:
+    url = f"https://[{address}]/hook"
+    assert _rule(url) == "webhook_address_not_public"
+    target = Target(url, address, 443, True)  # as if a name resolved to it when sent
+    with pytest.raises(WebhookUrlInvalid) as refused:
+        await public_addresses(target)
+    assert refused.value.rule == "webhook_address_not_public"
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::8.8.8.8", "2002:808:808::1", "2606:4700::1111"])
+def test_an_ipv6_address_of_a_public_host_is_taken(address: str) -> None:
+    assert check_url(f"https://[{address}]/hook").host == address
