@@ -22,7 +22,12 @@ from services.notices.webhook_signature import (
     WEBHOOK_HEADER,
     signature,
 )
-from services.notices.webhook_url import WebhookUrlInvalid, check_url, public_addresses
+from services.notices.webhook_url import (
+    Target,
+    WebhookUrlInvalid,
+    check_url,
+    public_addresses,
+)
 from services.players.webhooks import Webhook
 
 TIMEOUT_S = 5.0
@@ -35,6 +40,14 @@ def _with_address(url: str, address: str, port: int) -> str:
     parts = urlsplit(url)
     host = f"[{address}]" if ipaddress.ip_address(address).version == 6 else address
     return urlunsplit((parts.scheme, f"{host}:{port}", parts.path or "/", parts.query, ""))
+
+
+def _host_header(target: Target) -> str:
+    """The ``Host`` of a request to ``target``: its host (the ASCII form of a name,
+    an IPv6 address bracketed) and the port if the URL names one."""
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    port = urlsplit(target.url).port
+    return host if port is None else f"{host}:{port}"
 
 
 class WebhookSender:
@@ -65,7 +78,7 @@ class WebhookSender:
         except OSError:
             return "the host name does not resolve"
         headers = {
-            "Host": urlsplit(webhook.url).netloc.rpartition("@")[2],
+            "Host": _host_header(target),
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
             SIGNATURE_HEADER: signature(webhook.secret, body, now_s),

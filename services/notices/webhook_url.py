@@ -39,7 +39,8 @@ class WebhookUrlInvalid(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A checked URL's parts: ``host`` (a name or an address), ``port``, ``https``."""
+    """A checked URL's parts: ``host`` (an address, or a name in its ASCII form),
+    ``port``, ``https``."""
 
     url: str
     host: str
@@ -71,6 +72,18 @@ def _is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
+def _ascii_name(host: str) -> str:
+    """``host``, a name, in the ASCII form it is resolved and sent as (IDNA: ``bücher``
+    is ``xn--bcher-kva``). Raises WebhookUrlInvalid if it is no host name (an empty
+    label, a label over 63 characters)."""
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise WebhookUrlInvalid(
+            "webhook_url_invalid", "a webhook URL's host is no valid host name"
+        ) from exc
+
+
 def check_url(url: str, allow_private: bool = False) -> Target:
     """``url`` checked as a webhook's destination (see the module doc). Raises
     WebhookUrlInvalid naming the rule it breaks."""
@@ -96,11 +109,13 @@ def check_url(url: str, allow_private: bool = False) -> Target:
         raise WebhookUrlInvalid("webhook_url_invalid", "a webhook URL names a host")
     if parts.fragment:
         raise WebhookUrlInvalid("webhook_url_invalid", "a webhook URL has no #fragment")
+    try:
+        literal = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is None:
+        host = _ascii_name(host)
     if not allow_private:
-        try:
-            literal = ipaddress.ip_address(host)
-        except ValueError:
-            literal = None
         if literal is not None and not _is_public(host):
             raise WebhookUrlInvalid(
                 "webhook_address_not_public", "a webhook is sent to public addresses only"

@@ -363,3 +363,29 @@ async def test_a_replaced_webhook_gets_no_notice_posted_after_it_was_replaced(
     assert [r.headers["teoti-notice-id"] for r in got] == [later]
     _verified(second, got[0])
     assert len(old.received) == 1
+
+
+async def test_a_webhook_on_an_international_host_name_is_sent_to_its_ascii_form() -> None:
+    """The name is resolved and sent in ``Host`` as IDNA (its ASCII form): a name with
+    other letters must not make each delivery fail as a bug."""
+    loop = asyncio.get_running_loop()
+    asked: list[str] = []
+    resolve = loop.getaddrinfo
+
+    async def resolved_here(host: str, port: int, **kwargs: object) -> object:
+        asked.append(host)
+        return await resolve("127.0.0.1", port, **kwargs)  # type: ignore[arg-type]
+
+    async with webhook_receiver() as receiver:
+        hook = Webhook(
+            "p", "c", f"http://bücher.example:{receiver.port}/h", new_secret(), _now_ms()
+        )
+        sender = WebhookSender(allow_private=True, timeout_s=5)
+        loop.getaddrinfo = resolved_here  # type: ignore[method-assign]
+        try:
+            assert await sender.send(hook, "1-0", b"{}", int(time.time())) == ""
+        finally:
+            del loop.getaddrinfo
+            await sender.close()
+    assert asked == ["xn--bcher-kva.example"]
+    assert receiver.received[0].headers["host"] == f"xn--bcher-kva.example:{receiver.port}"

@@ -89,3 +89,17 @@ async def test_an_ipv6_address_carrying_a_private_one_is_not_public(address: str
 @pytest.mark.parametrize("address", ["64:ff9b::8.8.8.8", "2002:808:808::1", "2606:4700::1111"])
 def test_an_ipv6_address_of_a_public_host_is_taken(address: str) -> None:
     assert check_url(f"https://[{address}]/hook").host == address
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://a..example.org/", "https://.example.org/", f"https://{'a' * 64}.example.org/"],
+)
+def test_a_host_that_is_no_host_name_is_refused(url: str) -> None:
+    assert _rule(url) == "webhook_url_invalid"
+
+
+def test_an_international_host_name_is_taken_as_its_ascii_form() -> None:
+    assert check_url("https://Bücher.example/h").host == "xn--bcher-kva.example"
+    fullwidth = "\uff25\uff38\uff21\uff2d\uff30\uff2c\uff25"  # EXAMPLE
+    assert check_url(f"https://{fullwidth}.org/h").host == "example.org"
