@@ -84,6 +84,15 @@ def _ascii_name(host: str) -> str:
         ) from exc
 
 
+def _ipv4_spelled(name: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address ``name`` spells as the resolver reads it too (``127.1``,
+    ``0x7f.1``, ``0177.0.0.1``, ``2130706433``), or None if it is a name."""
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(name))
+    except (OSError, ValueError):
+        return None
+
+
 def check_url(url: str, allow_private: bool = False) -> Target:
     """``url`` checked as a webhook's destination (see the module doc). Raises
     WebhookUrlInvalid naming the rule it breaks."""
@@ -116,11 +125,14 @@ def check_url(url: str, allow_private: bool = False) -> Target:
     if literal is None:
         host = _ascii_name(host)
     if not allow_private:
-        if literal is not None and not _is_public(host):
+        name = host.removesuffix(".")  # "localhost." is "localhost"
+        if literal is None:
+            literal = _ipv4_spelled(name)
+        if literal is not None and not _is_public(str(literal)):
             raise WebhookUrlInvalid(
                 "webhook_address_not_public", "a webhook is sent to public addresses only"
             )
-        if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+        if name == "localhost" or name.endswith((".localhost", ".local", ".internal")):
             raise WebhookUrlInvalid(
                 "webhook_address_not_public", "a webhook is sent to public addresses only"
             )

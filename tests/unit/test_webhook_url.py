@@ -103,3 +103,28 @@ def test_an_international_host_name_is_taken_as_its_ascii_form() -> None:
     assert check_url("https://Bücher.example/h").host == "xn--bcher-kva.example"
     fullwidth = "\uff25\uff38\uff21\uff2d\uff30\uff2c\uff25"  # EXAMPLE
     assert check_url(f"https://{fullwidth}.org/h").host == "example.org"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://2130706433/",  # 127.0.0.1 in the spellings the resolver takes too
+        "https://0x7f.1/",
+        "https://0177.0.0.1/",
+        "https://127.1/",
+        "https://0/",
+        "https://0xa9.0xfe.0xa9.0xfe/latest/meta-data",
+        "https://127.0.0.1./",
+        "https://localhost./",
+        "https://metadata.google.internal./",
+        "https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/",  # fullwidth
+    ],
+)
+def test_other_spellings_of_a_private_address_or_a_local_name_are_refused_when_set(
+    url: str,
+) -> None:
+    assert _rule(url) == "webhook_address_not_public"
+
+
+def test_a_public_address_in_another_spelling_is_taken() -> None:
+    assert check_url("https://16843009/").host == "16843009"  # 1.1.1.1
