@@ -105,6 +105,8 @@ def check_url(url: str, allow_private: bool = False) -> Target:
         port = parts.port
     except ValueError as exc:
         raise WebhookUrlInvalid("webhook_url_invalid", "the webhook URL does not parse") from exc
+    if port == 0:
+        raise WebhookUrlInvalid("webhook_url_invalid", "a webhook URL's port is 1 to 65535")
     if parts.scheme not in ("https", "http"):
         raise WebhookUrlInvalid("webhook_url_invalid", "a webhook URL starts with https://")
     if parts.scheme == "http" and not allow_private:

@@ -36,6 +36,7 @@ def test_a_public_https_url_is_taken_with_its_port() -> None:
         ("https://user:pw@example.org/", "webhook_url_invalid"),
         ("https://example.org/a b", "webhook_url_invalid"),
         ("https://example.org:99999/", "webhook_url_invalid"),
+        ("https://example.org:0/", "webhook_url_invalid"),
         ("https:///path", "webhook_url_invalid"),
         ("http://example.org/", "webhook_url_not_https"),
         ("https://127.0.0.1/", "webhook_address_not_public"),
