@@ -140,6 +140,7 @@ class WebhookDispatcher:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), POLL_S)
         finally:
+            self._again.clear()  # a cancelled delivery is not started again
             running = list(self._running.values())
             for task in running:
                 task.cancel()

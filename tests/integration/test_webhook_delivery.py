@@ -389,3 +389,31 @@ async def test_a_webhook_on_an_international_host_name_is_sent_to_its_ascii_form
             await sender.close()
     assert asked == ["xn--bcher-kva.example"]
     assert receiver.received[0].headers["host"] == f"xn--bcher-kva.example:{receiver.port}"
+
+
+async def test_a_stopped_dispatcher_starts_no_delivery_after_it_returned(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    """A webhook due once more when its running delivery is cancelled at stop is not
+    started again: nothing runs after run() returned and the sender is closed."""
+    world = World(redis_client, key_prefix)
+    release = asyncio.Event()
+    async with webhook_receiver(answer_when(release)) as stuck:
+        hook = await world.hooked("Stop", stuck.url)
+        dispatcher = world.dispatcher(timeout_s=60)
+        stop = asyncio.Event()
+        task = asyncio.create_task(dispatcher.run(stop))
+        await world.notify(hook.player_id, 1)
+        await stuck.wait_for(1)  # its request is open
+        await world.notify(hook.player_id, 2)
+        await asyncio.sleep(POLL_S * 3)  # read while it runs: due once more
+        stop.set()
+        await task
+        await asyncio.sleep(0)  # the cancelled delivery's done callback runs
+        delivering = "WebhookDispatcher._deliver"
+        left = [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == delivering]
+        await dispatcher.close()
+        for running_task in left:
+            running_task.cancel()
+        release.set()
+    assert left == []
