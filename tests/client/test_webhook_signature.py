@@ -49,6 +49,9 @@ def test_a_stale_or_future_timestamp_is_refused() -> None:
     assert verify_webhook_signature(SECRET, header, BODY, now_s=T + 3000, tolerance_s=3600)
     assert not verify_webhook_signature(SECRET, header, BODY, now_s=T + 10, tolerance_s=5)
     assert not verify_webhook_signature(SECRET, header, BODY)  # now: long after T
+    # A clock that is no number refuses, as a stale one (the check fails closed).
+    assert not verify_webhook_signature(SECRET, header, BODY, now_s=float("nan"))
+    assert not verify_webhook_signature(SECRET, header, BODY, now_s=T, tolerance_s=-1)
 
 
 def test_one_matching_v1_among_several_is_enough() -> None:

@@ -75,7 +75,7 @@ def verify_webhook_signature(
         return False
     timestamp = int(text)
     now = time.time() if now_s is None else now_s
-    if abs(now - timestamp) > tolerance_s:
+    if not abs(now - timestamp) <= tolerance_s:  # fails closed: a NaN clock too
         return False
     expected = _mac(secret, timestamp, body).encode()
     # Every candidate is compared (no early exit), each in constant time.
