@@ -38,6 +38,7 @@ def small_controls(page: Any, within: str) -> list[str]:
     return small
 
 
+@pytest.mark.slow  # 3-4 s a game: .ci/run's slow step (the desktop's layout stays in default)
 @pytest.mark.parametrize("ruleset", game_names())
 def test_browser_a_phone_needs_no_sideways_scrolling_and_gets_big_targets(
     new_page: Any, ruleset: str
@@ -73,6 +74,7 @@ def test_browser_a_desktop_shows_the_game_beside_its_events(new_page: Any) -> No
     assert page_width(ann) <= DESKTOP["width"]
 
 
+@pytest.mark.slow  # about 5 s: .ci/run's slow step
 def test_browser_a_spectator_reads_who_did_what_by_name(new_page: Any) -> None:
     """Events are sentences with the actor named (Event.description), for a spectator
     too: never "system" for a seat's move, and the JSON one click away."""

@@ -98,6 +98,7 @@ def play_move(mover: Any, watchers: list[Any], pick: str = "first") -> int:
     return reached
 
 
+@pytest.mark.slow  # 4-6 s a game; the default run keeps the whole game of Nim below
 @pytest.mark.parametrize("ruleset", game_names())
 def test_browser_two_people_play_and_see_each_other(new_page: Any, ruleset: str) -> None:
     ann = new_page()

@@ -144,6 +144,7 @@ async def test_a_running_game_exports_and_verifies_without_a_seed(
     assert "seed: revealed" not in out and "finished=false" in out
 
 
+@pytest.mark.slow  # 3-10 s of CLI runs: .ci/run's slow step
 async def test_unreadable_files_and_games_fail_clearly(stack: Stack, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"format": "something-else"}\n')
