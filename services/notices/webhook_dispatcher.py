@@ -137,6 +137,9 @@ class WebhookDispatcher:
                 except (RedisError, OSError) as exc:
                     log.warning("webhook_poll_unavailable", error=type(exc).__name__)
                     self._lease_due_ms = 0
+                except Exception:  # a bug: logged, and the next round tries again
+                    log.exception("webhook_poll_failed")
+                    self._lease_due_ms = 0
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), POLL_S)
         finally:
@@ -177,7 +180,12 @@ class WebhookDispatcher:
                 due.append((shard, player, credential))
         hooks: dict[tuple[str, str], Webhook] = {}
         for player in players:
-            for webhook in await self._webhooks.of_player(player):
+            try:
+                webhooks = await self._webhooks.of_player(player)
+            except (ValueError, KeyError, TypeError):  # a stored webhook we can't read
+                log.exception("webhook_unreadable", player_id=player)
+                continue
+            for webhook in webhooks:
                 hooks[(player, webhook.credential_id)] = webhook
                 self._start(webhook)
         for shard, player, credential in due:

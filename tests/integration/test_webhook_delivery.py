@@ -417,3 +417,21 @@ async def test_a_stopped_dispatcher_starts_no_delivery_after_it_returned(
             running_task.cancel()
         release.set()
     assert left == []
+
+
+async def test_a_webhook_the_dispatcher_cannot_read_stops_no_one_elses(
+    redis_client: RedisClient, key_prefix: str
+) -> None:
+    world = World(redis_client, key_prefix)
+    async with webhook_receiver() as receiver:
+        broken = await world.hooked("Broken", receiver.url)
+        fine = await world.hooked("Fine", receiver.url)
+        key = f"{key_prefix}:{{account}}:player:{broken.player_id}:webhooks"
+        await redis_client.hset(key, broken.credential_id, "{not json")  # written by hand
+        async with running(world.dispatcher()):
+            await world.notify(broken.player_id, 1)
+            await world.notify(fine.player_id, 1)
+            await receiver.wait_for(1)
+            last = await world.notify(fine.player_id, 2)  # and the next rounds go on
+            await _state(world, fine, lambda s: s.cursor == last)
+    assert {r.headers["teoti-webhook"] for r in receiver.received} == {fine.credential_id}
