@@ -200,14 +200,21 @@ class WebhookDispatcher:
 
     async def _renew_leases(self) -> None:
         """Take or renew every shard's lease it can; start a newly held shard where its
-        last holder stopped (its stored bell cursor)."""
+        last holder stopped (its stored bell cursor); stop the deliveries of a shard it
+        lost (a stall longer than the lease: its new holder sends them, at least once)."""
         shards = range(self._inbox.shards)
         pipe = self._redis.pipeline(transaction=False)
         for shard in shards:
             pipe.eval(_LEASE, 1, self._key(shard, "lease"), self._holder, LEASE_MS)
         held = [shard for shard, got in zip(shards, await pipe.execute(), strict=True) if int(got)]
-        for shard in [s for s in self._cursors if s not in held]:
+        lost = {s for s in self._cursors if s not in held}
+        for shard in lost:
             del self._cursors[shard]
+        for key, task in list(self._running.items()):
+            # Another gateway delivers these now: two at once would break their order.
+            if self._inbox.shard_of(key[0]) in lost:
+                self._again.pop(key, None)
+                task.cancel()
         new = [shard for shard in held if shard not in self._cursors]
         if new:
             pipe = self._redis.pipeline(transaction=False)
@@ -217,6 +224,11 @@ class WebhookDispatcher:
                 # The first holder ever reads the whole bell (it is capped): a webhook
                 # is sent only what came after its creation anyway (its state's cursor).
                 self._cursors[shard] = "0-0" if cursor is None else _text(cursor)
+
+    @property
+    def in_flight(self) -> int:
+        """Webhooks being delivered now (a delivery may be waiting for a slot)."""
+        return len(self._running)
 
     def _start(self, webhook: Webhook) -> None:
         """Deliver ``webhook``'s pending notices in a task of its own (once more after

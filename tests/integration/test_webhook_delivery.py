@@ -16,6 +16,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
+import pytest
+
 from services.app import GatewaySettings, StoreSettings, all_in_one
 from services.engine.adapters.redis_client import RedisClient
 from services.engine.domain.rulesets import RulesetRegistry
@@ -381,7 +383,7 @@ async def test_a_webhook_on_an_international_host_name_is_sent_to_its_ascii_form
             "p", "c", f"http://bücher.example:{receiver.port}/h", new_secret(), _now_ms()
         )
         sender = WebhookSender(allow_private=True, timeout_s=5)
-        loop.getaddrinfo = resolved_here  # type: ignore[method-assign]
+        loop.getaddrinfo = resolved_here  # type: ignore[method-assign,assignment]
         try:
             assert await sender.send(hook, "1-0", b"{}", int(time.time())) == ""
         finally:
@@ -411,7 +413,11 @@ async def test_a_stopped_dispatcher_starts_no_delivery_after_it_returned(
         await task
         await asyncio.sleep(0)  # the cancelled delivery's done callback runs
         delivering = "WebhookDispatcher._deliver"
-        left = [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == delivering]
+        left = [
+            t
+            for t in asyncio.all_tasks()
+            if getattr(t.get_coro(), "__qualname__", "") == delivering
+        ]
         await dispatcher.close()
         for running_task in left:
             running_task.cancel()
@@ -435,3 +441,31 @@ async def test_a_webhook_the_dispatcher_cannot_read_stops_no_one_elses(
             last = await world.notify(fine.player_id, 2)  # and the next rounds go on
             await _state(world, fine, lambda s: s.cursor == last)
     assert {r.headers["teoti-webhook"] for r in receiver.received} == {fine.credential_id}
+
+
+async def test_a_gateway_that_lost_a_shards_lease_stops_its_deliveries(
+    redis_client: RedisClient, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.notices import webhook_dispatcher
+
+    world = World(redis_client, key_prefix)
+    release = asyncio.Event()
+    async with webhook_receiver(answer_when(release)) as stuck:
+        hook = await world.hooked("Held", stuck.url)
+        dispatcher = world.dispatcher(timeout_s=60)
+        async with running(dispatcher):
+            await world.notify(hook.player_id, 1)
+            await stuck.wait_for(1)  # its request is open
+            assert dispatcher.in_flight == 1
+            # Another gateway took every lease (this one stalled past them).
+            for shard in range(world.inbox.shards):
+                lease = world.inbox.bell(shard).removesuffix(":bell") + ":webhook-lease"
+                await redis_client.set(lease, "another-gateway", px=60_000)
+            monkeypatch.setattr(webhook_dispatcher, "LEASE_RENEW_S", 0.05)
+            async with asyncio.timeout(15):  # its next renewal, in about 0.5 s
+                while True:
+                    if not dispatcher.in_flight:
+                        break
+                    await asyncio.sleep(0.02)
+            release.set()
+    assert (await world.states.get(hook)).last_ok_ms == 0  # never recorded as sent
