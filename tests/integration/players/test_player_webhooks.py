@@ -7,7 +7,6 @@ own webhook only, and revoking the credential drops it."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -30,12 +29,6 @@ from services.players.webhooks import RedisWebhooks, state_key
 from tests.servicer_context import Refused, ServicerContext
 
 CHOSEN = "tpc_" + "w" * 43
-
-
-@pytest.fixture
-async def client(stack: Stack) -> AsyncIterator[TeotiClient]:
-    async with TeotiClient(f"127.0.0.1:{stack.port}", play_stream=False) as made:
-        yield made
 
 
 @pytest.fixture

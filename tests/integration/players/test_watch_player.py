@@ -23,12 +23,6 @@ WAIT_S = 10.0
 
 
 @pytest.fixture
-async def client(stack: Stack) -> AsyncIterator[TeotiClient]:
-    async with TeotiClient(f"127.0.0.1:{stack.port}", play_stream=False) as made:
-        yield made
-
-
-@pytest.fixture
 def inbox(stack: Stack) -> RedisInbox:
     return RedisInbox(stack.store.client, stack.store.keys.prefix)
 

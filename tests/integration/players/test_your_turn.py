@@ -10,7 +10,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from teoti_client import PlayerNotice, SeatInfo, TeotiClient
 
 from services.app import Stack
@@ -20,12 +19,6 @@ from services.notices.notifier import GROUP, Notifier
 
 WAIT_S = 10.0
 """Upper bound for a delivery (never reached when things work)."""
-
-
-@pytest.fixture
-async def client(stack: Stack) -> AsyncIterator[TeotiClient]:
-    async with TeotiClient(f"127.0.0.1:{stack.port}", play_stream=False) as made:
-        yield made
 
 
 async def take(stream: AsyncIterator[PlayerNotice], n: int) -> list[PlayerNotice]:
