@@ -19,6 +19,13 @@ own ``GRPC_EXPERIMENTS`` is left as it is; ``GRPC_EXPERIMENTS=`` (empty) keeps g
 defaults. The switch is gRPC's documented one for these rollouts
 (``GRPC_EXPERIMENTS="-event_engine_listener"``); a later gRPC that no longer knows an
 experiment logs "Unknown experiment" once and runs as it would without it.
+
+The same entry points turn gRPC's fork support off (``GRPC_ENABLE_FORK_SUPPORT=false``,
+unless the operator set it). These processes fork only to exec another program (the
+embedded redis-server); with fork support on, gRPC's at-fork handler restarts its epoll
+poller in that child, which then aborts on the descriptors the child closes before exec
+(grpc/grpc#43055, since grpcio 1.81). CI saw it once: an embedded Redis "exited early
+(status -6)" with gRPC's "epoll_wait error: Bad file descriptor" in its log.
 """
 
 from __future__ import annotations
@@ -31,8 +38,14 @@ GRPC_EXPERIMENTS_DEFAULT = "-event_engine_listener,-event_engine_client"
 is set (gRPC's syntax: comma-separated names, ``-`` turns one off)."""
 
 
+GRPC_FORK_SUPPORT_DEFAULT = "false"
+"""``GRPC_ENABLE_FORK_SUPPORT`` unless set: off (see the module doc)."""
+
+
 def apply_default(environ: MutableMapping[str, str] = os.environ) -> str:
-    """Set ``GRPC_EXPERIMENTS`` in ``environ`` to :data:`GRPC_EXPERIMENTS_DEFAULT` if it
-    is absent; returns the value gRPC will read. Has an effect on gRPC only before
-    ``grpc`` is imported in this process (and on child processes)."""
+    """Set ``GRPC_EXPERIMENTS`` in ``environ`` to :data:`GRPC_EXPERIMENTS_DEFAULT` and
+    ``GRPC_ENABLE_FORK_SUPPORT`` to :data:`GRPC_FORK_SUPPORT_DEFAULT`, each if absent;
+    returns the experiments gRPC will read. Has an effect on gRPC only before ``grpc`` is
+    imported in this process (and on child processes)."""
+    environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", GRPC_FORK_SUPPORT_DEFAULT)
     return environ.setdefault("GRPC_EXPERIMENTS", GRPC_EXPERIMENTS_DEFAULT)

@@ -25,14 +25,17 @@ def _fresh_python(code: str, **env: str) -> str:
 def test_default_is_set_when_absent() -> None:
     environ: dict[str, str] = {}
     assert apply_default(environ) == GRPC_EXPERIMENTS_DEFAULT
-    assert environ == {"GRPC_EXPERIMENTS": GRPC_EXPERIMENTS_DEFAULT}
+    assert environ == {
+        "GRPC_EXPERIMENTS": GRPC_EXPERIMENTS_DEFAULT,
+        "GRPC_ENABLE_FORK_SUPPORT": "false",  # grpc/grpc#43055: a fork+exec child aborts
+    }
 
 
 def test_an_operators_value_is_kept_even_empty() -> None:
     for value in ("", "tcp_rcv_lowat", "-event_engine_listener"):
-        environ = {"GRPC_EXPERIMENTS": value}
+        environ = {"GRPC_EXPERIMENTS": value, "GRPC_ENABLE_FORK_SUPPORT": value}
         assert apply_default(environ) == value
-        assert environ == {"GRPC_EXPERIMENTS": value}
+        assert environ == {"GRPC_EXPERIMENTS": value, "GRPC_ENABLE_FORK_SUPPORT": value}
 
 
 def test_the_default_turns_the_event_engine_listener_and_client_off() -> None:
