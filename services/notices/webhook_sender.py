@@ -62,9 +62,16 @@ class WebhookSender:
     def __init__(self, allow_private: bool = False, timeout_s: float = TIMEOUT_S) -> None:
         self._allow_private = allow_private
         self._timeout_s = timeout_s
-        self._client = httpx.AsyncClient(
-            follow_redirects=False, timeout=httpx.Timeout(timeout_s), trust_env=False
-        )
+        self._client: httpx.AsyncClient | None = None
+        """Made at the first request: its TLS context takes 30-70 ms to load the CA
+        certificates, and most processes (every test stack) never send one."""
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                follow_redirects=False, timeout=httpx.Timeout(self._timeout_s), trust_env=False
+            )
+        return self._client
 
     async def send(self, webhook: Webhook, notice_id: str, body: bytes, now_s: int) -> str:
         """POST ``body`` (the notice ``notice_id``'s JSON) to ``webhook``, signed at
@@ -92,7 +99,7 @@ class WebhookSender:
             # at a time must not hold a delivery slot longer than this either.
             async with (
                 asyncio.timeout(self._timeout_s),
-                self._client.stream(
+                self._http().stream(
                     "POST", url, content=body, headers=headers, extensions=extensions
                 ) as response,
             ):
@@ -108,5 +115,7 @@ class WebhookSender:
         return f"HTTP {status}"
 
     async def close(self) -> None:
-        """Close the connection pool."""
-        await self._client.aclose()
+        """Close the connection pool (if a request made one)."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
