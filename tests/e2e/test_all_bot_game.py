@@ -72,6 +72,7 @@ async def test_health_is_serving(stack: Stack) -> None:
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_paced_bots_wait_before_each_move(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:

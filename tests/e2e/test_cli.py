@@ -62,6 +62,7 @@ async def test_replay_of_an_unknown_game_fails_clearly(stack: Stack) -> None:
     assert code == 2 and "unknown game 'nosuchgame'" in out and "Traceback" not in out
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_bad_options_name_the_known_ones(stack: Stack) -> None:
     target = f"127.0.0.1:{stack.port}"
     code, out = await teoti("demo", "--target", target, "--options", '{"nope": 1}')

@@ -72,6 +72,7 @@ async def health_ok(port: int) -> bool:
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 @pytest.mark.parametrize("server_port", [{"max_connection_idle_ms": 1500}], indirect=True)
 async def test_an_idle_connection_is_closed_after_the_idle_time(server_port: int) -> None:
     """A whole preface, then no call: closed after the idle time even though the client

@@ -98,6 +98,7 @@ async def test_a_stale_expected_version_still_heals_the_cache(
     assert (await engine.submit_action(game, 0, {"take": 1}, expected_version=2)).version == 3
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_reconciler_republishes_a_lost_turn_request_once(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
@@ -275,6 +276,7 @@ class _LookingReader(GameReader):
         return await super().load(game_id)
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_reconciler_reads_only_recent_index_entries_and_the_games_it_saw_running(
     redis_store: RedisEventStore, registry: RulesetRegistry
 ) -> None:
@@ -354,6 +356,7 @@ async def _next_pass(reconciler: TurnReconciler) -> list[TurnRequest]:
     return await reconciler.run_once()
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_reconciler_pass_that_fails_does_not_move_its_window_past_unseen_games(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:
@@ -385,6 +388,7 @@ async def test_reconciler_pass_that_fails_does_not_move_its_window_past_unseen_g
         await store.close()
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_reconciler_window_not_moved_ahead_of_its_own_clock_by_one_entry(
     redis_url: str, key_prefix: str, registry: RulesetRegistry
 ) -> None:

@@ -498,6 +498,7 @@ return ARGV[1]
 """Keep Redis busy ARGV[2] us, then return ARGV[1]."""
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 @pytest.mark.parametrize("deadline_s", [0.03, 0.25])
 async def test_under_kills_pauses_cancels_and_timeouts_each_reply_is_its_callers(
     redis_url: str, deadline_s: float

@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.app import all_in_one
@@ -36,6 +37,7 @@ async def _until(stub: health_pb2_grpc.HealthStub, service: str, wanted: int) ->
     await asyncio.wait_for(watch(), 20)
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_readiness_turns_not_serving_while_redis_is_gone(tmp_path: Path) -> None:
     # On a Unix socket in a folder of its own: it comes back at the same address.
     redis = EmbeddedRedis(data_dir=tmp_path / "redis", unix_socket=True).start()

@@ -62,6 +62,7 @@ async def bot_tournament(http: httpx.AsyncClient, start: bool = True) -> str:
     return tid
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_watch_tournament_streams_over_sse(served: StackFactory) -> None:
     async with served() as (_, http):
         tid = await bot_tournament(http)

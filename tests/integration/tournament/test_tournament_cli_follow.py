@@ -165,6 +165,7 @@ async def test_withdraw_standings_leaderboard_of_a_known_tournament(
     assert row.split()[1:] == ["Known", "cup", "nim", "finished", "2", "1"]
 
 
+@pytest.mark.slow  # 3-6 s: .ci/run's slow step (the default run stays under 10 min)
 async def test_watch_export_and_verify(
     capsys: pytest.CaptureFixture[str], target: str, tmp_path: Path
 ) -> None:
