@@ -87,3 +87,21 @@ def test_the_module_imports_nothing_of_the_server() -> None:
         "assert not [m for m in sys.modules if m == 'services' or m.startswith('services.')]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_the_client_readmes_receiver_check_runs_as_written() -> None:
+    import re
+    import time
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2] / "clients" / "python" / "README.md"
+    match = re.search(r"```python webhook\n(.*?)```", readme.read_text("utf-8"), re.S)
+    assert match is not None, "the client README shows a receiver's check"
+    namespace: dict[str, object] = {}
+    exec(compile(match.group(1), str(readme), "exec"), namespace)
+    trusted = namespace["trusted"]
+    assert callable(trusted)
+    now = int(time.time())
+    headers = {"Teoti-Signature": webhook_signature(SECRET, BODY, now)}
+    assert trusted(SECRET, headers, BODY) is True
+    assert trusted(SECRET, headers, BODY + b" ") is False
