@@ -6,6 +6,9 @@ to that address, with the URL's host name in ``Host`` and in TLS's SNI, so the
 certificate is still checked against the name. Redirects are not followed (a 3xx is a
 failure) and the answer's body is never read: a receiver can't make the server fetch
 elsewhere, nor feed it an endless reply.
+
+The signature is the Python client's ``teoti_client.webhooks.webhook_signature``: one
+formula for the server that signs and the receivers that check it.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ import ipaddress
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-
-from services.notices.webhook_signature import (
+from teoti_client.webhooks import (
     NOTICE_ID_HEADER,
     SIGNATURE_HEADER,
     WEBHOOK_HEADER,
-    signature,
+    webhook_signature,
 )
+
 from services.notices.webhook_url import (
     Target,
     WebhookUrlInvalid,
@@ -88,7 +91,7 @@ class WebhookSender:
             "Host": _host_header(target),
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
-            SIGNATURE_HEADER: signature(webhook.secret, body, now_s),
+            SIGNATURE_HEADER: webhook_signature(webhook.secret, body, now_s),
             NOTICE_ID_HEADER: notice_id,
             WEBHOOK_HEADER: webhook.credential_id,
         }

@@ -2,7 +2,7 @@
 
 A player may ask, per credential, for its notices (services.notices: your turn, game
 started, ...) to be POSTed to a URL, signed with a secret the server made and showed
-once (services.notices.webhook_signature). It is for bots and phones that do not hold a
+once (teoti_client.webhooks). It is for bots and phones that do not hold a
 stream open. The credential owns it: revoking the credential drops its webhook in the
 same script (services.players.repository).
 
