@@ -118,6 +118,17 @@ async def test_append_refuses_a_log_whose_tail_was_removed(
     assert not report.ok and report.first_bad_version == 3
 
 
+async def _game_after_a_move(
+    store: RedisEventStore, registry: RulesetRegistry
+) -> tuple[str, str, list[str]]:
+    """A Nim game after its first move: (its id, its stream's key, the stream's ids)."""
+    engine = make_engine(store, registry)
+    game = (await engine.create_game("nim", HUMANS, {})).game_id
+    await engine.submit_action(game, 0, {"take": 1})
+    key = store.keys.events(game)
+    return game, key, [entry_id for entry_id, _ in await store.client.xrange(key)]
+
+
 async def stored_state(store: RedisEventStore, game: str) -> tuple[object, ...]:
     """Everything an append writes for a game: stream, head and command ids."""
     client = store.client
@@ -135,11 +146,7 @@ async def test_append_refuses_a_stream_short_of_its_head_and_writes_nothing(
     # The script checks the stream by its length (issue 35): an entry deleted anywhere,
     # not only the last, or the whole stream (the head left), is refused before any write,
     # also with a command id (its dedup check comes first and finds nothing).
-    engine = make_engine(redis_store, registry)
-    game = (await engine.create_game("nim", HUMANS, {})).game_id
-    await engine.submit_action(game, 0, {"take": 1})
-    key = redis_store.keys.events(game)
-    ids = [entry_id for entry_id, _ in await redis_store.client.xrange(key)]
+    game, key, ids = await _game_after_a_move(redis_store, registry)
     assert len(ids) >= 2 and ids[-1] == f"{len(ids)}-1"
     if deleted == "all":
         await redis_store.client.delete(key)
@@ -166,11 +173,7 @@ async def test_append_refuses_a_stream_whose_ids_run_past_its_head_and_writes_no
     # The stream's length still equals the head's version (an entry deleted, one added by
     # hand with a later id): the script's XLEN check passes and its first XADD is refused
     # by Redis; that is reported as the log off its head (ChainMismatch), not a server bug.
-    engine = make_engine(redis_store, registry)
-    game = (await engine.create_game("nim", HUMANS, {})).game_id
-    await engine.submit_action(game, 0, {"take": 1})
-    key = redis_store.keys.events(game)
-    ids = [entry_id for entry_id, _ in await redis_store.client.xrange(key)]
+    game, key, ids = await _game_after_a_move(redis_store, registry)
     await redis_store.client.xdel(key, ids[0])
     await redis_store.client.xadd(key, {"type": "Forged"}, id=f"{len(ids) + 5}-1")
     version, head_hash = await redis_store.head(game)
